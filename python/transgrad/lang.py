@@ -1,0 +1,209 @@
+"""The formula language: everything a formula module may import.
+
+A formula module does ``from transgrad.lang import formula, Tensor, kernel, ops, ...`` and
+nothing else (plus ``import math``). The translator reads these names by spelling (libcst), so
+this module is about two things only:
+
+* the decorators (``formula``, ``helper``, ``samples``) that register formulas in ``REGISTRY``
+  and run the capture checker when the reference engine imports a module;
+* the two namespaces ``kernel`` and ``ops`` that the reference engine executes directly.
+
+The compiled engine never runs this module's formulas: the translator turns them into C++.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+__all__ = [
+    "formula", "helper", "samples", "case", "T", "I", "B",
+    "Tensor", "Optional", "Sequence", "Scalar", "Shape", "Dims", "DType",
+    "kernel", "ops", "REGISTRY", "FormulaDef",
+]
+
+
+class Tensor:
+    """Annotation marker for a tensor parameter. Never instantiated by formulas."""
+
+
+Scalar = Union[int, float]
+Shape = Tuple[int, ...]
+Dims = Tuple[int, ...]
+
+
+class DType:
+    """Annotation marker for a dtype parameter ("float32", "float64", "int64", "bool")."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FormulaOptions:
+    differentiable_outputs: Optional[Tuple[str, ...]] = None
+    hidden_outputs: Tuple[str, ...] = ()
+    once_differentiable: bool = False
+    materialize_grads: bool = False
+
+
+@dataclasses.dataclass
+class FormulaDef:
+    """A registered formula: the Python function plus its options and sample inputs."""
+
+    name: str
+    fn: Callable[..., Any]
+    options: FormulaOptions
+    module: str
+    samples: list = dataclasses.field(default_factory=list)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from transgrad.reference import apply_formula
+
+        return apply_formula(self, args, kwargs)
+
+
+REGISTRY: Dict[str, FormulaDef] = {}
+HELPERS: Dict[str, Callable[..., Any]] = {}
+
+
+def _check(fn: Callable[..., Any]) -> None:
+    """Run the translator's front end on ``fn``'s module, once per module (all errors at once)."""
+    try:
+        from transgrad.translator.frontend import check_callable
+    except ImportError:  # the translator is not importable: nothing to check with
+        return
+    check_callable(fn)
+
+
+def formula(fn: Optional[Callable[..., Any]] = None, *, differentiable_outputs=None,
+            hidden_outputs=(), once_differentiable=False, materialize_grads=False):
+    """Declare a derivative formula (``@formula`` or ``@formula(option=...)``)."""
+
+    options = FormulaOptions(
+        tuple(differentiable_outputs) if differentiable_outputs is not None else None,
+        tuple(hidden_outputs), bool(once_differentiable), bool(materialize_grads))
+
+    def register(f: Callable[..., Any]) -> FormulaDef:
+        _check(f)
+        d = FormulaDef(f.__name__, f, options, f.__module__)
+        REGISTRY[d.name] = d
+        return d
+
+    return register(fn) if fn is not None else register
+
+
+def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A module-level function that formulas may call; translated to an inline C++ function."""
+    _check(fn)
+    HELPERS[fn.__name__] = fn
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Sample inputs: engine-neutral descriptions that the test-suite turns into tensors.
+
+@dataclasses.dataclass(frozen=True)
+class T:
+    """A float tensor sample: ``T(3, 4, low=-2.0, high=2.0)``; requires grad unless told not to."""
+
+    shape: Tuple[int, ...]
+    low: float = -2.0
+    high: float = 2.0
+    requires_grad: bool = True
+
+    def __init__(self, *shape: int, low: float = -2.0, high: float = 2.0, requires_grad: bool = True):
+        object.__setattr__(self, "shape", tuple(shape))
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "requires_grad", requires_grad)
+
+
+@dataclasses.dataclass(frozen=True)
+class I:
+    """An int64 index tensor sample with entries in [0, high)."""
+
+    shape: Tuple[int, ...]
+    high: int
+
+    def __init__(self, *shape: int, high: int):
+        object.__setattr__(self, "shape", tuple(shape))
+        object.__setattr__(self, "high", high)
+
+
+@dataclasses.dataclass(frozen=True)
+class B:
+    """A bool tensor sample."""
+
+    shape: Tuple[int, ...]
+
+    def __init__(self, *shape: int):
+        object.__setattr__(self, "shape", tuple(shape))
+
+
+@dataclasses.dataclass(frozen=True)
+class case:
+    """One call of a formula: positional and keyword arguments (T/I/B for tensors, lists of them
+    for Sequence[Tensor], plain values otherwise)."""
+
+    args: Tuple[Any, ...]
+    kwargs: Dict[str, Any]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "kwargs", kwargs)
+
+
+def samples(*cases: Any) -> Callable[[FormulaDef], FormulaDef]:
+    """Attach sample inputs to a formula: ``@samples(T(3, 4), case(T(2, 3), dims=(1,)))``."""
+
+    def attach(d: FormulaDef) -> FormulaDef:
+        d.samples.extend(c if isinstance(c, case) else case(c) for c in cases)
+        return d
+
+    return attach
+
+
+# ---------------------------------------------------------------------------------------------
+# The namespaces formulas call. The reference engine executes them; the translator only reads them.
+
+class _Kernels:
+    """``kernel.NAME``: a raw, non-differentiable kernel (declared in translator/signatures.py)."""
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        from transgrad.reference import kernels as impl
+
+        try:
+            return getattr(impl, name)
+        except AttributeError:
+            raise AttributeError(f"transgrad.lang.kernel has no kernel {name!r}; kernels are "
+                                 "declared in translator/signatures.py") from None
+
+
+class _Ops:
+    """``ops.NAME``: a differentiable op (a formula, composite or helper), run by the reference engine."""
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        load_builtin_formulas()
+        if name in REGISTRY:
+            return REGISTRY[name]
+        if name in HELPERS:
+            return HELPERS[name]
+        raise AttributeError(f"transgrad.lang.ops has no op {name!r}; define it with @formula "
+                             "in a module under formulas/ (or one you import)")
+
+
+kernel = _Kernels()
+ops = _Ops()
+
+_loaded = False
+
+
+def load_builtin_formulas() -> None:
+    """Import every formula module shipped in ``transgrad.formulas`` (once)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    pkg = importlib.import_module("transgrad.formulas")
+    for info in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"transgrad.formulas.{info.name}")

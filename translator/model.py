@@ -1,0 +1,122 @@
+"""The translator's data model: what the front end learns about a formula module.
+
+Produced by ``parse.parse_module`` (structure) and completed by ``captures.collect_captures``
+(what each backward reads from outside itself). Consumed by the reference engine (through
+``frontend``) and by the back end's ``lower`` stage, which is the only back-end stage that
+looks at the libcst nodes kept here; emitters see only the IR.
+
+Invariants: every entity carries a ``Loc`` with a repo-relative path; the model is immutable
+(frozen dataclasses; later stages use ``dataclasses.replace``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Mapping, Optional, Tuple
+
+import libcst as cst
+
+
+@dataclasses.dataclass(frozen=True)
+class Loc:
+    path: str  # repo-relative, e.g. "formulas/unary.py"
+    line: int  # 1-based
+    col: int   # 1-based
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    name: str
+    type: str                                 # normalised spelling, e.g. "Tensor", "Optional[Dims]"
+    default: Optional[cst.BaseExpression]     # None when there is no default
+    default_value: Any                        # the default as a Python value (literals only)
+    loc: Loc
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    differentiable_outputs: Optional[Tuple[str, ...]] = None
+    hidden_outputs: Tuple[str, ...] = ()
+    once_differentiable: bool = False
+    materialize_grads: bool = False
+
+
+class CaptureKind(enum.Enum):
+    INPUT = "input"            # a Tensor / Optional[Tensor] / Sequence[Tensor] parameter: saved input
+    ATTRIBUTE = "attribute"    # a non-tensor parameter or a non-tensor forward value: saved attribute
+    OUTPUT = "output"          # a name in the final return: saved output (no reference cycle)
+
+
+@dataclasses.dataclass(frozen=True)
+class Capture:
+    name: str
+    kind: CaptureKind
+    type: str              # best-known type spelling ("Tensor", "int", "Shape", ...)
+    bound_at: Loc          # where the captured name was bound (parameter or assignment)
+    metadata_only: bool    # a tensor the backward reads only through shape/ndim/dtype/numel
+    metadata: Tuple[str, ...] = ()  # which metadata attributes are read, when metadata_only
+
+
+@dataclasses.dataclass(frozen=True)
+class Backward:
+    params: Tuple[str, ...]                 # one grad per differentiable (and hidden) output
+    body: cst.IndentedBlock
+    loc: Loc
+    captures: Tuple[Capture, ...] = ()      # filled by collect_captures
+
+
+@dataclasses.dataclass(frozen=True)
+class Formula:
+    name: str
+    loc: Loc
+    params: Tuple[Param, ...]
+    returns: str                            # the return annotation spelling, e.g. "Tensor"
+    options: Options
+    node: cst.FunctionDef
+    # Statements of the forward, in order, excluding ``def backward`` and the final return.
+    forward: Tuple[cst.BaseStatement, ...]
+    # Differentiable formula: the backward closure and the names returned as outputs, in order.
+    backward: Optional[Backward]
+    outputs: Tuple[str, ...]                # () for a composite
+    # Composite formula (no backward): the expression returned (autograd records inner ops).
+    result: Optional[cst.BaseExpression] = None
+
+    @property
+    def composite(self) -> bool:
+        return self.backward is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Helper:
+    name: str
+    loc: Loc
+    params: Tuple[Param, ...]
+    returns: str
+    node: cst.FunctionDef
+
+
+@dataclasses.dataclass(frozen=True)
+class Constant:
+    name: str
+    value: Any       # int, float or bool
+    loc: Loc
+
+
+@dataclasses.dataclass(frozen=True)
+class Module:
+    path: str                                   # repo-relative path of the .py file
+    name: str                                   # module stem, e.g. "unary"
+    source: str
+    tree: cst.Module
+    positions: Mapping[cst.CSTNode, Any]        # libcst CodeRange for every node
+    formulas: Tuple[Formula, ...]
+    helpers: Tuple[Helper, ...]
+    constants: Tuple[Constant, ...]
+
+    def loc_of(self, node: cst.CSTNode) -> Loc:
+        r = self.positions[node]
+        return Loc(self.path, r.start.line, r.start.column + 1)

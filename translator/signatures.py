@@ -1,0 +1,180 @@
+"""Kernel declarations: the one list both kernel implementations are written from.
+
+Input: the text table below. Output: ``KERNELS``, a dict name -> ``KernelSig``.
+The translator type-checks ``kernel.NAME(...)`` calls against it; the numpy kernels
+(``transgrad.reference.kernels``) and the C++ kernels (``csrc/kernels/kernels.h``) each
+implement exactly these names and parameters, and a test checks all three agree.
+
+Conventions every implementation follows (Note [Kernel conventions]):
+* kernels never record autograd history and never mutate their inputs;
+* elementwise binary kernels broadcast and promote dtypes (bool < int64 < float32 < float64);
+* dims may be negative (wrapped by the kernel); an out-of-range dim, a bad shape or a dtype the
+  kernel does not support raises a ValueError/IndexError whose message names both shapes;
+* shape/view kernels (reshape when strides allow, expand, permute, transpose, unsqueeze, squeeze,
+  slice, select, diagonal) return views that share storage with their input;
+* reductions reduce exactly over ``dims``: an empty tuple reduces nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Dict, Tuple
+
+# Types: Tensor, Optional[Tensor], Sequence[Tensor], int, float, bool, Scalar, Shape, Dims, DType,
+# Optional[int], Optional[float]. Returns: Tensor, (Tensor, Tensor), int, float.
+_TABLE = """
+# elementwise unary (floating; abs/neg/sign also on int64)
+neg(Tensor x) -> Tensor
+exp(Tensor x) -> Tensor
+log(Tensor x) -> Tensor
+log1p(Tensor x) -> Tensor
+expm1(Tensor x) -> Tensor
+sqrt(Tensor x) -> Tensor
+rsqrt(Tensor x) -> Tensor
+reciprocal(Tensor x) -> Tensor
+sin(Tensor x) -> Tensor
+cos(Tensor x) -> Tensor
+tan(Tensor x) -> Tensor
+tanh(Tensor x) -> Tensor
+sigmoid(Tensor x) -> Tensor
+relu(Tensor x) -> Tensor
+abs(Tensor x) -> Tensor
+sign(Tensor x) -> Tensor
+erf(Tensor x) -> Tensor
+pow_scalar(Tensor x, float exponent) -> Tensor
+clamp(Tensor x, Optional[float] min, Optional[float] max) -> Tensor
+cast(Tensor x, DType dtype) -> Tensor
+
+# elementwise binary, broadcasting
+add(Tensor a, Tensor b) -> Tensor
+sub(Tensor a, Tensor b) -> Tensor
+mul(Tensor a, Tensor b) -> Tensor
+div(Tensor a, Tensor b) -> Tensor
+pow(Tensor a, Tensor b) -> Tensor
+maximum(Tensor a, Tensor b) -> Tensor
+minimum(Tensor a, Tensor b) -> Tensor
+eq(Tensor a, Tensor b) -> Tensor
+ne(Tensor a, Tensor b) -> Tensor
+lt(Tensor a, Tensor b) -> Tensor
+le(Tensor a, Tensor b) -> Tensor
+gt(Tensor a, Tensor b) -> Tensor
+ge(Tensor a, Tensor b) -> Tensor
+logical_not(Tensor x) -> Tensor
+where(Tensor cond, Tensor a, Tensor b) -> Tensor
+
+# creation
+full(Shape shape, float value, DType dtype) -> Tensor
+zeros_like(Tensor x) -> Tensor
+ones_like(Tensor x) -> Tensor
+scalar_like(Tensor x, float value) -> Tensor
+
+# reductions
+sum(Tensor x, Dims dims, bool keepdim) -> Tensor
+amax(Tensor x, Dims dims, bool keepdim) -> Tensor
+amin(Tensor x, Dims dims, bool keepdim) -> Tensor
+max_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
+min_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
+logsumexp(Tensor x, Dims dims, bool keepdim) -> Tensor
+softmax(Tensor x, int dim) -> Tensor
+log_softmax(Tensor x, int dim) -> Tensor
+sum_to(Tensor x, Shape shape) -> Tensor
+
+# shape and views
+reshape(Tensor x, Shape shape) -> Tensor
+expand(Tensor x, Shape shape) -> Tensor
+permute(Tensor x, Dims dims) -> Tensor
+transpose(Tensor x, int dim0, int dim1) -> Tensor
+unsqueeze(Tensor x, int dim) -> Tensor
+squeeze(Tensor x, Dims dims) -> Tensor
+slice(Tensor x, int dim, Optional[int] start, Optional[int] stop, int step) -> Tensor
+select(Tensor x, int dim, int index) -> Tensor
+contiguous(Tensor x) -> Tensor
+clone(Tensor x) -> Tensor
+cat(Sequence[Tensor] tensors, int dim) -> Tensor
+stack(Sequence[Tensor] tensors, int dim) -> Tensor
+
+# indexing (index tensors are int64; negative entries wrap; out of range raises IndexError)
+index_select(Tensor x, int dim, Tensor index) -> Tensor
+index_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+gather(Tensor x, int dim, Tensor index) -> Tensor
+scatter_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+slice_scatter(Tensor x, Tensor source, int dim, Optional[int] start, Optional[int] stop, int step) -> Tensor
+select_scatter(Tensor x, Tensor source, int dim, int index) -> Tensor
+
+# linear algebra (>= 2-D operands, batch dims broadcast; through BLAS)
+matmul(Tensor a, Tensor b) -> Tensor
+
+# reading data (forward only: the capture rule rejects saving what it returns)
+item(Tensor x) -> float
+"""
+
+_PARAM_TYPES = frozenset({
+    "Tensor", "Optional[Tensor]", "Sequence[Tensor]", "int", "float", "bool", "Scalar",
+    "Shape", "Dims", "DType", "Optional[int]", "Optional[float]",
+})
+_RETURN_TYPES = frozenset({"Tensor", "(Tensor, Tensor)", "int", "float"})
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelParam:
+    name: str
+    type: str
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSig:
+    name: str
+    params: Tuple[KernelParam, ...]
+    returns: str  # "Tensor", "(Tensor, Tensor)", "int" or "float"
+    line: int     # line of this declaration in this file
+
+    @property
+    def num_outputs(self) -> int:
+        return 2 if self.returns == "(Tensor, Tensor)" else 1
+
+
+_LINE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(.+)$")
+_PARAM = re.compile(r"^(.+?)\s+(\w+)$")
+
+
+def _parse(table: str, first_line: int) -> Dict[str, KernelSig]:
+    sigs: Dict[str, KernelSig] = {}
+    for offset, raw in enumerate(table.splitlines()):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        m = _LINE.match(text)
+        if m is None:
+            raise ValueError(f"signatures.py:{first_line + offset}: cannot parse {text!r}")
+        name, params_text, returns = m.group(1), m.group(2), m.group(3).strip()
+        params = []
+        for p in filter(None, (s.strip() for s in _split_params(params_text))):
+            pm = _PARAM.match(p)
+            if pm is None or pm.group(1) not in _PARAM_TYPES:
+                raise ValueError(f"signatures.py:{first_line + offset}: bad parameter {p!r}")
+            params.append(KernelParam(pm.group(2), pm.group(1)))
+        if returns not in _RETURN_TYPES:
+            raise ValueError(f"signatures.py:{first_line + offset}: bad return type {returns!r}")
+        if name in sigs:
+            raise ValueError(f"signatures.py:{first_line + offset}: kernel {name} declared twice")
+        sigs[name] = KernelSig(name, tuple(params), returns, first_line + offset)
+    return sigs
+
+
+def _split_params(text: str) -> list:
+    """Split on commas outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+KERNELS: Dict[str, KernelSig] = _parse(_TABLE, first_line=26)
