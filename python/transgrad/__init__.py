@@ -15,11 +15,15 @@ if not _os.path.isdir(_os.path.join(_here, "translator")) and _os.path.isfile(
 ):
     __path__.append(_root)  # type: ignore[name-defined]
 
-try:
-    from . import _C  # noqa: F401
-except ImportError as _e:  # not built: the reference engine and the translator still work
+import importlib.util as _util
+
+if _util.find_spec(__name__ + "._C") is None:  # not built: reference engine and translator work
     _C = None
-    _C_error = _e
+    _C_error = ImportError("the extension module transgrad._C is not built")
+else:
+    from . import _C  # noqa: F401  (an ImportError here is a broken build: let it surface)
+
+    _C_error = None
 
 if _C is not None:
     from ._compiled import *  # noqa: F401,F403,E402
@@ -27,6 +31,6 @@ else:
 
     def __getattr__(name: str):
         raise AttributeError(
-            f"transgrad.{name} needs the compiled engine, which is not built here "
-            f"({_C_error}). Build it with `pip install .`, or use `transgrad.reference`."
+            f"transgrad.{name} needs the compiled engine: {_C_error}. "
+            "Build it with `pip install .`, or use `transgrad.reference`."
         )
