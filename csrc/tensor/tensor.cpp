@@ -1,0 +1,161 @@
+#include "tensor/tensor.h"
+
+#include <new>
+
+namespace tg {
+
+namespace {
+constexpr size_t kAlignment = 64;
+}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "?";
+}
+
+DType dtype_from_name(const std::string& name) {
+  if (name == "float32") return DType::Float32;
+  if (name == "float64") return DType::Float64;
+  if (name == "int64") return DType::Int64;
+  if (name == "bool") return DType::Bool;
+  throw TypeError("unsupported dtype '" + name + "' (expected float32, float64, int64 or bool)");
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  if (s.size() == 1) out += ",";
+  return out + ")";
+}
+
+Storage::~Storage() {
+  if (!owner && data) ::operator delete(data, std::align_val_t(kAlignment));
+}
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
+  auto s = std::make_shared<Storage>();
+  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  s->data = ::operator new(rounded ? rounded : kAlignment, std::align_val_t(kAlignment));
+  s->nbytes = nbytes;
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::external(void* data, size_t nbytes, std::shared_ptr<void> owner) {
+  auto s = std::make_shared<Storage>();
+  s->data = data;
+  s->nbytes = nbytes;
+  s->owner = owner ? std::move(owner) : std::shared_ptr<void>(data, [](void*) {});
+  return s;
+}
+
+void TensorImpl::refresh() {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel = n;
+  bool c = true;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) {
+      c = false;
+      break;
+    }
+    expected *= sizes[i];
+  }
+  contiguous = c || n == 0;
+}
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape st(sizes.size());
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return st;
+}
+
+int64_t shape_numel(const Shape& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape) {
+  int64_t lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
+  if (dim < lo || dim > hi)
+    throw IndexError("dimension " + std::to_string(dim) + " is out of range for a tensor of shape " +
+                     shape_str(shape) + " (expected a dim in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "])");
+  return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim;
+}
+
+int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim(), sizes())]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim(), sizes())]; }
+
+void Tensor::check_defined(const char* what) const {
+  if (!impl_) throw ValueError(std::string(what) + ": expected a tensor, got None");
+}
+
+Tensor Tensor::empty(const Shape& sizes, DType dtype) {
+  auto impl = std::make_shared<TensorImpl>();
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s < 0) throw ValueError("negative dimension in shape " + shape_str(sizes));
+    n *= s;
+  }
+  impl->storage = Storage::allocate(static_cast<size_t>(n) * tg::itemsize(dtype));
+  impl->sizes = sizes;
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = n;
+  impl->dtype = dtype;
+  impl->contiguous = true;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::from_external(void* data, Shape sizes, Shape strides, DType dtype,
+                             std::shared_ptr<void> owner) {
+  if (sizes.size() != strides.size())
+    throw ValueError("from_external: sizes " + shape_str(sizes) + " and strides " +
+                     shape_str(strides) + " differ in length");
+  // The storage spans every element the view can reach (strides may be negative).
+  int64_t lo = 0, hi = 0, n = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    n *= sizes[i];
+    if (sizes[i] == 0) continue;
+    int64_t ext = (sizes[i] - 1) * strides[i];
+    (ext < 0 ? lo : hi) += ext;
+  }
+  size_t item = tg::itemsize(dtype);
+  char* base = static_cast<char*>(data) + lo * static_cast<int64_t>(item);
+  size_t nbytes = n == 0 ? 0 : static_cast<size_t>(hi - lo + 1) * item;
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = Storage::external(base, nbytes, std::move(owner));
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->offset = -lo;
+  impl->dtype = dtype;
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::view(Shape sizes, Shape strides, int64_t offset) const {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = impl_->storage;
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = impl_->dtype;
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+}  // namespace tg

@@ -1,0 +1,131 @@
+// Storage, DType and the Tensor handle: the data model every other part of the core uses.
+// No autograd logic lives here; the autograd accessors of Tensor are declared here and
+// defined in csrc/autograd/variable.cpp.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/errors.h"
+
+namespace tg {
+
+namespace autograd {
+struct AutogradMeta;
+struct Node;
+}  // namespace autograd
+
+enum class DType : uint8_t { Bool, Int64, Float32, Float64 };
+using Shape = std::vector<int64_t>;  // sizes, strides (in elements), dims
+
+// "bool", "int64", "float32", "float64" (the Python spelling).
+const char* dtype_name(DType);
+// Parses a name above; throws TypeError otherwise.
+DType dtype_from_name(const std::string&);
+inline size_t itemsize(DType d) {
+  switch (d) {
+    case DType::Bool: return 1;
+    case DType::Float32: return 4;
+    default: return 8;
+  }
+}
+inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
+// bool < int64 < float32 < float64.
+inline DType promote_types(DType a, DType b) { return a > b ? a : b; }
+// "(2, 3)" / "()": shapes in error messages, Python style.
+std::string shape_str(const Shape&);
+
+// A buffer plus a version counter shared by every view of it. The buffer is either owned
+// (64-byte aligned allocation) or external, kept alive by `owner` (e.g. a numpy array).
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  std::shared_ptr<void> owner;  // set for external buffers; null when the buffer is owned
+  std::atomic<uint32_t> version{0};
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  static std::shared_ptr<Storage> external(void* data, size_t nbytes, std::shared_ptr<void> owner);
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape sizes;
+  Shape strides;
+  int64_t offset = 0;  // in elements
+  int64_t numel = 0;
+  DType dtype = DType::Float32;
+  bool contiguous = true;  // row-major contiguous (size-1 dims' strides ignored)
+  std::shared_ptr<autograd::AutogradMeta> autograd_meta;  // owned by csrc/autograd
+
+  void refresh();  // recompute numel and contiguous after sizes/strides change
+};
+
+class Tensor {  // a cheap, copyable handle; may be undefined
+ public:
+  Tensor() = default;  // undefined: Python None
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& sizes() const { return impl_->sizes; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t size(int64_t dim) const;    // dim may be negative
+  int64_t stride(int64_t dim) const;  // dim may be negative
+  int64_t offset() const { return impl_->offset; }
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes.size()); }
+  int64_t numel() const { return impl_->numel; }
+  DType dtype() const { return impl_->dtype; }
+  bool is_contiguous() const { return impl_->contiguous; }
+  size_t itemsize() const { return tg::itemsize(impl_->dtype); }
+  template <class T>
+  T* data() const {  // element [0, ..., 0]
+    return static_cast<T*>(impl_->storage->data) + impl_->offset;
+  }
+  void* data_ptr() const {  // element [0, ..., 0], untyped
+    return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
+  }
+  uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
+  void bump_version() { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
+
+  static Tensor empty(const Shape& sizes, DType dtype);
+  static Tensor from_external(void* data, Shape sizes, Shape strides, DType dtype,
+                              std::shared_ptr<void> owner);  // zero-copy (numpy)
+  // A new handle (no autograd state) on the same storage and version counter.
+  Tensor view(Shape sizes, Shape strides, int64_t offset) const;
+
+  TensorImpl* unsafe_impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  bool shares_storage(const Tensor& other) const { return impl_->storage == other.impl_->storage; }
+  // Throws ValueError naming `what` when undefined.
+  void check_defined(const char* what) const;
+
+  // autograd state, implemented in csrc/autograd/variable.cpp
+  bool requires_grad() const;
+  void set_requires_grad(bool);
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  uint32_t output_nr() const;
+  bool is_leaf() const;
+  Tensor grad() const;
+  void set_grad(Tensor);
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Row-major contiguous strides for `sizes`.
+Shape contiguous_strides(const Shape& sizes);
+// Product of sizes (1 for a 0-d shape).
+int64_t shape_numel(const Shape& sizes);
+// Wraps a possibly negative dim into [0, ndim); IndexError naming the shape otherwise.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape_for_message);
+
+}  // namespace tg
