@@ -32,7 +32,7 @@ class Loc:
 class Param:
     name: str
     type: str                                 # normalised spelling, e.g. "Tensor", "Optional[Dims]"
-    default: Optional[cst.BaseExpression]     # None when there is no default
+    default: Optional[cst.BaseExpression] = dataclasses.field(repr=False)  # None: no default
     default_value: Any                        # the default as a Python value (literals only)
     loc: Loc
 
@@ -64,7 +64,7 @@ class Capture:
 @dataclasses.dataclass(frozen=True)
 class Backward:
     params: Tuple[str, ...]                 # one grad per differentiable (and hidden) output
-    body: cst.IndentedBlock
+    body: cst.IndentedBlock = dataclasses.field(repr=False)
     loc: Loc
     captures: Tuple[Capture, ...] = ()      # filled by collect_captures
 
@@ -76,14 +76,15 @@ class Formula:
     params: Tuple[Param, ...]
     returns: str                            # the return annotation spelling, e.g. "Tensor"
     options: Options
-    node: cst.FunctionDef
+    node: cst.FunctionDef = dataclasses.field(repr=False)
     # Statements of the forward, in order, excluding ``def backward`` and the final return.
-    forward: Tuple[cst.BaseStatement, ...]
+    forward: Tuple[cst.BaseStatement, ...] = dataclasses.field(repr=False)
     # Differentiable formula: the backward closure and the names returned as outputs, in order.
     backward: Optional[Backward]
     outputs: Tuple[str, ...]                # () for a composite
     # Composite formula (no backward): the expression returned (autograd records inner ops).
-    result: Optional[cst.BaseExpression] = None
+    result: Optional[cst.BaseExpression] = dataclasses.field(default=None, repr=False)
+    doc: Optional[str] = None               # the formula's docstring (excluded from ``forward``)
 
     @property
     def composite(self) -> bool:
@@ -96,7 +97,8 @@ class Helper:
     loc: Loc
     params: Tuple[Param, ...]
     returns: str
-    node: cst.FunctionDef
+    node: cst.FunctionDef = dataclasses.field(repr=False)
+    doc: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,9 +112,9 @@ class Constant:
 class Module:
     path: str                                   # repo-relative path of the .py file
     name: str                                   # module stem, e.g. "unary"
-    source: str
-    tree: cst.Module
-    positions: Mapping[cst.CSTNode, Any]        # libcst CodeRange for every node
+    source: str = dataclasses.field(repr=False)
+    tree: cst.Module = dataclasses.field(repr=False)
+    positions: Mapping[cst.CSTNode, Any] = dataclasses.field(repr=False)  # CodeRange per node
     formulas: Tuple[Formula, ...]
     helpers: Tuple[Helper, ...]
     constants: Tuple[Constant, ...]

@@ -1,0 +1,383 @@
+"""Parse: a formula module's source -> ``model.Module`` (structure only, no checking).
+
+Stage 1 of the front end. Input: the path of a ``.py`` file and the repository root.
+Output: a ``Module`` with its formulas (parameters with normalised type spellings, options,
+forward statements, backward, outputs or composite result), helpers and numeric constants.
+
+Invariants: parsing is lenient: anything it does not understand is left for ``fence`` to
+report (an unsupported annotation keeps its spelling, a malformed formula has
+``backward=None`` and ``result=None``); the only error raised here is a syntax error (T100),
+as ``TranslatorError``. Every ``Loc`` is relative to ``root``. The tree kept in the model is
+the one positions were computed on (node identity is what ``loc_of`` relies on).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .diagnostics import TranslatorError, make_diagnostic
+from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
+
+# Spellings of annotation names that mean the same type.
+_ALIASES = {"Tuple": "tuple", "List": "list"}
+_NO_VALUE = object()
+
+
+def parse_module(path: str, root: str) -> Module:
+    """Read and parse ``path``; locations are relative to ``root``."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    return parse_source(source, relative_path(path, root))
+
+
+def relative_path(path: str, root: str) -> str:
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    if rel.startswith(".."):
+        rel = os.path.abspath(path)
+    return rel.replace(os.sep, "/")
+
+
+def parse_source(source: str, rel_path: str) -> Module:
+    """Parse module text already read (``rel_path`` is used for locations only)."""
+    try:
+        tree = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        loc = Loc(rel_path, e.raw_line, e.raw_column + 1)
+        msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
+        raise TranslatorError([make_diagnostic(
+            "T100", loc, f"invalid Python syntax: {msg}", "fix the syntax error", source)]) from None
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    name = os.path.splitext(os.path.basename(rel_path))[0]
+    partial = Module(rel_path, name, source, tree, positions, (), (), ())
+    constants = _collect_constants(partial)
+    env = {c.name: c.value for c in constants}
+    formulas: List[Formula] = []
+    helpers: List[Helper] = []
+    for stmt in tree.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        kind = decorator_kind(stmt)
+        if kind == "formula":
+            formulas.append(_parse_formula(partial, stmt, env))
+        elif kind == "helper":
+            helpers.append(Helper(stmt.name.value, partial.loc_of(stmt),
+                                  _parse_params(partial, stmt, env), annotation_spelling(
+                                      stmt.returns.annotation if stmt.returns else None),
+                                  stmt, stmt.get_docstring()))
+    return Module(rel_path, name, source, tree, positions, tuple(formulas), tuple(helpers),
+                  tuple(constants))
+
+
+# ---------------------------------------------------------------------------------------------
+# Decorators and options
+
+
+def decorator_name(dec: cst.Decorator) -> str:
+    """``formula`` for ``@formula`` and ``@formula(...)``; dotted for attributes; "" otherwise."""
+    expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+    return dotted_name(expr) or ""
+
+
+def decorator_kind(fn: cst.FunctionDef) -> Optional[str]:
+    """"formula" or "helper" when ``fn`` carries that decorator (``@samples`` is ignored)."""
+    names = {decorator_name(d) for d in fn.decorators}
+    if "formula" in names:
+        return "formula"
+    if "helper" in names:
+        return "helper"
+    return None
+
+
+def formula_decorator(fn: cst.FunctionDef) -> Optional[cst.Decorator]:
+    for d in fn.decorators:
+        if decorator_name(d) == "formula":
+            return d
+    return None
+
+
+def _parse_options(dec: Optional[cst.Decorator], env: Dict[str, Any]) -> Options:
+    if dec is None or not isinstance(dec.decorator, cst.Call):
+        return Options()
+    values: Dict[str, Any] = {}
+    for arg in dec.decorator.args:
+        if arg.keyword is None:
+            continue
+        v = literal_value(arg.value, env)
+        if v is _NO_VALUE:
+            continue
+        values[arg.keyword.value] = v
+    diff = values.get("differentiable_outputs")
+    if isinstance(diff, str):
+        diff = (diff,)
+    hidden = values.get("hidden_outputs", ())
+    if isinstance(hidden, str):
+        hidden = (hidden,)
+    return Options(
+        differentiable_outputs=tuple(diff) if isinstance(diff, (tuple, list)) else None,
+        hidden_outputs=tuple(hidden) if isinstance(hidden, (tuple, list)) else (),
+        once_differentiable=bool(values.get("once_differentiable", False)),
+        materialize_grads=bool(values.get("materialize_grads", False)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas
+
+
+def _parse_formula(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Formula:
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    doc = None
+    if body and _is_docstring(body[0]):
+        doc = fn.get_docstring()
+        body = body[1:]
+    backward: Optional[Backward] = None
+    outputs: Tuple[str, ...] = ()
+    result: Optional[cst.BaseExpression] = None
+    last = _return_value(body[-1]) if body else None
+    if last is not None:
+        body = body[:-1]
+        outs = returned_outputs(last)
+        if outs is not None:
+            outputs = outs
+        elif last is not _NO_VALUE:
+            result = last
+    forward = []
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "backward":
+            if backward is None:
+                backward = Backward(_plain_param_names(stmt), _block(stmt), mod.loc_of(stmt))
+            continue
+        forward.append(stmt)
+    if backward is None:
+        outputs = ()
+    returns = annotation_spelling(fn.returns.annotation if fn.returns else None)
+    return Formula(
+        name=fn.name.value,
+        loc=mod.loc_of(fn),
+        params=_parse_params(mod, fn, env),
+        returns=returns,
+        options=_parse_options(formula_decorator(fn), env),
+        node=fn,
+        forward=tuple(forward),
+        backward=backward,
+        outputs=outputs,
+        result=result,
+        doc=doc,
+    )
+
+
+def returned_outputs(value: Any) -> Optional[Tuple[str, ...]]:
+    """Names in ``return out, backward`` / ``return (a, b), backward``; None if not that shape."""
+    if not isinstance(value, cst.Tuple) or len(value.elements) != 2:
+        return None
+    first, second = (e.value for e in value.elements)
+    if not (isinstance(second, cst.Name) and second.value == "backward"):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return None
+    if isinstance(first, cst.Name):
+        return (first.value,)
+    if isinstance(first, cst.Tuple) and first.elements and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in first.elements):
+        return tuple(e.value.value for e in first.elements)  # type: ignore[union-attr]
+    return None
+
+
+def _return_value(stmt: cst.BaseStatement) -> Any:
+    """The expression of a final ``return`` statement; _NO_VALUE for a bare return; else None."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+            stmt.body[0], cst.Return):
+        value = stmt.body[0].value
+        return _NO_VALUE if value is None else value
+    return None
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _block(fn: cst.FunctionDef) -> cst.IndentedBlock:
+    if isinstance(fn.body, cst.IndentedBlock):
+        return fn.body
+    # ``def backward(grad): return ...`` on one line: present it as a block all the same.
+    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(fn.body.body))])
+
+
+def _plain_param_names(fn: cst.FunctionDef) -> Tuple[str, ...]:
+    p = fn.params
+    return tuple(x.name.value for x in (*p.posonly_params, *p.params))
+
+
+def _parse_params(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Tuple[Param, ...]:
+    out = []
+    p = fn.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        ann = annotation_spelling(param.annotation.annotation if param.annotation else None)
+        default_value = None
+        if param.default is not None:
+            v = literal_value(param.default, env)
+            default_value = None if v is _NO_VALUE else v
+        out.append(Param(param.name.value, ann, param.default, default_value,
+                         mod.loc_of(param.name)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Annotations
+
+
+def annotation_spelling(expr: Optional[cst.BaseExpression]) -> str:
+    """Normalised spelling: "Tensor", "Optional[Dims]", "(Tensor, Tensor)"; "" when absent.
+
+    ``X | None`` and ``Union[X, None]`` become ``Optional[X]``; a string annotation is parsed;
+    a tuple of types (``Tuple[Tensor, Tensor]``, ``tuple[...]`` or ``(Tensor, Tensor)``) is
+    spelled like signatures.py spells kernel results: ``(Tensor, Tensor)``.
+    """
+    if expr is None:
+        return ""
+    if isinstance(expr, cst.SimpleString):
+        try:
+            return annotation_spelling(cst.parse_expression(expr.evaluated_value))
+        except (cst.ParserSyntaxError, TypeError):
+            return expr.value
+    if isinstance(expr, cst.Name):
+        return _ALIASES.get(expr.value, expr.value) if expr.value != "None" else "None"
+    if isinstance(expr, cst.Attribute):
+        return dotted_name(expr) or _code(expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+        left, right = annotation_spelling(expr.left), annotation_spelling(expr.right)
+        if right == "None":
+            return f"Optional[{left}]"
+        if left == "None":
+            return f"Optional[{right}]"
+        return f"Union[{left}, {right}]"
+    if isinstance(expr, cst.Tuple):
+        return "(" + ", ".join(annotation_spelling(e.value) for e in expr.elements) + ")"
+    if isinstance(expr, cst.Subscript):
+        head = annotation_spelling(expr.value)
+        args = []
+        for el in expr.slice:
+            if isinstance(el.slice, cst.Index):
+                v = el.slice.value
+                args.append("..." if isinstance(v, cst.Ellipsis) else annotation_spelling(v))
+            else:
+                args.append(_code(el.slice))
+        if head == "Union" and len(args) == 2 and "None" in args:
+            return f"Optional[{args[0] if args[1] == 'None' else args[1]}]"
+        if head == "tuple" and "..." not in args:
+            return "(" + ", ".join(args) + ")"
+        return f"{head}[{', '.join(args)}]"
+    return _code(expr)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted_name(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Literal values and module constants
+
+
+def _collect_constants(mod: Module) -> List[Constant]:
+    env: Dict[str, Any] = {}
+    out = []
+    for stmt in mod.tree.body:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            continue
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            target, value = small.target, small.value
+        else:
+            continue
+        if not isinstance(target, cst.Name):
+            continue
+        v = literal_value(value, env)
+        if isinstance(v, (bool, int, float)):
+            env[target.value] = v
+            out.append(Constant(target.value, v, mod.loc_of(target)))
+    return out
+
+
+_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
+_MATH_FUNCS = {"sqrt", "log", "exp", "log2", "log10", "sin", "cos", "tan", "atan", "erf", "tanh"}
+_BINOPS = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b, cst.Divide: lambda a, b: a / b,
+    cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
+    cst.Power: lambda a, b: a ** b,
+}
+
+
+def literal_value(expr: cst.BaseExpression, env: Dict[str, Any]) -> Any:
+    """The value of a constant expression (numbers, bools, None, strings, tuples, arithmetic,
+    ``math`` constants and functions, names in ``env``); ``_NO_VALUE`` when not constant."""
+    try:
+        return _eval(expr, env)
+    except (_NotConstant, ArithmeticError, ValueError, TypeError):
+        return _NO_VALUE
+
+
+def is_constant(value: Any) -> bool:
+    return value is not _NO_VALUE
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _eval(e: cst.BaseExpression, env: Dict[str, Any]) -> Any:
+    if isinstance(e, (cst.Integer, cst.Float)):
+        return e.evaluated_value
+    if isinstance(e, (cst.SimpleString, cst.ConcatenatedString)):
+        v = e.evaluated_value
+        if isinstance(v, str):
+            return v
+        raise _NotConstant
+    if isinstance(e, cst.Name):
+        if e.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[e.value]
+        if e.value in env:
+            return env[e.value]
+        raise _NotConstant
+    if isinstance(e, (cst.Tuple, cst.List)):
+        if any(isinstance(el, cst.StarredElement) for el in e.elements):
+            raise _NotConstant
+        return tuple(_eval(el.value, env) for el in e.elements)
+    if isinstance(e, cst.UnaryOperation):
+        v = _eval(e.expression, env)
+        if isinstance(e.operator, cst.Minus):
+            return -v
+        if isinstance(e.operator, cst.Plus):
+            return +v
+        if isinstance(e.operator, cst.Not):
+            return not v
+        raise _NotConstant
+    if isinstance(e, cst.BinaryOperation) and type(e.operator) in _BINOPS:
+        return _BINOPS[type(e.operator)](_eval(e.left, env), _eval(e.right, env))
+    if isinstance(e, cst.Attribute) and dotted_name(e) in {f"math.{k}" for k in _MATH_CONSTANTS}:
+        return _MATH_CONSTANTS[e.attr.value]
+    if isinstance(e, cst.Call) and not any(a.keyword or a.star for a in e.args):
+        name = dotted_name(e.func)
+        if name and name.startswith("math.") and name[5:] in _MATH_FUNCS:
+            return getattr(math, name[5:])(*(_eval(a.value, env) for a in e.args))
+    raise _NotConstant
