@@ -1,0 +1,756 @@
+"""The reference engine's raw kernels: numpy implementations of translator/signatures.py.
+
+Input: reference Tensors (and plain Python values); output: fresh reference Tensors. One function
+per declared kernel, same names and parameter names (tests/kernels/test_reference_kernels.py
+checks it). They follow Note [Kernel conventions] (signatures.py) exactly; the reference-specific
+choices are in Note [Reference kernels]. Only ``_arr``, ``_new`` and ``_view`` know the Tensor
+class; everything else is numpy.
+
+Note [Reference kernels]
+~~~~~~~~~~~~~~~~~~~~~~~~
+* Dtypes: bool < int64 < float32 < float64 (complex128 above, where numpy allows). Binary kernels
+  promote by that order and never by numpy's rules (numpy makes float32 + int64 float64); a 0-d
+  tensor promotes like any other.
+* Floating unary kernels (exp, log, ..., pow_scalar, logsumexp, softmax, log_softmax) compute
+  int64/bool inputs in float64; abs, neg, sign, relu and clamp keep int64 (bool counts as int64
+  there, except neg, which rejects bool). div of two integer tensors is true division (float64).
+  sum and sum_to of bool/int64 give int64. A float32 input always gives a float32 output.
+* Dims may be negative; a 0-d tensor accepts dim 0 or -1 (as PyTorch). Out-of-range dims and
+  indices raise IndexError; bad shapes, dtypes and arguments raise ValueError. Messages start
+  with the kernel name and quote the shapes involved.
+* View kernels (reshape when numpy can, expand, permute, transpose, unsqueeze, squeeze, slice,
+  select, and contiguous on a contiguous input) return tensors that share their input's storage
+  and version counter. expand's view is read-only (its elements alias each other).
+* Scatter-like kernels (index_add, scatter_add, slice_scatter, select_scatter) return a new tensor
+  of ``x``'s dtype; ``source`` is cast to it.
+* Floating-point warnings (log of a negative, 0/0) are silenced: the result is nan/inf as in C.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import operator
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as np
+
+try:  # scipy's erf is vectorised; math.erf is the exact fallback
+    from scipy.special import erf as _np_erf
+except ImportError:  # pragma: no cover - depends on the environment
+    _np_erf = np.frompyfunc(math.erf, 1, 1)
+
+# ---------------------------------------------------------------------------------------------
+# The only code that knows the Tensor class.
+
+
+def _tensor_class() -> Any:
+    try:
+        from transgrad.reference.tensor import Tensor
+    except ImportError:  # TEMPORARY: until tensor.py lands, kernels return bare arrays
+        return None
+    return Tensor
+
+
+def _arr(t: Any) -> np.ndarray:
+    """The numpy array behind a reference Tensor (array-likes are accepted too, for tests)."""
+    if isinstance(t, np.ndarray):
+        return t
+    data = getattr(t, "_data", None)
+    if isinstance(data, np.ndarray):
+        return data
+    return np.asarray(t)
+
+
+def _new(a: Any) -> Any:
+    """A fresh Tensor owning ``a`` (converted to one of the supported dtypes)."""
+    a = _canonical(np.asarray(a))
+    cls = _tensor_class()
+    return a if cls is None else cls._from_array(a)
+
+
+def _view(a: np.ndarray, base: Any) -> Any:
+    """A Tensor over ``a``, a numpy view of ``base``'s array: same storage, same version counter."""
+    cls = _tensor_class()
+    return a if cls is None else cls._view_of(base, a)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dtypes
+
+_BOOL, _INT, _F32, _F64, _C128 = (np.dtype(n) for n in ("bool", "int64", "float32", "float64",
+                                                         "complex128"))
+_RANK = {_BOOL: 0, _INT: 1, _F32: 2, _F64: 3, _C128: 4}
+_NAMES = {"bool": _BOOL, "int64": _INT, "float32": _F32, "float64": _F64,
+          "complex128": _C128}
+
+
+def _canonical(a: np.ndarray) -> np.ndarray:
+    """Map numpy dtypes onto the supported ones (int32 -> int64, float16 -> float32, ...)."""
+    dt = a.dtype
+    if dt in _RANK:
+        return a
+    if dt.kind in "iu":
+        return a.astype(_INT)
+    if dt.kind == "f":
+        return a.astype(_F32 if dt.itemsize < 8 else _F64)
+    if dt.kind == "c":
+        return a.astype(_C128)
+    raise ValueError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
+                     "float64 or complex128")
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    """A DType argument (a name, a numpy dtype or a transgrad dtype object) as a numpy dtype."""
+    if isinstance(dtype, str) and dtype in _NAMES:
+        return _NAMES[dtype]
+    for attr in ("numpy_dtype", "np_dtype", "name"):
+        inner = getattr(dtype, attr, None)
+        if isinstance(inner, str) and inner in _NAMES:
+            return _NAMES[inner]
+        if isinstance(inner, np.dtype) and inner in _RANK:
+            return inner
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt not in _RANK:
+        raise ValueError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NAMES)}")
+    return dt
+
+
+def _promote(*dts: np.dtype) -> np.dtype:
+    return max(dts, key=_RANK.__getitem__)
+
+
+def _floating(a: np.ndarray) -> np.ndarray:
+    """Floating kernels compute int64/bool inputs in float64."""
+    return a if a.dtype.kind in "fc" else a.astype(_F64)
+
+
+def _shape(a: np.ndarray) -> Tuple[int, ...]:
+    return tuple(int(s) for s in a.shape)
+
+
+def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# Dims and shapes
+
+
+def _wrap_dim(dim: int, ndim: int, name: str, extra: int = 0) -> int:
+    """Wrap a possibly negative dim into [0, ndim + extra); a 0-d tensor accepts 0 and -1."""
+    dim = operator.index(dim)
+    n = max(ndim + extra, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{name}: dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> Tuple[int, ...]:
+    """Normalised reduction axes: distinct, wrapped; () for a 0-d tensor."""
+    out = tuple(_wrap_dim(d, ndim, name) for d in dims)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: dim {tuple(dims)} appears more than once")
+    return out if ndim > 0 else ()
+
+
+def _check_shape(shape: Sequence[int], name: str) -> Tuple[int, ...]:
+    try:
+        out = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise ValueError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise unary
+
+
+def _unary_float(np_fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], Any]:
+    @_quiet
+    def kernel(x: Any) -> Any:
+        a = _floating(_arr(x))
+        return _new(np.asarray(np_fn(a)).astype(a.dtype, copy=False))
+
+    return kernel
+
+
+def _int_keeping(a: np.ndarray, name: str) -> np.ndarray:
+    if a.dtype == _C128:
+        raise ValueError(f"{name}: complex tensors are not supported")
+    return a.astype(_INT) if a.dtype == _BOOL else a
+
+
+exp = _unary_float(np.exp)
+log = _unary_float(np.log)
+log1p = _unary_float(np.log1p)
+expm1 = _unary_float(np.expm1)
+sqrt = _unary_float(np.sqrt)
+rsqrt = _unary_float(lambda a: 1 / np.sqrt(a))
+reciprocal = _unary_float(lambda a: 1 / a)
+sin = _unary_float(np.sin)
+cos = _unary_float(np.cos)
+tan = _unary_float(np.tan)
+tanh = _unary_float(np.tanh)
+erf = _unary_float(lambda a: np.asarray(_np_erf(a), dtype=a.dtype))
+
+
+def _stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(a))  # in (0, 1]: never overflows
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
+sigmoid = _unary_float(_stable_sigmoid)
+for _k, _n in ((exp, "exp"), (log, "log"), (log1p, "log1p"), (expm1, "expm1"), (sqrt, "sqrt"),
+               (rsqrt, "rsqrt"), (reciprocal, "reciprocal"), (sin, "sin"), (cos, "cos"),
+               (tan, "tan"), (tanh, "tanh"), (erf, "erf"), (sigmoid, "sigmoid")):
+    _k.__name__ = _k.__qualname__ = _n
+
+
+def neg(x: Any) -> Any:
+    a = _arr(x)
+    if a.dtype == _BOOL:
+        raise ValueError("neg: negation of a bool tensor is not supported; use logical_not")
+    return _new(np.negative(a))
+
+
+@_quiet
+def relu(x: Any) -> Any:
+    a = _int_keeping(_arr(x), "relu")
+    return _new(np.maximum(a, np.zeros((), a.dtype)))  # nan stays nan
+
+
+def abs(x: Any) -> Any:  # noqa: A001 - the kernel's name
+    return _new(np.abs(_int_keeping(_arr(x), "abs")))
+
+
+@_quiet
+def sign(x: Any) -> Any:
+    return _new(np.sign(_int_keeping(_arr(x), "sign")))
+
+
+@_quiet
+def pow_scalar(x: Any, exponent: float) -> Any:
+    a = _floating(_arr(x))
+    return _new(np.power(a, float(exponent)).astype(a.dtype, copy=False))
+
+
+@_quiet
+def clamp(x: Any, min: Optional[float], max: Optional[float]) -> Any:  # noqa: A002
+    a = _int_keeping(_arr(x), "clamp")
+    if a.dtype == _INT:  # int64 stays int64: round the bounds inwards
+        min = None if min is None else math.ceil(min)
+        max = None if max is None else math.floor(max)
+    out = a.copy()  # maximum/minimum propagate nan; min > max gives max everywhere (as PyTorch)
+    if min is not None:
+        out = np.maximum(out, np.asarray(min, a.dtype))
+    if max is not None:
+        out = np.minimum(out, np.asarray(max, a.dtype))
+    return _new(out)
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    return _new(np.array(_arr(x), dtype=_np_dtype(dtype), copy=True))
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise binary (broadcasting, promotion)
+
+
+def _broadcast_shape(name: str, *arrays: np.ndarray) -> Tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+    except ValueError:
+        shapes = " and ".join(str(_shape(a)) for a in arrays)
+        raise ValueError(f"{name}: shapes {shapes} are not broadcastable") from None
+
+
+def _operands(a: Any, b: Any, name: str) -> Tuple[np.ndarray, np.ndarray]:
+    x, y = _arr(a), _arr(b)
+    _broadcast_shape(name, x, y)
+    dt = _promote(x.dtype, y.dtype)
+    return x.astype(dt, copy=False), y.astype(dt, copy=False)
+
+
+def _binary(np_fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str,
+            no_bool: bool = False) -> Callable[[Any, Any], Any]:
+    @_quiet
+    def kernel(a: Any, b: Any) -> Any:
+        x, y = _operands(a, b, name)
+        if no_bool and x.dtype == _BOOL:
+            raise ValueError(f"{name}: not supported on bool tensors")
+        out = np.asarray(np_fn(x, y))
+        if out.dtype != x.dtype and out.dtype != _BOOL:
+            out = out.astype(x.dtype)
+        return _new(out)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+add = _binary(lambda x, y: np.logical_or(x, y) if x.dtype == _BOOL else x + y, "add")
+sub = _binary(np.subtract, "sub", no_bool=True)
+mul = _binary(lambda x, y: np.logical_and(x, y) if x.dtype == _BOOL else x * y, "mul")
+maximum = _binary(np.maximum, "maximum")
+minimum = _binary(np.minimum, "minimum")
+eq = _binary(np.equal, "eq")
+ne = _binary(np.not_equal, "ne")
+lt = _binary(np.less, "lt")
+le = _binary(np.less_equal, "le")
+gt = _binary(np.greater, "gt")
+ge = _binary(np.greater_equal, "ge")
+
+
+@_quiet
+def div(a: Any, b: Any) -> Any:
+    x, y = _operands(a, b, "div")
+    if x.dtype.kind in "biu":  # true division
+        x, y = x.astype(_F64), y.astype(_F64)
+    return _new(np.true_divide(x, y).astype(x.dtype, copy=False))
+
+
+@_quiet
+def pow(a: Any, b: Any) -> Any:  # noqa: A001 - the kernel's name
+    x, y = _operands(a, b, "pow")
+    if x.dtype == _BOOL:
+        x, y = x.astype(_INT), y.astype(_INT)
+    if x.dtype == _INT and np.any(y < 0):
+        raise ValueError("pow: integer tensors cannot be raised to negative integer powers")
+    return _new(np.power(x, y).astype(x.dtype, copy=False))
+
+
+def logical_not(x: Any) -> Any:
+    return _new(np.logical_not(_arr(x)))
+
+
+def where(cond: Any, a: Any, b: Any) -> Any:
+    c = _arr(cond)
+    if c.dtype != _BOOL:
+        raise ValueError(f"where: the condition must be a bool tensor, got {c.dtype}")
+    x, y = _operands(a, b, "where")
+    _broadcast_shape("where", c, x, y)
+    return _new(np.where(c, x, y))
+
+
+# ---------------------------------------------------------------------------------------------
+# Creation
+
+
+def full(shape: Sequence[int], value: float, dtype: Any) -> Any:
+    shape = _check_shape(shape, "full")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"full: negative size in shape {shape}")
+    return _new(np.full(shape, value, dtype=_np_dtype(dtype)))
+
+
+def zeros_like(x: Any) -> Any:
+    return _new(np.zeros(_arr(x).shape, _arr(x).dtype))
+
+
+def ones_like(x: Any) -> Any:
+    return _new(np.ones(_arr(x).shape, _arr(x).dtype))
+
+
+def scalar_like(x: Any, value: float) -> Any:
+    """A 0-d tensor of ``x``'s dtype when ``x`` is floating; else int64 for an int ``value``
+    (or bool), float64 for a float one (docs/ARCHITECTURE.md, operators and scalars)."""
+    dt = _arr(x).dtype
+    if dt.kind not in "fc":
+        is_int = isinstance(value, (bool, int, np.integer))
+        dt = _INT if is_int else _F64
+    return _new(np.array(value, dtype=dt))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+
+
+def _sum_dtype(a: np.ndarray) -> np.dtype:
+    return _INT if a.dtype in (_BOOL, _INT) else a.dtype
+
+
+def sum(x: Any, dims: Sequence[int], keepdim: bool) -> Any:  # noqa: A001
+    a = _arr(x)
+    axes = _wrap_dims(dims, a.ndim, "sum")
+    return _new(np.sum(a, axis=axes, keepdims=bool(keepdim), dtype=_sum_dtype(a)))
+
+
+def _extremum(np_fn: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
+    @_quiet
+    def kernel(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
+        a = _arr(x)
+        axes = _wrap_dims(dims, a.ndim, name)
+        if any(a.shape[d] == 0 for d in axes):
+            raise ValueError(f"{name}: cannot reduce over a zero-size dimension (shape "
+                             f"{_shape(a)}, dims {tuple(dims)})")
+        return _new(np_fn(a, axis=axes, keepdims=bool(keepdim)))
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+amax = _extremum(np.amax, "amax")
+amin = _extremum(np.amin, "amin")
+
+
+def _arg_extremum(np_arg: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
+    @_quiet
+    def kernel(x: Any, dim: int, keepdim: bool) -> Tuple[Any, Any]:
+        a = _arr(x)
+        d = _wrap_dim(dim, a.ndim, name)
+        if a.ndim == 0:
+            return _new(a.copy()), _new(np.zeros((), _INT))
+        if a.shape[d] == 0:
+            raise ValueError(f"{name}: cannot reduce over a zero-size dimension (shape "
+                             f"{_shape(a)}, dim {dim})")
+        idx = np.expand_dims(np_arg(a, axis=d), d)
+        values = np.take_along_axis(a, idx, axis=d)
+        if not keepdim:
+            values, idx = np.squeeze(values, axis=d), np.squeeze(idx, axis=d)
+        return _new(values.copy()), _new(idx.astype(_INT))
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+max_dim = _arg_extremum(np.argmax, "max_dim")  # ties and nan: the first index, as PyTorch
+min_dim = _arg_extremum(np.argmin, "min_dim")
+
+
+def _shifted(a: np.ndarray, axes: Tuple[int, ...]) -> Tuple[np.ndarray, np.ndarray]:
+    """(a - m, m) with m the max over ``axes`` (kept), replaced by 0 where it is not finite."""
+    m = np.amax(a, axis=axes, keepdims=True, initial=-np.inf) if a.size else \
+        np.zeros(tuple(1 if i in axes else s for i, s in enumerate(a.shape)), a.dtype)
+    m = np.where(np.isfinite(m), m, 0).astype(a.dtype, copy=False)
+    return a - m, m
+
+
+@_quiet
+def logsumexp(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
+    a = _floating(_arr(x))
+    axes = _wrap_dims(dims, a.ndim, "logsumexp")
+    z, m = _shifted(a, axes)
+    out = np.log(np.sum(np.exp(z), axis=axes, keepdims=True)) + m
+    if not keepdim:
+        out = np.squeeze(out, axis=axes)
+    return _new(out.astype(a.dtype, copy=False))
+
+
+@_quiet
+def softmax(x: Any, dim: int) -> Any:
+    a = _floating(_arr(x))
+    axes = _wrap_dims((dim,), a.ndim, "softmax")
+    e = np.exp(_shifted(a, axes)[0])
+    return _new((e / np.sum(e, axis=axes, keepdims=True)).astype(a.dtype, copy=False))
+
+
+@_quiet
+def log_softmax(x: Any, dim: int) -> Any:
+    a = _floating(_arr(x))
+    axes = _wrap_dims((dim,), a.ndim, "log_softmax")
+    z = _shifted(a, axes)[0]
+    out = z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True))
+    return _new(out.astype(a.dtype, copy=False))
+
+
+def sum_to(x: Any, shape: Sequence[int]) -> Any:
+    a = _arr(x)
+    shape = _check_shape(shape, "sum_to")
+    lead = a.ndim - len(shape)
+    ok = lead >= 0 and all(t == s or t == 1 for s, t in zip(a.shape[lead:], shape))
+    if not ok:
+        raise ValueError(f"sum_to: cannot sum shape {_shape(a)} down to {shape} (the target "
+                         "must be broadcastable to the input's shape)")
+    axes = tuple(range(lead)) + tuple(lead + i for i, t in enumerate(shape)
+                                      if t == 1 and a.shape[lead + i] != 1)
+    out = np.sum(a, axis=axes, keepdims=True, dtype=_sum_dtype(a)) if axes else a.copy()
+    return _new(out.reshape(shape))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape and views
+
+
+def reshape(x: Any, shape: Sequence[int]) -> Any:
+    a = _arr(x)
+    shape = _check_shape(shape, "reshape")
+    free = [i for i, s in enumerate(shape) if s == -1]
+    known = math.prod(s for s in shape if s != -1)
+    bad = len(free) > 1 or any(s < -1 for s in shape)
+    if not bad and free:
+        bad = known == 0 or a.size % known != 0
+        if not bad:
+            shape = shape[:free[0]] + (a.size // known,) + shape[free[0] + 1:]
+    if bad or math.prod(shape) != a.size:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {_shape(a)} "
+                         f"({a.size} elements) into shape {tuple(shape)}")
+    out = a.reshape(shape)
+    return _view(out, x) if np.may_share_memory(out, a) else _new(out.copy())
+
+
+def expand(x: Any, shape: Sequence[int]) -> Any:
+    a = _arr(x)
+    shape = _check_shape(shape, "expand")
+    lead = len(shape) - a.ndim
+    target = list(shape)
+    ok = lead >= 0 and all(s >= 0 for s in shape[:lead])
+    for i in range(max(lead, 0), len(shape)):
+        have = a.shape[i - lead]
+        if target[i] == -1:
+            target[i] = have
+        ok = ok and (target[i] == have or have == 1) and target[i] >= 0
+    if not ok:
+        raise ValueError(f"expand: cannot expand a tensor of shape {_shape(a)} to shape "
+                         f"{tuple(shape)}")
+    return _view(np.broadcast_to(a, tuple(target)), x)
+
+
+def permute(x: Any, dims: Sequence[int]) -> Any:
+    a = _arr(x)
+    wrapped = tuple(_wrap_dim(d, a.ndim, "permute") for d in dims)
+    if sorted(wrapped) != list(range(a.ndim)):
+        raise ValueError(f"permute: dims {tuple(dims)} are not a permutation of the "
+                         f"{a.ndim} dimensions of a tensor of shape {_shape(a)}")
+    return _view(np.transpose(a, wrapped), x)
+
+
+def transpose(x: Any, dim0: int, dim1: int) -> Any:
+    a = _arr(x)
+    d0, d1 = _wrap_dim(dim0, a.ndim, "transpose"), _wrap_dim(dim1, a.ndim, "transpose")
+    return _view(a[...] if a.ndim == 0 else np.swapaxes(a, d0, d1), x)
+
+
+def unsqueeze(x: Any, dim: int) -> Any:
+    a = _arr(x)
+    return _view(np.expand_dims(a, _wrap_dim(dim, a.ndim, "unsqueeze", extra=1)), x)
+
+
+def squeeze(x: Any, dims: Sequence[int]) -> Any:
+    """Remove the given dims that have size 1; other dims are left alone (as PyTorch)."""
+    a = _arr(x)
+    axes = tuple(d for d in _wrap_dims(dims, a.ndim, "squeeze") if a.shape[d] == 1)
+    return _view(np.squeeze(a, axis=axes), x)
+
+
+def _slice_index(a: np.ndarray, dim: int, start: Optional[int], stop: Optional[int], step: int,
+                 name: str) -> Tuple[Any, ...]:
+    if a.ndim == 0:
+        raise IndexError(f"{name}: cannot slice a 0-d tensor")
+    d = _wrap_dim(dim, a.ndim, name)
+    if step <= 0:
+        raise ValueError(f"{name}: step must be positive, got {step}")
+    return (np.s_[:],) * d + (builtins.slice(start, stop, step),)
+
+
+def _select_index(a: np.ndarray, dim: int, index: int, name: str) -> Tuple[int, int]:
+    if a.ndim == 0:
+        raise IndexError(f"{name}: cannot select from a 0-d tensor")
+    d = _wrap_dim(dim, a.ndim, name)
+    n = a.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"{name}: index {index} is out of range for dimension {dim} of size "
+                         f"{n} (shape {_shape(a)})")
+    return d, index + n if index < 0 else index
+
+
+def slice(x: Any, dim: int, start: Optional[int], stop: Optional[int], step: int) -> Any:  # noqa: A001
+    a = _arr(x)
+    return _view(a[_slice_index(a, dim, start, stop, step, "slice")], x)
+
+
+def select(x: Any, dim: int, index: int) -> Any:
+    a = _arr(x)
+    d, i = _select_index(a, dim, index, "select")
+    part = a[(np.s_[:],) * d + (np.s_[i:i + 1],)]
+    return _view(np.squeeze(part, axis=d), x)
+
+
+def contiguous(x: Any) -> Any:
+    a = _arr(x)
+    return _view(a, x) if a.flags.c_contiguous else _new(np.ascontiguousarray(a))
+
+
+def clone(x: Any) -> Any:
+    return _new(_arr(x).copy())
+
+
+def _same_dtype(arrays: Sequence[np.ndarray]) -> list:
+    dt = _promote(*(a.dtype for a in arrays))
+    return [a.astype(dt, copy=False) for a in arrays]
+
+
+def cat(tensors: Sequence[Any], dim: int) -> Any:
+    arrays = [_arr(t) for t in tensors]
+    if not arrays:
+        raise ValueError("cat: expected a non-empty sequence of tensors")
+    if any(a.ndim == 0 for a in arrays):
+        raise ValueError("cat: zero-dimensional tensors cannot be concatenated; use stack")
+    d = _wrap_dim(dim, arrays[0].ndim, "cat")
+    first = arrays[0].shape
+    for a in arrays[1:]:
+        if a.ndim != len(first) or a.shape[:d] + a.shape[d + 1:] != first[:d] + first[d + 1:]:
+            raise ValueError(f"cat: shapes {', '.join(str(_shape(b)) for b in arrays)} must "
+                             f"match except in dimension {dim}")
+    return _new(np.concatenate(_same_dtype(arrays), axis=d))
+
+
+def stack(tensors: Sequence[Any], dim: int) -> Any:
+    arrays = [_arr(t) for t in tensors]
+    if not arrays:
+        raise ValueError("stack: expected a non-empty sequence of tensors")
+    if any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError(f"stack: expects tensors of equal shape, got "
+                         f"{', '.join(str(_shape(b)) for b in arrays)}")
+    d = _wrap_dim(dim, arrays[0].ndim, "stack", extra=1)
+    return _new(np.stack(_same_dtype(arrays), axis=d))
+
+
+# ---------------------------------------------------------------------------------------------
+# Indexing
+
+
+def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
+    """An int64 index array with negative entries wrapped; out of range raises IndexError."""
+    idx = _arr(index)
+    if idx.dtype != _INT:
+        raise ValueError(f"{name}: index must be an int64 tensor, got {idx.dtype}")
+    bad = (idx < -size) | (idx >= size)
+    if np.any(bad):
+        raise IndexError(f"{name}: index {int(idx[bad].flat[0])} is out of range for "
+                         f"dimension {dim} of size {size}")
+    return np.where(idx < 0, idx + size, idx)
+
+
+def _vector_index(x: np.ndarray, dim: int, index: Any, name: str) -> Tuple[int, np.ndarray]:
+    if x.ndim == 0:
+        raise ValueError(f"{name}: expected a tensor with at least one dimension")
+    d = _wrap_dim(dim, x.ndim, name)
+    idx = _index(index, x.shape[d], dim, name)
+    if idx.ndim > 1:
+        raise ValueError(f"{name}: index must be 0-d or 1-D, got shape {_shape(idx)}")
+    return d, idx.reshape(-1)
+
+
+def index_select(x: Any, dim: int, index: Any) -> Any:
+    a = _arr(x)
+    d, idx = _vector_index(a, dim, index, "index_select")
+    return _new(np.take(a, idx, axis=d))
+
+
+def index_add(x: Any, dim: int, index: Any, source: Any) -> Any:
+    a, src = _arr(x), _arr(source)
+    d, idx = _vector_index(a, dim, index, "index_add")
+    want = a.shape[:d] + (len(idx),) + a.shape[d + 1:]
+    if src.shape != want:
+        raise ValueError(f"index_add: source has shape {_shape(src)}, expected {want} (x "
+                         f"{_shape(a)} with dimension {dim} of the index's length {len(idx)})")
+    out = a.copy()
+    np.add.at(out, (np.s_[:],) * d + (idx,), src.astype(a.dtype, copy=False))
+    return _new(out)
+
+
+def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence[np.ndarray]
+                ) -> Tuple[np.ndarray, Tuple[np.ndarray, ...]]:
+    """Index arrays for gather/scatter: index[i, j, k] names x[i, index[i, j, k], k] (dim=1)."""
+    idx_arr = _arr(index)
+    nd = max(x.ndim, 1)
+    if idx_arr.ndim != x.ndim or any(o.ndim != x.ndim for o in others):
+        shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
+        raise ValueError(f"{name}: x, index (and source) must have the same number of "
+                         f"dimensions, got shapes {shapes}")
+    d = _wrap_dim(dim, x.ndim, name)
+    xs = x.reshape(x.shape or (1,))
+    ishape = idx_arr.shape or (1,)
+    for i in range(nd):
+        if (i != d and ishape[i] > xs.shape[i]) or any(ishape[i] > o.reshape(
+                o.shape or (1,)).shape[i] for o in others):
+            shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
+            raise ValueError(f"{name}: index shape must not exceed the other shapes outside "
+                             f"dimension {dim}, got shapes {shapes}")
+    idx = _index(idx_arr.reshape(ishape), xs.shape[d], dim, name)
+    grids = list(np.indices(ishape, sparse=True))
+    grids[d] = idx
+    return xs, tuple(grids)
+
+
+def gather(x: Any, dim: int, index: Any) -> Any:
+    a = _arr(x)
+    xs, grid = _grid_index(a, dim, index, "gather", ())
+    return _new(xs[grid].reshape(_arr(index).shape))
+
+
+def scatter_add(x: Any, dim: int, index: Any, source: Any) -> Any:
+    a, src = _arr(x), _arr(source)
+    xs, grid = _grid_index(a, dim, index, "scatter_add", (src,))
+    out = xs.copy()
+    ishape = _arr(index).shape or (1,)
+    part = src.reshape(src.shape or (1,))[tuple(np.s_[:n] for n in ishape)]
+    np.add.at(out, grid, part.astype(a.dtype, copy=False))
+    return _new(out.reshape(a.shape))
+
+
+def slice_scatter(x: Any, source: Any, dim: int, start: Optional[int], stop: Optional[int],
+                  step: int) -> Any:
+    a, src = _arr(x), _arr(source)
+    out = a.copy()
+    where_ = _slice_index(a, dim, start, stop, step, "slice_scatter")
+    if out[where_].shape != src.shape:
+        raise ValueError(f"slice_scatter: source has shape {_shape(src)} but the slice of x "
+                         f"{_shape(a)} has shape {_shape(out[where_])}")
+    out[where_] = src
+    return _new(out)
+
+
+def select_scatter(x: Any, source: Any, dim: int, index: int) -> Any:
+    a, src = _arr(x), _arr(source)
+    d, i = _select_index(a, dim, index, "select_scatter")
+    want = a.shape[:d] + a.shape[d + 1:]
+    if src.shape != want:
+        raise ValueError(f"select_scatter: source has shape {_shape(src)}, expected {want} "
+                         f"(x {_shape(a)} without dimension {dim})")
+    out = a.copy()
+    out[(np.s_[:],) * d + (i,)] = src
+    return _new(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear algebra
+
+
+def matmul(a: Any, b: Any) -> Any:
+    x, y = _arr(a), _arr(b)
+    if x.ndim < 2 or y.ndim < 2:
+        raise ValueError(f"matmul: expected operands with at least 2 dimensions, got shapes "
+                         f"{_shape(x)} and {_shape(y)} (ops.matmul handles 1-D operands)")
+    if x.shape[-1] != y.shape[-2]:
+        raise ValueError(f"matmul: shapes {_shape(x)} and {_shape(y)} cannot be multiplied "
+                         f"({x.shape[-1]} != {y.shape[-2]})")
+    try:
+        np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions of shapes {_shape(x)} and {_shape(y)} are "
+                         "not broadcastable") from None
+    dt = _promote(x.dtype, y.dtype)
+    return _new(np.matmul(x.astype(dt, copy=False), y.astype(dt, copy=False)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading data
+
+
+def item(x: Any) -> float:
+    a = _arr(x)
+    if a.size != 1:
+        raise ValueError(f"item: only a tensor with one element can be converted to a Python "
+                         f"number, got shape {_shape(a)}")
+    return float(a.reshape(-1)[0])
