@@ -1,0 +1,145 @@
+// Node and Edge: the backward graph.
+//
+// Note [Node directions]
+// A Node is the backward of one forward call. Its *inputs* are the gradients of the forward
+// outputs (`apply` receives one per differentiable output, in output_nr order); its *outputs*
+// are the gradients of the forward inputs, one per next edge. The contract's naming is kept:
+// `add_input_metadata` records a *forward input* (shape + dtype), one per next edge, so the
+// engine can validate what `apply` returns; `output_metadata` records the *forward outputs*
+// (set by set_history), so a formula can materialize a missing grad as zeros.
+//
+// Note [Iterative teardown]
+// Nodes own their next nodes through edges, and saved tensors own their grad_fn, so a chain of
+// a million ops is a million nested shared_ptrs. ~Node never lets the last reference to another
+// node drop inside itself: it moves such references into a local stack and destroys them one by
+// one after releasing their saved variables and edges, so destruction uses constant C++ stack.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace tg::autograd {
+
+struct Node;
+struct AutogradMeta;
+using variable_list = std::vector<Tensor>;
+
+// The formula a node was generated from, for error messages. path is null for nodes that do
+// not come from a formula (engine internals, Python Functions).
+struct SourceLoc {
+  const char* path;
+  int line;
+};
+
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+
+  Edge() = default;
+  Edge(std::shared_ptr<Node> f, uint32_t nr) : function(std::move(f)), input_nr(nr) {}
+  bool valid() const { return function != nullptr; }
+};
+
+// Shape and dtype of a forward tensor; `defined` is false for a None input.
+struct TensorMeta {
+  Shape sizes;
+  DType dtype = DType::Float32;
+  bool defined = false;
+};
+
+// A hook on the gradient of one tensor: returns a replacement, or an undefined Tensor to keep
+// the gradient unchanged.
+using TensorHook = std::function<Tensor(const Tensor&)>;
+// Runs before apply() with the node's incoming grads; may replace them (return {} to keep).
+using PreHook = std::function<variable_list(const variable_list& grad_outputs)>;
+// Runs after apply(): (grads of the forward inputs, incoming grads); may replace the former.
+using PostHook =
+    std::function<variable_list(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
+
+struct NodeHooks;  // hooks are rare: allocated on first registration
+
+struct Node : std::enable_shared_from_this<Node> {
+  Node();
+  explicit Node(uint64_t sequence_nr);
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // One grad per forward output (undefined = nobody produced it); returns one per next edge.
+  virtual variable_list apply(variable_list&& grads) = 0;
+  virtual std::string name() const = 0;  // "SinBackward"
+  virtual SourceLoc location() const { return {nullptr, 0}; }
+  // Frees saved tensors (retain_graph=False); unpacking them afterwards raises.
+  virtual void release_variables() {}
+
+  // "SinBackward (formulas/unary.py:7)", or just the name without a location.
+  std::string describe() const;
+
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  std::vector<Edge>& next_edges() { return next_edges_; }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  const Edge& next_edge(size_t i) const { return next_edges_[i]; }
+  size_t num_outputs() const { return next_edges_.size(); }
+
+  // Forward inputs (one per next edge), see Note [Node directions].
+  void add_input_metadata(const Tensor& forward_input);
+  const std::vector<TensorMeta>& input_metadata() const { return input_metadata_; }
+  // Forward outputs: how many grads apply() receives, and their shapes/dtypes.
+  void set_output_metadata(uint32_t output_nr, const Tensor& forward_output);
+  uint32_t num_inputs() const { return static_cast<uint32_t>(output_metadata_.size()); }
+  const TensorMeta& output_metadata(uint32_t output_nr) const {
+    return output_metadata_[output_nr];
+  }
+  // Zeros shaped like forward output `output_nr` (for materialize_grads).
+  Tensor zeros_for_grad(uint32_t output_nr) const;
+  // grads[i] if defined, else zeros like forward output i.
+  Tensor materialize_grad(const variable_list& grads, uint32_t output_nr) const;
+
+  // Hooks. Each registration returns an id for remove_hook. Thread-safe.
+  uint64_t add_tensor_pre_hook(uint32_t input_nr, TensorHook hook);
+  uint64_t add_pre_hook(PreHook hook);
+  uint64_t add_post_hook(PostHook hook);
+  // Non-leaf retain_grad(): the grad arriving at `input_nr` is accumulated into meta's .grad.
+  void add_retains_grad(uint32_t input_nr, std::weak_ptr<AutogradMeta> meta);
+  bool remove_hook(uint64_t id);
+  bool has_hooks() const { return hooks_.load(std::memory_order_acquire) != nullptr; }
+
+  // Run by the engine, in this order, on the grads the node receives.
+  virtual void run_tensor_pre_hooks(variable_list& grads);
+  void run_retains_grad(const variable_list& grads);
+  void run_pre_hooks(variable_list& grads);
+  void run_post_hooks(variable_list& grad_inputs, const variable_list& grad_outputs);
+
+  std::mutex mutex_;  // held by the engine while apply() runs
+
+ protected:
+  uint64_t sequence_nr_;
+  std::vector<Edge> next_edges_;
+  std::vector<TensorMeta> input_metadata_;
+  std::vector<TensorMeta> output_metadata_;
+
+ private:
+  NodeHooks& hooks();
+  std::atomic<NodeHooks*> hooks_{nullptr};
+};
+
+// Applies a tensor hook and checks its result keeps the gradient's shape.
+Tensor apply_tensor_hook(const TensorHook& hook, const Tensor& grad, const char* where);
+
+// The next sequence number (monotonic across threads). Higher numbers run first in backward.
+uint64_t next_sequence_nr();
+
+// Fresh hook ids, unique within the process.
+uint64_t next_hook_id();
+
+std::string format_location(SourceLoc loc);  // "formulas/unary.py:7" or ""
+
+}  // namespace tg::autograd
