@@ -44,11 +44,9 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 // requires grad, or an invalid edge.
 Edge gradient_edge(const Tensor& t);
 
-// A new handle on the same data and version counter, without autograd state.
+// A new handle on the same data and version counter, without autograd state. Also used to give
+// a tensor a history without touching the handle it came from (saved outputs, once_differentiable).
 Tensor detach(const Tensor& t);
-// A new handle on the same data with the given history (used to re-link saved outputs and to
-// give results a grad_fn without touching the tensor they came from).
-Tensor shallow_copy(const Tensor& t);
 
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);

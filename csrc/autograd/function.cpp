@@ -1,0 +1,194 @@
+#include "autograd/function.h"
+
+#include "autograd/saved_variable.h"
+#include "autograd/variable.h"
+#include "kernels/kernels.h"
+
+namespace tg::autograd {
+
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t != nullptr && t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+bool any_requires_grad(const std::vector<Tensor>& inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+void collect_next_edges(Node& node, const Tensor& input) {
+  node.next_edges().push_back(gradient_edge(input));
+  node.add_input_metadata(input);
+}
+
+void collect_next_edges(Node& node, const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs) collect_next_edges(node, t);
+}
+
+void set_history(Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  if (!output.defined()) return;
+  node->set_output_metadata(output_nr, output);
+  if (!is_floating(output.dtype())) return;  // integer/bool outputs are never differentiable
+  AutogradMeta& m = autograd_meta(output);
+  m.grad_fn = node;
+  m.output_nr = output_nr;
+  m.requires_grad = false;
+}
+
+namespace {
+[[noreturn]] void throw_once_differentiable(const std::string& described) {
+  throw RuntimeError("trying to differentiate twice a function that was marked with "
+                     "@formula(once_differentiable=True): " +
+                     described +
+                     " computes its backward with raw kernels, so its gradient has no gradient. "
+                     "Write the backward with ops.* instead of kernel.* to support double "
+                     "backward.");
+}
+}  // namespace
+
+void throw_double_backward_once_differentiable(const Node& node) {
+  throw_once_differentiable(node.describe());
+}
+
+namespace {
+
+// The grad_fn given to results of a once_differentiable backward under create_graph.
+struct OnceDifferentiableBackward final : Node {
+  std::string origin_;
+  SourceLoc origin_loc_;
+  std::string name() const override { return "OnceDifferentiableBackward"; }
+  SourceLoc location() const override { return origin_loc_; }
+  variable_list apply(variable_list&&) override {
+    std::string loc = format_location(origin_loc_);
+    throw_once_differentiable(loc.empty() ? origin_ : origin_ + " (" + loc + ")");
+  }
+};
+
+// Nodes for the engine's own differentiable operations. Their backwards are themselves made of
+// these operations, so any order of derivative is recorded.
+constexpr SourceLoc kEngineLoc{nullptr, 0};
+
+struct GradAddBackward final : Node {
+  std::string name() const override { return "AddBackward"; }
+  SourceLoc location() const override { return kEngineLoc; }
+  variable_list apply(variable_list&& grads) override { return {grads[0], grads[0]}; }
+};
+
+struct GradSumToBackward final : Node {
+  Shape input_shape_;
+  std::string name() const override { return "SumToBackward"; }
+  variable_list apply(variable_list&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    return {grad_expand(grads[0], input_shape_)};
+  }
+};
+
+struct GradExpandBackward final : Node {
+  Shape input_shape_;
+  std::string name() const override { return "ExpandBackward"; }
+  variable_list apply(variable_list&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    return {grad_sum_to(grads[0], input_shape_)};
+  }
+};
+
+struct GradCastBackward final : Node {
+  DType input_dtype_ = DType::Float32;
+  std::string name() const override { return "CastBackward"; }
+  variable_list apply(variable_list&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    return {grad_cast(grads[0], input_dtype_)};
+  }
+};
+
+}  // namespace
+
+void wrap_once_differentiable(const Node& node, const variable_list& grads,
+                              variable_list& results) {
+  if (!any_requires_grad(grads)) return;
+  auto err = std::make_shared<OnceDifferentiableBackward>();
+  err->origin_ = node.name();
+  err->origin_loc_ = node.location();
+  collect_next_edges(*err, grads);
+  uint32_t nr = 0;
+  for (Tensor& r : results) {
+    if (!r.defined() || !is_floating(r.dtype())) continue;
+    r = detach(r);
+    set_history(r, err, nr++);
+  }
+}
+
+Tensor grad_add(const Tensor& a, const Tensor& b) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = kernel::add(a, b);
+  }
+  if (any_requires_grad({&a, &b})) {
+    auto node = std::make_shared<GradAddBackward>();
+    collect_next_edges(*node, a);
+    collect_next_edges(*node, b);
+    set_history(out, node, 0);
+  }
+  return out;
+}
+
+Tensor grad_sum_to(const Tensor& g, const Shape& shape) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = kernel::sum_to(g, shape);
+  }
+  if (any_requires_grad({&g})) {
+    auto node = std::make_shared<GradSumToBackward>();
+    node->input_shape_ = g.sizes();
+    collect_next_edges(*node, g);
+    set_history(out, node, 0);
+  }
+  return out;
+}
+
+Tensor grad_expand(const Tensor& g, const Shape& shape) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = kernel::expand(g, shape);
+  }
+  if (any_requires_grad({&g})) {
+    auto node = std::make_shared<GradExpandBackward>();
+    node->input_shape_ = g.sizes();
+    collect_next_edges(*node, g);
+    set_history(out, node, 0);
+  }
+  return out;
+}
+
+Tensor grad_cast(const Tensor& g, DType dtype) {
+  if (g.dtype() == dtype) return g;
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = kernel::cast(g, dtype);
+  }
+  if (any_requires_grad({&g}) && is_floating(g.dtype())) {
+    auto node = std::make_shared<GradCastBackward>();
+    node->input_dtype_ = g.dtype();
+    collect_next_edges(*node, g);
+    set_history(out, node, 0);
+  }
+  return out;
+}
+
+bool broadcastable_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != to[lead + i] && from[i] != 1) return false;
+  return true;
+}
+
+}  // namespace tg::autograd

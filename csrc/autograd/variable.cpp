@@ -1,0 +1,196 @@
+#include "autograd/variable.h"
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"
+#include "kernels/kernels.h"
+
+namespace tg {
+
+using autograd::AutogradMeta;
+using autograd::Node;
+
+namespace {
+const std::shared_ptr<Node> kNoNode;
+}
+
+bool Tensor::requires_grad() const {
+  if (!impl_) return false;
+  const AutogradMeta* m = impl_->autograd_meta.get();
+  return m != nullptr && (m->requires_grad || m->grad_fn != nullptr);
+}
+
+void Tensor::set_requires_grad(bool flag) {
+  check_defined("requires_grad");
+  AutogradMeta* m = impl_->autograd_meta.get();
+  if (m != nullptr && m->grad_fn) {
+    if (flag) return;
+    throw RuntimeError(
+        "you can only change requires_grad flags of leaf tensors. If you want to use a computed "
+        "tensor in a subgraph that doesn't require differentiation use t_no_grad = t.detach()");
+  }
+  if (flag && !is_floating(dtype()))
+    throw RuntimeError(std::string("only tensors of floating point dtype can require gradients "
+                                   "(got ") +
+                       dtype_name(dtype()) + ")");
+  if (m == nullptr && !flag) return;
+  autograd::autograd_meta(*this).requires_grad = flag;
+}
+
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  if (!impl_) return kNoNode;
+  const AutogradMeta* m = impl_->autograd_meta.get();
+  return m ? m->grad_fn : kNoNode;
+}
+
+uint32_t Tensor::output_nr() const {
+  const AutogradMeta* m = impl_ ? impl_->autograd_meta.get() : nullptr;
+  return m ? m->output_nr : 0;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+Tensor Tensor::grad() const {
+  if (!impl_) return Tensor();
+  AutogradMeta* m = impl_->autograd_meta.get();
+  if (!m) return Tensor();
+  std::lock_guard<std::mutex> lock(m->mutex);
+  return m->grad;
+}
+
+void Tensor::set_grad(Tensor g) {
+  check_defined("grad");
+  if (g.defined()) {
+    if (g.dtype() != dtype())
+      throw TypeError(std::string("assigned grad has dtype ") + dtype_name(g.dtype()) +
+                      " but the tensor has dtype " + dtype_name(dtype()));
+    if (g.sizes() != sizes())
+      throw ValueError("assigned grad has shape " + shape_str(g.sizes()) +
+                       " but the tensor has shape " + shape_str(sizes()));
+  }
+  if (!g.defined() && !impl_->autograd_meta) return;
+  AutogradMeta& m = autograd::autograd_meta(*this);
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    std::swap(m.grad, g);
+  }
+  // the previous grad (now in g) is released here, outside the lock
+}
+
+namespace autograd {
+
+AutogradMeta& autograd_meta(const Tensor& t) {
+  TensorImpl* impl = t.unsafe_impl();
+  if (!impl->autograd_meta) impl->autograd_meta = std::make_shared<AutogradMeta>();
+  return *impl->autograd_meta;
+}
+
+std::shared_ptr<AutogradMeta> autograd_meta_shared(const Tensor& t) {
+  autograd_meta(t);
+  return t.unsafe_impl()->autograd_meta;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  AutogradMeta& m = autograd_meta(leaf);
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (auto acc = m.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(leaf);
+  acc->add_input_metadata(leaf);
+  acc->set_output_metadata(0, leaf);
+  m.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return Edge();
+  if (const auto& fn = t.grad_fn()) return Edge(fn, t.output_nr());
+  return Edge(grad_accumulator(t), 0);
+}
+
+Tensor detach(const Tensor& t) {
+  if (!t.defined()) return t;
+  return t.view(t.sizes(), t.strides(), t.offset());
+}
+
+void retain_grad(const Tensor& t) {
+  if (!t.requires_grad())
+    throw RuntimeError("can't retain_grad on a tensor that has requires_grad=False");
+  if (t.is_leaf()) return;  // leaves always keep their grad
+  auto meta = autograd_meta_shared(t);
+  if (meta->retains_grad) return;
+  meta->retains_grad = true;
+  meta->grad_fn->add_retains_grad(meta->output_nr, meta);
+}
+
+bool retains_grad(const Tensor& t) {
+  const AutogradMeta* m = t.defined() ? autograd_meta_or_null(t) : nullptr;
+  return m != nullptr && m->retains_grad;
+}
+
+uint64_t register_hook(const Tensor& t, TensorHook hook) {
+  if (!t.requires_grad())
+    throw RuntimeError("cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = autograd_meta(t);
+  if (m.grad_fn) return m.grad_fn->add_tensor_pre_hook(m.output_nr, std::move(hook));
+  uint64_t id = next_hook_id();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.hooks.push_back({id, std::move(hook)});
+  return id;
+}
+
+bool remove_hook(const Tensor& t, uint64_t id) {
+  AutogradMeta* m = autograd_meta_or_null(t);
+  if (!m) return false;
+  if (m->grad_fn && m->grad_fn->remove_hook(id)) return true;
+  TensorHook dead;  // destroyed after the lock is dropped
+  std::lock_guard<std::mutex> lock(m->mutex);
+  for (auto it = m->hooks.begin(); it != m->hooks.end(); ++it) {
+    if (it->first == id) {
+      dead = std::move(it->second);
+      m->hooks.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// A grad we may keep as `.grad` without copying: nothing else can see its memory.
+bool can_steal(const Tensor& g) {
+  const auto& storage = g.storage();
+  return g.impl().use_count() == 1 && storage.use_count() == 1 && !storage->owner &&
+         g.is_contiguous() && g.offset() == 0 &&
+         static_cast<size_t>(g.numel()) * g.itemsize() == storage->nbytes;
+}
+
+}  // namespace
+
+void accumulate_into_grad(AutogradMeta& meta, Tensor g) {
+  if (!g.defined()) return;
+  Tensor old;  // the replaced grad, released after the lock is dropped
+  if (GradMode::is_enabled()) {
+    // create_graph: the accumulated grad keeps its history.
+    Tensor cur;
+    {
+      std::lock_guard<std::mutex> lock(meta.mutex);
+      cur = meta.grad;
+    }
+    Tensor next = cur.defined() ? grad_add(cur, g) : g;
+    std::lock_guard<std::mutex> lock(meta.mutex);
+    old = std::move(meta.grad);
+    meta.grad = std::move(next);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(meta.mutex);
+  if (!meta.grad.defined()) {
+    meta.grad = can_steal(g) ? detach(g) : kernel::clone(g);
+  } else {
+    Tensor sum = kernel::add(meta.grad, g);
+    old = std::move(meta.grad);
+    meta.grad = std::move(sum);
+  }
+}
+
+}  // namespace autograd
+}  // namespace tg
