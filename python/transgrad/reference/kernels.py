@@ -45,12 +45,16 @@ except ImportError:  # pragma: no cover - depends on the environment
 # The only code that knows the Tensor class.
 
 
+_TENSOR: Any = None
+
+
 def _tensor_class() -> Any:
-    try:
+    global _TENSOR
+    if _TENSOR is None:  # imported late: tensor.py is free to import this module
         from transgrad.reference.tensor import Tensor
-    except ImportError:  # TEMPORARY: until tensor.py lands, kernels return bare arrays
-        return None
-    return Tensor
+
+        _TENSOR = Tensor
+    return _TENSOR
 
 
 def _arr(t: Any) -> np.ndarray:
@@ -65,15 +69,13 @@ def _arr(t: Any) -> np.ndarray:
 
 def _new(a: Any) -> Any:
     """A fresh Tensor owning ``a`` (converted to one of the supported dtypes)."""
-    a = _canonical(np.asarray(a))
-    cls = _tensor_class()
-    return a if cls is None else cls._from_array(a)
+    return _tensor_class()._from_array(_canonical(np.asarray(a)))
 
 
 def _view(a: np.ndarray, base: Any) -> Any:
     """A Tensor over ``a``, a numpy view of ``base``'s array: same storage, same version counter."""
     cls = _tensor_class()
-    return a if cls is None else cls._view_of(base, a)
+    return cls._view_of(base, a) if isinstance(base, cls) else cls._from_array(a)
 
 
 # ---------------------------------------------------------------------------------------------
