@@ -1,0 +1,639 @@
+"""Captures: THE CAPTURE RULE (DESIGN §2) — what each backward may read from its forward.
+
+Stage 3 of the front end. Input: a ``Module`` that passed ``fence``. Output: the same module
+with ``Backward.captures`` filled (one ``Capture`` per name the backward reads from the
+formula's scope, classified INPUT / ATTRIBUTE / OUTPUT, with ``metadata_only``), plus a
+diagnostic (T2xx) for every capture the rule rejects.
+
+How (Note [Capture analysis]): libcst's ScopeProvider gives, for every name the backward (and
+the comprehensions/lambdas nested in it) reads, the assignments it may refer to; those in the
+formula's own scope are captures. What was bound there is learned by walking the forward in
+order with a ``KindEnv``, which infers for every name whether its value may be a tensor
+(kernel/ops calls, tensor parameters, arithmetic on tensors), a scalar read out of tensor data
+(``kernel.item``, also through arithmetic) or a mutable container. Metadata (``.shape``,
+``.ndim``, ``.dtype``, ``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
+Bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds ``s`` once,
+a binding inside a loop body binds it many times.
+
+Invariants: the analysis over-approximates tensor-ness (a value that may be a tensor is one),
+so it can reject a valid formula but never accept a capture that breaks double backward.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ScopeProvider
+
+from .diagnostics import Diagnostic, make_diagnostic
+from .model import Backward, Capture, CaptureKind, Formula, Loc, Module
+from .parse import dotted_name
+from .signatures import KERNELS
+
+TENSOR, ITEM, MUTABLE = 1, 2, 4          # kind flags; 0 = plain non-tensor value
+METADATA = frozenset({"shape", "ndim", "dtype", "numel"})
+TENSOR_TYPES = frozenset({"Tensor", "Optional[Tensor]", "Sequence[Tensor]"})
+_NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum", "round"})
+
+
+# ---------------------------------------------------------------------------------------------
+# What the module defines at the top level
+
+
+@dataclasses.dataclass
+class ModuleInfo:
+    """Names defined at module level, and facts about helpers (transitively)."""
+
+    lang: Set[str]                       # names imported from transgrad.lang
+    modules: Set[str]                    # ``math`` when imported
+    helpers: Dict[str, str]              # helper name -> return annotation spelling
+    constants: Set[str]
+    formulas: Set[str]
+    reads_data: Set[str]                 # helpers that (transitively) call kernel.item
+    uses_kernels: Set[str]               # helpers that (transitively) call kernel.*
+
+
+def gather_module_info(mod: Module) -> ModuleInfo:
+    lang: Set[str] = set()
+    modules: Set[str] = set()
+    for stmt in mod.tree.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    if dotted_name(small.module or cst.Name("_")) == "transgrad.lang":
+                        lang.update((a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
+                                    for a in small.names)
+                elif isinstance(small, cst.Import):
+                    modules.update(dotted_name(a.name) or "" for a in small.names if a.asname is None)
+    helpers = {h.name: h.returns for h in mod.helpers}
+    calls = {h.name: _called_names(h.node) for h in mod.helpers}
+    reads = {h for h, c in calls.items() if "kernel.item" in c}
+    uses = {h for h, c in calls.items() if any(n.startswith("kernel.") for n in c)}
+    for _ in range(len(helpers)):  # propagate through helpers calling helpers
+        reads |= {h for h, c in calls.items() if c & reads}
+        uses |= {h for h, c in calls.items() if c & uses}
+    return ModuleInfo(lang, modules, helpers, {c.name for c in mod.constants},
+                      {f.name for f in mod.formulas}, reads, uses)
+
+
+def _called_names(node: cst.CSTNode) -> Set[str]:
+    names: Set[str] = set()
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            names.add(dotted_name(call.func) or "")
+
+    node.visit(_Calls())
+    return names
+
+
+# ---------------------------------------------------------------------------------------------
+# Kind inference
+
+
+class KindEnv:
+    """Kind flags (TENSOR | ITEM | MUTABLE) of the names of one function body."""
+
+    def __init__(self, info: ModuleInfo, param_types: Dict[str, str],
+                 parent: Optional["KindEnv"] = None):
+        self.info = info
+        self.parent = parent
+        self.kinds: Dict[str, int] = {
+            n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()}
+
+    def lookup(self, name: str) -> int:
+        if name in self.kinds:
+            return self.kinds[name]
+        return self.parent.lookup(name) if self.parent else 0
+
+    def knows(self, name: str) -> bool:
+        """True when ``name`` is bound here or in a parent, with a known kind."""
+        return name in self.kinds or (self.parent is not None and self.parent.knows(name))
+
+    def child(self) -> "KindEnv":
+        return KindEnv(self.info, {}, self)
+
+    def set(self, name: str, kind: int) -> None:
+        """Bind ``name``; a name bound on several paths keeps the join of its kinds."""
+        self.kinds[name] = self.kinds.get(name, 0) | kind
+
+    def bind_target(self, target: cst.BaseExpression, kind: int,
+                    value: Optional[cst.BaseExpression] = None) -> None:
+        if isinstance(target, cst.Name):
+            self.set(target.value, kind)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = None
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+                values = [e.value for e in value.elements]
+            for i, el in enumerate(target.elements):
+                k = self.kind_of(values[i]) if values else kind & ~MUTABLE
+                self.bind_target(el.value, k, values[i] if values else None)
+
+    def bind_statement(self, small: cst.BaseSmallStatement) -> None:
+        """Update the environment for one simple statement, in program order."""
+        if isinstance(small, cst.Assign):
+            k = self.kind_of(small.value)
+            for t in small.targets:
+                self.bind_target(t.target, k, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.bind_target(small.target, self.kind_of(small.value), small.value)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            self.set(small.target.value, self.kind_of(small.value))
+
+    def kind_of(self, e: cst.BaseExpression) -> int:
+        if isinstance(e, cst.Name):
+            return self.lookup(e.value)
+        if isinstance(e, cst.Attribute):
+            return 0 if e.attr.value in METADATA else self.kind_of(e.value)
+        if isinstance(e, cst.Call):
+            return self._call_kind(e)
+        if isinstance(e, cst.Subscript):
+            return self.kind_of(e.value) & ~MUTABLE
+        if isinstance(e, cst.BinaryOperation):
+            return self.kind_of(e.left) | self.kind_of(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return self.kind_of(e.expression) & ~MUTABLE
+        if isinstance(e, cst.BooleanOperation):
+            return self.kind_of(e.left) | self.kind_of(e.right)
+        if isinstance(e, cst.Comparison):
+            k = self.kind_of(e.left)
+            for c in e.comparisons:
+                k |= self.kind_of(c.comparator)
+                if isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                    k &= ~TENSOR
+            return k & ~MUTABLE
+        if isinstance(e, cst.IfExp):
+            return self.kind_of(e.body) | self.kind_of(e.orelse) | (self.kind_of(e.test) & ITEM)
+        if isinstance(e, cst.Tuple):
+            return self._elements_kind(e.elements) & ~MUTABLE
+        if isinstance(e, (cst.List, cst.Set)):
+            return MUTABLE | self._elements_kind(e.elements)
+        if isinstance(e, cst.Dict):
+            return MUTABLE | self._elements_kind([el for el in e.elements if isinstance(
+                el, cst.DictElement)], attr="value")
+        if isinstance(e, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            env = self.child()
+            for_in: Optional[cst.CompFor] = e.for_in
+            while for_in is not None:
+                env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
+                for_in = for_in.inner_for_in
+            elt = e.value if isinstance(e, cst.DictComp) else e.elt  # type: ignore[union-attr]
+            k = env.kind_of(elt)
+            return k if isinstance(e, cst.GeneratorExp) else (k | MUTABLE)
+        if isinstance(e, cst.NamedExpr):
+            return self.kind_of(e.value)
+        return 0
+
+    def _elements_kind(self, elements: Sequence[cst.CSTNode], attr: str = "value") -> int:
+        k = 0
+        for el in elements:
+            k |= self.kind_of(getattr(el, attr))
+        return k
+
+    def _call_kind(self, call: cst.Call) -> int:
+        name = dotted_name(call.func) or ""
+        args = 0
+        for a in call.args:
+            args |= self.kind_of(a.value)
+        if name.startswith("kernel."):
+            sig = KERNELS.get(name[7:])
+            return ITEM if sig is not None and sig.returns in ("int", "float") else TENSOR
+        if name.startswith("ops."):
+            return TENSOR
+        if name in self.info.helpers:
+            k = TENSOR if "Tensor" in self.info.helpers[name] else 0
+            return k | (args & ITEM) | (ITEM if name in self.info.reads_data else 0)
+        if name in ("len", "range") or (isinstance(call.func, cst.Attribute)
+                                        and call.func.attr.value in METADATA):
+            return 0
+        if name in ("list", "dict", "set"):
+            return MUTABLE | (args & ~MUTABLE)
+        if name == "tuple":
+            return args & ~MUTABLE
+        if name in _NUMERIC_BUILTINS or name.startswith("math."):
+            return args & ~MUTABLE
+        return args & ~MUTABLE
+
+
+def param_types(params: Sequence) -> Dict[str, str]:
+    return {p.name: p.type for p in params}
+
+
+# ---------------------------------------------------------------------------------------------
+# The capture rule
+
+
+@dataclasses.dataclass
+class _Binding:
+    loc: Loc
+    how: str        # "assign", "unpack", "aug", "loop", "walrus"
+    index: int      # index of the enclosing top-level statement of the formula body
+    value: Optional[cst.BaseExpression] = None
+
+
+def collect_captures(mod: Module) -> Tuple[Module, List[Diagnostic]]:
+    """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
+    wrapper = MetadataWrapper(mod.tree, unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    info = gather_module_info(mod)
+    all_scopes = {s for s in scopes.values() if s is not None}
+    diags: List[Diagnostic] = _smuggled(mod)
+    formulas = []
+    for f in mod.formulas:
+        if f.backward is None:
+            formulas.append(f)
+            continue
+        captures = _FormulaCaptures(mod, f, scopes, all_scopes, info, diags).run()
+        formulas.append(dataclasses.replace(f, backward=dataclasses.replace(
+            f.backward, captures=captures)))
+    return dataclasses.replace(mod, formulas=tuple(formulas)), diags
+
+
+def _smuggled(mod: Module) -> List[Diagnostic]:
+    """T206-T208, T210: ways to smuggle a capture past the analysis, anywhere in a function."""
+    out: List[Diagnostic] = []
+
+    def report(code: str, node: cst.CSTNode, message: str, hint: str) -> None:
+        out.append(make_diagnostic(code, mod.loc_of(node), message, hint, mod.source))
+
+    functions = [(f.name, f.node, f.backward is not None) for f in mod.formulas]
+    functions += [(h.name, h.node, False) for h in mod.helpers]
+    for fname, fn, has_backward in functions:
+        top = set(fn.body.body) if has_backward else set()
+        for node in _find(fn.body, (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef,
+                                    cst.NamedExpr)):
+            if isinstance(node, (cst.Nonlocal, cst.Global)):
+                kw = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
+                report("T207", node, f"`{kw}` in `{fname}`: a value shared through `{kw}` "
+                       "escapes the capture rule, so backward could read a tensor intermediate "
+                       "with no grad_fn (wrong double backward) or a value changed after it ran",
+                       "bind each value once in the forward and read it in backward; return "
+                       "tensors backward needs as (hidden) outputs, or recompute them there")
+            elif isinstance(node, cst.Lambda):
+                report("T208", node, f"lambda in `{fname}`: what a lambda captures escapes the "
+                       "capture analysis (and cannot be translated to C++)",
+                       "inline the expression, or write a module-level @helper function")
+            elif isinstance(node, cst.NamedExpr):
+                report("T210", node, f"assignment expression (`:=`) in `{fname}`: a name bound "
+                       "inside an expression escapes the capture analysis",
+                       "bind the value with its own assignment statement")
+            elif node.name.value == "backward" and node in top:
+                for p in (*node.params.params, *node.params.posonly_params):
+                    if p.default is not None:
+                        report("T206", p, f"backward of `{fname}` has a default argument "
+                               f"`{p.name.value}=...`: defaults are evaluated in the forward "
+                               "and smuggle a value past the capture rule (a tensor saved this "
+                               "way has no grad_fn: wrong double backward)",
+                               "remove the default and read the value directly (an input, an "
+                               "output or a non-tensor attribute), or recompute it in backward")
+            elif node.name.value != "backward":
+                report("T208", node.name, f"nested function `{node.name.value}` in `{fname}`: "
+                       "a closure inside a formula escapes the capture analysis (only "
+                       "`def backward` is analysed)",
+                       "inline it, or make it a module-level @helper function")
+    return out
+
+
+class _FormulaCaptures:
+    def __init__(self, mod: Module, f: Formula, scopes, all_scopes, info: ModuleInfo,
+                 diags: List[Diagnostic]):
+        self.mod, self.f, self.scopes, self.info, self.diags = mod, f, scopes, info, diags
+        self.all_scopes = all_scopes
+        body = list(f.node.body.body)
+        self.bw_index = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)
+                             and s.name.value == "backward")
+        self.bw_node: cst.FunctionDef = body[self.bw_index]  # type: ignore[assignment]
+        self.body = body
+        self.bindings: Dict[str, List[_Binding]] = {}
+        self.counts: Dict[str, int] = {}
+
+    def run(self) -> Tuple[Capture, ...]:
+        env = KindEnv(self.info, param_types(self.f.params))
+        for i, stmt in enumerate(self.body):
+            if i != self.bw_index:
+                self._walk_bindings(stmt, i, env)
+        self.counts = _path_counts(self.body, self.bw_index)
+        accesses = self._captured_accesses()
+        meta = _metadata_reads(self.bw_node.body)
+        out = []
+        for name in sorted(accesses, key=lambda n: self._pos(accesses[n][0])):
+            nodes = accesses[name]
+            cap = self._classify(name, nodes, env)
+            if cap is None:
+                continue
+            if cap.kind in (CaptureKind.INPUT, CaptureKind.OUTPUT) and cap.type in (
+                    "Tensor", "Optional[Tensor]") and all(id(n) in meta for n in nodes):
+                attrs = tuple(sorted({meta[id(n)] for n in nodes}))
+                cap = dataclasses.replace(cap, metadata_only=True, metadata=attrs)
+            out.append(cap)
+        return tuple(out)
+
+    # -- what the forward binds ---------------------------------------------------------------
+
+    def _walk_bindings(self, stmt: cst.CSTNode, index: int, env: KindEnv) -> None:
+        if isinstance(stmt, cst.BaseSmallStatement):
+            self._record_small(stmt, index, env)
+            env.bind_statement(stmt)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._record_small(small, index, env)
+                env.bind_statement(small)
+        elif isinstance(stmt, cst.If):
+            for block in _if_blocks(stmt):
+                for s in block:
+                    self._walk_bindings(s, index, env)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            if isinstance(stmt, cst.For):
+                env.bind_target(stmt.target, env.kind_of(stmt.iter) & ~MUTABLE)
+                self._record_target(stmt.target, "loop", index, None)
+            for s in stmt.body.body:
+                self._walk_bindings(s, index, env)
+        self._record_walrus(stmt, index)
+
+    def _record_small(self, small: cst.CSTNode, index: int, env: KindEnv) -> None:
+        if isinstance(small, cst.Assign):
+            for t in small.targets:
+                self._record_target(t.target, "assign", index, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._record_target(small.target, "assign", index, small.value)
+        elif isinstance(small, cst.AugAssign):
+            self._record_target(small.target, "aug", index, small.value)
+
+    def _record_target(self, t: cst.BaseExpression, how: str, index: int, value) -> None:
+        if isinstance(t, cst.Name):
+            self.bindings.setdefault(t.value, []).append(
+                _Binding(self.mod.loc_of(t), how, index, value))
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                self._record_target(el.value, "unpack" if how == "assign" else how, index, None)
+
+    def _record_walrus(self, stmt: cst.CSTNode, index: int) -> None:
+        for node in _find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
+            if isinstance(node.target, cst.Name):
+                self.bindings.setdefault(node.target.value, []).append(
+                    _Binding(self.mod.loc_of(node.target), "walrus", index, None))
+
+    # -- what the backward reads --------------------------------------------------------------
+
+    def _captured_accesses(self) -> Dict[str, List[cst.Name]]:
+        first = self.bw_node.body.body[0]
+        bw_scope = self.scopes[first]
+        formula_scope = bw_scope.parent
+        inner = [s for s in self.all_scopes if _within(s, bw_scope)]
+        out: Dict[str, List[cst.Name]] = {}
+        for scope in inner:
+            for access in scope.accesses:
+                if not isinstance(access.node, cst.Name):
+                    continue
+                if any(r.scope is formula_scope for r in access.referents):
+                    out.setdefault(access.node.value, []).append(access.node)
+        for nodes in out.values():
+            nodes.sort(key=self._pos)
+        return out
+
+    def _pos(self, node: cst.CSTNode) -> Tuple[int, int]:
+        loc = self.mod.loc_of(node)
+        return (loc.line, loc.col)
+
+    def _classify(self, name: str, nodes: List[cst.Name], env: KindEnv) -> Optional[Capture]:
+        f, at = self.f, nodes[0]
+        params = {p.name: p for p in f.params}
+        binds = self.bindings.get(name, [])
+        if name == "backward" or any(b.how == "walrus" for b in binds):
+            return None  # reported elsewhere (T208 recursion is not a capture; T210)
+        if name in params:
+            p = params[name]
+            if binds:
+                self._reject("T202", at, name, binds[0].loc, tensor=p.type in TENSOR_TYPES)
+                return None
+            kind = CaptureKind.INPUT if p.type in TENSOR_TYPES else CaptureKind.ATTRIBUTE
+            return Capture(name, kind, p.type, p.loc, False)
+        if not binds:
+            return None
+        bound = binds[0].loc
+        kind = env.lookup(name)
+        after = [b for b in binds if b.index > self.bw_index]
+        if after and len(binds) > 1:
+            self._reject("T204", at, name, after[0].loc)
+        elif self.counts.get(name, 0) > 1:
+            self._reject("T203", at, name, bound, others=[b.loc for b in binds[1:]])
+        elif any(b.how == "loop" for b in binds):
+            self._reject("T212", at, name, bound)
+        elif name in f.outputs:
+            return Capture(name, CaptureKind.OUTPUT, "Tensor", bound, False)
+        elif kind & MUTABLE:
+            self._reject("T209", at, name, bound)
+        elif kind & ITEM:
+            self._reject("T205", at, name, bound)
+        elif kind & TENSOR:
+            self._reject("T211" if binds[0].how == "unpack" else "T201", at, name, bound)
+        else:
+            return Capture(name, CaptureKind.ATTRIBUTE, _spell_type(binds[0].value, params),
+                           bound, False)
+        return None
+
+    def _reject(self, code: str, node: cst.Name, name: str, bound: Loc, tensor: bool = True,
+                others: Sequence[Loc] = ()) -> None:
+        message, hint = capture_message(code, name, self.f.name, bound, tensor, others)
+        self.diags.append(make_diagnostic(code, self.mod.loc_of(node), message, hint,
+                                          self.mod.source, width=len(name)))
+
+
+def capture_message(code: str, name: str, formula: str, bound: Loc, tensor: bool = True,
+                    others: Sequence[Loc] = ()) -> Tuple[str, str]:
+    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212)."""
+    where = f"bound at {bound}"
+    fixes = (f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
+             f"return it as an output (`@formula(hidden_outputs=(\"{name}\",))` and "
+             f"`return (..., {name}), backward`, taking a grad for it in backward)")
+    no_graph = ("the forward runs without recording history, so its value has no grad_fn: "
+                "a double backward would treat it as a constant and silently drop the "
+                "gradient flowing through it")
+    table = {
+        "T201": (f"backward of `{formula}` captures `{name}`, a tensor intermediate of the "
+                 f"forward ({where}); {no_graph}", fixes),
+        "T211": (f"backward of `{formula}` captures `{name}`, a tensor bound by tuple "
+                 f"unpacking in the forward ({where}); {no_graph}", fixes),
+        "T202": (f"backward of `{formula}` captures parameter `{name}`, which the forward "
+                 f"re-binds ({where}); the closure sees the re-bound value, not the input, so "
+                 + ("backward would differentiate through the wrong tensor and double "
+                    "backward would not reach the input" if tensor else
+                    "the saved attribute would not be the value the caller passed"),
+                 (f"give the forward value a new name (e.g. `{name}2 = ...`) and "
+                  + (f"either recompute it in backward from `{name}`, or return it as an "
+                     f"output (hidden_outputs)" if tensor else "capture that name instead"))),
+        "T203": (f"backward of `{formula}` captures `{name}`, which the forward binds more "
+                 f"than once ({where}"
+                 + "".join(f", again at {o}" for o in others) + "); a closure reads the last "
+                 "binding, so the value saved for backward is ambiguous and double backward "
+                 "would differentiate a different value than the forward used",
+                 f"bind each value to its own name; if `{name}` is a tensor, {fixes[0].lower()}"
+                 + fixes[1:]),
+        "T204": (f"backward of `{formula}` captures `{name}`, which is re-bound after "
+                 f"`def backward` ({where}); closures bind late, so backward would see the "
+                 "later value, not the one the forward computed with",
+                 f"do not re-bind `{name}` after `def backward`: use a new name, or "
+                 + fixes[0].lower() + fixes[1:]),
+        "T205": (f"backward of `{formula}` captures `{name}`, a scalar read out of tensor "
+                 f"data with kernel.item ({where}); to autograd it is a constant, so double "
+                 "backward would miss the gradient flowing through the data it came from",
+                 "keep the value as a tensor: " + fixes),
+        "T209": (f"backward of `{formula}` reads `{name}`, a mutable container built in the "
+                 f"forward ({where}); its contents may change after `def backward`, and "
+                 "tensors inside it escape the capture rule (no grad_fn: wrong double backward)",
+                 f"build a tuple of non-tensor values instead; for tensors, {fixes}"),
+        "T212": (f"backward of `{formula}` captures `{name}`, a loop variable ({where}); "
+                 "closures bind late, so backward would see only its last value, and a "
+                 "tensor bound by a loop has no grad_fn for double backward",
+                 f"build what backward needs explicitly (a tuple of non-tensor values), or "
+                 + fixes),
+    }
+    return table[code]
+
+
+# ---------------------------------------------------------------------------------------------
+# Small analyses
+
+
+def _if_blocks(stmt: cst.If) -> List[Sequence[cst.BaseStatement]]:
+    blocks = [stmt.body.body]
+    orelse = stmt.orelse
+    if isinstance(orelse, cst.If):
+        blocks.extend(_if_blocks(orelse))
+    elif isinstance(orelse, cst.Else):
+        blocks.append(orelse.body.body)
+    return blocks  # type: ignore[return-value]
+
+
+def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> Dict[str, int]:
+    """For each name, the most times one execution path of ``body`` binds it (loops: many)."""
+
+    def block(stmts: Sequence[cst.CSTNode]) -> Dict[str, int]:
+        total: Dict[str, int] = {}
+        for s in stmts:
+            for n, c in stmt(s).items():
+                total[n] = total.get(n, 0) + c
+        return total
+
+    def stmt(s: cst.CSTNode) -> Dict[str, int]:
+        if isinstance(s, cst.If):
+            out: Dict[str, int] = {}
+            for b in _if_blocks(s):
+                for n, c in block(b).items():
+                    out[n] = max(out.get(n, 0), c)
+            return out
+        if isinstance(s, (cst.For, cst.While)):
+            inner = block(s.body.body)
+            if isinstance(s, cst.For):
+                for n in _target_names(s.target):
+                    inner[n] = inner.get(n, 0) + 1
+            return {n: 2 * c for n, c in inner.items()}
+        out = {}
+        if isinstance(s, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            for small in (s.body if isinstance(s, cst.SimpleStatementLine) else [s]):
+                targets = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                for t in targets:
+                    for n in _target_names(t):
+                        out[n] = out.get(n, 0) + 1
+        return out
+
+    return block([s for i, s in enumerate(body) if i != skip])
+
+
+def _target_names(t: cst.BaseExpression) -> List[str]:
+    if isinstance(t, cst.Name):
+        return [t.value]
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [n for el in t.elements for n in _target_names(el.value)]
+    return []
+
+
+def _within(scope, ancestor) -> bool:
+    while scope is not None:
+        if scope is ancestor:
+            return True
+        parent = getattr(scope, "parent", None)
+        scope = None if parent is scope else parent
+    return False
+
+
+def _metadata_reads(node: cst.CSTNode) -> Dict[int, str]:
+    """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``."""
+    out: Dict[int, str] = {}
+    for attr in _find(node, cst.Attribute):
+        if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
+            out[id(attr.value)] = attr.attr.value
+    return out
+
+
+def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> List:
+    found: List = []
+
+    class _Finder(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                found.append(n)
+            return not (skip and isinstance(n, skip) and n is not node)
+
+    node.visit(_Finder())
+    return found
+
+
+def _spell_type(value: Optional[cst.BaseExpression], params: Dict) -> str:
+    """Best-known type spelling of a non-tensor forward value ("" when unknown)."""
+    e = value
+    if e is None:
+        return ""
+    if isinstance(e, cst.Attribute):
+        return {"shape": "Shape", "ndim": "int", "numel": "int", "dtype": "DType"}.get(
+            e.attr.value, "")
+    if isinstance(e, cst.Integer):
+        return "int"
+    if isinstance(e, cst.Float):
+        return "float"
+    if isinstance(e, cst.Name):
+        if e.value in ("True", "False"):
+            return "bool"
+        return params[e.value].type if e.value in params else ""
+    if isinstance(e, (cst.Comparison, cst.BooleanOperation)) or (
+            isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not)):
+        return "bool"
+    if isinstance(e, cst.Call):
+        name = dotted_name(e.func) or ""
+        if name == "len" or name == "int":
+            return "int"
+        if name == "float" or name.startswith("math."):
+            return "float"
+        if name == "tuple":
+            return "Shape"
+        if name in ("min", "max", "abs") and e.args:
+            return _spell_type(e.args[0].value, params)
+        return ""
+    if isinstance(e, cst.Tuple):
+        return "Shape"
+    if isinstance(e, cst.Subscript):
+        base = _spell_type(e.value, params)
+        if base in ("Shape", "Dims"):
+            sl = e.slice[0].slice if len(e.slice) == 1 else None
+            return "int" if isinstance(sl, cst.Index) else base
+        return ""
+    if isinstance(e, cst.BinaryOperation):
+        a, b = _spell_type(e.left, params), _spell_type(e.right, params)
+        if isinstance(e.operator, cst.Divide):
+            return "float"
+        if "float" in (a, b):
+            return "float"
+        if a in ("Shape", "Dims") or b in ("Shape", "Dims"):
+            return "Shape"
+        return "int" if a == b == "int" else ""
+    if isinstance(e, cst.UnaryOperation):
+        return _spell_type(e.expression, params)
+    if isinstance(e, cst.IfExp):
+        return _spell_type(e.body, params) or _spell_type(e.orelse, params)
+    return ""
