@@ -1,0 +1,89 @@
+"""Command line: ``python -m translator <command> ...`` (``python -m transgrad.translator``).
+
+Stage: the driver around the front end (and, through ``cli_backend``, the back end).
+Input: argv. Output: diagnostics on stderr, an exit status (0 clean, 1 errors, 2 usage).
+
+Commands are a registry (Note [CLI registry]): each module adding commands exposes
+``register(subparsers)``, which adds an ``argparse`` sub-parser per command and sets its
+``func`` default to ``run(args) -> int``. This module registers ``check``; the back end's
+``cli_backend.py`` (when present) registers ``emit`` and ``show``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Iterable, List, Optional, Sequence
+
+from .diagnostics import TranslatorError, render_all
+from .frontend import load_module
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    check = subparsers.add_parser(
+        "check", help="lint formula modules: report every translator error",
+        description="Check formula modules (files, or directories of *.py) and print every "
+                    "diagnostic to stderr. Exit status: 0 when clean, 1 on any error.")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a directory")
+    check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.set_defaults(func=run_check)
+
+
+def collect_paths(paths: Iterable[str]) -> List[str]:
+    """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted."""
+    out: List[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
+                out.extend(os.path.join(dirpath, f) for f in sorted(filenames)
+                           if f.endswith(".py") and f != "__init__.py")
+        else:
+            out.append(p)
+    return out
+
+
+def run_check(args: argparse.Namespace) -> int:
+    files = collect_paths(args.paths)
+    missing = [f for f in files if not os.path.isfile(f)]
+    for f in missing:
+        print(f"error: no such file or directory: {f}", file=sys.stderr)
+    if missing:
+        return 2
+    diags, formulas = [], 0
+    for f in files:
+        try:
+            formulas += len(load_module(f).formulas)
+        except TranslatorError as e:
+            diags.extend(e.diagnostics)
+    if diags:
+        print(render_all(diags), file=sys.stderr)
+    if not args.quiet:
+        n = len(diags)
+        print(f"checked {len(files)} module(s), {formulas} clean formula(s): "
+              f"{n} error{'s' if n != 1 else ''}", file=sys.stderr)
+    return 1 if diags else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m translator",
+        description="transgrad translator: check formulas, emit C++, show a formula's C++.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    register(sub)
+    if importlib.util.find_spec(f"{__package__}.cli_backend") is not None:
+        # the back end's commands (emit, show); an error inside it is not hidden
+        importlib.import_module(f"{__package__}.cli_backend").register(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return int(args.func(args) or 0)

@@ -1,0 +1,207 @@
+"""Front end driver: a formula module's path -> checked ``Module`` (or every error at once).
+
+Stage: runs parse -> fence -> captures. Input: a path (or a decorated function, whose source
+file is found with ``inspect``). Output: a ``model.Module`` with captures filled, or a
+``TranslatorError`` carrying every diagnostic of the module, sorted by position.
+
+Used by the build (``cli``), by the back end, and by ``transgrad.lang`` at decoration time
+(``check_callable``), so that importing a module with a bad formula fails at once with the
+same messages the build would give.
+
+Invariants: a module is analysed at most once per (path, mtime, size) in a process; a module
+found clean is remembered on disk (Note [Clean-module cache]) so that later imports cost a
+hash of the source, not a parse. Nothing here imports ``transgrad``.
+
+Note [Clean-module cache]: the key is a hash of the module's source, its repo-relative path
+and the translator's own front-end sources, so editing either invalidates it. Only "clean"
+is cached (errors are always recomputed, so their text is always current). The directory is
+``$TRANSGRAD_CACHE_DIR`` or ``~/.cache/transgrad``; set ``TRANSGRAD_CACHE_DIR=off`` to disable.
+Any failure to read or write the cache is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import threading
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+from .captures import collect_captures
+from .diagnostics import TranslatorError
+from .fence import check_fence
+from .model import Formula, Module
+from .parse import parse_module, relative_path
+
+_lock = threading.RLock()
+_modules: Dict[str, Tuple[Tuple[int, int], Union[Module, TranslatorError]]] = {}
+_checked: Dict[str, Tuple[Tuple[int, int], Optional[TranslatorError]]] = {}
+_version: Optional[str] = None
+
+
+def find_root(path: str) -> str:
+    """The nearest ancestor of ``path`` holding ``pyproject.toml`` or ``.git``; else its dir."""
+    start = os.path.dirname(os.path.abspath(path))
+    d = start
+    while True:
+        if os.path.exists(os.path.join(d, "pyproject.toml")) or os.path.exists(
+                os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return start
+        d = parent
+
+
+def load_module(path: str, root: Optional[str] = None) -> Module:
+    """Parse, fence and capture-check ``path``; raise ``TranslatorError`` with all its errors."""
+    path = os.path.abspath(path)
+    key = _stat_key(path)
+    with _lock:
+        hit = _modules.get(path)
+        if hit is not None and hit[0] == key and root is None:
+            if isinstance(hit[1], TranslatorError):
+                raise hit[1]
+            return hit[1]
+        try:
+            result: Union[Module, TranslatorError] = _analyse(path, root or find_root(path))
+        except TranslatorError as e:
+            result = e
+        if root is None:
+            _modules[path] = (key, result)
+        if isinstance(result, TranslatorError):
+            raise result
+        return result
+
+
+def _analyse(path: str, root: str) -> Module:
+    mod = parse_module(path, root)
+    diags = check_fence(mod)
+    try:
+        mod, more = collect_captures(mod)
+    except Exception:  # noqa: BLE001 — a malformed formula the fence already reported
+        if not diags:
+            raise
+        more = []
+    diags += more
+    if diags:
+        raise TranslatorError(diags)
+    return mod
+
+
+def check_callable(fn: Callable[..., Any]) -> None:
+    """Check the module ``fn`` is defined in (once); raise ``TranslatorError`` if it is bad.
+
+    Functions without a source file (REPL, ``exec``) are not checked.
+    """
+    path = _source_file(fn)
+    if path is None:
+        return
+    key = _stat_key(path)
+    with _lock:
+        hit = _checked.get(path)
+        if hit is not None and hit[0] == key:
+            if hit[1] is not None:
+                raise hit[1]
+            return
+        error: Optional[TranslatorError] = None
+        marker = _cache_marker(path)
+        if marker is None or not os.path.exists(marker):
+            try:
+                load_module(path)
+                _write_marker(marker)
+            except TranslatorError as e:
+                error = e
+        _checked[path] = (key, error)
+    if error is not None:
+        raise error
+
+
+def formula_model(fn: Callable[..., Any]) -> Formula:
+    """The checked model of formula ``fn`` (its module is analysed once and cached)."""
+    path = _source_file(fn)
+    if path is None:
+        raise ValueError(f"cannot find the source file of {fn!r}")
+    mod = load_module(path)
+    inner = getattr(fn, "fn", fn)  # a FormulaDef wraps the function
+    name = getattr(inner, "__name__", None)
+    line = getattr(getattr(inner, "__code__", None), "co_firstlineno", None)
+    candidates = [f for f in mod.formulas if f.name == name]
+    if len(candidates) > 1 and line is not None:
+        # co_firstlineno is the first decorator's line; the def follows the decorators.
+        candidates = [f for f in candidates if line <= f.loc.line] or candidates
+        candidates.sort(key=lambda f: f.loc.line)
+    if not candidates:
+        raise ValueError(f"{name!r} is not a @formula of {mod.path}")
+    return candidates[0]
+
+
+def _source_file(fn: Callable[..., Any]) -> Optional[str]:
+    fn = getattr(fn, "fn", fn)  # a FormulaDef wraps the function
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+    if path is None or not os.path.isfile(path):
+        return None
+    return os.path.abspath(path)
+
+
+def _stat_key(path: str) -> Tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (0, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _cache_dir() -> Optional[str]:
+    d = os.environ.get("TRANSGRAD_CACHE_DIR")
+    if d == "off":
+        return None
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "transgrad")
+    return os.path.join(d, "clean")
+
+
+def _front_end_version() -> str:
+    global _version
+    if _version is None:
+        h = hashlib.sha256()
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in ("parse.py", "fence.py", "captures.py", "diagnostics.py", "model.py",
+                     "signatures.py", "frontend.py"):
+            try:
+                with open(os.path.join(here, name), "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(name.encode())
+        _version = h.hexdigest()
+    return _version
+
+
+def _cache_marker(path: str) -> Optional[str]:
+    d = _cache_dir()
+    if d is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError:
+        return None
+    h = hashlib.sha256(source)
+    h.update(relative_path(path, find_root(path)).encode())
+    h.update(_front_end_version().encode())
+    return os.path.join(d, h.hexdigest())
+
+
+def _write_marker(marker: Optional[str]) -> None:
+    if marker is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(marker, "w", encoding="utf-8"):
+            pass
+    except OSError:
+        pass
