@@ -29,7 +29,7 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from .diagnostics import Diagnostic, make_diagnostic
 from .model import Backward, Capture, CaptureKind, Formula, Loc, Module
-from .parse import dotted_name
+from .parse import dotted_name, walk
 from .signatures import KERNELS
 
 TENSOR, ITEM, MUTABLE = 1, 2, 4          # kind flags; 0 = plain non-tensor value
@@ -79,14 +79,7 @@ def gather_module_info(mod: Module) -> ModuleInfo:
 
 
 def _called_names(node: cst.CSTNode) -> Set[str]:
-    names: Set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            names.add(dotted_name(call.func) or "")
-
-    node.visit(_Calls())
-    return names
+    return {dotted_name(n.func) or "" for n in walk(node) if isinstance(n, cst.Call)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -573,16 +566,7 @@ def _metadata_reads(node: cst.CSTNode) -> Dict[int, str]:
 
 
 def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> List:
-    found: List = []
-
-    class _Finder(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            if isinstance(n, kind):
-                found.append(n)
-            return not (skip and isinstance(n, skip) and n is not node)
-
-    node.visit(_Finder())
-    return found
+    return [n for n in walk(node, skip) if isinstance(n, kind)]
 
 
 def _spell_type(value: Optional[cst.BaseExpression], params: Dict) -> str:

@@ -28,8 +28,8 @@ from .captures import (METADATA, MUTABLE, TENSOR, TENSOR_TYPES, KindEnv, ModuleI
                        gather_module_info, param_types)
 from .diagnostics import Diagnostic, make_diagnostic
 from .model import Formula, Module
-from .parse import (annotation_spelling, decorator_name, dotted_name, is_constant,
-                    literal_value)
+from .parse import (annotation_spelling, child_nodes, decorator_name, dotted_name, is_constant,
+                    literal_value, walk)
 from .signatures import KERNELS
 
 LANG_NAMES = frozenset({"formula", "helper", "samples", "case", "T", "I", "B", "Tensor",
@@ -374,7 +374,7 @@ class _Fence:
                        "elementwise choice use ops.where / kernel.where")
 
     def _check_expr(self, e: cst.BaseExpression, ctx: "_Ctx") -> None:
-        e.visit(_ExprChecker(self, ctx))
+        _ExprChecker(self, ctx).check(e)
 
 
 class _Ctx:
@@ -382,12 +382,27 @@ class _Ctx:
         self.env, self.known, self.in_backward, self.once = env, known, in_backward, once
 
 
-class _ExprChecker(cst.CSTVisitor):
-    """Checks one expression: names, attributes, calls (kernels!), unsupported forms."""
+class _ExprChecker:
+    """Checks one expression: names, attributes, calls (kernels!), unsupported forms.
+
+    ``visit_<NodeType>`` methods run before the node's children; returning False skips them.
+    """
 
     def __init__(self, fence: _Fence, ctx: _Ctx):
         self.fence, self.ctx = fence, ctx
         self.error = fence.error
+
+    def check(self, node: cst.CSTNode) -> None:
+        bad = _UNSUPPORTED_EXPR.get(type(node))
+        if bad is not None:
+            self.error("T104", node, f"{bad} are not supported in formulas",
+                       "use tuples, ints, floats, bools and tensors (ops.* / kernel.*)")
+            return
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is not None and method(node) is False:
+            return
+        for child in child_nodes(node):
+            self.check(child)
 
     def _sub(self, env: KindEnv) -> "_ExprChecker":
         return _ExprChecker(self.fence, _Ctx(env, self.ctx.known, self.ctx.in_backward,
@@ -408,7 +423,7 @@ class _ExprChecker(cst.CSTVisitor):
         if a.star:
             self.error("T104", a, "`*`/`**` arguments are not supported", "pass arguments "
                        "one by one (a Sequence[Tensor] parameter takes a list or tuple)")
-        a.value.visit(self)
+        self.check(a.value)
         return False
 
     def visit_Attribute(self, a: cst.Attribute) -> bool:
@@ -425,9 +440,9 @@ class _ExprChecker(cst.CSTVisitor):
                        + (" of a tensor" if is_tensor else ""),
                        "formulas read only shape, ndim, dtype and numel of a tensor; use ops.* "
                        "or kernel.* for anything else")
-            a.value.visit(self)
+            self.check(a.value)
         else:
-            a.value.visit(self)
+            self.check(a.value)
         return False
 
     def visit_Call(self, c: cst.Call) -> bool:
@@ -450,14 +465,14 @@ class _ExprChecker(cst.CSTVisitor):
                 self.error("T112", c.func, f"builtin `{name}` is not supported in formulas",
                            "allowed builtins: " + ", ".join(sorted(BUILTINS)))
                 for a in c.args:
-                    a.visit(self)
+                    self.check(a)
                 return False
             else:
-                c.func.visit(self)
+                self.check(c.func)
         else:
-            c.func.visit(self)
+            self.check(c.func)
         for a in c.args:
-            a.visit(self)
+            self.check(a)
         return False
 
     def _kernel_call(self, c: cst.Call, kname: str) -> None:
@@ -523,7 +538,7 @@ class _ExprChecker(cst.CSTVisitor):
         return False  # captures (T208)
 
     def visit_NamedExpr(self, n: cst.NamedExpr) -> bool:
-        n.value.visit(self)  # the walrus itself: captures (T210)
+        self.check(n.value)  # the walrus itself: captures (T210)
         return False
 
     def _comprehension(self, node, parts) -> bool:
@@ -531,13 +546,13 @@ class _ExprChecker(cst.CSTVisitor):
         checker = self._sub(env)
         for_in = node.for_in
         while for_in is not None:
-            for_in.iter.visit(checker)
+            checker.check(for_in.iter)
             env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
             for cond in for_in.ifs:
-                cond.visit(checker)
+                checker.check(cond)
             for_in = for_in.inner_for_in
         for part in parts:
-            part.visit(checker)
+            checker.check(part)
         return False
 
     def visit_ListComp(self, n: cst.ListComp) -> bool:
@@ -558,14 +573,6 @@ class _ExprChecker(cst.CSTVisitor):
     def visit_IfExp(self, n: cst.IfExp) -> None:
         if self.ctx.env.kind_of(n.test) & TENSOR:
             self.fence._tensor_test(n.test, self.ctx)
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        bad = _UNSUPPORTED_EXPR.get(type(node))
-        if bad is not None:
-            self.error("T104", node, f"{bad} are not supported in formulas",
-                       "use tuples, ints, floats, bools and tensors (ops.* / kernel.*)")
-            return False
-        return super().on_visit(node)
 
 
 _UNSUPPORTED_EXPR = {cst.Dict: "dict displays", cst.Set: "set displays",
@@ -594,63 +601,22 @@ def _definitely_scalar(e: cst.BaseExpression, env: KindEnv) -> bool:
 
 
 def _nested_functions(node: cst.CSTNode) -> List[cst.FunctionDef]:
-    found: List[cst.FunctionDef] = []
-
-    class _Defs(cst.CSTVisitor):
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> None:
-            found.append(n)
-
-    node.visit(_Defs())
-    return found
+    return [n for n in walk(node) if isinstance(n, cst.FunctionDef)]
 
 
 def _find_returns(block: cst.CSTNode) -> List[cst.Return]:
-    found: List[cst.Return] = []
-
-    class _Returns(cst.CSTVisitor):
-        def visit_Return(self, n: cst.Return) -> None:
-            found.append(n)
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            return False
-
-    block.visit(_Returns())
-    return found
+    return [n for n in walk(block, (cst.FunctionDef, cst.Lambda)) if isinstance(n, cst.Return)]
 
 
 def _bound_names(fn: cst.FunctionDef) -> Set[str]:
     """Every name a function binds anywhere inside it (parameters, targets, loop variables)."""
     names: Set[str] = set()
-
-    class _Bound(cst.CSTVisitor):
-        def visit_Param(self, n: cst.Param) -> None:
+    for n in walk(fn):
+        if isinstance(n, (cst.Param, cst.FunctionDef)):
             names.add(n.name.value)
-
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+        elif isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor,
+                            cst.NamedExpr)):
             names.update(_names_in(n.target))
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            names.update(_names_in(n.target))
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            names.update(_names_in(n.target))
-
-        def visit_For(self, n: cst.For) -> None:
-            names.update(_names_in(n.target))
-
-        def visit_CompFor(self, n: cst.CompFor) -> None:
-            names.update(_names_in(n.target))
-
-        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
-            names.update(_names_in(n.target))
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> None:
-            names.add(n.name.value)
-
-    fn.visit(_Bound())
     return names
 
 

@@ -27,11 +27,11 @@ import os
 import threading
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-from .captures import collect_captures
 from .diagnostics import TranslatorError
-from .fence import check_fence
 from .model import Formula, Module
-from .parse import parse_module, relative_path
+
+# parse/fence/captures (and libcst) are imported only when a module must be analysed: a
+# module found in the clean-module cache costs no libcst import at all.
 
 _lock = threading.RLock()
 _modules: Dict[str, Tuple[Tuple[int, int], Union[Module, TranslatorError]]] = {}
@@ -75,6 +75,10 @@ def load_module(path: str, root: Optional[str] = None) -> Module:
 
 
 def _analyse(path: str, root: str) -> Module:
+    from .captures import collect_captures
+    from .fence import check_fence
+    from .parse import parse_module
+
     mod = parse_module(path, root)
     diags = check_fence(mod)
     try:
@@ -191,7 +195,7 @@ def _cache_marker(path: str) -> Optional[str]:
     except OSError:
         return None
     h = hashlib.sha256(source)
-    h.update(relative_path(path, find_root(path)).encode())
+    h.update(os.path.relpath(path, find_root(path)).encode())
     h.update(_front_end_version().encode())
     return os.path.join(d, h.hexdigest())
 

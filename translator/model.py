@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
 
-import libcst as cst
+if TYPE_CHECKING:  # annotations only: importing the model (and diagnostics) stays cheap
+    import libcst as cst
 
 
 @dataclasses.dataclass(frozen=True)

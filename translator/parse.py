@@ -13,9 +13,10 @@ the one positions were computed on (node identity is what ``loc_of`` relies on).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -290,6 +291,44 @@ def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
         base = dotted_name(expr.value)
         return f"{base}.{expr.attr.value}" if base else None
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast traversal (Note [Fast walk]): libcst's visitors rebuild every node they pass, which made
+# checking all formulas take most of a second; reading the dataclass fields directly does not.
+
+_SKIP_FIELDS = frozenset({"lpar", "rpar", "leading_lines", "lines_after_decorators", "header",
+                          "footer", "comma", "semicolon", "newline", "trailing_whitespace",
+                          "equal", "colon", "dot", "star"})
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The syntactic children of ``node`` (no whitespace, commas or parentheses)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node)
+            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
+    for name in names:
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                if isinstance(x, cst.CSTNode):
+                    yield x
+
+
+def walk(node: cst.CSTNode, skip: Tuple[Type[cst.CSTNode], ...] = ()) -> Iterator[cst.CSTNode]:
+    """``node`` and its descendants, pre-order; not below a (non-root) node of a ``skip`` type."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if n is not node and skip and isinstance(n, skip):
+            continue
+        stack.extend(reversed(list(child_nodes(n))))
 
 
 # ---------------------------------------------------------------------------------------------
