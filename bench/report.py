@@ -114,7 +114,9 @@ def _metric(key: str, row: dict[str, Any], unit: str) -> str:
         two = _median(row.get("two_s") or [])
         return f"speedup {fmt_num(row.get('metric_median'))}× (2 threads: {fmt_time(two)})"
     m = row.get("metric_median")
-    return "—" if m is None else f"{fmt_num(m)} {unit}"
+    if m is None or unit == "ms/step":  # W3-W5: the headline is the time itself
+        return "—"
+    return f"{fmt_num(m)} {unit}"
 
 
 def markdown(results: dict[str, Any]) -> str:
