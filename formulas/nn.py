@@ -1,0 +1,233 @@
+"""Neural-network formulas: layers, activations and losses.
+
+Composites (no backward) where the inner ops already give a stable, exact gradient (linear,
+mse_loss, nll_loss, layer_norm); fused formulas where stability or memory needs them:
+activations save only their input and recompute in backward, and cross_entropy keeps its
+log-probabilities as a hidden output (Note [cross_entropy saves log-probabilities]).
+
+Losses reduce to a 0-d tensor: the mean over the batch when ``mean`` is true, else the sum.
+Strings are not a type of the formula language, so ``reduction="none"`` lives in
+``nn.functional``, which calls the unreduced pieces (``*_unreduced``, ``log_softmax``, ...).
+"""
+
+import math
+
+from transgrad.lang import I, Optional, Shape, T, Tensor, case, formula, helper, kernel, ops, samples
+
+_SQRT_1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_K = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers
+
+
+@samples(case(T(3, 4), T(5, 4), T(5)), case(T(2, 3, 4), T(5, 4)), case(T(4), T(2, 4), T(2)))
+@formula
+def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """``x @ weight.T + bias`` with torch's layout: weight is (out_features, in_features)."""
+    y = ops.matmul(x, ops.transpose(weight, 0, 1))
+    return y if bias is None else y + bias
+
+
+@samples(case(T(3, 5), (5,), T(5), T(5)), case(T(2, 3, 4), (3, 4), None, None, 1e-3),
+         case(T(2, 6), (6,), T(6), None))
+@formula
+def layer_norm(x: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims (biased variance, as torch)."""
+    flat = ops.reshape(x, x.shape[:x.ndim - len(normalized_shape)] + (-1,))
+    centered = flat - ops.mean(flat, (-1,), True)
+    var = ops.mean(centered * centered, (-1,), True)
+    y = ops.reshape(centered * ops.rsqrt(var + eps), x.shape)
+    scaled = y if weight is None else y * weight
+    return scaled if bias is None else scaled + bias
+
+
+# ---------------------------------------------------------------------------------------------
+# Activations: the forward runs kernels; the backward recomputes from x with differentiable ops.
+
+
+@samples(T(3, 4), case(T(3, 4), 2.0), case(T(3, 4, low=1.0, high=2.0), 1.0, 1.0))
+@formula
+def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, computed without overflow; ``x`` where beta x > threshold."""
+    z = kernel.mul(x, kernel.scalar_like(x, beta))
+    soft = kernel.add(kernel.relu(z), kernel.log1p(kernel.exp(kernel.neg(kernel.abs(z)))))
+    result = kernel.where(kernel.gt(z, kernel.scalar_like(z, threshold)), x,
+                          kernel.div(soft, kernel.scalar_like(soft, beta)))
+
+    def backward(grad):
+        return ops.where(x * beta > threshold, grad, grad * ops.sigmoid(x * beta))
+
+    return result, backward
+
+
+@samples(T(3, 4), T(2, 3, 2, low=-6.0, high=6.0))
+@formula
+def silu(x: Tensor) -> Tensor:
+    """``x * sigmoid(x)`` (also called swish)."""
+    result = kernel.mul(x, kernel.sigmoid(x))
+
+    def backward(grad):
+        s = ops.sigmoid(x)
+        return grad * (s * (1.0 + x * (1.0 - s)))
+
+    return result, backward
+
+
+@helper
+def gelu_erf_grad(x: Tensor) -> Tensor:
+    """d/dx of ``x Phi(x)``: ``Phi(x) + x phi(x)``."""
+    return 0.5 * (1.0 + ops.erf(x * _SQRT_1_2)) + x * ops.exp(-0.5 * x * x) * _INV_SQRT_2PI
+
+
+@helper
+def gelu_tanh_grad(x: Tensor) -> Tensor:
+    """d/dx of ``0.5 x (1 + tanh(k (x + c x^3)))``."""
+    t = ops.tanh(_GELU_K * (x + _GELU_C * x * x * x))
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_K * (1.0 + 3.0 * _GELU_C * x * x)
+
+
+@samples(T(3, 4, low=-3.0, high=3.0), case(T(3, 4, low=-3.0, high=3.0), True))
+@formula
+def gelu(x: Tensor, approximate: bool = False) -> Tensor:
+    """Exact GELU ``x Phi(x)`` through erf, or torch's tanh approximation (``approximate``)."""
+    result = (0.5 * x * (1.0 + ops.tanh(_GELU_K * (x + _GELU_C * x * x * x))) if approximate
+              else 0.5 * x * (1.0 + ops.erf(x * _SQRT_1_2)))
+
+    def backward(grad):
+        return grad * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
+
+    return result, backward
+
+
+@samples(T(3, 4), case(T(3, 4), 0.5))
+@formula
+def elu(x: Tensor, alpha: float = 1.0) -> Tensor:
+    """``x`` for x > 0, ``alpha (exp(x) - 1)`` otherwise."""
+    result = kernel.where(kernel.gt(x, kernel.scalar_like(x, 0.0)), x,
+                          kernel.mul(kernel.expm1(x), kernel.scalar_like(x, alpha)))
+
+    def backward(grad):
+        return ops.where(x > 0.0, grad, grad * (alpha * ops.exp(x)))
+
+    return result, backward
+
+
+@samples(T(3, 4), case(T(3, 4), 0.2))
+@formula
+def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``x`` for x > 0, ``negative_slope x`` otherwise."""
+    result = kernel.where(kernel.gt(x, kernel.scalar_like(x, 0.0)), x,
+                          kernel.mul(x, kernel.scalar_like(x, negative_slope)))
+
+    def backward(grad):
+        return ops.where(x > 0.0, grad, grad * negative_slope)
+
+    return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Losses
+
+
+@samples(case(T(4, 3), T(4, 3)), case(T(5), T(5), False))
+@formula
+def mse_loss(input: Tensor, target: Tensor, mean: bool = True) -> Tensor:
+    """Mean (or sum) of ``(input - target)^2`` over all elements."""
+    diff = input - target
+    return ops.mean(diff * diff) if mean else ops.sum(diff * diff)
+
+
+# Note [cross_entropy saves log-probabilities]
+# The gradient of cross_entropy is softmax(logits) - onehot(target). Recomputing softmax in the
+# backward costs a second pass, and saving it as a forward intermediate would break the capture
+# rule (double backward would not see how it depends on logits). So the log-probabilities are
+# a hidden output: the backward reads them as an output of this node, and their own gradient
+# (non-zero only under double backward) arrives as ``grad_logp`` and is pushed through
+# log_softmax's backward, ``g - softmax * sum(g)``.
+
+
+@samples(case(T(4, 5), I(4, high=5)), case(T(3, 6), I(3, high=6), False))
+@formula(hidden_outputs=("logp",))
+def cross_entropy(logits: Tensor, target: Tensor, mean: bool = True) -> Tensor:
+    """``-log_softmax(logits)[i, target[i]]`` over rows (N, C), averaged over N (or summed)."""
+    rows = logits.shape[0]
+    n = rows if mean else 1
+    logp = kernel.log_softmax(logits, 1)
+    picked = kernel.gather(logp, 1, kernel.unsqueeze(target, 1))
+    total = kernel.neg(kernel.sum(picked, (0, 1), False))
+    result = kernel.div(total, kernel.scalar_like(total, n))
+
+    def backward(grad, grad_logp):
+        g = ops.expand(ops.reshape(grad, (1, 1)), (rows, 1)) / n
+        probs = ops.exp(logp)
+        base = ops.scatter_add(probs * g, 1, ops.unsqueeze(target, 1), -g)
+        return (base if grad_logp is None
+                else base + grad_logp - probs * ops.sum(grad_logp, (1,), True)), None
+
+    return (result, logp), backward
+
+
+@samples(case(T(4, 5, high=0.0), I(4, high=5)),
+         case(T(4, 5, high=0.0), I(4, high=5), T(5, low=0.5, high=2.0, requires_grad=False)),
+         case(T(3, 6, high=0.0), I(3, high=6), None, -100, False))
+@formula
+def nll_loss(logp: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+             ignore_index: int = -100, mean: bool = True) -> Tensor:
+    """``-logp[i, target[i]] * weight[target[i]]``, summed or divided by the summed weights;
+    rows whose target is ``ignore_index`` count for nothing."""
+    keep = target != ignore_index
+    safe = ops.where(keep, target, target * 0)
+    picked = ops.squeeze(ops.gather(logp, 1, ops.unsqueeze(safe, 1)), (1,))
+    w = ops.cast(keep, logp.dtype) if weight is None else ops.index_select(
+        weight, 0, safe) * ops.cast(keep, logp.dtype)
+    total = -ops.sum(picked * w)
+    return total / ops.sum(w) if mean else total
+
+
+@samples(case(T(3, 4), T(3, 4, low=0.0, high=1.0)),
+         case(T(3, 4), T(3, 4, low=0.0, high=1.0), T(4, low=0.5, high=2.0),
+              T(4, low=0.5, high=3.0)))
+@formula
+def binary_cross_entropy_with_logits_unreduced(input: Tensor, target: Tensor,
+                                               weight: Optional[Tensor] = None,
+                                               pos_weight: Optional[Tensor] = None) -> Tensor:
+    """Elementwise ``-w [p t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]``, computed as
+    ``w [(1 - t) x + (1 + (p - 1) t) softplus(-x)]`` so that no exp overflows."""
+    softplus_neg = kernel.add(kernel.relu(kernel.neg(input)),
+                              kernel.log1p(kernel.exp(kernel.neg(kernel.abs(input)))))
+    one = kernel.scalar_like(input, 1.0)
+    log_weight = one if pos_weight is None else kernel.add(
+        one, kernel.mul(kernel.sub(pos_weight, one), target))
+    loss = kernel.add(kernel.mul(kernel.sub(one, target), input),
+                      kernel.mul(log_weight, softplus_neg))
+    result = loss if weight is None else kernel.mul(loss, weight)
+
+    def backward(grad):
+        sp = ops.relu(-input) + ops.log1p(ops.exp(-ops.abs(input)))
+        gw = grad if weight is None else grad * weight
+        d_input = ((1.0 - target) - ops.sigmoid(-input) if pos_weight is None
+                   else (1.0 - target) - (1.0 + (pos_weight - 1.0) * target) * ops.sigmoid(-input))
+        d_target = -input if pos_weight is None else (pos_weight - 1.0) * sp - input
+        unweighted = ((1.0 - target) * input + sp if pos_weight is None
+                      else (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * sp)
+        return (gw * d_input, gw * d_target, None if weight is None else grad * unweighted,
+                None if pos_weight is None else gw * target * sp)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4, low=0.0, high=1.0)),
+         case(T(5), T(5, low=0.0, high=1.0), None, T(5, low=0.5, high=3.0), False))
+@formula
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Optional[Tensor] = None,
+                                     pos_weight: Optional[Tensor] = None,
+                                     mean: bool = True) -> Tensor:
+    """The mean (or sum) of ``binary_cross_entropy_with_logits_unreduced``."""
+    loss = ops.binary_cross_entropy_with_logits_unreduced(input, target, weight, pos_weight)
+    return ops.mean(loss) if mean else ops.sum(loss)

@@ -1,0 +1,123 @@
+"""nn and optim, written once and built for each engine.
+
+``build(engine_module, prefix)`` returns the three public namespaces for one engine:
+``nn`` (Module, Parameter, layers, losses), ``functional`` and ``optim``. ``transgrad.nn`` /
+``transgrad.optim`` build them over the compiled engine, ``transgrad.reference.nn`` /
+``transgrad.reference.optim`` over the reference engine: the same code, so both engines train
+the same way (tests/nn compares their losses step by step).
+
+How it is specialised: every template class (``modules.MODULES``, ``optim.OPTIMIZERS``) gets
+one subclass per engine that sets ``_E`` (the ``Engine`` adapter), ``_F`` (functional bound
+to the engine) and ``Parameter``; the subclass tree mirrors the template tree, so
+``isinstance(tg.nn.Linear(2, 3), tg.nn.Module)`` holds and user subclasses of
+``tg.nn.Module`` inherit the engine.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any, Dict
+
+from . import functional as _functional
+from . import modules as _modules
+from . import optim as _optim
+from .engine import Engine
+
+__all__ = ["build", "Engine"]
+
+_BUILT: Dict[int, types.SimpleNamespace] = {}
+
+
+def build(engine_module: Any, prefix: str) -> types.SimpleNamespace:
+    """The nn/functional/optim namespaces of ``engine_module`` (built once per engine)."""
+    key = id(engine_module)
+    if key not in _BUILT:
+        _BUILT[key] = _build(Engine(engine_module), prefix)
+    return _BUILT[key]
+
+
+def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
+    F = types.ModuleType(f"{prefix}.nn.functional", _functional.__doc__)
+    for name in _functional.__all__:
+        F.__dict__[name] = _bind(getattr(_functional, name), E, F.__name__)
+    F.__all__ = list(_functional.__all__)
+
+    Parameter = make_parameter_class(E, f"{prefix}.nn")
+    extra = {"_E": E, "_F": F, "Parameter": Parameter}
+    nn = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
+                          f"the engine {E.name}.")
+    nn.__dict__.update(_specialise(_modules.MODULES, extra, nn.__name__))
+    nn.Parameter = Parameter
+    nn.functional = F
+    nn.__all__ = ["Parameter", "functional"] + [c.__name__ for c in _modules.MODULES]
+
+    optim = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
+    optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
+    optim.__all__ = [c.__name__ for c in _optim.OPTIMIZERS]
+    return types.SimpleNamespace(nn=nn, functional=F, optim=optim, engine=E)
+
+
+def _bind(fn: Any, E: Engine, module_name: str) -> Any:
+    bound = functools.partial(fn, E)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return bound(*args, **kwargs)
+
+    wrapper.__module__ = module_name
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def _specialise(templates: Any, attrs: Dict[str, Any], module_name: str) -> Dict[str, type]:
+    """One subclass per template, bases mapped to their specialisations (see module doc)."""
+    made: Dict[type, type] = {}
+    for cls in templates:
+        bases = (cls,) + tuple(made[b] for b in cls.__bases__ if b in made)
+        body = {"__module__": module_name, "__qualname__": cls.__name__, "__doc__": cls.__doc__}
+        if not any(b in made for b in cls.__bases__):
+            body.update(attrs)  # the roots carry the engine; the rest inherit it
+        made[cls] = type(cls.__name__, bases, body)
+    return {cls.__name__: sub for cls, sub in made.items()}
+
+
+def make_parameter_class(E: Engine, module_name: str) -> type:
+    """``Parameter``: a subclass of the engine's Tensor, always a leaf that requires grad."""
+    Base = E.Tensor
+
+    def __new__(cls: type, data: Any = None, requires_grad: bool = True) -> Any:
+        if data is None:
+            data = E.module.zeros(0)
+        with E.no_grad():
+            src = data.detach()
+        return _make_subclass(E, cls, src, requires_grad)
+
+    def __repr__(self: Any) -> str:
+        return "Parameter containing:\n" + Base.__repr__(self)
+
+    body = {"__new__": __new__, "__repr__": __repr__, "__module__": module_name,
+            "__qualname__": "Parameter",
+            "__doc__": "A tensor that a Module registers as a parameter: a leaf with "
+                       "requires_grad=True."}
+    if "__init__" in Base.__dict__ or hasattr(Base, "__init__"):
+        body["__init__"] = lambda self, data=None, requires_grad=True: None
+    return type("Parameter", (Base,), body)
+
+
+def _make_subclass(E: Engine, cls: type, src: Any, requires_grad: bool) -> Any:
+    """A ``cls`` instance sharing ``src``'s data, with no history (src is detached)."""
+    Base = E.Tensor
+    maker = getattr(Base, "_make_subclass", None)
+    if maker is not None:
+        return maker(cls, src, requires_grad)
+    obj = Base.__new__(cls)
+    if hasattr(src, "__dict__") and src.__dict__:
+        obj.__dict__.update(src.__dict__)
+    else:
+        for klass in type(src).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if slot not in ("__weakref__", "__dict__") and hasattr(src, slot):
+                    object.__setattr__(obj, slot, getattr(src, slot))
+    obj.requires_grad_(requires_grad)
+    return obj

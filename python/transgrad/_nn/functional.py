@@ -1,0 +1,245 @@
+"""nn.functional, engine-neutral: every function takes the ``Engine`` adapter first.
+
+``build`` binds them to one engine (``transgrad.nn.functional``,
+``transgrad.reference.nn.functional``), so users call them as in PyTorch:
+``F.cross_entropy(logits, target)``. Each maps to a formula of ``formulas/nn.py`` (or of the
+core families) wherever one exists; the string options PyTorch takes (``reduction``,
+``approximate``) are decoded here, because the formula language has no strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .engine import Engine
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
+    _check_reduction(reduction)
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers
+
+
+def linear(E: Engine, input: Any, weight: Any, bias: Optional[Any] = None) -> Any:
+    """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
+    return E.op("linear")(input, weight, bias)
+
+
+def embedding(E: Engine, input: Any, weight: Any) -> Any:
+    """Rows of ``weight`` picked by the int64 ``input``: shape ``input.shape + (dim,)``."""
+    flat = input.reshape(-1)
+    rows = E.op("index_select")(weight, 0, flat)
+    return rows.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def layer_norm(E: Engine, input: Any, normalized_shape: Sequence[int], weight: Any = None,
+               bias: Any = None, eps: float = 1e-5) -> Any:
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
+        raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
+                         f"trailing dims of an input of shape {tuple(input.shape)}")
+    return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
+
+
+def dropout(E: Engine, input: Any, p: float = 0.5, training: bool = True) -> Any:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
+    mask comes from the engine's generator (``manual_seed``). Identity when not training."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    mask = E.bernoulli_mask(tuple(input.shape), 1.0 - p, input.dtype)
+    return input * mask * (1.0 / (1.0 - p))
+
+
+# ---------------------------------------------------------------------------------------------
+# Activations
+
+
+def relu(E: Engine, input: Any) -> Any:
+    return E.op("relu")(input)
+
+
+def tanh(E: Engine, input: Any) -> Any:
+    return E.op("tanh")(input)
+
+
+def sigmoid(E: Engine, input: Any) -> Any:
+    return E.op("sigmoid")(input)
+
+
+def silu(E: Engine, input: Any) -> Any:
+    return E.op("silu")(input)
+
+
+def gelu(E: Engine, input: Any, approximate: str = "none") -> Any:
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return E.op("gelu")(input, approximate == "tanh")
+
+
+def softplus(E: Engine, input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    return E.op("softplus")(input, float(beta), float(threshold))
+
+
+def elu(E: Engine, input: Any, alpha: float = 1.0) -> Any:
+    return E.op("elu")(input, float(alpha))
+
+
+def leaky_relu(E: Engine, input: Any, negative_slope: float = 0.01) -> Any:
+    return E.op("leaky_relu")(input, float(negative_slope))
+
+
+def softmax(E: Engine, input: Any, dim: int) -> Any:
+    return E.op("softmax")(input, dim)
+
+
+def log_softmax(E: Engine, input: Any, dim: int) -> Any:
+    return E.op("log_softmax")(input, dim)
+
+
+# ---------------------------------------------------------------------------------------------
+# Losses
+
+
+def mse_loss(E: Engine, input: Any, target: Any, reduction: str = "mean") -> Any:
+    _check_reduction(reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
+                         f"{tuple(target.shape)} differ")
+    if reduction == "none":
+        d = input - target
+        return d * d
+    return E.op("mse_loss")(input, target, reduction == "mean")
+
+
+def _rows(input: Any, target: Any):
+    """(N, C, d1, ...) logits and (N, d1, ...) targets -> (N*d1*..., C) and (N*d1*...,)."""
+    if input.ndim == 1:
+        return input.reshape(1, -1), target.reshape(1), ()
+    if input.ndim == 2:
+        return input, target, None
+    c = input.shape[1]
+    perm = (0,) + tuple(range(2, input.ndim)) + (1,)
+    rows = input.permute(*perm).reshape(-1, c)
+    return rows, target.reshape(-1), tuple(target.shape)
+
+
+def _unrows(loss: Any, shape: Optional[tuple]) -> Any:
+    return loss if shape is None else loss.reshape(*shape) if shape else loss.reshape(())
+
+
+def _cast(E: Engine, t: Any, dtype: Any) -> Any:
+    return t.to(dtype) if hasattr(t, "to") else E.op("cast")(t, dtype)
+
+
+def _has_ignored(E: Engine, target: Any, ignore_index: int) -> bool:
+    return bool((E.numpy(target) == ignore_index).any())
+
+
+def nll_loss(E: Engine, input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Any:
+    """Negative log-likelihood of class indices, given log-probabilities (N, C[, d...])."""
+    _check_reduction(reduction)
+    logp, t, shape = _rows(input, target)
+    if reduction != "none":
+        return E.op("nll_loss")(logp, t, weight, int(ignore_index), reduction == "mean")
+    return _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
+
+
+def _nll_none(E: Engine, logp: Any, t: Any, weight: Any, ignore_index: int) -> Any:
+    keep = t != ignore_index
+    safe = E.op("where")(keep, t, t * 0)
+    picked = E.op("gather")(logp, 1, safe.unsqueeze(1)).squeeze(1)
+    w = _cast(E, keep, logp.dtype) if weight is None else (
+        E.op("index_select")(weight, 0, safe) * _cast(E, keep, logp.dtype))
+    return -(picked * w)
+
+
+def cross_entropy(E: Engine, input: Any, target: Any, weight: Any = None,
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Any:
+    """Cross entropy of logits (N, C[, d...]) against int64 class indices (N[, d...]).
+
+    The common case (no weight, no ignored target, no smoothing, mean or sum) is one fused
+    formula; the rest is composed of log_softmax and nll_loss, as PyTorch defines it.
+    """
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+    if "int" not in str(target.dtype):
+        raise TypeError("cross_entropy: target must hold int64 class indices "
+                        f"(got dtype {target.dtype}); class probabilities are not supported")
+    logits, t, shape = _rows(input, target)
+    if (weight is None and label_smoothing == 0.0 and reduction != "none"
+            and not _has_ignored(E, t, ignore_index)):
+        return E.op("cross_entropy")(logits, t, reduction == "mean")
+    logp = log_softmax(E, logits, 1)
+    if reduction == "none":
+        nll = _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
+    else:
+        nll = E.op("nll_loss")(logp, t, weight, int(ignore_index), reduction == "mean")
+    if label_smoothing == 0.0:
+        return nll
+    keep = _cast(E, t != ignore_index, logp.dtype)
+    smooth = -(logp.sum(1) if weight is None else (logp * weight).sum(1)) * keep
+    if reduction == "sum":
+        smooth = smooth.sum()
+    elif reduction == "mean":
+        if weight is None:
+            smooth = smooth.sum() / keep.sum()
+        else:
+            safe = E.op("where")(t != ignore_index, t, t * 0)
+            smooth = smooth.sum() / (E.op("index_select")(weight, 0, safe) * keep).sum()
+    else:
+        smooth = _unrows(smooth, shape)
+    n_classes = logits.shape[1]
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy_with_logits(E: Engine, input: Any, target: Any, weight: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Any:
+    _check_reduction(reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"binary_cross_entropy_with_logits: input shape {tuple(input.shape)} "
+                         f"and target shape {tuple(target.shape)} differ")
+    if reduction == "none":
+        return E.op("binary_cross_entropy_with_logits_unreduced")(input, target, weight,
+                                                                   pos_weight)
+    return E.op("binary_cross_entropy_with_logits")(input, target, weight, pos_weight,
+                                                    reduction == "mean")
+
+
+def one_hot(E: Engine, tensor: Any, num_classes: int = -1) -> Any:
+    """int64 one-hot encoding, last dim of size ``num_classes`` (max + 1 when -1)."""
+    idx = E.numpy(tensor).astype(np.int64)
+    n = int(idx.max()) + 1 if num_classes < 0 else num_classes
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"one_hot: class values must be in [0, {n})")
+    out = np.eye(n, dtype=np.int64)[idx]
+    return E.module.tensor(out, dtype=E.module.int64)
+
+
+__all__ = [
+    "linear", "embedding", "layer_norm", "dropout", "relu", "tanh", "sigmoid", "silu",
+    "gelu", "softplus", "elu", "leaky_relu", "softmax", "log_softmax", "mse_loss",
+    "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits", "one_hot",
+]

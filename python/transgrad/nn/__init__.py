@@ -1,0 +1,14 @@
+"""``transgrad.nn``: Module, Parameter, layers and losses for the compiled engine.
+
+The code lives in ``transgrad._nn`` (shared with ``transgrad.reference.nn``); this module only
+builds it over ``transgrad``. ``transgrad.nn.functional`` holds the functional forms.
+"""
+
+import transgrad as _tg
+from transgrad._nn import build as _build
+
+_ns = _build(_tg, "transgrad")
+globals().update({k: getattr(_ns.nn, k) for k in _ns.nn.__all__ if k != "functional"})
+__all__ = list(_ns.nn.__all__)
+
+from . import functional  # noqa: E402  (the submodule, bound to the same engine)

@@ -1,0 +1,16 @@
+"""``transgrad.reference.nn``: Module, Parameter, layers and losses for the reference engine.
+
+The code lives in ``transgrad._nn`` (shared with ``transgrad.nn``); this module only builds it
+over ``transgrad.reference``. ``transgrad.reference.nn.functional`` holds the functional forms
+(importable as a submodule too).
+"""
+
+import sys as _sys
+
+import transgrad.reference as _ref
+from transgrad._nn import build as _build
+
+_ns = _build(_ref, "transgrad.reference")
+globals().update({k: getattr(_ns.nn, k) for k in _ns.nn.__all__})
+__all__ = list(_ns.nn.__all__)
+_sys.modules.setdefault(__name__ + ".functional", _ns.functional)
