@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 from transgrad.reference import kernels as K
 from transgrad.reference.tensor import Tensor
 from transgrad.translator.signatures import KERNELS

@@ -32,7 +32,8 @@ import builtins
 import functools
 import math
 import operator
-from typing import Any, Callable, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,11 @@ def _arr(t: Any) -> np.ndarray:
     data = getattr(t, "_data", None)
     if isinstance(data, np.ndarray):
         return data
-    return np.asarray(t)
+    a = np.asarray(t) if t is not None else None
+    if a is None or a.dtype == object:
+        raise TypeError(f"expected a Tensor, got {type(t).__name__} (an undefined gradient "
+                        "arrives as None: test `grad is None`, or use materialize_grads=True)")
+    return a
 
 
 def _new(a: Any) -> Any:
@@ -131,7 +136,7 @@ def _floating(a: np.ndarray) -> np.ndarray:
     return a if a.dtype.kind in "fc" else a.astype(_F64)
 
 
-def _shape(a: np.ndarray) -> Tuple[int, ...]:
+def _shape(a: np.ndarray) -> tuple[int, ...]:
     return tuple(int(s) for s in a.shape)
 
 
@@ -158,7 +163,7 @@ def _wrap_dim(dim: int, ndim: int, name: str, extra: int = 0) -> int:
     return dim + n if dim < 0 else dim
 
 
-def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> Tuple[int, ...]:
+def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
     """Normalised reduction axes: distinct, wrapped; () for a 0-d tensor."""
     out = tuple(_wrap_dim(d, ndim, name) for d in dims)
     if len(set(out)) != len(out):
@@ -166,7 +171,7 @@ def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> Tuple[int, ...]:
     return out if ndim > 0 else ()
 
 
-def _check_shape(shape: Sequence[int], name: str) -> Tuple[int, ...]:
+def _check_shape(shape: Sequence[int], name: str) -> tuple[int, ...]:
     try:
         out = tuple(operator.index(s) for s in shape)
     except TypeError:
@@ -232,7 +237,7 @@ def relu(x: Any) -> Any:
     return _new(np.maximum(a, np.zeros((), a.dtype)))  # nan stays nan
 
 
-def abs(x: Any) -> Any:  # noqa: A001 - the kernel's name
+def abs(x: Any) -> Any:
     return _new(np.abs(_int_keeping(_arr(x), "abs")))
 
 
@@ -248,7 +253,7 @@ def pow_scalar(x: Any, exponent: float) -> Any:
 
 
 @_quiet
-def clamp(x: Any, min: Optional[float], max: Optional[float]) -> Any:  # noqa: A002
+def clamp(x: Any, min: float | None, max: float | None) -> Any:
     a = _int_keeping(_arr(x), "clamp")
     if a.dtype == _INT:  # int64 stays int64: round the bounds inwards
         min = None if min is None else math.ceil(min)
@@ -269,7 +274,7 @@ def cast(x: Any, dtype: Any) -> Any:
 # Elementwise binary (broadcasting, promotion)
 
 
-def _broadcast_shape(name: str, *arrays: np.ndarray) -> Tuple[int, ...]:
+def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     except ValueError:
@@ -277,7 +282,7 @@ def _broadcast_shape(name: str, *arrays: np.ndarray) -> Tuple[int, ...]:
         raise ValueError(f"{name}: shapes {shapes} are not broadcastable") from None
 
 
-def _operands(a: Any, b: Any, name: str) -> Tuple[np.ndarray, np.ndarray]:
+def _operands(a: Any, b: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     x, y = _arr(a), _arr(b)
     _broadcast_shape(name, x, y)
     dt = _promote(x.dtype, y.dtype)
@@ -322,7 +327,7 @@ def div(a: Any, b: Any) -> Any:
 
 
 @_quiet
-def pow(a: Any, b: Any) -> Any:  # noqa: A001 - the kernel's name
+def pow(a: Any, b: Any) -> Any:
     x, y = _operands(a, b, "pow")
     if x.dtype == _BOOL:
         x, y = x.astype(_INT), y.astype(_INT)
@@ -381,7 +386,7 @@ def _sum_dtype(a: np.ndarray) -> np.dtype:
     return _INT if a.dtype in (_BOOL, _INT) else a.dtype
 
 
-def sum(x: Any, dims: Sequence[int], keepdim: bool) -> Any:  # noqa: A001
+def sum(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
     a = _arr(x)
     axes = _wrap_dims(dims, a.ndim, "sum")
     return _new(np.sum(a, axis=axes, keepdims=bool(keepdim), dtype=_sum_dtype(a)))
@@ -407,7 +412,7 @@ amin = _extremum(np.amin, "amin")
 
 def _arg_extremum(np_arg: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
     @_quiet
-    def kernel(x: Any, dim: int, keepdim: bool) -> Tuple[Any, Any]:
+    def kernel(x: Any, dim: int, keepdim: bool) -> tuple[Any, Any]:
         a = _arr(x)
         d = _wrap_dim(dim, a.ndim, name)
         if a.ndim == 0:
@@ -429,7 +434,7 @@ max_dim = _arg_extremum(np.argmax, "max_dim")  # ties and nan: the first index, 
 min_dim = _arg_extremum(np.argmin, "min_dim")
 
 
-def _shifted(a: np.ndarray, axes: Tuple[int, ...]) -> Tuple[np.ndarray, np.ndarray]:
+def _shifted(a: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(a - m, m) with m the max over ``axes`` (kept), replaced by 0 where it is not finite."""
     m = np.amax(a, axis=axes, keepdims=True, initial=-np.inf) if a.size else \
         np.zeros(tuple(1 if i in axes else s for i, s in enumerate(a.shape)), a.dtype)
@@ -544,8 +549,8 @@ def squeeze(x: Any, dims: Sequence[int]) -> Any:
     return _view(np.squeeze(a, axis=axes), x)
 
 
-def _slice_index(a: np.ndarray, dim: int, start: Optional[int], stop: Optional[int], step: int,
-                 name: str) -> Tuple[Any, ...]:
+def _slice_index(a: np.ndarray, dim: int, start: int | None, stop: int | None, step: int,
+                 name: str) -> tuple[Any, ...]:
     if a.ndim == 0:
         raise IndexError(f"{name}: cannot slice a 0-d tensor")
     d = _wrap_dim(dim, a.ndim, name)
@@ -554,7 +559,7 @@ def _slice_index(a: np.ndarray, dim: int, start: Optional[int], stop: Optional[i
     return (np.s_[:],) * d + (builtins.slice(start, stop, step),)
 
 
-def _select_index(a: np.ndarray, dim: int, index: int, name: str) -> Tuple[int, int]:
+def _select_index(a: np.ndarray, dim: int, index: int, name: str) -> tuple[int, int]:
     if a.ndim == 0:
         raise IndexError(f"{name}: cannot select from a 0-d tensor")
     d = _wrap_dim(dim, a.ndim, name)
@@ -565,7 +570,7 @@ def _select_index(a: np.ndarray, dim: int, index: int, name: str) -> Tuple[int, 
     return d, index + n if index < 0 else index
 
 
-def slice(x: Any, dim: int, start: Optional[int], stop: Optional[int], step: int) -> Any:  # noqa: A001
+def slice(x: Any, dim: int, start: int | None, stop: int | None, step: int) -> Any:
     a = _arr(x)
     return _view(a[_slice_index(a, dim, start, stop, step, "slice")], x)
 
@@ -633,7 +638,7 @@ def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
     return np.where(idx < 0, idx + size, idx)
 
 
-def _vector_index(x: np.ndarray, dim: int, index: Any, name: str) -> Tuple[int, np.ndarray]:
+def _vector_index(x: np.ndarray, dim: int, index: Any, name: str) -> tuple[int, np.ndarray]:
     if x.ndim == 0:
         raise ValueError(f"{name}: expected a tensor with at least one dimension")
     d = _wrap_dim(dim, x.ndim, name)
@@ -662,7 +667,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any) -> Any:
 
 
 def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence[np.ndarray]
-                ) -> Tuple[np.ndarray, Tuple[np.ndarray, ...]]:
+                ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """Index arrays for gather/scatter: index[i, j, k] names x[i, index[i, j, k], k] (dim=1)."""
     idx_arr = _arr(index)
     nd = max(x.ndim, 1)
@@ -701,7 +706,7 @@ def scatter_add(x: Any, dim: int, index: Any, source: Any) -> Any:
     return _new(out.reshape(a.shape))
 
 
-def slice_scatter(x: Any, source: Any, dim: int, start: Optional[int], stop: Optional[int],
+def slice_scatter(x: Any, source: Any, dim: int, start: int | None, stop: int | None,
                   step: int) -> Any:
     a, src = _arr(x), _arr(source)
     out = a.copy()

@@ -1,0 +1,201 @@
+"""Reductions: sum, mean, extrema, log-sum-exp, softmax, sum_to, max/min along a dim.
+
+Note [Reduced dims in backward]: a backward must put reduced dims back before broadcasting the
+gradient to the input. The forward computes, from ``dims`` and the input's metadata only, the
+normalised dims (``rdims``) and the input shape with each reduced dim set to 1 (``kept``); both
+are saved attributes. ``ops.reshape(grad, kept)`` then undoes ``keepdim=False`` whatever it was,
+and broadcasting (``ops.expand`` or a broadcasting op) restores the input shape.
+"""
+
+from transgrad.lang import (
+    Dims,
+    Optional,
+    Shape,
+    T,
+    Tensor,
+    case,
+    formula,
+    helper,
+    kernel,
+    ops,
+    samples,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Helpers on dims and shapes (non-tensor values, saved as attributes)
+
+
+@helper
+def reduction_dims(dims: Optional[Dims], ndim: int) -> Dims:
+    """``dims`` with negative entries wrapped, all dims when None; () for a 0-d tensor.
+    Out-of-range dims are left as they are, for the kernel to report."""
+    out = ()
+    if ndim == 0:
+        return out
+    if dims is None:
+        for i in range(ndim):
+            out = out + (i,)
+        return out
+    for d in dims:
+        out = out + ((d + ndim if d < 0 else d),)
+    return out
+
+
+@helper
+def keepdim_shape(shape: Shape, rdims: Dims) -> Shape:
+    """``shape`` with each dim in ``rdims`` (normalised) set to 1."""
+    out = ()
+    for i in range(len(shape)):
+        size = shape[i]
+        for d in rdims:
+            if d == i:
+                size = 1
+        out = out + (size,)
+    return out
+
+
+@helper
+def reduced_numel(shape: Shape, rdims: Dims) -> int:
+    """How many elements each output element of a reduction over ``rdims`` combines."""
+    n = 1
+    for d in rdims:
+        n = n * shape[d]
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Sums and means
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1, -1)), case(T(2, 3, 4), dims=(0,), keepdim=True))
+@formula
+def sum(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    result = kernel.sum(x, rdims, keepdim)
+
+    def backward(grad):
+        return ops.expand(ops.reshape(grad, kept), x.shape)
+
+    return result, backward
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (-1, 0)), case(T(2, 3, 4), dims=(1,), keepdim=True))
+@formula
+def mean(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    count = reduced_numel(x.shape, rdims)
+    result = kernel.div(kernel.sum(x, rdims, keepdim), kernel.scalar_like(x, count))
+
+    def backward(grad):
+        return ops.expand(ops.reshape(grad, kept), x.shape) / count
+
+    return result, backward
+
+
+@samples(case(T(2, 3, 4), (3, 4)), case(T(2, 3, 4), (3, 1)), case(T(3, 4), (1, 4)))
+@formula
+def sum_to(x: Tensor, shape: Shape) -> Tensor:
+    result = kernel.sum_to(x, shape)
+
+    def backward(grad):
+        return ops.expand(grad, x.shape)
+
+    return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Extrema (the gradient is split evenly among ties, as PyTorch's amax/amin)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@formula
+def amax(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    result = kernel.amax(x, rdims, keepdim)
+
+    def backward(grad):
+        mask = ops.cast(x == ops.reshape(result, kept), grad.dtype)
+        return ops.reshape(grad, kept) * mask / ops.sum(mask, rdims, True)
+
+    return result, backward
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@formula
+def amin(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    result = kernel.amin(x, rdims, keepdim)
+
+    def backward(grad):
+        mask = ops.cast(x == ops.reshape(result, kept), grad.dtype)
+        return ops.reshape(grad, kept) * mask / ops.sum(mask, rdims, True)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 1), case(T(2, 3, 4), -2, True), case(T(5), 0))
+@formula(differentiable_outputs=("values",))
+def max_dim(x: Tensor, dim: int, keepdim: bool = False) -> (Tensor, Tensor):
+    kept = keepdim_shape(x.shape, reduction_dims((dim,), x.ndim))
+    values, indices = kernel.max_dim(x, dim, keepdim)
+
+    def backward(grad):
+        zeros = ops.zeros(x.shape, grad.dtype)
+        return ops.scatter_add(zeros, dim, ops.reshape(indices, kept), ops.reshape(grad, kept))
+
+    return (values, indices), backward
+
+
+@samples(case(T(3, 4), 1), case(T(2, 3, 4), -2, True), case(T(5), 0))
+@formula(differentiable_outputs=("values",))
+def min_dim(x: Tensor, dim: int, keepdim: bool = False) -> (Tensor, Tensor):
+    kept = keepdim_shape(x.shape, reduction_dims((dim,), x.ndim))
+    values, indices = kernel.min_dim(x, dim, keepdim)
+
+    def backward(grad):
+        zeros = ops.zeros(x.shape, grad.dtype)
+        return ops.scatter_add(zeros, dim, ops.reshape(indices, kept), ops.reshape(grad, kept))
+
+    return (values, indices), backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Log-sum-exp and softmax (the kernels subtract the max; backwards read the output)
+
+
+@samples(case(T(3, 4), (1,)), case(T(2, 3, 4), (0, -1), True), case(T(5), (0,)))
+@formula
+def logsumexp(x: Tensor, dims: Dims, keepdim: bool = False) -> Tensor:
+    kept = keepdim_shape(x.shape, reduction_dims(dims, x.ndim))
+    result = kernel.logsumexp(x, dims, keepdim)
+
+    def backward(grad):
+        return ops.reshape(grad, kept) * ops.exp(x - ops.reshape(result, kept))
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 1), case(T(2, 3, 4), -2), case(T(5), 0))
+@formula
+def softmax(x: Tensor, dim: int) -> Tensor:
+    result = kernel.softmax(x, dim)
+
+    def backward(grad):
+        return result * (grad - ops.sum(grad * result, (dim,), True))
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 1), case(T(2, 3, 4), -2), case(T(5), 0))
+@formula
+def log_softmax(x: Tensor, dim: int) -> Tensor:
+    result = kernel.log_softmax(x, dim)
+
+    def backward(grad):
+        return grad - ops.exp(result) * ops.sum(grad, (dim,), True)
+
+    return result, backward

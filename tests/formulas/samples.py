@@ -1,0 +1,141 @@
+"""Sample inputs of formulas (``@samples``) turned into engine tensors, deterministically.
+
+``shipped_formulas()`` lists the formulas of ``transgrad.formulas`` (the REGISTRY also holds
+formulas of other modules, e.g. test fixtures). ``make_call(engine, name, i)`` builds the i-th
+sample of a formula as float64 tensors drawn from a numpy generator seeded by the formula's name
+and the sample's index, so both engines (and torch) see the same numbers.
+``Call.differentiable()`` gives what gradcheck needs: a function of the tensors that require
+grad, returning the floating outputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from transgrad.lang import REGISTRY, B, FormulaDef, I, T, case, load_builtin_formulas
+
+# Formulas whose outputs never require grad: comparisons, logic and creation (zeros & co).
+NOT_DIFFERENTIABLE = frozenset({
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "zeros", "zeros_like", "ones_like",
+})
+
+
+def shipped_formulas() -> dict[str, FormulaDef]:
+    load_builtin_formulas()
+    return {n: d for n, d in sorted(REGISTRY.items())
+            if d.module.startswith("transgrad.formulas.")}
+
+
+def op(engine: Any, name: str) -> Callable[..., Any]:
+    """The entry point of formula ``name`` on ``engine``."""
+    if engine.__name__.startswith("transgrad.reference"):
+        return REGISTRY[name]
+    ops = getattr(engine, "ops", None) or engine._C.ops
+    return getattr(ops, name)
+
+
+def rng_for(name: str, index: int) -> np.random.Generator:
+    return np.random.default_rng([zlib.crc32(name.encode()), index])
+
+
+def make_array(spec: Any, rng: np.random.Generator, dtype: Any = np.float64) -> np.ndarray:
+    if isinstance(spec, T):
+        return rng.uniform(spec.low, spec.high, spec.shape).astype(dtype)
+    if isinstance(spec, I):
+        return rng.integers(0, spec.high, spec.shape).astype(np.int64)
+    if isinstance(spec, B):
+        return rng.random(spec.shape) > 0.5
+    raise TypeError(f"not a tensor sample: {spec!r}")
+
+
+def _is_spec(v: Any) -> bool:
+    return isinstance(v, (T, I, B))
+
+
+@dataclasses.dataclass
+class Call:
+    """One sample call of a formula on an engine (or on torch, through ``convert``)."""
+
+    name: str
+    fn: Callable[..., Any]
+    args: list[Any]
+    kwargs: dict[str, Any]
+    # Positions of the tensors that require grad: ("arg"|"kwarg", key, index in a list or None)
+    slots: list[tuple[str, Any, Any]]
+
+    def leaves(self) -> list[Any]:
+        return [self._get(s) for s in self.slots]
+
+    def _get(self, slot: tuple[str, Any, Any]) -> Any:
+        where, key, sub = slot
+        v = self.args[key] if where == "arg" else self.kwargs[key]
+        return v if sub is None else v[sub]
+
+    def call_with(self, leaves: Sequence[Any]) -> Any:
+        args = [list(a) if isinstance(a, list) else a for a in self.args]
+        kwargs = {k: list(v) if isinstance(v, list) else v for k, v in self.kwargs.items()}
+        for (where, key, sub), leaf in zip(self.slots, leaves):
+            box = args if where == "arg" else kwargs
+            if sub is None:
+                box[key] = leaf
+            else:
+                box[key][sub] = leaf
+        return self.fn(*args, **kwargs)
+
+    def __call__(self) -> Any:
+        return self.fn(*self.args, **self.kwargs)
+
+    def differentiable(self) -> Callable[..., Any]:
+        """``f(*leaves) -> outputs`` keeping only the floating outputs (max_dim: values)."""
+
+        def f(*leaves: Any) -> Any:
+            out = self.call_with(leaves)
+            outs = [o for o in (out if isinstance(out, tuple) else (out,)) if is_floating(o)]
+            return outs[0] if len(outs) == 1 else tuple(outs)
+
+        return f
+
+
+def is_floating(t: Any) -> bool:
+    return np.dtype(str(t.dtype).replace("torch.", "")).kind in "fc"
+
+
+def make_call(name: str, index: int, to_tensor: Callable[[np.ndarray, bool], Any],
+              fn: Callable[..., Any], convert: Callable[[Any], Any] = lambda v: v,
+              dtype: Any = np.float64) -> Call:
+    """Build sample ``index`` of formula ``name``: tensors via ``to_tensor(array, requires)``
+    (T samples in ``dtype``), other values via ``convert`` (e.g. a dtype name for torch)."""
+    spec: case = REGISTRY[name].samples[index]
+    rng = rng_for(name, index)
+    slots: list[tuple[str, Any, Any]] = []
+
+    def build(v: Any, where: str, key: Any) -> Any:
+        if _is_spec(v):
+            requires = isinstance(v, T) and v.requires_grad
+            if requires:
+                slots.append((where, key, None))
+            return to_tensor(make_array(v, rng, dtype), requires)
+        if isinstance(v, list) and v and all(_is_spec(e) for e in v):
+            out = []
+            for j, e in enumerate(v):
+                requires = isinstance(e, T) and e.requires_grad
+                if requires:
+                    slots.append((where, key, j))
+                out.append(to_tensor(make_array(e, rng, dtype), requires))
+            return out
+        return convert(v)
+
+    args = [build(v, "arg", k) for k, v in enumerate(spec.args)]
+    kwargs = {k: build(v, "kwarg", k) for k, v in spec.kwargs.items()}
+    return Call(name, fn, args, kwargs, slots)
+
+
+def engine_call(engine: Any, name: str, index: int, dtype: Any = np.float64) -> Call:
+    def to_tensor(a: np.ndarray, requires: bool) -> Any:
+        return engine.tensor(a, requires_grad=requires)
+
+    return make_call(name, index, to_tensor, op(engine, name), dtype=dtype)

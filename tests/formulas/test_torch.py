@@ -1,0 +1,107 @@
+"""Formulas against their PyTorch twins on the same sample inputs: value, first-order gradient
+(a vector-Jacobian product) and second-order gradient (the VJP of that VJP), in float64.
+Skipped when torch is not installed.
+"""
+
+import numpy as np
+import pytest
+from samples import engine_call, is_floating, make_call, shipped_formulas
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+
+def _all_dims(x, dims):
+    return tuple(range(x.dim())) if dims is None else tuple(dims)
+
+
+def _slice(x, dim, start, stop, step=1):
+    return x[(slice(None),) * (dim % x.dim()) + (slice(start, stop, step),)]
+
+
+def _squeeze(x, dims=None):
+    return torch.squeeze(x) if dims is None else torch.squeeze(x, tuple(dims))
+
+
+# name -> the torch function taking the formula's arguments
+TWINS = {
+    **{n: getattr(torch, n) for n in ["neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "clamp", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logsumexp", "softmax", "log_softmax", "reshape", "permute", "transpose", "unsqueeze", "cat", "stack", "select", "index_select", "gather", "index_add", "scatter_add", "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like"]},
+    "pow_scalar": torch.pow,
+    "cast": lambda x, dtype: x.to(getattr(torch, dtype)),
+    "sum": lambda x, dims=None, keepdim=False: torch.sum(x, _all_dims(x, dims), keepdim),
+    "mean": lambda x, dims=None, keepdim=False: torch.mean(x, _all_dims(x, dims), keepdim),
+    "amax": lambda x, dims=None, keepdim=False: torch.amax(x, _all_dims(x, dims), keepdim),
+    "amin": lambda x, dims=None, keepdim=False: torch.amin(x, _all_dims(x, dims), keepdim),
+    "sum_to": lambda x, shape: x.sum_to_size(shape) if len(shape) == x.dim() else
+    x.sum(tuple(range(x.dim() - len(shape)))).sum_to_size(shape),
+    "max_dim": lambda x, dim, keepdim=False: tuple(torch.max(x, dim, keepdim)),
+    "min_dim": lambda x, dim, keepdim=False: tuple(torch.min(x, dim, keepdim)),
+    "expand": lambda x, shape: x.expand(shape),
+    "squeeze": _squeeze,
+    "contiguous": lambda x: x.contiguous(),
+    "clone": torch.clone,
+    "slice": _slice,
+    "matmul_nd": torch.matmul,
+    "zeros": lambda shape, dtype: torch.zeros(shape, dtype=getattr(torch, dtype)),
+}
+
+FORMULAS = shipped_formulas()
+NAMES = sorted(n for n in FORMULAS if n in TWINS)
+
+
+def torch_call(name, i):
+    def to_tensor(a, requires):
+        return torch.tensor(a, requires_grad=requires)
+
+    return make_call(name, i, to_tensor, TWINS[name])
+
+
+def _np(t):
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t.numpy())
+
+
+def _outs(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def _vjp(grad_fn, outs, leaves, vs, create_graph):
+    outs_vs = [(o, v) for o, v in zip(outs, vs) if o.requires_grad]
+    if not outs_vs:
+        return [None] * len(leaves)
+    return list(grad_fn([o for o, _ in outs_vs], leaves, [v for _, v in outs_vs],
+                        create_graph=create_graph, allow_unused=True))
+
+
+def _assert_close(ours, theirs, what):
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        a = np.zeros_like(_np(b)) if a is None and b is not None else a
+        b = np.zeros_like(_np(a)) if b is None and a is not None else b
+        if a is None:
+            continue
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-7, atol=1e-9, err_msg=f"{what} {k}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_matches_torch(ref, name):
+    for i in range(len(FORMULAS[name].samples)):
+        ours, theirs = engine_call(ref, name, i), torch_call(name, i)
+        o_out, t_out = _outs(ours()), _outs(theirs())
+        _assert_close(o_out, t_out, f"{name} sample {i}: value")
+        if not ours.slots:
+            continue
+        o_out = [o for o in o_out if is_floating(o)]
+        t_out = [o for o in t_out if o.is_floating_point()]
+        rng = np.random.default_rng(i)
+        vs = [rng.standard_normal(o.shape) for o in t_out]
+        o_v = [ref.tensor(v, requires_grad=True) for v in vs]
+        t_v = [torch.tensor(v, requires_grad=True) for v in vs]
+        o_leaves, t_leaves = ours.leaves(), theirs.leaves()
+        o_g = _vjp(ref.autograd.grad, o_out, o_leaves, o_v, True)
+        t_g = _vjp(torch.autograd.grad, t_out, t_leaves, t_v, True)
+        _assert_close(o_g, t_g, f"{name} sample {i}: grad")
+        ws = [rng.standard_normal(tuple(g.shape)) for g in t_g if g is not None]
+        o_g2 = _vjp(ref.autograd.grad, [g for g in o_g if g is not None], o_leaves + o_v,
+                    [ref.tensor(w) for w in ws], False)
+        t_g2 = _vjp(torch.autograd.grad, [g for g in t_g if g is not None], t_leaves + t_v,
+                    [torch.tensor(w) for w in ws], False)
+        _assert_close(o_g2, t_g2, f"{name} sample {i}: grad of grad")
