@@ -110,7 +110,13 @@ def run_timed(key: str, libs: list[Lib], sz: wl.Sizes) -> dict[str, Any]:
     unit = ""
     for r in range(sz.repeats):
         for name in rotated(order, r):
-            t = time_sample(steps[name], inner[name])
+            if "error" in res["rows"][name]:
+                continue
+            try:
+                t = time_sample(steps[name], inner[name])
+            except Exception as e:  # noqa: BLE001 - a late failure drops this library only
+                res["rows"][name]["error"] = f"failed in repeat {r}: {err_text(e)}"
+                continue
             value, unit = w.metric(t, sz, datas[name])
             res["rows"][name]["time_s"].append(t)
             res["rows"][name]["metric"].append(value)

@@ -146,8 +146,9 @@ def markdown(results: dict[str, Any]) -> str:
             label = row["label"]
             if row.get("skip") or row.get("error"):
                 msg = row.get("skip") or row.get("error")
+                how = "skipped" if row.get("skip") else "**failed**"
                 out.append(
-                    f"| {key if first else ''} | {what} | {label} | skipped {note(msg)} "
+                    f"| {key if first else ''} | {what} | {label} | {how} {note(msg)} "
                     f"| | | | | {target} | {status} | |"
                 )
                 first = False
