@@ -1,0 +1,59 @@
+"""The engine-neutral, PyTorch-style API, built over an engine *backend*.
+
+Input: a backend (below). Output: the public functions installed into a module namespace
+(``transgrad.reference``, ``transgrad``) and the methods/operators installed on the backend's
+Tensor class. Both engines are built by ``build``, which is what keeps their APIs equal.
+
+The backend interface (exact attribute names; the compiled engine must provide them):
+
+``Tensor``
+    The tensor class. Natively it provides ``shape`` (tuple of ints), ``ndim``, ``dtype`` (a
+    numpy dtype), ``requires_grad`` (settable), ``grad`` (settable), ``grad_fn``, ``is_leaf``,
+    ``output_nr``, ``backward(gradient=None, retain_graph=None, create_graph=False,
+    inputs=None)``, ``detach()``, ``requires_grad_(b=True)``, ``retain_grad()``,
+    ``retains_grad``, ``register_hook(fn)``, ``item()``, ``numpy()`` and ``__array__``
+    (zero-copy), ``_version`` and ``_bump_version()``. ``grad_fn`` objects provide ``name()``,
+    ``next_functions`` and ``location`` ("formulas/unary.py:12", or None).
+    Everything else (ops as methods, operators, indexing, ``__repr__``) is installed here.
+``ops``
+    Formula entry points by name, called positionally with the formula signatures of
+    docs/ARCHITECTURE.md ("Names of formulas"): ``ops.sum(x, dims, keepdim)``,
+    ``ops.slice(x, dim, start, stop, step)``, ``ops.cast(x, "float64")`` (dtype names), ...
+    Looked up on every call, so formulas may be loaded lazily.
+``from_numpy(array)``
+    Wrap a numpy array of dtype bool/int64/float32/float64 without copying.
+``autograd``
+    A namespace with ``grad``, ``backward``, ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+    ``is_grad_enabled``, ``Function``, ``once_differentiable``; ``build`` adds ``gradcheck``
+    and ``gradgradcheck``.
+``inplace_(dst, src)``
+    Write ``src`` (same shape) into ``dst``'s storage, bump its version, and give ``dst``
+    ``src``'s autograd history (grad_fn/output_nr) when ``src`` has one, else none. The API
+    layer checks the leaf rule and clones saved operands first (Note [In-place ops]).
+``name``
+    The engine's module name, for messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+BACKENDS: Dict[type, Any] = {}  # Tensor class -> backend (gradcheck finds the engine this way)
+
+
+def build(namespace: Dict[str, Any], backend: Any) -> None:
+    """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
+    from transgrad._api import factories, functions, gradcheck, methods
+
+    BACKENDS[backend.Tensor] = backend
+    fns = functions.make_functions(backend)
+    facts = factories.make_factories(backend)
+    namespace.update(facts)
+    namespace.update(fns)
+    methods.install(backend, fns, facts)
+    backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)
+    backend.autograd.gradgradcheck = gradcheck.make_gradgradcheck(backend)
+    namespace["Tensor"] = backend.Tensor
+    namespace["autograd"] = backend.autograd
+    for name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"):
+        namespace[name] = getattr(backend.autograd, name)

@@ -1,0 +1,191 @@
+"""``gradcheck`` and ``gradgradcheck``: analytical gradients against finite differences.
+
+Engine-neutral: the engine is the backend that built the inputs' Tensor class. Inputs: a
+function of tensors and its inputs (float64 recommended). Checks, in order:
+1. the Jacobian of every differentiable output w.r.t. every input that requires grad — numerical
+   by central differences, analytical by ``autograd.grad`` with one-hot (slow mode) or random
+   (fast mode: ``v^T J u`` only) output gradients — agree within ``atol + rtol * |numerical|``;
+2. backward is deterministic: the same vector-Jacobian product twice gives equal results;
+3. a zero output gradient gives zero (or None) input gradients;
+4. with several outputs, differentiating only some of them (the others' grads undefined, i.e.
+   None inside the backward) gives the same result as zeros for the others.
+``gradgradcheck`` runs gradcheck on the function ``(inputs, v) -> grad(fn(inputs), inputs, v,
+create_graph=True)``, so second derivatives are checked the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence
+
+import numpy as np
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck/gradgradcheck when a check fails."""
+
+
+def _backend_of(inputs: Sequence[Any]) -> Any:
+    from transgrad._api import BACKENDS
+
+    for t in inputs:
+        for cls in type(t).__mro__:
+            if cls in BACKENDS:
+                return BACKENDS[cls]
+    raise TypeError("gradcheck: no tensor among the inputs")
+
+
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _data(t: Any) -> np.ndarray:
+    return np.array(t.detach() if t.requires_grad else t, dtype=np.float64, copy=True)
+
+
+def make_gradcheck(B: Any) -> Callable[..., bool]:
+    def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, fast_mode: bool = False, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  seed: int = 0) -> bool:
+        """Check ``fn``'s analytical gradients at ``inputs`` against finite differences."""
+        inputs = _as_tuple(inputs)
+        backend = _backend_of(inputs) if any(isinstance(t, B.Tensor) for t in inputs) else B
+        try:
+            _check(backend, fn, inputs, eps, atol, rtol, fast_mode, nondet_tol,
+                   check_undefined_grad, np.random.default_rng(seed))
+        except GradcheckError:
+            if raise_exception:
+                raise
+            return False
+        return True
+
+    return gradcheck
+
+
+def make_gradgradcheck(B: Any) -> Callable[..., bool]:
+    def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
+                      eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                      fast_mode: bool = False, raise_exception: bool = True,
+                      nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                      seed: int = 0) -> bool:
+        """Check second derivatives: gradcheck of the vector-Jacobian product of ``fn``."""
+        inputs = _as_tuple(inputs)
+        backend = _backend_of(inputs)
+        T = backend.Tensor
+        with backend.autograd.no_grad():
+            outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]
+        rng = np.random.default_rng(seed + 1)
+        if grad_outputs is None:
+            grad_outputs = [backend.from_numpy(rng.standard_normal(o.shape).astype(o.dtype))
+                            .requires_grad_(True) for o in outs]
+        grad_outputs = list(_as_tuple(grad_outputs))
+        diff = [i for i, t in enumerate(inputs) if isinstance(t, T) and t.requires_grad]
+        n_in = len(inputs)
+
+        def vjp(*args: Any) -> tuple:
+            xs, vs = args[:n_in], args[n_in:]
+            ys = [o for o in _as_tuple(fn(*xs)) if _differentiable(o, T)]
+            pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
+            if not pairs:
+                return ()
+            gs = backend.autograd.grad([y for y, _ in pairs], [xs[i] for i in diff],
+                                       [v for _, v in pairs], create_graph=True,
+                                       allow_unused=True)
+            return tuple(g for g in gs if g is not None)
+
+        gc = backend.autograd.gradcheck
+        return gc(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                  fast_mode=fast_mode, raise_exception=raise_exception, nondet_tol=nondet_tol,
+                  check_undefined_grad=check_undefined_grad, seed=seed)
+
+    return gradgradcheck
+
+
+def _differentiable(o: Any, T: type) -> bool:
+    return isinstance(o, T) and o.dtype.kind in "fc"
+
+
+def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: float, rtol: float,
+           fast: bool, nondet_tol: float, check_undefined: bool, rng: Any) -> None:
+    T, ag = B.Tensor, B.autograd
+    diff = [i for i, t in enumerate(inputs) if isinstance(t, T) and t.requires_grad]
+    if not diff:
+        raise GradcheckError("gradcheck expects at least one input tensor to require gradient")
+    outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]
+    base = [_data(inputs[i]) for i in diff]
+
+    def evaluate(values: List[np.ndarray]) -> List[np.ndarray]:
+        args = list(inputs)
+        for i, v in zip(diff, values):
+            args[i] = B.from_numpy(v.astype(inputs[i].dtype))
+        with ag.no_grad():
+            return [_data(o) for o in _as_tuple(fn(*args)) if _differentiable(o, T)]
+
+    def vjp(vs: List[np.ndarray], which: Optional[List[int]] = None) -> List[np.ndarray]:
+        """Analytical v^T J for output grads ``vs`` (only outputs in ``which``)."""
+        which = list(range(len(outs))) if which is None else which
+        pairs = [(outs[k], vs[k]) for k in which if outs[k].requires_grad]
+        zero = [np.zeros(inputs[i].shape) for i in diff]
+        if not pairs:
+            return zero
+        gs = ag.grad([o for o, _ in pairs], [inputs[i] for i in diff],
+                     [B.from_numpy(v.astype(o.dtype)) for o, v in pairs], retain_graph=True,
+                     allow_unused=True)
+        return [z if g is None else _data(g) for g, z in zip(gs, zero)]
+
+    def numerical(direction: List[np.ndarray]) -> List[np.ndarray]:
+        plus = evaluate([b + eps * d for b, d in zip(base, direction)])
+        minus = evaluate([b - eps * d for b, d in zip(base, direction)])
+        return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+    def compare(what: str, num: np.ndarray, ana: np.ndarray) -> None:
+        if num.shape != ana.shape or not np.allclose(ana, num, rtol=rtol, atol=atol,
+                                                     equal_nan=True):
+            raise GradcheckError(f"Jacobian mismatch for {what}\nnumerical:{num}\n"
+                                 f"analytical:{ana}\n(max abs difference "
+                                 f"{np.max(np.abs(num - ana)) if num.shape == ana.shape else '?'}"
+                                 f", atol={atol}, rtol={rtol})")
+
+    if fast:
+        us = [rng.standard_normal(b.shape) for b in base]
+        vs = [rng.standard_normal(o.shape) for o in outs]
+        dirs = numerical(us)
+        num = sum(float(np.sum(v * d)) for v, d in zip(vs, dirs))
+        ana = sum(float(np.sum(g * u)) for g, u in zip(vjp(vs), us))
+        compare("a random projection v^T J u (fast mode)", np.array(num), np.array(ana))
+    else:
+        for j, i in enumerate(diff):  # numerical columns: perturb each input element
+            n_in = base[j].size
+            cols = [np.zeros((n_in, o.size if o.ndim else 1)) for o in evaluate(base)]
+            for e in range(n_in):
+                d = [np.zeros_like(b) for b in base]
+                d[j].reshape(-1)[e] = 1.0
+                for k, col in enumerate(numerical(d)):
+                    cols[k][e] = col.reshape(-1)
+            for k, o in enumerate(outs):  # analytical rows: one-hot output gradients
+                rows = np.zeros((n_in, max(int(np.prod(o.shape)), 1)))
+                for r in range(int(np.prod(o.shape))):
+                    vs = [np.zeros(oo.shape) for oo in outs]
+                    vs[k].reshape(-1)[r] = 1.0
+                    rows[:, r] = vjp(vs)[j].reshape(-1)
+                compare(f"output {k} with respect to input {i}", cols[k], rows)
+
+    vs = [rng.standard_normal(o.shape) for o in outs]
+    first, second = vjp(vs), vjp(vs)
+    for a, b in zip(first, second):
+        if not np.allclose(a, b, rtol=0, atol=nondet_tol):
+            raise GradcheckError("Backward is not reentrant, i.e., running backward with the "
+                                 "same input and grad_output multiple times gives different "
+                                 f"values (max difference {np.max(np.abs(a - b))})")
+    for g in vjp([np.zeros(o.shape) for o in outs]):
+        if np.any(g != 0):
+            raise GradcheckError("a zero grad_output did not give zero input gradients")
+    if check_undefined and len(outs) > 1:
+        for k in range(len(outs)):
+            only = vjp(vs, [k])
+            masked = [v if m == k else np.zeros_like(v) for m, v in enumerate(vs)]
+            for a, b in zip(only, vjp(masked)):
+                if not np.allclose(a, b, rtol=rtol, atol=atol):
+                    raise GradcheckError(f"undefined output gradients are mishandled: "
+                                         f"differentiating output {k} alone differs from "
+                                         "giving zeros for the other outputs")

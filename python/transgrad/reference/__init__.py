@@ -1,0 +1,21 @@
+"""transgrad.reference: the pure-Python engine on numpy, with the same API as ``transgrad``.
+
+Formulas are run directly (``apply_formula``), their forwards on the numpy kernels
+(``kernels.py``), their backwards by the engine (``engine.py``). Formula modules load lazily: the
+first use of an op imports ``transgrad.formulas`` (``lang.load_builtin_formulas``).
+
+Files: tensor.py (Tensor), grad_mode.py, node.py (Node, AccumulateGrad, SavedTensor),
+formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
+(autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
+"""
+
+from transgrad._api import build as _build
+from transgrad.reference import autograd
+from transgrad.reference.api import backend as _backend
+from transgrad.reference.formula import apply_formula
+from transgrad.reference.tensor import Tensor
+
+_build(globals(), _backend)
+ops = _backend.ops
+
+__all__ = ["Tensor", "apply_formula", "autograd", "ops"]

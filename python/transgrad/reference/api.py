@@ -1,0 +1,34 @@
+"""The reference engine as a ``transgrad._api`` backend (see ``transgrad/_api/__init__.py``)."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from transgrad import lang
+from transgrad.reference import autograd
+from transgrad.reference.tensor import Tensor
+
+
+def from_numpy(a: np.ndarray) -> Tensor:
+    return Tensor(a)
+
+
+def inplace_(dst: Tensor, src: Tensor) -> None:
+    """Write ``src`` into ``dst``'s storage, bump its version, give it ``src``'s history."""
+    if not dst._data.flags.writeable:
+        raise RuntimeError("cannot write into this tensor: its storage is read-only (an "
+                           "expanded view, or a read-only numpy array); clone() it first")
+    np.copyto(dst._data, src._data, casting="unsafe")
+    dst._bump_version()
+    if src.grad_fn is not None:
+        dst.grad_fn, dst.output_nr = src.grad_fn, src.output_nr
+    elif dst.grad_fn is not None and autograd.is_grad_enabled():
+        dst.grad_fn, dst.output_nr = None, 0  # the new value does not depend on anything
+
+
+backend: Any = types.SimpleNamespace(
+    name="transgrad.reference", Tensor=Tensor, ops=lang.ops, from_numpy=from_numpy,
+    autograd=autograd, inplace_=inplace_)

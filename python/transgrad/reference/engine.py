@@ -1,0 +1,275 @@
+"""The backward engine: ``backward(...)`` and ``grad(...)`` over a graph of Nodes.
+
+Input: root tensors and their gradients; optionally target tensors (``grad``'s inputs, or
+``backward(inputs=...)``). Output: gradients accumulated into leaves' ``.grad``, or returned.
+
+How it runs (one pass, no recursion; Note [Engine]):
+1. Walk the graph from the roots (an explicit stack) and list the nodes in post-order.
+2. With targets, keep only the nodes from which a target can be reached ("needed"); a node runs
+   only if one of its children is needed (a target that leads nowhere is captured, not run).
+3. Count, for each needed node, the edges coming into it from nodes that run.
+4. Ready queue: a heap ordered by sequence number, highest (most recently created) first; a node
+   is ready when every gradient for it has arrived. Gradients for the same node input are summed
+   in its input buffer. Tensor hooks run on a node's incoming gradients before it runs.
+5. Each node runs with grad mode = create_graph; without retain_graph it then frees its saved
+   tensors.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from transgrad.reference.grad_mode import _set as _set_grad, is_grad_enabled
+from transgrad.reference.node import AccumulateGrad, Edge, Node, gradient_edge
+from transgrad.reference.tensor import Tensor
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (of ``inputs``
+    only, when given)."""
+    tensors = _as_list(tensors, "tensors")
+    grads = _make_grads(tensors, grad_tensors)
+    roots = [_root_edge(t, i) for i, t in enumerate(tensors)]
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is None:
+        _run(roots, grads, retain_graph, create_graph, None)
+        return
+    inputs = _as_list(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    targets = [_input_edge(t) for t in inputs]
+    captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=True)
+    for t, g in zip(inputs, captured):  # non-leaf inputs: their .grad gets the captured grad
+        if t.grad_fn is not None and g is not None:
+            g = g if create_graph else g.detach()
+            t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False,
+         allow_unused: Optional[bool] = None, materialize_grads: bool = False) -> Tuple[Any, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input)."""
+    outputs = _as_list(outputs, "outputs")
+    inputs = _as_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    targets = [_input_edge(t) for t in inputs]
+    grads = _make_grads(outputs, grad_outputs)
+    roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if materialize_grads:
+                g = Tensor(np.zeros(t.shape, t.dtype))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        result.append(g)
+    return tuple(result)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _as_list(value: Any, what: str) -> List[Any]:
+    items = [value] if isinstance(value, Tensor) else list(value)
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what} must be Tensors, got {type(t).__name__}")
+    return items
+
+
+def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
+    if grads is None:
+        grads = [None] * len(tensors)
+    elif isinstance(grads, Tensor):
+        grads = [grads]
+    else:
+        grads = list(grads)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} tensors: give one "
+                           "per tensor")
+    out = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                                   f"(output {i} has shape {t.shape}); pass gradient=... with "
+                                   "that shape")
+            if t.dtype.kind not in "fc":
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   f"outputs but got {t.dtype}")
+            g = Tensor(np.ones(t.shape, t.dtype))
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor(np.asarray(g, dtype=t.dtype))
+            if g.shape != t.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of {t.shape}.")
+            if g.dtype != t.dtype:
+                if g.requires_grad:
+                    from transgrad.lang import ops
+
+                    g = ops.cast(g, t.dtype.name)
+                else:
+                    g = Tensor(g._data.astype(t.dtype))
+        out.append(g)
+    return out
+
+
+def _root_edge(t: Tensor, i: int) -> Tuple[Node, int]:
+    edge = gradient_edge(t)
+    if edge is None:
+        raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                           "grad_fn")
+    return edge
+
+
+def _input_edge(t: Tensor) -> Tuple[Node, int]:
+    edge = gradient_edge(t)
+    if edge is None:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return edge
+
+
+def _post_order(roots: Sequence[Node]) -> List[Node]:
+    """Every node reachable from ``roots``, children before parents (iterative DFS)."""
+    seen = set()
+    order: List[Node] = []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root.next_edges))]
+        while stack:
+            node, edges = stack[-1]
+            for e in edges:
+                if e is not None and e[0] not in seen:
+                    seen.add(e[0])
+                    stack.append((e[0], iter(e[0].next_edges)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: bool,
+         create_graph: bool, targets: Optional[List[Tuple[Node, int]]],
+         accumulate: bool = True) -> List[Any]:
+    """Run the backward pass (Note [Engine] in the module docstring); return captured grads."""
+    order = _post_order([n for n, _ in roots])
+    if targets is None:
+        needed = set(order)
+        runs = needed
+    else:
+        target_nodes = {n for n, _ in targets}
+        needed, runs = set(), set()
+        for node in order:  # children first, so "needed" of children is known
+            if any(e is not None and e[0] in needed for e in node.next_edges):
+                needed.add(node)
+                runs.add(node)
+            elif node in target_nodes:
+                needed.add(node)
+                if accumulate and isinstance(node, AccumulateGrad):
+                    runs.add(node)
+    deps: Dict[Node, int] = {}
+    for node in runs:
+        for e in node.next_edges:
+            if e is not None and e[0] in needed:
+                deps[e[0]] = deps.get(e[0], 0) + 1
+
+    buffers: Dict[Node, List[Any]] = {}
+    for (node, nr), g in zip(roots, root_grads):
+        if node in needed:
+            _accumulate(buffers, node, nr, g, create_graph)
+    capture: Dict[Node, List[Tuple[int, int]]] = {}
+    for i, (node, nr) in enumerate(targets or ()):
+        capture.setdefault(node, []).append((nr, i))
+    captured: List[Any] = [None] * len(targets or ())
+
+    tie = itertools.count()
+    heap = [(-node.sequence_nr, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
+    heapq.heapify(heap)
+    prev_mode = is_grad_enabled()
+    _set_grad(create_graph)
+    try:
+        while heap:
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None) or [None] * max(node_inputs(node), 1)
+            grads = _call_hooks(node, grads, create_graph)
+            for nr, i in capture.get(node, ()):
+                captured[i] = grads[nr] if nr < len(grads) else None
+            if node not in runs:
+                continue
+            try:
+                outs = node.apply(grads)
+            except Exception as e:
+                if not getattr(e, "_tg_noted", False):
+                    e.add_note(f"(raised in the backward of {node.describe()})")
+                    e._tg_noted = True  # type: ignore[attr-defined]
+                raise
+            if not retain_graph:
+                node.release_variables()
+            for e, g in zip(node.next_edges, outs):
+                if e is None or e[0] not in needed:
+                    continue
+                child, nr = e
+                if g is not None:
+                    _accumulate(buffers, child, nr, g, create_graph)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(heap, (-child.sequence_nr, next(tie), child))
+    finally:
+        _set_grad(prev_mode)
+    return captured
+
+
+def node_inputs(node: Node) -> int:
+    """How many gradients ``node.apply`` takes (one per output of its forward)."""
+    return getattr(node, "n_outputs", 1)
+
+
+def _accumulate(buffers: Dict[Node, List[Any]], node: Node, nr: int, g: Any,
+                create_graph: bool) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * max(node_inputs(node), nr + 1)
+    old = buf[nr]
+    if old is None:
+        buf[nr] = g
+    elif create_graph or old.requires_grad or g.requires_grad:
+        buf[nr] = old + g
+    else:
+        buf[nr] = Tensor(old._data + g._data)
+
+
+def _call_hooks(node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
+    """Tensor hooks (a non-None result replaces the grad), then retain_grad's ``.grad``."""
+    if node._pre_hooks is None and node._retained is None and not isinstance(node, AccumulateGrad):
+        return grads
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        hooks = node._hooks_for(i)
+        for hook in list(hooks or ()):
+            r = hook(g)
+            if r is not None:
+                g = r
+        grads[i] = g
+        ref = node._retained.get(i) if node._retained else None
+        t = ref() if ref is not None else None
+        if t is not None:
+            g = g if create_graph else g.detach()
+            t._grad = g if t._grad is None else t._grad + g
+    return grads

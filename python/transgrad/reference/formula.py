@@ -1,0 +1,403 @@
+"""Running a formula: ``apply_formula(fdef, args, kwargs)`` and the node it creates.
+
+Implements the formula execution model of docs/ARCHITECTURE.md: the forward runs with grad mode
+disabled; when grad mode is on and a Tensor input requires grad, a ``FormulaNode`` is created
+with one next edge per Tensor parameter (``Sequence[Tensor]`` expands); the backward closure's
+captured cells are rewritten so the node keeps saved inputs (with versions), saved outputs
+(without grad_fn: Note [Saved outputs]), metadata only, or plain attributes.
+
+Note [Saved outputs]
+~~~~~~~~~~~~~~~~~~~~
+A backward that reads ``result`` closes over a cell holding the output tensor, whose grad_fn is
+the node that holds the closure: a cycle. After the forward we replace the cell's contents by a
+``SavedTensor`` (array + version, no grad_fn) and only while the backward runs do we put a fresh
+tensor in the cell, re-linked to the node (so double backward flows through it); then we put
+the SavedTensor back.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import os
+import textwrap
+import threading
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+
+import numpy as np
+
+from transgrad.reference.grad_mode import _set as _set_grad, is_grad_enabled, no_grad
+from transgrad.reference.node import (Edge, Node, SavedTensor, TensorMeta, attach_delayed_error,
+                                      gradient_edge)
+from transgrad.reference.tensor import Tensor
+
+_backward_lock = threading.RLock()  # cells are swapped while a backward runs: one at a time
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What apply_formula needs to know about a formula, computed once per formula."""
+
+    name: str
+    node_name: str                          # "SinBackward"
+    location: str                           # "formulas/unary.py:12"
+    signature: inspect.Signature
+    tensor_params: Tuple[Tuple[str, bool], ...]  # (name, is_sequence) of each Tensor parameter
+    composite: bool
+    output_names: Optional[Tuple[str, ...]]  # names in the final return, when known
+    metadata_only: FrozenSet[str]            # captured tensors the backward reads only metadata of
+
+
+_plans: Dict[Any, Plan] = {}
+
+
+def plan_of(fdef: Any) -> Plan:
+    plan = _plans.get(fdef.fn)
+    if plan is None:
+        plan = _plans[fdef.fn] = _make_plan(fdef)
+    return plan
+
+
+def _make_plan(fdef: Any) -> Plan:
+    fn = fdef.fn
+    sig = inspect.signature(fn)
+    tensor_params = []
+    for p in sig.parameters.values():
+        ann = p.annotation if isinstance(p.annotation, str) else repr(p.annotation)
+        if "Tensor" in ann:
+            tensor_params.append((p.name, "Sequence" in ann))
+    composite = not any(inspect.iscode(c) and c.co_name == "backward"
+                        for c in fn.__code__.co_consts)
+    model = _frontend_model(fn)
+    line = _def_line(fn)
+    output_names: Optional[Tuple[str, ...]] = None
+    metadata_only: FrozenSet[str] = frozenset()
+    if model is not None:
+        line = model.loc.line
+        output_names = tuple(model.outputs) or None
+        if model.backward is not None:
+            metadata_only = frozenset(c.name for c in model.backward.captures if c.metadata_only)
+    if output_names is None and not composite:
+        output_names = _return_names(fn)
+    camel = "".join(part[:1].upper() + part[1:] for part in fdef.name.split("_"))
+    return Plan(fdef.name, camel + "Backward", f"{_repo_path(fn.__code__.co_filename)}:{line}",
+                sig, tuple(tensor_params), composite, output_names, metadata_only)
+
+
+def _frontend_model(fn: Callable[..., Any]) -> Any:
+    """The translator front end's model of ``fn`` (captures, outputs), if available."""
+    try:
+        from transgrad.translator.frontend import formula_model
+    except ImportError:
+        return None
+    try:
+        return formula_model(fn)
+    except Exception:  # the checker reports problems itself at import; here it is only a hint
+        return None
+
+
+def _def_line(fn: Callable[..., Any]) -> int:
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return fn.__code__.co_firstlineno
+    for i, text in enumerate(lines):
+        if text.lstrip().startswith("def "):
+            return start + i
+    return start
+
+
+def _return_names(fn: Callable[..., Any]) -> Optional[Tuple[str, ...]]:
+    """Names of the outputs in ``return (a, b), backward`` (None when not plain names)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else []
+    ret = body[-1] if body else None
+    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple)
+            and len(ret.value.elts) == 2):
+        return None
+    outs = ret.value.elts[0]
+    elts = outs.elts if isinstance(outs, ast.Tuple) else [outs]
+    names = tuple(e.id for e in elts if isinstance(e, ast.Name))
+    return names if len(names) == len(elts) else None
+
+
+def _repo_path(filename: str) -> str:
+    """A repository-relative path: ``formulas/unary.py`` (else relative to the cwd)."""
+    parts = filename.replace(os.sep, "/").split("/")
+    for anchor in ("formulas", "tests", "translator"):
+        if anchor in parts[:-1]:
+            i = len(parts) - 1 - parts[::-1].index(anchor)
+            return "/".join(parts[i:])
+    try:
+        return os.path.relpath(filename)
+    except ValueError:
+        return filename
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    """Call formula ``fdef`` with ``args``/``kwargs``, recording a node when needed."""
+    plan = plan_of(fdef)
+    if plan.composite:  # autograd records the ops inside
+        return fdef.fn(*args, **kwargs)
+    try:
+        bound = plan.signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{plan.name}(): {e} (formula at {plan.location})") from None
+    bound.apply_defaults()
+    values = bound.arguments
+    inputs: List[Any] = []   # one entry per next edge
+    counts: List[int] = []   # how many edges each Tensor parameter has
+    for name, is_seq in plan.tensor_params:
+        v = values[name]
+        if is_seq:
+            v = list(v)
+            inputs.extend(v)
+            counts.append(len(v))
+        else:
+            inputs.append(v)
+            counts.append(-1)
+    enabled = is_grad_enabled()
+    requires = enabled and any(isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    _set_grad(False)
+    try:
+        out = fdef.fn(*bound.args, **bound.kwargs)
+    finally:
+        _set_grad(enabled)
+    if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
+        raise TypeError(f"formula {plan.name} ({plan.location}) must return "
+                        "(outputs, backward)")
+    result, backward = out
+    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+    slots, visible = _output_roles(fdef, plan, len(outputs))
+    for k, t in enumerate(outputs):
+        if any(t is x for x in inputs):  # an output must be a fresh tensor: alias the input
+            outputs[k] = Tensor._view_of(t, t._data)
+    if requires:
+        node = FormulaNode(fdef, plan, inputs, counts, backward)
+        node.attach(outputs, slots)
+    shown = [outputs[k] for k in visible]
+    return shown[0] if len(shown) == 1 else tuple(shown)
+
+
+def _output_roles(fdef: Any, plan: Plan, n: int) -> Tuple[List[int], List[int]]:
+    """For each output: its grad slot in the node (-1: none); and the outputs the user sees."""
+    opts = fdef.options
+    names = plan.output_names
+    if names is None or len(names) != n:
+        if opts.differentiable_outputs is not None or opts.hidden_outputs:
+            raise RuntimeError(f"formula {plan.name} ({plan.location}): cannot tell which "
+                               "outputs are differentiable/hidden: return plain names")
+        return list(range(n)), list(range(n))
+    slots, visible, nr = [], [], 0
+    for k, name in enumerate(names):
+        hidden = name in opts.hidden_outputs
+        if hidden or opts.differentiable_outputs is None or name in opts.differentiable_outputs:
+            slots.append(nr)
+            nr += 1
+        else:
+            slots.append(-1)
+        if not hidden:
+            visible.append(k)
+    return slots, visible
+
+
+class FormulaNode(Node):
+    """The backward of one call of a formula."""
+
+    __slots__ = ("fdef", "plan", "counts", "input_meta", "output_meta", "backward_fn", "saved")
+
+    def __init__(self, fdef: Any, plan: Plan, inputs: List[Any], counts: List[int],
+                 backward_fn: Callable[..., Any]) -> None:
+        super().__init__([gradient_edge(t) if isinstance(t, Tensor) else None for t in inputs])
+        self.fdef, self.plan, self.counts = fdef, plan, counts
+        self.input_meta = [(t.shape, t.dtype) if e is not None else None
+                           for t, e in zip(inputs, self.next_edges)]
+        self.backward_fn = backward_fn
+        self.output_meta: List[Any] = []
+        self.saved: List[Tuple[Any, Any]] = []  # (cell, what it holds between backwards)
+
+    @property
+    def location(self) -> str:  # type: ignore[override]
+        return self.plan.location
+
+    def name(self) -> str:
+        return self.plan.node_name
+
+    def describe(self) -> str:
+        return f"{self.plan.node_name} (formula '{self.plan.name}' at {self.plan.location})"
+
+    def attach(self, outputs: List[Any], slots: List[int]) -> None:
+        """Give differentiable outputs their history; save what the backward captures."""
+        n_slots = max(slots, default=-1) + 1
+        self.n_outputs = n_slots
+        self.output_meta = [None] * n_slots
+        for t, slot in zip(outputs, slots):
+            if slot < 0 or not isinstance(t, Tensor):
+                continue
+            self.output_meta[slot] = (t.shape, t.dtype)
+            if t.dtype.kind in "fc":
+                t.grad_fn, t.output_nr = self, slot
+        fn = self.backward_fn
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # bound after backward was defined: the checker rejects this
+                continue
+            held = self._save(name, value, outputs)
+            if held is not value:
+                cell.cell_contents = held
+                self.saved.append((cell, held))
+
+    def _save(self, name: str, value: Any, outputs: List[Any]) -> Any:
+        if isinstance(value, Tensor):
+            if any(value is o for o in outputs):
+                return SavedTensor(value, is_output=True, name=name)
+            if name in self.plan.metadata_only:
+                return TensorMeta(value)
+            return SavedTensor(value, is_output=False, name=name)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+            return _SavedList([self._save(name, v, outputs) for v in value], type(value))
+        return value
+
+    def release_variables(self) -> None:
+        for _, held in self.saved:
+            for s in _saved_tensors(held):
+                s.release()
+
+    def apply(self, grads: List[Any]) -> List[Any]:
+        n_edges = len(self.next_edges)
+        if all(g is None for g in grads):
+            return [None] * n_edges
+        grads = list(grads)
+        if self.fdef.options.materialize_grads:
+            for i, g in enumerate(grads):
+                if g is None and self.output_meta[i] is not None:
+                    shape, dtype = self.output_meta[i]
+                    grads[i] = Tensor(np.zeros(shape, dtype))
+        once = self.fdef.options.once_differentiable
+        with _backward_lock:
+            for cell, held in self.saved:
+                cell.cell_contents = _unpack(held, self)
+            enabled = is_grad_enabled()
+            try:
+                if once:
+                    with no_grad():
+                        result = self.backward_fn(*grads)
+                else:
+                    result = self.backward_fn(*grads)
+            finally:
+                for cell, held in self.saved:
+                    cell.cell_contents = held
+        flat = self._flatten(result)
+        if once and enabled:
+            flat = attach_delayed_error(
+                flat, f"{self.describe()} is once_differentiable: its backward cannot be "
+                "differentiated (double backward). Remove once_differentiable from the formula "
+                "and write its backward with ops.", list(grads) + _inputs_of(self))
+        return validate_grads(self, flat, self.input_meta)
+
+    def _flatten(self, result: Any) -> List[Any]:
+        """The backward's result (one entry per Tensor parameter) as one grad per edge."""
+        counts = self.counts
+        if len(counts) == 1 and counts[0] == -1:
+            if isinstance(result, (tuple, list)) and len(result) == 1:
+                result = result[0]
+            entries = [result]
+        elif isinstance(result, (tuple, list)) and len(result) == len(counts):
+            entries = list(result)
+        else:
+            got = len(result) if isinstance(result, (tuple, list)) else 1
+            names = ", ".join(n for n, _ in self.plan.tensor_params)
+            raise RuntimeError(
+                f"{self.describe()} returned {got} gradient(s), expected {len(counts)} (one per "
+                f"Tensor parameter: {names})")
+        flat: List[Any] = []
+        for entry, count in zip(entries, counts):
+            if count == -1:
+                flat.append(entry)
+            elif entry is None:
+                flat.extend([None] * count)
+            elif isinstance(entry, (tuple, list)) and len(entry) == count:
+                flat.extend(entry)
+            else:
+                raise RuntimeError(f"{self.describe()} returned a gradient for a Sequence[Tensor] "
+                                   f"parameter that is not a list of {count} entries")
+        return flat
+
+
+class _SavedList(list):
+    """A captured list/tuple of tensors, saved element by element."""
+
+    def __init__(self, items: List[Any], kind: type) -> None:
+        super().__init__(items)
+        self.kind = kind
+
+
+def _saved_tensors(held: Any) -> List[SavedTensor]:
+    if isinstance(held, SavedTensor):
+        return [held]
+    if isinstance(held, _SavedList):
+        return [s for h in held for s in _saved_tensors(h)]
+    return []
+
+
+def _unpack(held: Any, node: Node) -> Any:
+    if isinstance(held, SavedTensor):
+        return held.unpack(node)
+    if isinstance(held, _SavedList):
+        return held.kind(_unpack(h, node) for h in held)
+    return held
+
+
+def _inputs_of(node: FormulaNode) -> List[Any]:
+    out = []
+    for _, held in node.saved:
+        for s in _saved_tensors(held):
+            if not s._released and not s._is_output:
+                out.append(s._tensor)
+    return out
+
+
+def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
+    """The gradient contract: count; dtype cast to the input's; shape equal or summed down."""
+    if len(grads) != len(meta):
+        raise RuntimeError(f"{node.describe()} returned {len(grads)} gradients, expected "
+                           f"{len(meta)}")
+    from transgrad.lang import ops
+
+    out = []
+    for i, (g, m) in enumerate(zip(grads, meta)):
+        if g is None or m is None:
+            out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise RuntimeError(f"{node.describe()} returned a {type(g).__name__} as gradient "
+                               f"{i}; expected a Tensor or None")
+        shape, dtype = m
+        if g.shape != shape:
+            if not _broadcasts_to(shape, g.shape):
+                raise RuntimeError(
+                    f"{node.describe()} returned an invalid gradient at index {i} - got shape "
+                    f"{g.shape} but expected shape compatible with {shape} (the input's shape)")
+            g = ops.sum_to(g, shape)
+        if g.dtype != dtype:
+            g = ops.cast(g, dtype.name)
+        out.append(g)
+    return out
+
+
+def _broadcasts_to(small: Tuple[int, ...], big: Tuple[int, ...]) -> bool:
+    """Whether ``small`` broadcasts to ``big`` (so a grad of shape ``big`` sums down to it)."""
+    if len(small) > len(big):
+        return False
+    for s, b in zip(reversed(small), reversed(big)):
+        if s != b and s != 1:
+            return False
+    return True

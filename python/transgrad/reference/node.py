@@ -1,0 +1,219 @@
+"""Autograd graph pieces: Node, AccumulateGrad, SavedTensor, and the error node of
+once_differentiable.
+
+A Node is one backward function of the graph. ``next_edges[i]`` is ``(node, input_nr)`` — where
+the gradient of the i-th differentiable forward input goes — or ``None`` when that input does not
+require grad. ``apply(grads)`` takes one gradient per output of the forward (``None`` when no one
+produced it) and returns one per next edge. The engine (engine.py) decides when nodes run.
+
+Invariants:
+* A node never references the tensors it produced (SavedTensor keeps an output's array, not the
+  output), so node -> output -> node cycles never exist and graphs are freed by refcounting.
+* ``sequence_nr`` grows with creation order: the engine runs later nodes first.
+* Long chains are freed by refcounting without deep C recursion: every link goes through a
+  list or tuple, whose deallocation CPython's "trashcan" flattens.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from transgrad.reference.tensor import Tensor
+
+Edge = Optional[Tuple["Node", int]]
+
+_sequence = itertools.count()
+
+RELEASED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward. (node: {node})")
+
+
+class Node:
+    """A backward function of the graph (see the module docstring)."""
+
+    __slots__ = ("next_edges", "n_outputs", "sequence_nr", "_pre_hooks", "_retained",
+                 "__weakref__")
+    location: Optional[str] = None  # the formula's "path:line", when there is one
+
+    def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
+        self.next_edges = next_edges
+        self.n_outputs = n_outputs  # how many grads apply() takes (outputs of the forward)
+        self.sequence_nr = next(_sequence)
+        self._pre_hooks: Optional[Dict[int, List[Any]]] = None  # output_nr -> tensor hooks
+        self._retained: Optional[Dict[int, Any]] = None         # output_nr -> weakref(tensor)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def describe(self) -> str:
+        """The node's name and, for a formula, where it is defined (used in error messages)."""
+        return self.name()
+
+    @property
+    def next_functions(self) -> Tuple[Tuple[Any, int], ...]:
+        return tuple(e if e is not None else (None, 0) for e in self.next_edges)
+
+    def apply(self, grads: List[Any]) -> List[Any]:
+        raise NotImplementedError
+
+    def release_variables(self) -> None:
+        """Free saved tensors (after a backward without retain_graph)."""
+
+    def _hooks_for(self, output_nr: int, create: bool = False) -> Optional[List[Any]]:
+        """The hooks registered on this node's output ``output_nr`` (a tensor's register_hook)."""
+        if self._pre_hooks is None:
+            if not create:
+                return None
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.get(output_nr)
+        if hooks is None and create:
+            hooks = self._pre_hooks[output_nr] = []
+        return hooks
+
+    def _retain(self, output_nr: int, tensor: Tensor) -> None:
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = weakref.ref(tensor)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__([])
+        self.variable = variable
+        self.sequence_nr = float("inf")  # leaves are accumulated as soon as they are ready
+
+    def _hooks_for(self, output_nr: int, create: bool = False) -> Optional[List[Any]]:
+        return self.variable._hooks
+
+    def apply(self, grads: List[Any]) -> List[Any]:
+        from transgrad.reference.grad_mode import is_grad_enabled
+
+        grad = grads[0]
+        if grad is None:
+            return []
+        var = self.variable
+        if is_grad_enabled():  # create_graph: .grad keeps its history
+            var._grad = grad if var._grad is None else var._grad + grad
+        elif var._grad is None:
+            var._grad = Tensor(np.array(grad._data, copy=True))  # never alias another tensor
+        elif var._grad.requires_grad or not var._grad._data.flags.writeable:
+            var._grad = Tensor(var._grad._data + grad._data)
+        else:
+            np.add(var._grad._data, grad._data, out=var._grad._data)
+            var._grad._bump_version()
+        return []
+
+
+def gradient_edge(t: Tensor) -> Edge:
+    """Where a gradient for ``t`` must go: its grad_fn, its leaf accumulator, or nowhere."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t.output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return None
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by all uses of the leaf (cached weakly)."""
+    acc = t._grad_acc() if t._grad_acc is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc
+
+
+class SavedTensor:
+    """A tensor saved for backward, with its version at save time.
+
+    An input is kept as is. An output is kept as its array and version counter only, and
+    re-linked to the owning node when unpacked (no node -> output -> node cycle)."""
+
+    __slots__ = ("_tensor", "_data", "_vc", "_version", "_output_nr", "_is_output", "name",
+                 "_released")
+
+    def __init__(self, t: Tensor, is_output: bool, name: str = "") -> None:
+        self._vc = t._vc
+        self._version = t._vc.value
+        self._is_output = is_output
+        self._output_nr = t.output_nr if t.grad_fn is not None else -1
+        self._tensor = None if is_output else t
+        self._data = t._data if is_output else None
+        self.name = name
+        self._released = False
+
+    def unpack(self, owner: Node) -> Tensor:
+        if self._released:
+            raise RuntimeError(RELEASED_MESSAGE.format(node=owner.describe()))
+        if self._vc.value != self._version:
+            what = f"saved tensor '{self.name}'" if self.name else "a saved tensor"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {what} of {owner.describe()} is at version "
+                f"{self._vc.value}; expected version {self._version} instead. Hint: the "
+                "in-place change happened after the forward saved it; make a copy (clone) "
+                "before changing it, or change it out of place.")
+        if not self._is_output:
+            return self._tensor  # type: ignore[return-value]
+        t = Tensor(self._data)
+        t._vc = self._vc
+        if self._output_nr >= 0:
+            t.grad_fn, t.output_nr = owner, self._output_nr
+        return t
+
+    def release(self) -> None:
+        self._released = True
+        self._tensor = self._data = None
+
+
+class TensorMeta:
+    """What a backward that reads only a tensor's metadata keeps of it."""
+
+    __slots__ = ("shape", "ndim", "dtype", "numel")
+
+    def __init__(self, t: Tensor) -> None:
+        self.shape, self.ndim, self.dtype = t.shape, t.ndim, t.dtype
+        self.numel = int(t._data.size)
+
+
+class DelayedError(Node):
+    """Gives results of a once_differentiable backward a grad_fn that refuses to run."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str, next_edges: List[Edge]) -> None:
+        super().__init__(next_edges)
+        self.message = message
+
+    def apply(self, grads: List[Any]) -> List[Any]:
+        raise RuntimeError(self.message)
+
+
+def attach_delayed_error(outputs: List[Any], message: str, sources: List[Any]) -> List[Any]:
+    """Under create_graph, mark the results of a once_differentiable backward: differentiating
+    them raises ``message``. ``sources`` are the tensors the results depend on."""
+    edges = [gradient_edge(s) for s in sources if isinstance(s, Tensor) and s.requires_grad]
+    if not edges:
+        return outputs
+    node = DelayedError(message, edges)
+    out = []
+    for i, g in enumerate(outputs):
+        if isinstance(g, Tensor) and g.dtype.kind in "fc":
+            g = Tensor._view_of(g, g._data)
+            g.grad_fn, g.output_nr = node, i
+        out.append(g)
+    return out

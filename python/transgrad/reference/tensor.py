@@ -1,0 +1,227 @@
+"""The reference engine's Tensor: a numpy array plus autograd metadata.
+
+Input: a numpy array (never copied). Output: a Tensor whose methods beyond the autograd core
+(``exp``, ``sum``, operators, indexing, ...) are installed by ``transgrad._api``, exactly as on
+the compiled engine's Tensor.
+
+Invariants:
+* ``_data`` is a numpy array of a supported dtype (bool, int64, float32, float64, complex128).
+* One ``VersionCounter`` per storage: a view made by a view kernel (``Tensor._view_of``) or by
+  ``detach`` shares its base's counter, so an in-place change through any alias is seen by every
+  saved tensor of that storage (Note [Version counters]).
+* A tensor is a leaf iff ``grad_fn is None``; it requires grad iff it is a leaf marked so, or it
+  has a ``grad_fn``.
+
+Note [Version counters]
+~~~~~~~~~~~~~~~~~~~~~~~
+Saved tensors remember the counter's value when saved and compare it when unpacked: a mismatch
+means the storage changed in place, and the backward would compute with the wrong values.
+Kernels create tensors with ``_from_array`` (fresh storage, new counter) or ``_view_of(base, a)``
+(same storage as ``base``, same counter). Writing through ``numpy()`` bypasses the counter: do
+such writes under ``no_grad`` on tensors no graph has saved, or call ``_bump_version``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+SUPPORTED_DTYPES = frozenset(np.dtype(n) for n in ("bool", "int64", "float32", "float64",
+                                                    "complex128"))
+FLOATING_KINDS = "fc"
+
+
+class VersionCounter:
+    """How many times a storage was modified in place (shared by all views of it)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class HookHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: List[Callable[..., Any]], hook: Callable[..., Any]) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Tensor:
+    """A reference-engine tensor. Construct with ``transgrad.reference.tensor(...)`` or
+    ``from_numpy``; ``Tensor(array)`` wraps an array without copying (fresh version counter)."""
+
+    __slots__ = ("_data", "_vc", "_base", "_requires_grad", "grad_fn", "output_nr", "_grad",
+                 "_retains_grad", "_hooks", "_grad_acc", "__weakref__")
+
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        if data.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are bool, int64, "
+                            "float32, float64 or complex128")
+        self._data = data
+        self._vc = VersionCounter()
+        self._base: Optional[Tensor] = None  # the tensor this one is a view of
+        self._requires_grad = False
+        self.grad_fn: Any = None
+        self.output_nr = 0
+        self._grad: Optional[Tensor] = None
+        self._retains_grad = False
+        self._hooks: Optional[List[Callable[..., Any]]] = None  # leaf hooks (non-leaf: on grad_fn)
+        self._grad_acc: Any = None  # weakref to this leaf's AccumulateGrad node
+        if requires_grad:
+            self.requires_grad = True
+
+    # -- construction used by kernels ------------------------------------------------------
+
+    @classmethod
+    def _from_array(cls, a: np.ndarray) -> "Tensor":
+        """A tensor owning fresh storage ``a``."""
+        return cls(a)
+
+    @classmethod
+    def _view_of(cls, base: "Tensor", a: np.ndarray) -> "Tensor":
+        """A tensor over ``a``, a numpy view of ``base``'s storage: shares the version counter."""
+        t = cls(a)
+        t._vc = base._vc
+        t._base = base._base if base._base is not None else base
+        return t
+
+    # -- metadata --------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._data.dtype
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    def _bump_version(self) -> None:
+        self._vc.value += 1
+
+    @property
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # -- autograd state --------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if value and self._data.dtype.kind not in FLOATING_KINDS:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients "
+                               f"(got {self._data.dtype})")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Optional["Tensor"]:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Optional["Tensor"]) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad must be a Tensor or None, got {type(value)}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
+                                   f"{value.shape}, tensor shape {self.shape}")
+            if value.dtype != self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: grad dtype "
+                                   f"{value.dtype}, tensor dtype {self.dtype}")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward (leaves always do)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._retain(self.output_nr, self)
+
+    def register_hook(self, hook: Callable[[Any], Any]) -> HookHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; a non-None return value
+        replaces the gradient."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            hooks = self.grad_fn._hooks_for(self.output_nr, create=True)
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing storage (and version counter) with this one, without history."""
+        return Tensor._view_of(self, self._data)
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient: Any = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``autograd.backward``)."""
+        from transgrad.reference.engine import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                 inputs)
+
+    # -- data ------------------------------------------------------------------------------
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.item()
+
+    def numpy(self) -> np.ndarray:
+        """The underlying numpy array (zero-copy)."""
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if dtype is not None and np.dtype(dtype) != self._data.dtype:
+            return self._data.astype(dtype)
+        if copy:
+            return self._data.copy()
+        return self._data
