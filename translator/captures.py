@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from .diagnostics import Diagnostic, make_diagnostic
+from .diagnostics import Diagnostic, capture_message, make_diagnostic
 from .model import Backward, Capture, CaptureKind, Formula, Loc, Module
 from .parse import dotted_name, walk
 from .signatures import KERNELS
@@ -235,7 +235,7 @@ def collect_captures(mod: Module) -> Tuple[Module, List[Diagnostic]]:
     diags: List[Diagnostic] = _smuggled(mod)
     formulas = []
     for f in mod.formulas:
-        if f.backward is None:
+        if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
         captures = _FormulaCaptures(mod, f, scopes, all_scopes, info, diags).run()
@@ -408,12 +408,13 @@ class _FormulaCaptures:
         bound = binds[0].loc
         kind = env.lookup(name)
         after = [b for b in binds if b.index > self.bw_index]
+        tensor = bool(kind & TENSOR)
         if after and len(binds) > 1:
-            self._reject("T204", at, name, after[0].loc)
-        elif self.counts.get(name, 0) > 1:
-            self._reject("T203", at, name, bound, others=[b.loc for b in binds[1:]])
+            self._reject("T204", at, name, bound, tensor, others=[after[0].loc])
         elif any(b.how == "loop" for b in binds):
-            self._reject("T212", at, name, bound)
+            self._reject("T212", at, name, bound, tensor)
+        elif self.counts.get(name, 0) > 1:
+            self._reject("T203", at, name, bound, tensor, others=[b.loc for b in binds[1:]])
         elif name in f.outputs:
             return Capture(name, CaptureKind.OUTPUT, "Tensor", bound, False)
         elif kind & MUTABLE:
@@ -423,67 +424,16 @@ class _FormulaCaptures:
         elif kind & TENSOR:
             self._reject("T211" if binds[0].how == "unpack" else "T201", at, name, bound)
         else:
-            return Capture(name, CaptureKind.ATTRIBUTE, _spell_type(binds[0].value, params),
-                           bound, False)
+            spelled = _spell_type(binds[0].value, params, self.info.helpers)
+            return Capture(name, CaptureKind.ATTRIBUTE, spelled, bound, False)
         return None
 
     def _reject(self, code: str, node: cst.Name, name: str, bound: Loc, tensor: bool = True,
                 others: Sequence[Loc] = ()) -> None:
-        message, hint = capture_message(code, name, self.f.name, bound, tensor, others)
-        self.diags.append(make_diagnostic(code, self.mod.loc_of(node), message, hint,
+        at = self.mod.loc_of(node)
+        message, hint = capture_message(code, name, self.f.name, bound, at, tensor, others)
+        self.diags.append(make_diagnostic(code, at, message, hint,
                                           self.mod.source, width=len(name)))
-
-
-def capture_message(code: str, name: str, formula: str, bound: Loc, tensor: bool = True,
-                    others: Sequence[Loc] = ()) -> Tuple[str, str]:
-    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212)."""
-    where = f"bound at {bound}"
-    fixes = (f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
-             f"return it as an output (`@formula(hidden_outputs=(\"{name}\",))` and "
-             f"`return (..., {name}), backward`, taking a grad for it in backward)")
-    no_graph = ("the forward runs without recording history, so its value has no grad_fn: "
-                "a double backward would treat it as a constant and silently drop the "
-                "gradient flowing through it")
-    table = {
-        "T201": (f"backward of `{formula}` captures `{name}`, a tensor intermediate of the "
-                 f"forward ({where}); {no_graph}", fixes),
-        "T211": (f"backward of `{formula}` captures `{name}`, a tensor bound by tuple "
-                 f"unpacking in the forward ({where}); {no_graph}", fixes),
-        "T202": (f"backward of `{formula}` captures parameter `{name}`, which the forward "
-                 f"re-binds ({where}); the closure sees the re-bound value, not the input, so "
-                 + ("backward would differentiate through the wrong tensor and double "
-                    "backward would not reach the input" if tensor else
-                    "the saved attribute would not be the value the caller passed"),
-                 (f"give the forward value a new name (e.g. `{name}2 = ...`) and "
-                  + (f"either recompute it in backward from `{name}`, or return it as an "
-                     f"output (hidden_outputs)" if tensor else "capture that name instead"))),
-        "T203": (f"backward of `{formula}` captures `{name}`, which the forward binds more "
-                 f"than once ({where}"
-                 + "".join(f", again at {o}" for o in others) + "); a closure reads the last "
-                 "binding, so the value saved for backward is ambiguous and double backward "
-                 "would differentiate a different value than the forward used",
-                 f"bind each value to its own name; if `{name}` is a tensor, {fixes[0].lower()}"
-                 + fixes[1:]),
-        "T204": (f"backward of `{formula}` captures `{name}`, which is re-bound after "
-                 f"`def backward` ({where}); closures bind late, so backward would see the "
-                 "later value, not the one the forward computed with",
-                 f"do not re-bind `{name}` after `def backward`: use a new name, or "
-                 + fixes[0].lower() + fixes[1:]),
-        "T205": (f"backward of `{formula}` captures `{name}`, a scalar read out of tensor "
-                 f"data with kernel.item ({where}); to autograd it is a constant, so double "
-                 "backward would miss the gradient flowing through the data it came from",
-                 "keep the value as a tensor: " + fixes),
-        "T209": (f"backward of `{formula}` reads `{name}`, a mutable container built in the "
-                 f"forward ({where}); its contents may change after `def backward`, and "
-                 "tensors inside it escape the capture rule (no grad_fn: wrong double backward)",
-                 f"build a tuple of non-tensor values instead; for tensors, {fixes}"),
-        "T212": (f"backward of `{formula}` captures `{name}`, a loop variable ({where}); "
-                 "closures bind late, so backward would see only its last value, and a "
-                 "tensor bound by a loop has no grad_fn for double backward",
-                 f"build what backward needs explicitly (a tuple of non-tensor values), or "
-                 + fixes),
-    }
-    return table[code]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,7 +519,8 @@ def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> List:
     return [n for n in walk(node, skip) if isinstance(n, kind)]
 
 
-def _spell_type(value: Optional[cst.BaseExpression], params: Dict) -> str:
+def _spell_type(value: Optional[cst.BaseExpression], params: Dict,
+                helpers: Optional[Dict[str, str]] = None) -> str:
     """Best-known type spelling of a non-tensor forward value ("" when unknown)."""
     e = value
     if e is None:
@@ -596,19 +547,21 @@ def _spell_type(value: Optional[cst.BaseExpression], params: Dict) -> str:
             return "float"
         if name == "tuple":
             return "Shape"
+        if helpers and name in helpers:
+            return helpers[name]
         if name in ("min", "max", "abs") and e.args:
-            return _spell_type(e.args[0].value, params)
+            return _spell_type(e.args[0].value, params, helpers)
         return ""
     if isinstance(e, cst.Tuple):
         return "Shape"
     if isinstance(e, cst.Subscript):
-        base = _spell_type(e.value, params)
+        base = _spell_type(e.value, params, helpers)
         if base in ("Shape", "Dims"):
             sl = e.slice[0].slice if len(e.slice) == 1 else None
             return "int" if isinstance(sl, cst.Index) else base
         return ""
     if isinstance(e, cst.BinaryOperation):
-        a, b = _spell_type(e.left, params), _spell_type(e.right, params)
+        a, b = _spell_type(e.left, params, helpers), _spell_type(e.right, params, helpers)
         if isinstance(e.operator, cst.Divide):
             return "float"
         if "float" in (a, b):
@@ -617,7 +570,7 @@ def _spell_type(value: Optional[cst.BaseExpression], params: Dict) -> str:
             return "Shape"
         return "int" if a == b == "int" else ""
     if isinstance(e, cst.UnaryOperation):
-        return _spell_type(e.expression, params)
+        return _spell_type(e.expression, params, helpers)
     if isinstance(e, cst.IfExp):
-        return _spell_type(e.body, params) or _spell_type(e.orelse, params)
+        return _spell_type(e.body, params, helpers) or _spell_type(e.orelse, params, helpers)
     return ""

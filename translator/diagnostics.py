@@ -165,3 +165,70 @@ def make_diagnostic(code: str, loc: Loc, message: str, hint: str, source: str = 
     lines = source.splitlines()
     line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
     return Diagnostic(code, loc, message, hint, line, max(1, width), tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------
+# The capture rule's messages (Note [Capture messages]): each names the variable, where it was
+# bound, why double backward would be wrong, and the fixes (recompute in backward, or return it
+# as a (hidden) output; for a non-tensor value: bind it once, under its own name).
+
+
+def _where(loc: Loc, at: Loc) -> str:
+    return f"line {loc.line}" if loc.path == at.path else str(loc)
+
+
+def capture_message(code: str, name: str, formula: str, bound: Loc, at: Loc, tensor: bool = True,
+                    others: Sequence[Loc] = ()) -> Tuple[str, str]:
+    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212)."""
+    where = f"bound on {_where(bound, at)}"
+    again = "".join(f", again on {_where(o, at)}" for o in others)
+    recompute = (f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
+                 f"return it as an output (`@formula(hidden_outputs=(\"{name}\",))`, "
+                 f"`return (..., {name}), backward`, and a grad parameter for it)")
+    no_graph = ("the forward records no history, so this tensor has no grad_fn: a double "
+                "backward would treat it as a constant and silently drop the gradient "
+                "flowing through it")
+    once = f"compute the value backward needs once, under its own name, before `def backward`"
+    if code == "T201":
+        return (f"backward of `{formula}` captures `{name}`, a tensor intermediate of the "
+                f"forward ({where}); {no_graph}", recompute)
+    if code == "T211":
+        return (f"backward of `{formula}` captures `{name}`, a tensor bound by tuple unpacking "
+                f"in the forward ({where}); {no_graph}", recompute)
+    if code == "T202":
+        why = ("backward would differentiate through the re-bound tensor and double backward "
+               "would never reach the input" if tensor else
+               "the saved attribute would not be the value the caller passed")
+        fix = (f"either recompute it in backward from `{name}`, or return it as a hidden output"
+               if tensor else "capture that name instead")
+        return (f"backward of `{formula}` captures parameter `{name}`, which the forward "
+                f"re-binds ({where}); the closure sees the re-bound value, not the input: {why}",
+                f"give the forward value a new name (e.g. `{name}_new = ...`) and {fix}")
+    if code == "T203":
+        return (f"backward of `{formula}` captures `{name}`, which the forward binds more than "
+                f"once ({where}{again}); a closure reads only the last binding, so backward "
+                "would not see the value the forward computed with"
+                + (f", and {no_graph}" if tensor else ""),
+                f"{once}; " + (recompute if tensor else "give each value its own name"))
+    if code == "T204":
+        return (f"backward of `{formula}` captures `{name}`, which is re-bound after "
+                f"`def backward` ({where}{again}); closures bind late, so backward would see "
+                "the later value, not the one the forward computed with",
+                f"do not re-bind `{name}` after `def backward`: {once}"
+                + (f"; or {recompute}" if tensor else ""))
+    if code == "T205":
+        return (f"backward of `{formula}` captures `{name}`, a scalar read out of tensor data "
+                f"with kernel.item ({where}); to autograd it is a constant, so double backward "
+                "would miss the gradient flowing through the data it came from",
+                f"keep it a tensor: {recompute}")
+    if code == "T209":
+        return (f"backward of `{formula}` reads `{name}`, a mutable container built in the "
+                f"forward ({where}); it may change after `def backward`, and tensors inside it "
+                "escape the capture rule (no grad_fn: wrong double backward)",
+                "build a tuple of non-tensor values instead; for tensors, " + recompute)
+    if code == "T212":
+        return (f"backward of `{formula}` captures `{name}`, a loop variable ({where}); closures "
+                "bind late, so backward would see only its last value"
+                + (f", and {no_graph}" if tensor else ""),
+                f"{once}" + (f"; or {recompute}" if tensor else " (e.g. a tuple built by the loop)"))
+    raise ValueError(f"{code} is not a capture-rule code")

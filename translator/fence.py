@@ -230,7 +230,7 @@ class _Fence:
                        "backward`", "write `return result, backward` (or `return (a, b), "
                        "backward` for several outputs)")
         bw = tops[0]
-        forward = [s for s in body if s is not bw and (s is not last or not f.outputs)]
+        forward = [s for s in body if s is not bw and s is not last]
         for ret in _find_returns(cst.IndentedBlock(body=forward)):
             self.error("T107", ret, f"`return` in the forward of `{f.name}`: a formula with a "
                        "backward returns once, at the end", "compute the outputs, then "
@@ -266,9 +266,10 @@ class _Fence:
             diff = tuple(o for o in f.outputs if o not in hidden)
         expected = [f"grad_{d}" if i else "grad" for i, d in enumerate(diff)]
         expected += [f"grad_{h}" for h in hidden]
-        if f.outputs and len(f.backward.params) != len(expected):  # type: ignore[union-attr]
+        grads = [p for p in bw.params.params if p.default is None]  # defaults: T206
+        if f.outputs and len(grads) != len(expected):
             self.error("T109", bw.name, f"backward of `{f.name}` takes "
-                       f"{len(f.backward.params)} parameter(s) but gets one grad per "  # type: ignore[union-attr]
+                       f"{len(grads)} parameter(s) but gets one grad per "
                        f"differentiable and hidden output: {len(expected)} "
                        f"({', '.join(list(diff) + list(hidden)) or 'none'})",
                        f"write `def backward({', '.join(expected)}):`")
@@ -499,11 +500,13 @@ class _ExprChecker:
         for p, a in zip(params, positional):
             bound[p.name] = a
         names = {p.name for p in params}
+        unknown = False
         for a in c.args:
             if a.keyword is None:
                 continue
             k = a.keyword.value
             if k not in names:
+                unknown = True
                 self.error("T303", a.keyword, f"`kernel.{kname}` has no parameter `{k}`",
                            f"the signature is {spelled}")
             elif k in bound:
@@ -512,7 +515,7 @@ class _ExprChecker:
             else:
                 bound[k] = a
         missing = [p.name for p in params if p.name not in bound]
-        if missing and len(positional) <= len(params):
+        if missing and len(positional) <= len(params) and not unknown:
             code = "T303" if any(a.keyword for a in c.args) else "T302"
             self.error(code, c, f"`kernel.{kname}` is missing argument(s) "
                        + ", ".join(f"`{m}`" for m in missing), f"the signature is {spelled}")

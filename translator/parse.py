@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
@@ -48,10 +49,15 @@ def parse_source(source: str, rel_path: str) -> Module:
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
-        loc = Loc(rel_path, e.raw_line, e.raw_column + 1)
         msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
+        m = re.match(r"^parser error: error at (\d+):(\d+): ", msg)
+        line, col = (int(m.group(1)), int(m.group(2)) + 1) if m else (e.raw_line, e.raw_column + 1)
+        loc = Loc(rel_path, line, col)
+        msg = msg[m.end():] if m else msg
         raise TranslatorError([make_diagnostic(
-            "T100", loc, f"invalid Python syntax: {msg}", "fix the syntax error", source)]) from None
+            "T100", loc, f"invalid Python syntax: {msg}",
+            "fix the syntax; the cause is often at the end of the previous line (a missing "
+            "`:` or closing bracket)", source)]) from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     name = os.path.splitext(os.path.basename(rel_path))[0]

@@ -1,0 +1,13 @@
+from transgrad.lang import formula, Tensor, Dims, kernel, ops
+
+CACHE = {}
+
+
+@formula
+def exp(x: Tensor) -> Tensor:
+    result = kernel.exp(x)
+
+    def backward(grad):
+        return grad * result
+
+    return result, backward

@@ -1,0 +1,11 @@
+from transgrad.lang import formula, Tensor, Dims, kernel, ops
+
+
+@formula(double_backward=False)
+def exp(x: Tensor) -> Tensor:
+    result = kernel.exp(x)
+
+    def backward(grad):
+        return grad * result
+
+    return result, backward
