@@ -10,7 +10,10 @@ namespace tg::autograd {
 namespace {
 std::atomic<uint64_t> sequence_counter{0};
 std::atomic<uint64_t> hook_counter{0};
+std::atomic<int64_t> live_nodes{0};
 }  // namespace
+
+int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
 
 uint64_t next_sequence_nr() { return sequence_counter.fetch_add(1, std::memory_order_relaxed); }
 uint64_t next_hook_id() { return hook_counter.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -28,8 +31,12 @@ struct NodeHooks {
   std::vector<std::pair<uint32_t, std::weak_ptr<AutogradMeta>>> retains_grad;
 };
 
-Node::Node() : sequence_nr_(next_sequence_nr()) {}
-Node::Node(uint64_t sequence_nr) : sequence_nr_(sequence_nr) {}
+Node::Node() : sequence_nr_(next_sequence_nr()) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
+Node::Node(uint64_t sequence_nr) : sequence_nr_(sequence_nr) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
 
 namespace {
 
@@ -46,6 +53,7 @@ void gather_next_nodes(std::vector<Edge>& edges, std::vector<std::shared_ptr<Nod
 }  // namespace
 
 Node::~Node() {
+  live_nodes.fetch_sub(1, std::memory_order_relaxed);
   delete hooks_.load(std::memory_order_acquire);
   // The derived part (saved variables) is already destroyed here: the edges usually hold the
   // last references to the next nodes.

@@ -137,6 +137,9 @@ Tensor apply_tensor_hook(const TensorHook& hook, const Tensor& grad, const char*
 // The next sequence number (monotonic across threads). Higher numbers run first in backward.
 uint64_t next_sequence_nr();
 
+// Nodes currently alive (for tests of graph teardown).
+int64_t live_node_count();
+
 // Fresh hook ids, unique within the process.
 uint64_t next_hook_id();
 

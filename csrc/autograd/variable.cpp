@@ -140,14 +140,17 @@ uint64_t register_hook(const Tensor& t, TensorHook hook) {
 
 bool remove_hook(const Tensor& t, uint64_t id) {
   AutogradMeta* m = autograd_meta_or_null(t);
-  if (!m) return false;
-  if (m->grad_fn && m->grad_fn->remove_hook(id)) return true;
+  return m != nullptr && remove_hook(*m, id);
+}
+
+bool remove_hook(AutogradMeta& m, uint64_t id) {
+  if (m.grad_fn && m.grad_fn->remove_hook(id)) return true;
   TensorHook dead;  // destroyed after the lock is dropped
-  std::lock_guard<std::mutex> lock(m->mutex);
-  for (auto it = m->hooks.begin(); it != m->hooks.end(); ++it) {
+  std::lock_guard<std::mutex> lock(m.mutex);
+  for (auto it = m.hooks.begin(); it != m.hooks.end(); ++it) {
     if (it->first == id) {
       dead = std::move(it->second);
-      m->hooks.erase(it);
+      m.hooks.erase(it);
       return true;
     }
   }

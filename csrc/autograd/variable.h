@@ -53,6 +53,7 @@ bool retains_grad(const Tensor& t);
 // Registers a gradient hook on `t` (leaf: run before accumulation; non-leaf: on its grad_fn).
 uint64_t register_hook(const Tensor& t, TensorHook hook);
 bool remove_hook(const Tensor& t, uint64_t id);
+bool remove_hook(AutogradMeta& meta, uint64_t id);
 
 // Accumulates `g` into meta.grad (locked). Under grad mode the sum is recorded (create_graph).
 void accumulate_into_grad(AutogradMeta& meta, Tensor g);

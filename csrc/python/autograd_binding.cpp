@@ -1,0 +1,382 @@
+// Autograd entry points of _C: backward/grad (run with the GIL released), grad mode, hooks,
+// grad_fn objects (_C.Node), and the C++ side of Python custom Functions.
+//
+// Note [GIL in backward]
+// run_backward converts its arguments, then releases the GIL for the whole GraphTask. Only
+// Python hooks and Python Functions take it back (PyObjectRef and the hook wrappers below never
+// touch a refcount without it), so other Python threads run, and may run backward themselves,
+// while a backward is in progress.
+#include <pybind11/stl.h>
+
+#include <functional>
+
+#include "autograd/autograd.h"
+#include "python/common.h"
+
+namespace tg::python {
+
+using namespace tg::autograd;
+
+namespace {
+
+// Returned by every register_hook; remove() unregisters.
+struct RemovableHandle {
+  std::function<void()> remover;
+  void remove() {
+    if (remover) {
+      auto r = std::move(remover);
+      remover = nullptr;
+      r();
+    }
+  }
+};
+
+Tensor tensor_or_undefined(py::handle obj, const char* what) {
+  if (obj.is_none()) return Tensor();
+  if (!py::isinstance<Tensor>(obj))
+    throw TypeError(std::string(what) + " must be a Tensor or None, got " +
+                    py::str(py::type::of(obj)).cast<std::string>());
+  return obj.cast<Tensor>();
+}
+
+variable_list tensor_list(py::handle obj, const char* what, bool allow_none) {
+  variable_list out;
+  if (obj.is_none()) return out;
+  if (py::isinstance<Tensor>(obj)) {
+    out.push_back(obj.cast<Tensor>());
+    return out;
+  }
+  for (py::handle item : py::reinterpret_borrow<py::iterable>(obj)) {
+    if (item.is_none() && allow_none) {
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(tensor_or_undefined(item, what));
+    if (!out.back().defined())
+      throw TypeError(std::string(what) + " must contain Tensors, got None");
+  }
+  return out;
+}
+
+py::object to_py(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+
+py::tuple to_py_tuple(const variable_list& ts) {
+  py::tuple out(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) out[i] = to_py(ts[i]);
+  return out;
+}
+
+variable_list grads_from_py(py::handle result, const char* what) {
+  variable_list out;
+  if (result.is_none()) return out;
+  if (py::isinstance<Tensor>(result)) return {result.cast<Tensor>()};
+  for (py::handle item : py::reinterpret_borrow<py::iterable>(result))
+    out.push_back(tensor_or_undefined(item, what));
+  return out;
+}
+
+TensorHook py_tensor_hook(py::function fn) {
+  PyObjectRef ref(std::move(fn));
+  return [ref](const Tensor& grad) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object r = ref.object()(grad);
+    return tensor_or_undefined(r, "a hook's return value");
+  };
+}
+
+py::object run_backward_py(py::object tensors, py::object grad_tensors, py::object retain_graph,
+                           bool create_graph, py::object inputs, bool allow_unused,
+                           bool accumulate_grad) {
+  variable_list ts = tensor_list(tensors, "tensors", false);
+  variable_list gs = tensor_list(grad_tensors, "grad_tensors", true);
+  variable_list xs = tensor_list(inputs, "inputs", false);
+  bool keep = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+  variable_list result;
+  {
+    py::gil_scoped_release no_gil;
+    result = run_backward(ts, gs, keep, create_graph, xs, allow_unused, accumulate_grad);
+  }
+  if (accumulate_grad) return py::none();
+  return to_py_tuple(result);
+}
+
+// ---- Python custom Functions ----------------------------------------------------------------
+
+struct PyFunctionNode;
+
+// The ctx object of a Python Function. It holds its node weakly (the node owns the ctx).
+struct FunctionCtx {
+  std::weak_ptr<PyFunctionNode> node;
+  variable_list to_save;  // saved before the node exists (and when no graph is recorded)
+  variable_list dirty;
+  variable_list non_differentiable;
+  bool materialize_grads = true;
+  bool recorded = false;
+};
+
+struct PyFunctionNode final : Node {
+  PyObjectRef backward_;  // callable(ctx, *grads) -> one grad per forward argument
+  PyObjectRef ctx_;
+  std::string name_;
+  std::string path_;
+  int line_ = 0;
+  bool materialize_ = true;
+  std::vector<SavedVariable> saved_;
+
+  std::string name() const override { return name_; }
+  SourceLoc location() const override {
+    return path_.empty() ? SourceLoc{nullptr, 0} : SourceLoc{path_.c_str(), line_};
+  }
+  void release_variables() override {
+    for (auto& s : saved_) s.reset();
+  }
+  variable_list apply(variable_list&& grads) override {
+    py::gil_scoped_acquire gil;
+    py::tuple args(grads.size() + 1);
+    args[0] = ctx_.object();
+    for (size_t i = 0; i < grads.size(); ++i) {
+      Tensor g = grads[i];
+      if (!g.defined() && materialize_ && i < num_inputs() && output_metadata(i).defined)
+        g = zeros_for_grad(static_cast<uint32_t>(i));
+      args[i + 1] = to_py(g);
+    }
+    py::object r = backward_.object()(*args);
+    variable_list out = grads_from_py(r, "a gradient returned by backward");
+    // Extra trailing Nones (for non-tensor arguments) are allowed.
+    while (out.size() > num_outputs() && !out.back().defined()) out.pop_back();
+    return out;
+  }
+};
+
+bool contains_same(const variable_list& ts, const Tensor& t) {
+  for (const Tensor& x : ts)
+    if (x.defined() && x.is_same(t)) return true;
+  return false;
+}
+
+// Wires the outputs of Function.forward (run under no_grad) into the graph.
+py::object function_apply(py::object backward, py::object ctx_obj, py::sequence args,
+                          py::object outputs, const std::string& name, const std::string& path,
+                          int line) {
+  FunctionCtx& ctx = ctx_obj.cast<FunctionCtx&>();
+  variable_list inputs;
+  for (py::handle a : args)
+    inputs.push_back(py::isinstance<Tensor>(a) ? a.cast<Tensor>() : Tensor());
+  if (!any_requires_grad(inputs)) return outputs;
+
+  bool is_tuple = py::isinstance<py::tuple>(outputs);
+  py::list outs;
+  if (is_tuple) {
+    for (py::handle o : outputs) outs.append(o);
+  } else {
+    outs.append(outputs);
+  }
+
+  auto node = std::make_shared<PyFunctionNode>();
+  node->name_ = name;
+  node->path_ = path;
+  node->line_ = line;
+  node->materialize_ = ctx.materialize_grads;
+  for (const Tensor& t : inputs) collect_next_edges(*node, t);
+
+  variable_list originals(outs.size()), wired(outs.size());
+  uint32_t nr = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    py::handle o = outs[i];
+    if (!py::isinstance<Tensor>(o)) continue;
+    Tensor t = o.cast<Tensor>();
+    originals[i] = t;
+    if (contains_same(ctx.non_differentiable, t) || !is_floating(t.dtype())) continue;
+    if (contains_same(ctx.dirty, t)) {
+      if (t.is_leaf() && t.requires_grad())
+        throw RuntimeError("a leaf tensor that requires grad is being used in an in-place "
+                           "operation (" + name + " marked it dirty)");
+      t.bump_version();  // rebase: the same tensor now has this node's history
+    } else {
+      t = detach(t);
+    }
+    set_history(t, node, nr++);
+    wired[i] = t;
+    outs[i] = py::cast(t);
+  }
+  for (const Tensor& s : ctx.to_save) {
+    bool is_output = false;
+    Tensor saved = s;
+    for (size_t i = 0; i < originals.size(); ++i)
+      if (s.defined() && originals[i].defined() && wired[i].defined() && originals[i].is_same(s)) {
+        saved = wired[i];
+        is_output = true;
+      }
+    node->saved_.emplace_back(saved, is_output);
+  }
+  ctx.to_save.clear();
+  ctx.dirty.clear();
+  ctx.non_differentiable.clear();
+  ctx.recorded = true;
+  ctx.node = node;
+  node->backward_ = PyObjectRef(std::move(backward));
+  node->ctx_ = PyObjectRef(ctx_obj);
+  if (is_tuple) return py::tuple(outs);
+  return outs[0];
+}
+
+py::tuple saved_tensors(FunctionCtx& ctx) {
+  if (!ctx.recorded) return to_py_tuple(ctx.to_save);
+  auto node = ctx.node.lock();
+  if (!node)
+    throw RuntimeError("the saved tensors of this Function are no longer available (its graph "
+                       "was freed)");
+  variable_list out;
+  for (const auto& s : node->saved_) out.push_back(s.unpack(std::static_pointer_cast<Node>(node)));
+  return to_py_tuple(out);
+}
+
+py::object once_differentiable_wrap(FunctionCtx& ctx, py::object grads, py::object results) {
+  auto node = ctx.node.lock();
+  if (!node) return results;
+  variable_list gs = grads_from_py(grads, "a gradient");
+  bool single = results.is_none() || py::isinstance<Tensor>(results);
+  variable_list rs = grads_from_py(results, "a gradient returned by backward");
+  wrap_once_differentiable(*node, gs, rs);
+  if (single) return rs.empty() ? py::none() : to_py(rs[0]);
+  return to_py_tuple(rs);
+}
+
+}  // namespace
+
+void init_autograd(py::module_& m) {
+  py::class_<RemovableHandle>(m, "RemovableHandle")
+      .def("remove", &RemovableHandle::remove)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](RemovableHandle& h, py::args) { h.remove(); });
+
+  py::class_<Node, std::shared_ptr<Node>>(m, "Node", py::dynamic_attr())
+      .def("name", &Node::name)
+      .def_property_readonly("next_functions",
+                             [](const Node& n) {
+                               py::tuple out(n.next_edges().size());
+                               for (size_t i = 0; i < n.next_edges().size(); ++i) {
+                                 const Edge& e = n.next_edges()[i];
+                                 out[i] = py::make_tuple(
+                                     e.function ? py::cast(e.function) : py::none(), e.input_nr);
+                               }
+                               return out;
+                             })
+      .def_property_readonly("location",
+                             [](const Node& n) -> py::object {
+                               std::string loc = format_location(n.location());
+                               return loc.empty() ? py::object(py::none()) : py::str(loc);
+                             })
+      .def_property_readonly("variable",
+                             [](const Node& n) -> py::object {
+                               if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n))
+                                 return py::cast(acc->variable);
+                               throw py::attribute_error(n.name() + " has no attribute 'variable'");
+                             })
+      .def("_sequence_nr", &Node::sequence_nr)
+      .def(
+          "register_hook",
+          [](Node& n, py::function fn) {
+            PyObjectRef ref(std::move(fn));
+            uint64_t id = n.add_post_hook(
+                [ref](const variable_list& grad_inputs, const variable_list& grad_outputs) {
+                  py::gil_scoped_acquire gil;
+                  py::object r = ref.object()(to_py_tuple(grad_inputs), to_py_tuple(grad_outputs));
+                  if (r.is_none()) return variable_list();
+                  return grads_from_py(r, "a node hook's return value");
+                });
+            std::weak_ptr<Node> weak = n.shared_from_this();
+            return RemovableHandle{[weak, id] {
+              if (auto node = weak.lock()) node->remove_hook(id);
+            }};
+          },
+          "hook(grad_inputs, grad_outputs) runs after the node; may return new grad_inputs.")
+      .def(
+          "register_prehook",
+          [](Node& n, py::function fn) {
+            PyObjectRef ref(std::move(fn));
+            uint64_t id = n.add_pre_hook([ref](const variable_list& grad_outputs) {
+              py::gil_scoped_acquire gil;
+              py::object r = ref.object()(to_py_tuple(grad_outputs));
+              if (r.is_none()) return variable_list();
+              return grads_from_py(r, "a node pre-hook's return value");
+            });
+            std::weak_ptr<Node> weak = n.shared_from_this();
+            return RemovableHandle{[weak, id] {
+              if (auto node = weak.lock()) node->remove_hook(id);
+            }};
+          },
+          "hook(grad_outputs) runs before the node; may return new grad_outputs.")
+      .def("__repr__", [](const Node& n) {
+        std::string loc = format_location(n.location());
+        return "<" + n.name() + (loc.empty() ? "" : " at " + loc) + ">";
+      });
+
+  auto tensor_cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  tensor_cls
+      .def(
+          "backward",
+          [](const Tensor& self, py::object gradient, py::object retain_graph, bool create_graph,
+             py::object inputs) {
+            py::list gs;
+            gs.append(gradient);
+            run_backward_py(py::cast(self), gs, retain_graph, create_graph, inputs, false, true);
+          },
+          py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
+          py::arg("create_graph") = false, py::arg("inputs") = py::none())
+      .def("register_hook", [](const Tensor& self, py::function fn) {
+        uint64_t id = register_hook(self, py_tensor_hook(std::move(fn)));
+        std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
+        std::weak_ptr<Node> node = self.grad_fn();
+        return RemovableHandle{[meta, node, id] {
+          if (auto n = node.lock())
+            if (n->remove_hook(id)) return;
+          if (auto mm = meta.lock()) remove_hook(*mm, id);
+        }};
+      });
+
+  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
+  m.def("_live_node_count", &live_node_count, "Nodes alive (tests of graph teardown).");
+
+  py::module_ ag = m.def_submodule("autograd", "The compiled engine's autograd entry points.");
+  ag.def("run_backward", &run_backward_py, py::arg("tensors"), py::arg("grad_tensors") = py::none(),
+         py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
+         py::arg("inputs") = py::none(), py::arg("allow_unused") = false,
+         py::arg("accumulate_grad") = true,
+         "backward (accumulate_grad=True: into .grad, returns None) or grad (returns a tuple).");
+  ag.def("is_grad_enabled", &GradMode::is_enabled);
+  ag.def("set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
+  ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
+  ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, py::arg("mode"));
+
+  py::class_<FunctionCtx>(ag, "FunctionCtx", py::dynamic_attr())
+      .def(py::init<>())
+      .def("save_for_backward",
+           [](FunctionCtx& ctx, py::args tensors) {
+             ctx.to_save.clear();
+             for (py::handle t : tensors) ctx.to_save.push_back(tensor_or_undefined(t, "save_for_backward"));
+           })
+      .def_property_readonly("saved_tensors", &saved_tensors)
+      .def("mark_dirty",
+           [](FunctionCtx& ctx, py::args tensors) {
+             for (py::handle t : tensors) ctx.dirty.push_back(tensor_or_undefined(t, "mark_dirty"));
+           })
+      .def("mark_non_differentiable",
+           [](FunctionCtx& ctx, py::args tensors) {
+             for (py::handle t : tensors)
+               ctx.non_differentiable.push_back(tensor_or_undefined(t, "mark_non_differentiable"));
+           })
+      .def("set_materialize_grads",
+           [](FunctionCtx& ctx, bool value) { ctx.materialize_grads = value; })
+      .def_property_readonly("_node", [](FunctionCtx& ctx) -> py::object {
+        auto n = ctx.node.lock();
+        return n ? py::cast(std::static_pointer_cast<Node>(n)) : py::none();
+      });
+  ag.def("_function_apply", &function_apply, py::arg("backward"), py::arg("ctx"), py::arg("args"),
+         py::arg("outputs"), py::arg("name"), py::arg("path") = "", py::arg("line") = 0);
+  ag.def("_once_differentiable", &once_differentiable_wrap, py::arg("ctx"), py::arg("grads"),
+         py::arg("results"));
+}
+
+}  // namespace tg::python

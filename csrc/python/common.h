@@ -1,0 +1,42 @@
+// Shared helpers of the hand-written pybind11 module: dtype conversion, GIL-safe ownership of
+// Python objects from C++ (the engine runs without the GIL), and the init functions of each
+// binding file.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+#include "tensor/tensor.h"
+
+namespace tg::python {
+
+namespace py = pybind11;
+
+// Drops a reference, taking the GIL if needed; a no-op once the interpreter is gone.
+void gil_safe_decref(PyObject* obj);
+
+// A Python object owned from C++: copying and destroying it never touch the refcount without
+// the GIL, so it may live in nodes, hooks and storages handled by the engine.
+class PyObjectRef {
+ public:
+  PyObjectRef() = default;
+  explicit PyObjectRef(py::object obj)
+      : ref_(obj.release().ptr(), [](PyObject* p) { gil_safe_decref(p); }) {}
+  py::handle get() const { return py::handle(ref_.get()); }
+  py::object object() const { return py::reinterpret_borrow<py::object>(get()); }  // needs GIL
+  explicit operator bool() const { return ref_ != nullptr; }
+
+ private:
+  std::shared_ptr<PyObject> ref_;
+};
+
+// numpy dtype <-> DType. Accepts numpy dtypes, numpy scalar types, their names, Python bool,
+// int, float and _C.DType; raises TypeError otherwise.
+DType dtype_from_py(py::handle obj);
+py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
+
+void init_tensor(py::module_& m);
+void init_autograd(py::module_& m);
+
+}  // namespace tg::python

@@ -1,0 +1,38 @@
+// PYBIND11_MODULE(_C): the compiled engine. Hand-written parts: the Tensor class and numpy
+// interop (tensor_binding.cpp), autograd entry points (autograd_binding.cpp); generated part:
+// the formulas as _C.ops.NAME (bindings.cpp); raw kernels as _C._kernels.NAME (bind_kernels.cpp).
+#include <pybind11/pybind11.h>
+
+#include <exception>
+
+#include "python/common.h"
+#include "python/registration.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "transgrad's compiled engine: C++ tensors, kernels, formulas and autograd";
+
+  // tg errors -> the matching Python exceptions (they derive std::runtime_error, which pybind11
+  // alone would turn into RuntimeError).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const tg::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const tg::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const tg::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const tg::RuntimeError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  tg::python::init_tensor(m);
+  tg::python::init_autograd(m);
+  py::module_ kernels = m.def_submodule("_kernels", "Raw, non-differentiable kernels.");
+  register_kernels(kernels);
+  py::module_ ops = m.def_submodule("ops", "The formulas, compiled (differentiable ops).");
+  register_ops(ops);
+}

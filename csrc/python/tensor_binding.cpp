@@ -1,0 +1,332 @@
+// _C.Tensor: the pybind11 class over tg::Tensor (held by value), numpy interop in both
+// directions without copies, and the factories that copy (tensor) or share (from_numpy).
+//
+// Note [Zero-copy numpy]
+// from_numpy keeps the array alive through the storage's owner (a GIL-safe reference), and
+// numpy()/__array__/the buffer protocol hand out views whose base keeps a handle on the storage,
+// so either side may outlive the other. Writes through numpy bypass the version counter.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "autograd/autograd.h"
+#include "kernels/kernels.h"
+#include "python/common.h"
+
+namespace tg::python {
+
+using autograd::Node;
+
+void gil_safe_decref(PyObject* obj) {
+  if (obj == nullptr || !Py_IsInitialized()) return;
+  PyGILState_STATE state = PyGILState_Ensure();
+  Py_DECREF(obj);
+  PyGILState_Release(state);
+}
+
+namespace {
+
+py::object& numpy_dtype_cache(DType d) {
+  static py::object* cache[4] = {nullptr, nullptr, nullptr, nullptr};
+  int i = static_cast<int>(d);
+  if (cache[i] == nullptr)  // leaked on purpose: lives until the interpreter exits
+    cache[i] = new py::object(py::module_::import("numpy").attr("dtype")(dtype_name(d)));
+  return *cache[i];
+}
+
+const char* buffer_format(DType d) {
+  switch (d) {
+    case DType::Bool: return "?";
+    case DType::Int64: return "q";
+    case DType::Float32: return "f";
+    case DType::Float64: return "d";
+  }
+  return "?";
+}
+
+DType dtype_from_numpy(const py::dtype& dt) {
+  char kind = dt.kind();
+  size_t size = static_cast<size_t>(dt.itemsize());
+  char order = dt.byteorder();
+  bool native = order == '=' || order == '|' || order == '<';  // little-endian hosts
+  if (native) {
+    if (kind == 'f' && size == 4) return DType::Float32;
+    if (kind == 'f' && size == 8) return DType::Float64;
+    if (kind == 'i' && size == 8) return DType::Int64;
+    if (kind == 'b' && size == 1) return DType::Bool;
+  }
+  throw TypeError("unsupported dtype " + py::str(dt).cast<std::string>() +
+                  ": transgrad tensors are bool, int64, float32 or float64");
+}
+
+Shape shape_of(const py::array& a) {
+  Shape s(static_cast<size_t>(a.ndim()));
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) s[i] = a.shape(i);
+  return s;
+}
+
+}  // namespace
+
+DType dtype_from_py(py::handle obj) {
+  if (py::isinstance<DType>(obj)) return obj.cast<DType>();
+  if (py::isinstance<py::str>(obj)) return dtype_from_name(obj.cast<std::string>());
+  if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::Float64;
+  if (obj.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::Int64;
+  if (obj.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::Bool;
+  py::dtype dt;
+  try {
+    dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
+  } catch (py::error_already_set&) {
+    throw TypeError("not a dtype: " + py::repr(obj).cast<std::string>());
+  }
+  return dtype_from_numpy(dt);
+}
+
+py::object dtype_to_numpy(DType d) { return numpy_dtype_cache(d); }
+
+Tensor tensor_from_numpy(const py::array& a) {
+  DType dt = dtype_from_numpy(a.dtype());
+  Shape sizes = shape_of(a);
+  Shape strides(sizes.size());
+  auto item = static_cast<py::ssize_t>(itemsize(dt));
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    py::ssize_t st = a.strides(static_cast<py::ssize_t>(i));
+    if (st % item != 0)
+      throw ValueError("from_numpy: the array's strides are not a multiple of its itemsize; "
+                       "pass np.ascontiguousarray(a)");
+    strides[i] = st / item;
+  }
+  PyObject* obj = a.ptr();
+  Py_INCREF(obj);
+  std::shared_ptr<void> owner(static_cast<void*>(obj),
+                              [](void* p) { gil_safe_decref(static_cast<PyObject*>(p)); });
+  return Tensor::from_external(const_cast<void*>(a.data()), std::move(sizes), std::move(strides),
+                               dt, std::move(owner));
+}
+
+py::array tensor_to_numpy(const Tensor& t) {
+  t.check_defined("numpy");
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<py::ssize_t> strides(t.strides().size());
+  auto item = static_cast<py::ssize_t>(t.itemsize());
+  for (size_t i = 0; i < strides.size(); ++i) strides[i] = t.strides()[i] * item;
+  // The base keeps the storage alive, not the graph.
+  auto* keep = new Tensor(autograd::detach(t));
+  py::capsule base(keep, [](void* p) { delete static_cast<Tensor*>(p); });
+  return py::array(py::dtype::from_args(dtype_to_numpy(t.dtype())), shape, strides,
+                   t.data_ptr(), base);
+}
+
+namespace {
+
+Tensor tensor_from_data(py::handle data, py::object dtype, bool requires_grad) {
+  Tensor out;
+  if (py::isinstance<Tensor>(data)) {
+    const Tensor& src = data.cast<const Tensor&>();
+    autograd::NoGradGuard no_grad;
+    out = kernel::clone(src);
+    if (!dtype.is_none()) out = kernel::cast(out, dtype_from_py(dtype));
+  } else {
+    py::module_ np = py::module_::import("numpy");
+    py::object np_dtype = dtype.is_none() ? py::none() : dtype_to_numpy(dtype_from_py(dtype));
+    py::array arr = np.attr("array")(data, np_dtype);
+    if (dtype.is_none()) {
+      // Map numpy's defaults onto the supported dtypes (int32 -> int64, float16 -> float32).
+      char kind = arr.dtype().kind();
+      py::object target;
+      if (kind == 'i' || kind == 'u') target = dtype_to_numpy(DType::Int64);
+      else if (kind == 'f' && arr.dtype().itemsize() < 4) target = dtype_to_numpy(DType::Float32);
+      if (target && !target.is_none() && !arr.dtype().is(target)) arr = arr.attr("astype")(target);
+    }
+    arr = np.attr("ascontiguousarray")(arr);
+    Tensor view = tensor_from_numpy(arr);
+    out = Tensor::empty(view.sizes(), view.dtype());
+    if (view.numel() > 0)
+      std::memcpy(out.data_ptr(), view.data_ptr(), static_cast<size_t>(view.numel()) * view.itemsize());
+  }
+  if (requires_grad) out.set_requires_grad(true);
+  return out;
+}
+
+py::object item_of(const Tensor& t) {
+  t.check_defined("item");
+  if (t.numel() != 1)
+    throw RuntimeError("a Tensor with " + std::to_string(t.numel()) +
+                       " elements cannot be converted to Scalar");
+  switch (t.dtype()) {
+    case DType::Bool: return py::bool_(*t.data<bool>());
+    case DType::Int64: return py::int_(*t.data<int64_t>());
+    case DType::Float32: return py::float_(static_cast<double>(*t.data<float>()));
+    case DType::Float64: return py::float_(*t.data<double>());
+  }
+  return py::none();
+}
+
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple out(s.size());
+  for (size_t i = 0; i < s.size(); ++i) out[i] = py::int_(s[i]);
+  return out;
+}
+
+std::string tensor_repr(const Tensor& t) {
+  if (!t.defined()) return "tensor(<undefined>)";
+  py::module_ np = py::module_::import("numpy");
+  py::array a = tensor_to_numpy(t);
+  std::string body;
+  if (t.numel() == 0) {
+    body = "[]";
+  } else {
+    body = np.attr("array2string")(a, py::arg("separator") = ", ", py::arg("prefix") = "tensor(")
+               .cast<std::string>();
+  }
+  std::string out = "tensor(" + body;
+  if (t.numel() == 0 && t.dim() != 1) out += ", size=" + shape_str(t.sizes());
+  if (t.dtype() != DType::Float32 && t.dtype() != DType::Int64 && t.dtype() != DType::Bool)
+    out += std::string(", dtype=") + dtype_name(t.dtype());
+  if (const auto& fn = t.grad_fn()) {
+    out += ", grad_fn=<" + fn->name() + ">";
+  } else if (t.requires_grad()) {
+    out += ", requires_grad=True";
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+void init_tensor(py::module_& m) {
+  py::enum_<DType>(m, "DType")
+      .value("bool", DType::Bool)
+      .value("int64", DType::Int64)
+      .value("float32", DType::Float32)
+      .value("float64", DType::Float64);
+
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), py::dynamic_attr());
+  cls.def(py::init([](py::handle data, bool requires_grad) {
+            Tensor t;
+            if (py::isinstance<Tensor>(data)) {
+              t = autograd::detach(data.cast<const Tensor&>());  // shares data (Parameter)
+            } else if (py::isinstance<py::array>(data)) {
+              t = tensor_from_numpy(py::reinterpret_borrow<py::array>(data));
+            } else {
+              t = tensor_from_data(data, py::none(), false);
+            }
+            if (requires_grad) t.set_requires_grad(true);
+            return t;
+          }),
+          py::arg("data"), py::arg("requires_grad") = false,
+          "Wraps a numpy array without copying (or shares a tensor's data, without history).")
+      .def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.sizes()); })
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_to_numpy(t.dtype()); })
+      .def_property_readonly("_dtype", &Tensor::dtype)
+      .def("numel", &Tensor::numel)
+      .def("dim", &Tensor::dim)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); })
+      .def_property_readonly("_offset", &Tensor::offset)
+      .def_property_readonly("_version", &Tensor::version)
+      .def("_bump_version", &Tensor::bump_version)
+      .def("_shares_storage", &Tensor::shares_storage)
+      .def("_is_same", &Tensor::is_same)
+      .def("data_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def_property(
+          "requires_grad", &Tensor::requires_grad,
+          [](Tensor& t, bool flag) { t.set_requires_grad(flag); })
+      .def(
+          "requires_grad_",
+          [](Tensor& t, bool flag) {
+            t.set_requires_grad(flag);
+            return t;
+          },
+          py::arg("requires_grad") = true)
+      .def_property(
+          "grad", [](const Tensor& t) -> py::object {
+            Tensor g = t.grad();
+            return g.defined() ? py::cast(std::move(g)) : py::none();
+          },
+          [](Tensor& t, py::object g) {
+            if (g.is_none()) {
+              t.set_grad(Tensor());
+            } else if (!py::isinstance<Tensor>(g)) {
+              throw TypeError("assigned grad must be a Tensor or None, got " +
+                              py::str(py::type::of(g)).cast<std::string>());
+            } else {
+              t.set_grad(g.cast<Tensor>());
+            }
+          })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
+      .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def_property_readonly("output_nr", &Tensor::output_nr)
+      .def_property_readonly("retains_grad",
+                             [](const Tensor& t) { return autograd::retains_grad(t); })
+      .def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); })
+      .def("detach", [](const Tensor& t) { return autograd::detach(t); })
+      .def("detach_",
+           [](Tensor& t) {
+             if (auto* m = autograd::autograd_meta_or_null(t)) {
+               m->grad_fn.reset();
+               m->requires_grad = false;
+               m->output_nr = 0;
+             }
+             return t;
+           })
+      .def("item", &item_of)
+      .def("tolist", [](const Tensor& t) { return tensor_to_numpy(t).attr("tolist")(); })
+      .def("numpy", &tensor_to_numpy)
+      .def(
+          "__array__",
+          [](const Tensor& t, py::object dtype, py::object copy) -> py::object {
+            py::array a = tensor_to_numpy(t);
+            if (!dtype.is_none()) {
+              py::object target = py::dtype::from_args(dtype);
+              if (!a.dtype().equal(py::reinterpret_borrow<py::dtype>(target)))
+                return a.attr("astype")(target);
+            }
+            if (!copy.is_none() && copy.cast<bool>()) return a.attr("copy")();
+            return std::move(a);
+          },
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def_buffer([](Tensor& t) {
+        std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+        std::vector<py::ssize_t> strides(t.strides().size());
+        for (size_t i = 0; i < strides.size(); ++i)
+          strides[i] = t.strides()[i] * static_cast<py::ssize_t>(t.itemsize());
+        return py::buffer_info(t.data_ptr(), static_cast<py::ssize_t>(t.itemsize()),
+                               buffer_format(t.dtype()), t.dim(), shape, strides);
+      })
+      .def("__repr__", &tensor_repr)
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) throw TypeError("len() of a 0-d tensor");
+             return t.sizes()[0];
+           })
+      // Identity hash, kept when the API layer defines an elementwise __eq__.
+      .def("__hash__",
+           [](py::handle self) { return static_cast<py::ssize_t>(reinterpret_cast<intptr_t>(self.ptr()) >> 4); });
+
+  m.def("from_numpy", &tensor_from_numpy, py::arg("array"),
+        "A tensor sharing the numpy array's memory (the array is kept alive).");
+  m.def("tensor", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none(),
+        py::arg("requires_grad") = false, "A tensor holding a copy of `data`.");
+  m.def("_to_numpy", &tensor_to_numpy);
+  m.def(
+      "empty",
+      [](const Shape& shape, py::object dtype) {
+        return Tensor::empty(shape, dtype.is_none() ? DType::Float32 : dtype_from_py(dtype));
+      },
+      py::arg("shape"), py::arg("dtype") = py::none());
+  m.def(
+      "full",
+      [](const Shape& shape, double value, py::object dtype, bool requires_grad) {
+        Tensor t = kernel::full(shape, value, dtype.is_none() ? DType::Float32 : dtype_from_py(dtype));
+        if (requires_grad) t.set_requires_grad(true);
+        return t;
+      },
+      py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+}
+
+}  // namespace tg::python
