@@ -15,6 +15,7 @@ import math
 from typing import Callable, Dict, Optional, Tuple
 
 from . import ir
+from .lower_expr import transform
 
 _KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch
 char char16_t char32_t class compl const constexpr const_cast continue decltype default delete do
@@ -91,6 +92,20 @@ def const_text(e: ir.Const) -> str:
     if isinstance(v, float):
         return float_literal(v)
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def loop_var(name: str, t: ir.Type, body) -> str:
+    """The declaration of a loop variable; ``[[maybe_unused]]`` when the body ignores it."""
+    found = set()
+
+    def visit(x):
+        if isinstance(x, ir.Name):
+            found.add(x.name)
+        return x
+
+    transform(body, visit)
+    unused = "" if name in found else "[[maybe_unused]] "
+    return unused + (f"const Tensor& {cname(name)}" if t.is_tensor else f"int64_t {cname(name)}")
 
 
 class ExprEmitter:
@@ -233,7 +248,7 @@ class ExprEmitter:
         return f"py::{e.op}({self.text(e.left)}, {self.text(e.right)})", PRIMARY
 
     def e_Comprehension(self, e: ir.Comprehension):
-        var = f"const Tensor& {cname(e.var)}" if e.var_type.is_tensor else f"int64_t {cname(e.var)}"
+        var = loop_var(e.var, e.var_type, (e.elt,) + e.conds)
         push = f"comp_.push_back({self.text(e.elt)});"
         if e.conds:
             conds = " && ".join(self.wrap(c, _PREC["&&"] - 1) for c in e.conds)

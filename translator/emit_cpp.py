@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Dict, List, Sequence, Set
 
 from . import ir
-from .cpp_expr import ExprEmitter, cname, ctype, default_init, param_type
+from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type
 from .lower_expr import transform
 
 GENERATOR = "transgrad.translator"
@@ -114,8 +114,7 @@ class Block:
                 lines.extend(self.stmts(orelse, ind + "  "))
             return lines + [f"{ind}}}"]
         if isinstance(s, ir.For):
-            var = (f"const Tensor& {cname(s.var)}" if s.var_type.is_tensor
-                   else f"int64_t {cname(s.var)}")
+            var = loop_var(s.var, s.var_type, s.body)
             return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"]
                     + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
         if isinstance(s, ir.Return):

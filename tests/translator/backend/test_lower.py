@@ -1,0 +1,144 @@
+"""Lowering keeps Python semantics, and what the back end cannot express is a T4xx diagnostic
+at the formula's line (never a C++ compiler error)."""
+
+import textwrap
+
+import pytest
+
+from backend_util import ROOT
+from translator import ir
+from translator.backend import load_modules, translate
+from translator.diagnostics import TranslatorError
+from translator.lower import lower_modules
+
+HEADER = "import math\n\nfrom transgrad.lang import Dims, Optional, Shape, Tensor, formula, " \
+         "helper, kernel, ops\n\n\n"
+
+NEG = """
+@formula
+def neg(x: Tensor) -> Tensor:
+    result = kernel.neg(x)
+
+    def backward(grad):
+        return -grad
+
+    return result, backward
+"""
+
+
+def module(tmp_path, body, name="m"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(body) + NEG)
+    return load_modules([str(path)], str(tmp_path))
+
+
+def lower(tmp_path, body):
+    return lower_modules(module(tmp_path, body))[0]
+
+
+def cpp(tmp_path, body):
+    return translate(module(tmp_path, body))[1]["m.cpp"]
+
+
+def errors(tmp_path, body):
+    with pytest.raises(TranslatorError) as e:
+        translate(module(tmp_path, body))
+    return e.value.diagnostics
+
+
+def line_of(body, needle):
+    text = HEADER + textwrap.dedent(body)
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
+SEMANTICS = """
+@helper
+def arith(a: int, b: int, s: Shape) -> int:
+    q = a // b
+    r = a % b
+    f = a / b
+    p = a ** 2
+    head = s[-1]
+    tail = s[1:-1:2]
+    return q + r + int(f) + p + head + len(tail)
+"""
+
+
+def test_python_operators_are_explicit_in_the_ir(tmp_path):
+    (h,) = lower(tmp_path, SEMANTICS).helpers
+    values = {s.targets[0]: s.value for s in h.body if isinstance(s, ir.Assign)}
+    assert (values["q"].op, values["q"].type) == ("floordiv", ir.INT)
+    assert (values["r"].op, values["r"].type) == ("mod", ir.INT)
+    assert (values["f"].op, values["f"].type) == ("truediv", ir.FLOAT)
+    assert (values["p"].op, values["p"].type) == ("pow", ir.INT)
+    assert isinstance(values["head"], ir.Index) and values["head"].index.value == -1
+    tail = values["tail"]
+    assert isinstance(tail, ir.Slice) and tail.type == ir.SHAPE
+    assert (tail.start.value, tail.stop.value, tail.step.value) == (1, -1, 2)
+
+
+def test_python_operators_use_runtime_helpers(tmp_path):
+    text = cpp(tmp_path, SEMANTICS)
+    for snippet in ("int64_t q = py::floordiv(a, b);", "int64_t r = py::mod(a, b);",
+                    "double f = py::truediv(a, b);", "int64_t p = py::pow(a, 2);",
+                    "int64_t head = py::index(s, -1);", "Shape tail = py::slice(s, 1, -1, 2);"):
+        assert snippet in text
+
+
+def test_and_or_short_circuit_and_none_narrowing(tmp_path):
+    text = cpp(tmp_path, """
+    @helper
+    def pick(dims: Optional[Dims], n: int) -> int:
+        return dims[0] if dims is not None and len(dims) > 0 else n
+    """)
+    assert "dims.has_value() && py::len(*dims) > 0 ? py::index(*dims, 0) : n" in text
+
+
+@pytest.mark.parametrize("body,needle,code", [
+    ("""
+    @helper
+    def f(a: int, k: int) -> int:
+        return a ** k
+    """, "return a ** k", "T408"),
+    ("""
+    @helper
+    def f(a: int) -> int:
+        n = 1
+        n = (1, 2)
+        return a
+    """, "n = (1, 2)", "T405"),
+    ("""
+    @formula
+    def g(x: Tensor) -> Tensor:
+        return ops.no_such_op(x)
+    """, "ops.no_such_op", "T403"),
+    ("""
+    @helper
+    def f(a: int, b: float) -> int:
+        return a * b
+    """, "return a * b", "T402"),
+    ("""
+    @helper
+    def f(a: int) -> int:
+        if a > 0:
+            n = 1
+        return n
+    """, "return n", "T406"),
+    ("""
+    @helper
+    def f(a: int) -> int:
+        if a > 0:
+            return 1
+    """, "def f", "T410"),
+    ("""
+    @formula
+    def g(x: Tensor) -> Tensor:
+        return ops.neg(x, 1)
+    """, "ops.neg(x, 1)", "T404"),
+])
+def test_inexpressible_construct_is_a_t4xx_at_its_line(tmp_path, body, needle, code):
+    (d,) = errors(tmp_path, body)
+    assert d.code == code, d.render()
+    assert d.loc.line == line_of(body, needle), d.render()
+    assert d.loc.path == "m.py"
+    assert d.hint
