@@ -1,0 +1,152 @@
+// Elementwise binary kernels (broadcasting, dtype promotion) and where.
+#include <cmath>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+void check_pair(const Tensor& a, const Tensor& b, const char* name) {
+  a.check_defined(name);
+  b.check_defined(name);
+}
+
+// Arithmetic: both sides converted to the promoted dtype (float64 when `to_float` and the
+// promoted dtype is not floating), result of that dtype.
+template <class F>
+Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, int64_t grain, F f) {
+  check_pair(a, b, name);
+  DType common = promote_types(a.dtype(), b.dtype());
+  if (to_float && !is_floating(common)) common = DType::Float64;
+  Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
+  return dispatch_all(common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return binary_op<T, T, T>(ac, bc, name, grain, [&](T x, T y) { return T(f(x, y)); });
+  });
+}
+
+template <class F>
+Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
+  check_pair(a, b, name);
+  DType common = promote_types(a.dtype(), b.dtype());
+  Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
+  return dispatch_all(common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return binary_op<bool, T, T>(ac, bc, name, kGrainCheap, [&](T x, T y) { return bool(f(x, y)); });
+  });
+}
+
+int64_t ipow(int64_t base, int64_t e) {
+  if (e < 0) return base == 1 ? 1 : (base == -1 ? (e % 2 ? -1 : 1) : 0);
+  int64_t r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  return arith(a, b, "add", false, kGrainCheap, [](auto x, auto y) { return x + y; });
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  check_pair(a, b, "sub");
+  if (a.dtype() == DType::Bool && b.dtype() == DType::Bool)
+    throw ValueError("sub: not supported on bool tensors; use logical_xor or ne");
+  return arith(a, b, "sub", false, kGrainCheap, [](auto x, auto y) { return x - y; });
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return arith(a, b, "mul", false, kGrainCheap, [](auto x, auto y) { return x * y; });
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  return arith(a, b, "div", true, kGrainCheap, [](auto x, auto y) { return x / y; });
+}
+Tensor pow(const Tensor& a, const Tensor& b) {
+  check_pair(a, b, "pow");
+  DType common = promote_types(a.dtype(), b.dtype());
+  if (common == DType::Bool) return pow(to_dtype(a, DType::Int64), to_dtype(b, DType::Int64));
+  if (common == DType::Int64) {
+    Tensor bi = to_dtype(b, DType::Int64);
+    Tensor flat = contiguous(bi);
+    const int64_t* p = flat.data<int64_t>();
+    for (int64_t i = 0; i < flat.numel(); ++i)
+      if (p[i] < 0) throw ValueError("pow: integer tensors cannot be raised to negative integer powers");
+  }
+  return arith(a, b, "pow", false, kGrainExpensive, [](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (std::is_same_v<T, bool>) return x || !y;
+    else if constexpr (std::is_same_v<T, int64_t>) return ipow(x, y);
+    else return std::pow(x, y);
+  });
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return arith(a, b, "maximum", false, kGrainCheap, [](auto x, auto y) {
+    return (x != x || x > y) ? x : y;  // NaN propagates
+  });
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return arith(a, b, "minimum", false, kGrainCheap, [](auto x, auto y) {
+    return (x != x || x < y) ? x : y;
+  });
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, "eq", [](auto x, auto y) { return x == y; }); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, "ne", [](auto x, auto y) { return x != y; }); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, "lt", [](auto x, auto y) { return x < y; }); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, "le", [](auto x, auto y) { return x <= y; }); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, "gt", [](auto x, auto y) { return x > y; }); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, "ge", [](auto x, auto y) { return x >= y; }); }
+
+namespace {
+template <class T>
+TG_INLINE void where_contig(T* __restrict o, const bool* __restrict c, const T* __restrict a,
+                            const T* __restrict b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+}
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  cond.check_defined("where");
+  check_pair(a, b, "where");
+  if (cond.dtype() != DType::Bool)
+    throw ValueError(std::string("where: the condition must be a bool tensor, got ") + dtype_name(cond.dtype()));
+  const Tensor& c = cond;
+  DType common = promote_types(a.dtype(), b.dtype());
+  Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
+  Shape shape = broadcast_shapes(broadcast_shapes(c.sizes(), ac.sizes(), "where"), bc.sizes(), "where");
+  return dispatch_all(common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out = Tensor::empty(shape, common);
+    if (c.sizes() == shape && ac.sizes() == shape && bc.sizes() == shape && c.is_contiguous() &&
+        ac.is_contiguous() && bc.is_contiguous()) {
+      T* o = out.data<T>();
+      const bool* pc = c.data<bool>();
+      const T *pa = ac.data<T>(), *pb = bc.data<T>();
+      parallel_for(out.numel(), kGrainCheap, [&](int64_t s, int64_t e) {
+        where_contig(o + s, pc + s, pa + s, pb + s, e - s);
+      });
+      return out;
+    }
+    StridedPlan plan;
+    build_plan(plan, shape, {&out, &c, &ac, &bc});
+    plan_run(plan, kGrainCheap, [](char** p, const int64_t* s, int64_t n) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      const bool* pc = reinterpret_cast<const bool*>(p[1]);
+      const T* pa = reinterpret_cast<const T*>(p[2]);
+      const T* pb = reinterpret_cast<const T*>(p[3]);
+      if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == sizeof(T))
+        return where_contig(o, pc, pa, pb, n);
+      const int64_t so = s[0] / int64_t(sizeof(T)), sa = s[2] / int64_t(sizeof(T)), sb = s[3] / int64_t(sizeof(T));
+      for (int64_t i = 0; i < n; ++i) o[i * so] = pc[i * s[1]] ? pa[i * sa] : pb[i * sb];
+    });
+    return out;
+  });
+}
+
+}  // namespace tg::kernel

@@ -1,0 +1,261 @@
+// Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter.
+// Index tensors are int64; negative entries wrap; out-of-range entries raise IndexError.
+#include <cstring>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+void check_index_dtype(const Tensor& index, const char* name) {
+  index.check_defined(name);
+  if (index.dtype() != DType::Int64)
+    throw ValueError(std::string(name) + ": index must be an int64 tensor, got " + dtype_name(index.dtype()));
+}
+
+[[noreturn]] void throw_index(const char* name, int64_t i, int64_t size, int64_t dim, const Shape& shape) {
+  throw IndexError(std::string(name) + ": index " + std::to_string(i) + " is out of bounds for dim " +
+                   std::to_string(dim) + " of size " + std::to_string(size) + " (tensor of shape " +
+                   shape_str(shape) + ")");
+}
+
+// The entries of a 0-d or 1-D index, wrapped and bounds-checked against `size`.
+std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, const Shape& shape, const char* name) {
+  check_index_dtype(index, name);
+  if (index.dim() > 1)
+    throw ValueError(std::string(name) + ": index must be 0-d or 1-D, got shape " + shape_str(index.sizes()));
+  const int64_t n = index.numel();
+  std::vector<int64_t> out(n);
+  const int64_t* p = index.data<int64_t>();
+  const int64_t st = index.dim() == 1 ? index.strides()[0] : 0;
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t v = p[j * st];
+    if (v < -size || v >= size) throw_index(name, v, size, dim, shape);
+    out[j] = v < 0 ? v + size : v;
+  }
+  return out;
+}
+
+struct Around {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Around around(const Shape& s, int64_t d) {
+  Around a;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
+    if (i < d) a.outer *= s[i];
+    else if (i == d) a.n = s[i];
+    else a.inner *= s[i];
+  }
+  return a;
+}
+
+template <class E>
+void select_rows(char* out, const char* x, const std::vector<int64_t>& idx, const Around& a) {
+  const int64_t nidx = static_cast<int64_t>(idx.size());
+  E* o = reinterpret_cast<E*>(out);
+  const E* p = reinterpret_cast<const E*>(x);
+  parallel_for(a.outer * nidx, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(a.inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t oi = k / nidx, j = k % nidx;
+      const E* src = p + (oi * a.n + idx[j]) * a.inner;
+      E* dst = o + k * a.inner;
+      for (int64_t i = 0; i < a.inner; ++i) dst[i] = src[i];
+    }
+  });
+}
+
+int64_t check_dim(const Tensor& x, int64_t dim, const char* name) {
+  if (x.dim() == 0) throw ValueError(std::string(name) + ": expected a tensor with at least one dimension");
+  return wrap_dim(dim, x.dim(), x.sizes());
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  x.check_defined("index_select");
+  int64_t d = check_dim(x, dim, "index_select");
+  std::vector<int64_t> idx = read_index(index, x.sizes()[d], d, x.sizes(), "index_select");
+  Tensor xc = as_contiguous(x);
+  Shape s = x.sizes();
+  s[d] = static_cast<int64_t>(idx.size());
+  Tensor out = Tensor::empty(s, x.dtype());
+  if (out.numel() == 0) return out;
+  Around a = around(x.sizes(), d);
+  char* o = static_cast<char*>(out.data_ptr());
+  const char* p = static_cast<const char*>(xc.data_ptr());
+  switch (x.itemsize()) {
+    case 1: select_rows<uint8_t>(o, p, idx, a); break;
+    case 4: select_rows<uint32_t>(o, p, idx, a); break;
+    default: select_rows<uint64_t>(o, p, idx, a); break;
+  }
+  return out;
+}
+
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  x.check_defined("index_add");
+  source.check_defined("index_add");
+  int64_t d = check_dim(x, dim, "index_add");
+  std::vector<int64_t> idx = read_index(index, x.sizes()[d], d, x.sizes(), "index_add");
+  Shape want = x.sizes();
+  want[d] = static_cast<int64_t>(idx.size());
+  if (source.sizes() != want)
+    throw ValueError("index_add: source of shape " + shape_str(source.sizes()) + " does not match " +
+                     shape_str(want) + " (x of shape " + shape_str(x.sizes()) + " with " +
+                     std::to_string(idx.size()) + " indices along dim " + std::to_string(d) + ")");
+  Tensor out = clone(x);
+  Tensor src = as_contiguous(to_dtype(source, x.dtype()));
+  Around a = around(x.sizes(), d);
+  const int64_t nidx = static_cast<int64_t>(idx.size());
+  dispatch_all(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* o = out.data<T>();
+    const T* s = src.data<T>();
+    // Rows of different outer indices never collide: split over outer.
+    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(nidx * a.inner, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t oi = b; oi < e; ++oi)
+        for (int64_t j = 0; j < nidx; ++j) {
+          T* dst = o + (oi * a.n + idx[j]) * a.inner;
+          const T* sr = s + (oi * nidx + j) * a.inner;
+          for (int64_t i = 0; i < a.inner; ++i) dst[i] = T(dst[i] + sr[i]);
+        }
+    });
+  });
+  return out;
+}
+
+namespace {
+void check_gather_shapes(const Tensor& x, const Tensor& index, int64_t d, const char* name,
+                         const Tensor* source) {
+  bool ok = index.dim() == x.dim();
+  for (int64_t i = 0; ok && i < x.dim(); ++i) ok = i == d || index.sizes()[i] <= x.sizes()[i];
+  if (!ok)
+    throw ValueError(std::string(name) + ": index of shape " + shape_str(index.sizes()) +
+                     " does not fit x of shape " + shape_str(x.sizes()) + " along dims other than " +
+                     std::to_string(d));
+  if (source) {
+    bool sok = source->dim() == index.dim();
+    for (int64_t i = 0; sok && i < x.dim(); ++i) sok = index.sizes()[i] <= source->sizes()[i];
+    if (!sok)
+      throw ValueError(std::string(name) + ": index of shape " + shape_str(index.sizes()) +
+                       " does not fit source of shape " + shape_str(source->sizes()));
+  }
+}
+}  // namespace
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  x.check_defined("gather");
+  check_index_dtype(index, "gather");
+  if (index.dim() != x.dim())
+    throw ValueError("gather: x and index must have the same number of dimensions, got shapes " +
+                     shape_str(x.sizes()) + " and " + shape_str(index.sizes()));
+  if (x.dim() == 0) {
+    Tensor x1 = x.view(Shape{1}, Shape{1}, x.offset());
+    Tensor i1 = index.dim() == 0 ? index.view(Shape{1}, Shape{1}, index.offset()) : index;
+    wrap_dim(dim, 0, x.sizes());
+    Tensor r = gather(x1, 0, i1);
+    return index.dim() == 0 ? r.view(Shape{}, Shape{}, r.offset()) : r;
+  }
+  int64_t d = wrap_dim(dim, x.dim(), x.sizes());
+  check_gather_shapes(x, index, d, "gather", nullptr);
+  Tensor out = Tensor::empty(index.sizes(), x.dtype());
+  if (out.numel() == 0) return out;
+  Shape xs = x.strides();
+  const int64_t size = x.sizes()[d], dstride = xs[d];
+  xs[d] = 0;
+  Tensor xv = x.view(index.sizes(), xs, x.offset());
+  StridedPlan plan;
+  build_plan(plan, index.sizes(), {&out, &index, &xv});
+  const Shape& xshape = x.sizes();
+  dispatch_all(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    plan_run(plan, kGrainCheap, [&](char** p, const int64_t* s, int64_t n) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      const int64_t* ix = reinterpret_cast<const int64_t*>(p[1]);
+      const T* xp = reinterpret_cast<const T*>(p[2]);
+      const int64_t so = s[0] / int64_t(sizeof(T)), si = s[1] / 8, sx = s[2] / int64_t(sizeof(T));
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = ix[i * si];
+        if (v < -size || v >= size) throw_index("gather", v, size, d, xshape);
+        if (v < 0) v += size;
+        o[i * so] = xp[i * sx + v * dstride];
+      }
+    });
+  });
+  return out;
+}
+
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  x.check_defined("scatter_add");
+  source.check_defined("scatter_add");
+  check_index_dtype(index, "scatter_add");
+  if (index.dim() != x.dim() || source.dim() != x.dim())
+    throw ValueError("scatter_add: x, index and source must have the same number of dimensions, got shapes " +
+                     shape_str(x.sizes()) + ", " + shape_str(index.sizes()) + ", " + shape_str(source.sizes()));
+  if (x.dim() == 0) {
+    wrap_dim(dim, 0, x.sizes());
+    auto one = [](const Tensor& t) { return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t; };
+    Tensor r = scatter_add(one(x), 0, one(index), one(source));
+    return r.view(Shape{}, Shape{}, r.offset());
+  }
+  int64_t d = wrap_dim(dim, x.dim(), x.sizes());
+  check_gather_shapes(x, index, d, "scatter_add", &source);
+  Tensor out = clone(x);
+  if (index.numel() == 0) return out;
+  Tensor src = to_dtype(source, x.dtype());
+  Shape os = out.strides();
+  const int64_t size = x.sizes()[d], dstride = os[d];
+  os[d] = 0;
+  Tensor ov = out.view(index.sizes(), os, 0);
+  Tensor sv = src.view(index.sizes(), src.strides(), src.offset());
+  StridedPlan plan;
+  build_plan(plan, index.sizes(), {&ov, &index, &sv});
+  const Shape& xshape = x.sizes();
+  dispatch_all(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    plan_for_range(plan, 0, plan.numel, [&](char** p, const int64_t* s, int64_t n) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      const int64_t* ix = reinterpret_cast<const int64_t*>(p[1]);
+      const T* sp = reinterpret_cast<const T*>(p[2]);
+      const int64_t so = s[0] / int64_t(sizeof(T)), si = s[1] / 8, ss = s[2] / int64_t(sizeof(T));
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = ix[i * si];
+        if (v < -size || v >= size) throw_index("scatter_add", v, size, d, xshape);
+        if (v < 0) v += size;
+        T& dst = o[i * so + v * dstride];
+        dst = T(dst + sp[i * ss]);
+      }
+    });
+  });
+  return out;
+}
+
+Tensor slice_scatter(const Tensor& x, const Tensor& source, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> stop, int64_t step) {
+  x.check_defined("slice_scatter");
+  source.check_defined("slice_scatter");
+  Tensor view = slice_view(x, dim, start, stop, step, "slice_scatter");
+  if (view.sizes() != source.sizes())
+    throw ValueError("slice_scatter: source has shape " + shape_str(source.sizes()) + " but the slice of x " +
+                     shape_str(x.sizes()) + " has shape " + shape_str(view.sizes()));
+  Tensor out = clone(x);
+  copy_into(slice_view(out, dim, start, stop, step, "slice_scatter"), source);
+  return out;
+}
+
+Tensor select_scatter(const Tensor& x, const Tensor& source, int64_t dim, int64_t index) {
+  x.check_defined("select_scatter");
+  source.check_defined("select_scatter");
+  Tensor view = select(x, dim, index);
+  if (view.sizes() != source.sizes())
+    throw ValueError("select_scatter: source has shape " + shape_str(source.sizes()) + ", expected " +
+                     shape_str(view.sizes()) + " (x " + shape_str(x.sizes()) + " without dimension " +
+                     std::to_string(dim) + ")");
+  Tensor out = clone(x);
+  copy_into(select(out, dim, index), source);
+  return out;
+}
+
+}  // namespace tg::kernel

@@ -1,0 +1,167 @@
+// matmul through CBLAS gemm.
+//
+// Note [BLAS symbols]
+// The PyPI OpenBLAS build (scipy-openblas32) prefixes every symbol: its cblas.h declares
+// scipy_cblas_sgemm/scipy_cblas_dgemm (32-bit blasint), not cblas_sgemm. TG_CBLAS(name) picks
+// the spelling; define TG_CBLAS_UNPREFIXED to build against a plain CBLAS instead.
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+
+#ifdef TG_CBLAS_UNPREFIXED
+#define TG_CBLAS(name) cblas_##name
+#else
+#define TG_CBLAS(name) scipy_cblas_##name
+#endif
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+// How gemm reads one (rows x cols) matrix operand given its element strides.
+struct MatLayout {
+  bool ok = false;
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+MatLayout layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  // Size-1 dims may carry any stride.
+  const int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
+  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= c1)) return {true, false, rows == 1 ? c1 : rs};
+  // Column-major storage: gemm reads the transposed matrix.
+  if ((rows == 1 || rs == 1) && (cols == 1 || cs >= r1)) return {true, true, cols == 1 ? r1 : cs};
+  return {};
+}
+
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T* c, int64_t ldc) {
+  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    TG_CBLAS(sgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
+  } else {
+    TG_CBLAS(dgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+  }
+}
+
+template <class T>
+void naive_mm(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs,
+              int64_t bcs, T* c) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* crow = c + i * n;
+    for (int64_t j = 0; j < n; ++j) crow[j] = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = a[i * ars + p * acs];
+      const T* brow = b + p * brs;
+      for (int64_t j = 0; j < n; ++j) crow[j] = T(crow[j] + av * brow[j * bcs]);
+    }
+  }
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  a_in.check_defined("matmul");
+  b_in.check_defined("matmul");
+  if (a_in.dim() < 2 || b_in.dim() < 2)
+    throw ValueError("matmul: expected operands with at least 2 dimensions, got shapes " +
+                     shape_str(a_in.sizes()) + " and " + shape_str(b_in.sizes()) +
+                     " (ops.matmul handles 1-D operands)");
+  DType dt = promote_types(a_in.dtype(), b_in.dtype());
+  if (dt == DType::Bool) return cast(matmul(cast(a_in, DType::Int64), cast(b_in, DType::Int64)), DType::Bool);
+  Tensor a = to_dtype(a_in, dt), b = to_dtype(b_in, dt);
+  const int64_t m = a.sizes()[a.dim() - 2], k = a.sizes()[a.dim() - 1];
+  const int64_t k2 = b.sizes()[b.dim() - 2], n = b.sizes()[b.dim() - 1];
+  if (k != k2)
+    throw ValueError("matmul: shapes " + shape_str(a_in.sizes()) + " and " + shape_str(b_in.sizes()) +
+                     " are not aligned (" + std::to_string(k) + " != " + std::to_string(k2) + ")");
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw ValueError("matmul: matrix dims too large for BLAS");
+  Shape abatch(a.sizes().begin(), a.sizes().end() - 2), bbatch(b.sizes().begin(), b.sizes().end() - 2);
+  Shape batch = broadcast_shapes(abatch, bbatch, "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  Tensor out = Tensor::empty(out_shape, dt);
+  if (out.numel() == 0) return out;
+  if (k == 0) return zeros_like(out);
+
+  // Batch strides of each operand broadcast to `batch` (0 along broadcast dims).
+  const int64_t nb = static_cast<int64_t>(batch.size());
+  int64_t nbatch = 1;
+  for (int64_t s : batch) nbatch *= s;
+  auto batch_strides = [&](const Tensor& t) {
+    Shape st(nb, 0);
+    const int64_t tb = t.dim() - 2;
+    for (int64_t i = 0; i < tb; ++i)
+      if (t.sizes()[i] != 1) st[nb - tb + i] = t.strides()[i];
+    return st;
+  };
+  // Element offset of batch item `bi` for batch strides `st`.
+  auto batch_offset = [&](int64_t bi, const Shape& st) {
+    int64_t off = 0;
+    for (int64_t i = nb - 1; i >= 0; --i) {
+      off += (bi % batch[i]) * st[i];
+      bi /= batch[i];
+    }
+    return off;
+  };
+
+  if (dt == DType::Int64) {
+    Shape sa = batch_strides(a), sb = batch_strides(b);
+    const int64_t *pa = a.data<int64_t>(), *pb = b.data<int64_t>();
+    int64_t* pc = out.data<int64_t>();
+    const int64_t ars = a.strides()[a.dim() - 2], acs = a.strides()[a.dim() - 1];
+    const int64_t brs = b.strides()[b.dim() - 2], bcs = b.strides()[b.dim() - 1];
+    for (int64_t bi = 0; bi < nbatch; ++bi)
+      naive_mm<int64_t>(m, n, k, pa + batch_offset(bi, sa), ars, acs, pb + batch_offset(bi, sb), brs, bcs,
+                        pc + bi * m * n);
+    return out;
+  }
+
+  auto ensure_layout = [&](Tensor& t, int64_t rows, int64_t cols) {
+    MatLayout l = layout(rows, cols, t.strides()[t.dim() - 2], t.strides()[t.dim() - 1]);
+    if (!l.ok) {
+      t = clone(t);
+      l = layout(rows, cols, t.strides()[t.dim() - 2], t.strides()[t.dim() - 1]);
+    }
+    return l;
+  };
+  MatLayout la = ensure_layout(a, m, k), lb = ensure_layout(b, k, n);
+  Shape sa = batch_strides(a), sb = batch_strides(b);
+  dispatch_floating(dt, "matmul", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* pc = out.data<T>();
+    // b shared by every batch item and a's batch rows stacked contiguously: one gemm with
+    // m * nbatch rows.
+    bool b_shared = true;
+    for (int64_t s : sb) b_shared = b_shared && s == 0;
+    bool a_stacked = !la.trans && nbatch > 1;
+    if (a_stacked) {
+      int64_t expect = m * la.ld;
+      for (int64_t i = nb - 1; i >= 0 && a_stacked; --i) {
+        if (batch[i] == 1) continue;
+        a_stacked = sa[i] == expect;
+        expect *= batch[i];
+      }
+    }
+    if (b_shared && (nbatch == 1 || a_stacked)) {
+      if (m * nbatch > INT_MAX) throw ValueError("matmul: too many rows for BLAS");
+      gemm<T>(la.trans, lb.trans, m * nbatch, n, k, pa, la.ld, pb, lb.ld, pc, n);
+      return;
+    }
+    for (int64_t bi = 0; bi < nbatch; ++bi)
+      gemm<T>(la.trans, lb.trans, m, n, k, pa + batch_offset(bi, sa), la.ld, pb + batch_offset(bi, sb), lb.ld,
+              pc + bi * m * n, n);
+  });
+  return out;
+}
+
+}  // namespace tg::kernel

@@ -1,0 +1,467 @@
+// Reductions: sum, amax, amin, max_dim, min_dim, logsumexp, softmax, log_softmax, sum_to.
+//
+// Note [Reduction paths]
+// A reduction over `dims` of a contiguous x whose reduced dims form one trailing block is a
+// set of contiguous rows (one output each; rows split across threads, a single long row split
+// in two partial results); a leading block is a sum of rows into one output row (vectorised
+// across the row, columns split across threads). Anything else runs through a StridedPlan whose
+// output operand has stride 0 along the reduced dims (single-threaded). Float sums accumulate in
+// blocks of 16 lanes and combine blocks in double, which keeps float32 error near numpy's
+// pairwise summation.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+#include "kernels/vecmath.h"
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+struct DimMask {
+  bool reduce[kMaxDims] = {};
+  int64_t count = 0;
+};
+
+DimMask parse_dims(const Tensor& x, const Shape& dims, const char* name) {
+  DimMask m;
+  const int64_t nd = x.dim();
+  if (nd > kMaxDims) throw ValueError(std::string(name) + ": too many dims");
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, nd, x.sizes());
+    if (nd == 0) continue;
+    if (m.reduce[w]) throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " + shape_str(dims));
+    m.reduce[w] = true;
+    ++m.count;
+  }
+  return m;
+}
+
+Shape kept_shape(const Tensor& x, const DimMask& m, bool keepdim) {
+  Shape s;
+  s.reserve(x.dim());
+  for (int64_t i = 0; i < x.dim(); ++i) {
+    if (!m.reduce[i]) s.push_back(x.sizes()[i]);
+    else if (keepdim) s.push_back(1);
+  }
+  return s;
+}
+
+template <class T>
+struct Acc {
+  using type = T;
+};
+template <>
+struct Acc<float> {
+  using type = double;
+};
+
+template <class T>
+TG_INLINE T sum_block(const T* __restrict p, int64_t n) {
+  constexpr int L = 64 / sizeof(T) * 2;
+  T acc[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] += p[i + j];
+  T tail = 0;
+  for (; i < n; ++i) tail += p[i];
+  for (int w = L / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0] + tail;
+}
+
+template <class T>
+T sum_contig(const T* p, int64_t n) {
+  constexpr int64_t B = 4096;
+  if (n <= B) return sum_block(p, n);
+  typename Acc<T>::type total = 0;
+  for (int64_t i = 0; i < n; i += B) total += sum_block(p + i, std::min(B, n - i));
+  return static_cast<T>(total);
+}
+
+template <class T>
+TG_INLINE T max_op(T a, T b) { return (b != b || b > a) ? b : a; }
+template <class T>
+TG_INLINE T min_op(T a, T b) { return (b != b || b < a) ? b : a; }
+
+template <class T, bool IsMax>
+T minmax_contig(const T* __restrict p, int64_t n, T init) {
+  constexpr int L = 8;
+  T acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = init;
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] = IsMax ? max_op(acc[j], p[i + j]) : min_op(acc[j], p[i + j]);
+  T r = init;
+  for (int j = 0; j < L; ++j) r = IsMax ? max_op(r, acc[j]) : min_op(r, acc[j]);
+  for (; i < n; ++i) r = IsMax ? max_op(r, p[i]) : min_op(r, p[i]);
+  return r;
+}
+
+enum class Kind { Sum, Max, Min };
+
+template <class T, Kind K>
+struct Reducer {
+  static T init() {
+    if constexpr (K == Kind::Sum) return T(0);
+    else if constexpr (K == Kind::Max) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    else return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  }
+  static TG_INLINE T combine(T a, T b) {
+    if constexpr (K == Kind::Sum) return a + b;
+    else if constexpr (K == Kind::Max) return max_op(a, b);
+    else return min_op(a, b);
+  }
+  static T run(const T* p, int64_t n) {
+    if constexpr (K == Kind::Sum) return sum_contig(p, n);
+    else return minmax_contig<T, K == Kind::Max>(p, n, init());
+  }
+};
+
+template <class T, class R>
+TG_INLINE void combine_rows(T* __restrict o, const T* __restrict row, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) o[j] = R::combine(o[j], row[j]);
+}
+
+// out (contiguous, x's shape with reduced dims = 1) = reduction of x (dtype T) over mask.
+template <class T, Kind K>
+void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
+  using R = Reducer<T, K>;
+  T* o = out.data<T>();
+  const int64_t nout = out.numel();
+  const int64_t nd = x.dim();
+  if (x.numel() == 0) {
+    std::fill(o, o + nout, R::init());
+    return;
+  }
+  if (x.is_contiguous()) {
+    // Trailing or leading block of reduced dims (ignoring size-1 dims)?
+    int64_t first_red = nd, last_kept = -1, first_kept = nd, last_red = -1;
+    for (int64_t i = 0; i < nd; ++i) {
+      if (x.sizes()[i] == 1) continue;
+      if (m.reduce[i]) {
+        first_red = std::min(first_red, i);
+        last_red = i;
+      } else {
+        first_kept = std::min(first_kept, i);
+        last_kept = i;
+      }
+    }
+    const T* p = x.data<T>();
+    const int64_t total = x.numel();
+    if (last_kept < first_red) {  // rows: [outer = nout] x [inner]
+      const int64_t inner = total / nout;
+      if (nout == 1) {  // one long row: a partial result per thread
+        const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), total / kGrainCheap));
+        T parts[64];
+        parallel_for(std::min<int64_t>(chunks, 64), 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c) {
+            int64_t lo = total * c / chunks, hi = total * (c + 1) / chunks;
+            parts[c] = R::run(p + lo, hi - lo);
+          }
+        });
+        T r = parts[0];
+        for (int64_t c = 1; c < std::min<int64_t>(chunks, 64); ++c) r = R::combine(r, parts[c]);
+        o[0] = r;
+        return;
+      }
+      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) o[r] = R::run(p + r * inner, inner);
+      });
+      return;
+    }
+    if (last_red < first_kept) {  // columns: sum of `rows` rows of length nout
+      const int64_t rows = total / nout;
+      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(rows, 1)), [&](int64_t b, int64_t e) {
+        std::copy(p + b, p + e, o + b);
+        for (int64_t r = 1; r < rows; ++r) combine_rows<T, R>(o + b, p + r * nout + b, e - b);
+      });
+      return;
+    }
+  }
+  // General: iterate x, accumulating into out broadcast with stride 0 along reduced dims.
+  std::fill(o, o + nout, R::init());
+  Shape ostrides = out.strides();
+  for (int64_t i = 0; i < nd; ++i)
+    if (m.reduce[i]) ostrides[i] = 0;
+  Tensor oview = out.view(x.sizes(), ostrides, 0);
+  StridedPlan plan;
+  build_plan(plan, x.sizes(), {&oview, &x});
+  plan_for_range(plan, 0, plan.numel, [](char** ptr, const int64_t* s, int64_t n) {
+    T* po = reinterpret_cast<T*>(ptr[0]);
+    const T* px = reinterpret_cast<const T*>(ptr[1]);
+    if (s[0] == 0) {
+      if (s[1] == sizeof(T)) {
+        *po = R::combine(*po, R::run(px, n));
+      } else {
+        const int64_t sx = s[1] / int64_t(sizeof(T));
+        T acc = *po;
+        for (int64_t i = 0; i < n; ++i) acc = R::combine(acc, px[i * sx]);
+        *po = acc;
+      }
+    } else if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      combine_rows<T, R>(po, px, n);
+    } else {
+      const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
+      for (int64_t i = 0; i < n; ++i) po[i * so] = R::combine(po[i * so], px[i * sx]);
+    }
+  });
+}
+
+template <Kind K>
+Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, const char* name) {
+  x.check_defined(name);
+  DimMask m = parse_dims(x, dims, name);
+  DType dt = x.dtype();
+  if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
+  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
+  if (K != Kind::Sum) {
+    for (int64_t i = 0; i < x.dim(); ++i)
+      if (m.reduce[i] && x.sizes()[i] == 0)
+        throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(i) +
+                         " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
+  }
+  if (m.count == 0) return cast(x, dt);
+  Tensor out = Tensor::empty(kept_shape(x, m, true), xin.dtype());
+  dispatch_numeric(xin.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_into<T, K>(out, xin, m);
+  });
+  if (out.dtype() != dt) out = to_dtype(out, dt);
+  if (!keepdim) {
+    Shape s = kept_shape(x, m, false);
+    out = out.view(s, contiguous_strides(s), 0);
+  }
+  return out;
+}
+
+// x viewed as [outer, n, inner] around `dim` (x contiguous).
+struct Around {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Around around(const Tensor& x, int64_t d) {
+  Around a;
+  for (int64_t i = 0; i < x.dim(); ++i) {
+    if (i < d) a.outer *= x.sizes()[i];
+    else if (i == d) a.n = x.sizes()[i];
+    else a.inner *= x.sizes()[i];
+  }
+  return a;
+}
+
+template <bool IsMax>
+std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim, const char* name) {
+  x.check_defined(name);
+  int64_t d = wrap_dim(dim, x.dim(), x.sizes());
+  Tensor xc = as_contiguous(x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x);
+  if (x.dim() == 0) {
+    Tensor idx = Tensor::empty(Shape{}, DType::Int64);
+    *idx.data<int64_t>() = 0;
+    return {clone(x), idx};
+  }
+  if (x.sizes()[d] == 0)
+    throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(dim) +
+                     " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
+  Around a = around(xc, d);
+  Shape ks = xc.sizes();
+  ks[d] = 1;
+  Tensor values = Tensor::empty(ks, xc.dtype());
+  Tensor indices = Tensor::empty(ks, DType::Int64);
+  dispatch_numeric(xc.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = xc.data<T>();
+    T* v = values.data<T>();
+    int64_t* ix = indices.data<int64_t>();
+    auto better = [](T cand, T best) {
+      if (best != best) return false;  // NaN already wins
+      if (cand != cand) return true;
+      return IsMax ? cand > best : cand < best;
+    };
+    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(1, a.n * a.inner)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        const T* base = p + o * a.n * a.inner;
+        T* vo = v + o * a.inner;
+        int64_t* io = ix + o * a.inner;
+        for (int64_t i = 0; i < a.inner; ++i) {
+          vo[i] = base[i];
+          io[i] = 0;
+        }
+        for (int64_t r = 1; r < a.n; ++r) {
+          const T* row = base + r * a.inner;
+          for (int64_t i = 0; i < a.inner; ++i)
+            if (better(row[i], vo[i])) {
+              vo[i] = row[i];
+              io[i] = r;
+            }
+        }
+      }
+    });
+  });
+  if (x.dtype() == DType::Bool) values = to_dtype(values, DType::Bool);
+  if (!keepdim) {
+    Shape s = xc.sizes();
+    s.erase(s.begin() + d);
+    values = values.view(s, contiguous_strides(s), 0);
+    indices = indices.view(s, contiguous_strides(s), 0);
+  }
+  return {values, indices};
+}
+
+Tensor floating(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64); }
+
+enum class SoftKind { Softmax, LogSoftmax };
+
+// softmax / log_softmax along the middle axis of [outer, n, inner], x contiguous.
+template <class T, SoftKind S>
+void softmax_rows(T* out, const T* x, const Around& a) {
+  const int64_t per = a.n * a.inner;
+  parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(per, 1)), [&](int64_t b, int64_t e) {
+    if (a.inner == 1) {
+      for (int64_t o = b; o < e; ++o) {
+        const T* row = x + o * a.n;
+        T* orow = out + o * a.n;
+        T m = minmax_contig<T, true>(row, a.n, -std::numeric_limits<T>::infinity());
+        if (!std::isfinite(m)) m = T(0);  // as the reference: shift by 0 where the max is not finite
+        for (int64_t i = 0; i < a.n; ++i) orow[i] = vec::exp(row[i] - m);
+        T s = sum_contig(orow, a.n);
+        if constexpr (S == SoftKind::Softmax) {
+          T inv = T(1) / s;
+          for (int64_t i = 0; i < a.n; ++i) orow[i] *= inv;
+        } else {
+          T shift = m + std::log(s);
+          for (int64_t i = 0; i < a.n; ++i) orow[i] = row[i] - shift;
+        }
+      }
+      return;
+    }
+    std::vector<T> mx(a.inner), sm(a.inner);
+    for (int64_t o = b; o < e; ++o) {
+      const T* base = x + o * per;
+      T* obase = out + o * per;
+      std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
+      for (int64_t r = 0; r < a.n; ++r)
+        for (int64_t i = 0; i < a.inner; ++i) mx[i] = max_op(mx[i], base[r * a.inner + i]);
+      for (int64_t i = 0; i < a.inner; ++i)
+        if (!std::isfinite(mx[i])) mx[i] = T(0);
+      std::fill(sm.begin(), sm.end(), T(0));
+      for (int64_t r = 0; r < a.n; ++r)
+        for (int64_t i = 0; i < a.inner; ++i) {
+          T ev = vec::exp(base[r * a.inner + i] - mx[i]);
+          obase[r * a.inner + i] = ev;
+          sm[i] += ev;
+        }
+      if constexpr (S == SoftKind::Softmax) {
+        for (int64_t i = 0; i < a.inner; ++i) sm[i] = T(1) / sm[i];
+        for (int64_t r = 0; r < a.n; ++r)
+          for (int64_t i = 0; i < a.inner; ++i) obase[r * a.inner + i] *= sm[i];
+      } else {
+        for (int64_t i = 0; i < a.inner; ++i) sm[i] = mx[i] + std::log(sm[i]);
+        for (int64_t r = 0; r < a.n; ++r)
+          for (int64_t i = 0; i < a.inner; ++i) obase[r * a.inner + i] = base[r * a.inner + i] - sm[i];
+      }
+    }
+  });
+}
+
+template <SoftKind S>
+Tensor soft(const Tensor& x, int64_t dim, const char* name) {
+  x.check_defined(name);
+  Tensor xc = as_contiguous(floating(x));
+  if (xc.dim() == 0) {
+    wrap_dim(dim, 0, xc.sizes());
+    xc = xc.view(Shape{1}, Shape{1}, xc.offset());
+    Tensor r = soft<S>(xc, 0, name);
+    return r.view(Shape{}, Shape{}, r.offset());
+  }
+  int64_t d = wrap_dim(dim, xc.dim(), xc.sizes());
+  Tensor out = Tensor::empty(xc.sizes(), xc.dtype());
+  if (xc.numel() == 0) return out;
+  Around a = around(xc, d);
+  dispatch_floating(xc.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_rows<T, S>(out.data<T>(), xc.data<T>(), a);
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Sum>(x, dims, keepdim, "sum"); }
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Max>(x, dims, keepdim, "amax"); }
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Min>(x, dims, keepdim, "amin"); }
+
+std::tuple<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_reduce<true>(x, dim, keepdim, "max_dim");
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_reduce<false>(x, dim, keepdim, "min_dim");
+}
+
+Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
+  x.check_defined("logsumexp");
+  Tensor xf = floating(x);
+  DimMask m = parse_dims(xf, dims, "logsumexp");
+  if (m.count == 0) return clone(xf);
+  if (xf.numel() == 0) return log(sum(exp(xf), dims, keepdim));
+  // One trailing reduced dim of a contiguous tensor: rows, in one pass each.
+  int64_t nd = xf.dim();
+  if (xf.is_contiguous() && m.count == 1 && m.reduce[nd - 1] && xf.numel() > 0) {
+    Around a = around(xf, nd - 1);
+    Tensor out = Tensor::empty(kept_shape(xf, m, keepdim), xf.dtype());
+    dispatch_floating(xf.dtype(), "logsumexp", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* p = xf.data<T>();
+      T* o = out.data<T>();
+      parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / a.n), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* row = p + r * a.n;
+          T mx = minmax_contig<T, true>(row, a.n, -std::numeric_limits<T>::infinity());
+          if (std::isinf(mx)) {
+            o[r] = mx;
+            continue;
+          }
+          T s = 0;
+          for (int64_t i = 0; i < a.n; ++i) s += vec::exp(row[i] - mx);
+          o[r] = mx + std::log(s);
+        }
+      });
+    });
+    return out;
+  }
+  Tensor mx = amax(xf, dims, true);
+  Tensor shift = where(eq(sub(mx, mx), zeros_like(mx)), mx, zeros_like(mx));  // 0 where not finite
+  Tensor s = sum(exp(sub(xf, shift)), dims, true);
+  Tensor out = add(log(s), shift);
+  if (!keepdim) out = squeeze(out, dims);
+  return out;
+}
+
+Tensor softmax(const Tensor& x, int64_t dim) { return soft<SoftKind::Softmax>(x, dim, "softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return soft<SoftKind::LogSoftmax>(x, dim, "log_softmax"); }
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  x.check_defined("sum_to");
+  if (x.sizes() == shape) return clone(x);
+  const int64_t nd = x.dim(), ns = static_cast<int64_t>(shape.size());
+  auto fail = [&]() {
+    throw ValueError("sum_to: a tensor of shape " + shape_str(x.sizes()) + " cannot be summed to shape " +
+                     shape_str(shape) + " (the target must be broadcastable to it)");
+  };
+  if (ns > nd) fail();
+  Shape dims;
+  const int64_t lead = nd - ns;
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (int64_t i = 0; i < ns; ++i) {
+    int64_t have = x.sizes()[lead + i];
+    if (shape[i] == have) continue;
+    if (shape[i] == 1) dims.push_back(lead + i);
+    else fail();
+  }
+  Tensor r = sum(x, dims, true);
+  return r.view(shape, contiguous_strides(shape), r.offset());
+}
+
+}  // namespace tg::kernel

@@ -1,0 +1,314 @@
+// Shape and view kernels. Views share storage (and the version counter) with their input;
+// every kernel returns a fresh handle.
+#include <algorithm>
+#include <optional>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+std::string dims_str(const Shape& d) { return shape_str(d); }
+
+// Strides for viewing (old_sizes, old_strides) as new_sizes without a copy (PyTorch's
+// computeStride): nullopt when the memory layout does not allow it.
+std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strides, const Shape& new_sizes) {
+  Shape new_strides(new_sizes.size());
+  if (old_sizes.empty()) {
+    std::fill(new_strides.begin(), new_strides.end(), 1);
+    return new_strides;
+  }
+  int64_t numel = shape_numel(old_sizes);
+  if (numel == 0) return contiguous_strides(new_sizes);
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_sizes[tensor_d];
+    if (tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
+                          old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+// Python slice semantics: (start, length) of x[start:stop:step] along a dim of `size`.
+struct SliceSpec {
+  int64_t start, length, step;
+};
+SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step,
+                     const char* name) {
+  if (step <= 0) throw ValueError(std::string(name) + ": step must be positive, got " + std::to_string(step));
+  int64_t lo, hi;
+  if (step > 0) {
+    lo = start ? *start : 0;
+    hi = stop ? *stop : size;
+    if (lo < 0) lo = std::max<int64_t>(lo + size, 0);
+    if (hi < 0) hi = std::max<int64_t>(hi + size, 0);
+    lo = std::min(lo, size);
+    hi = std::min(hi, size);
+    int64_t len = hi > lo ? (hi - lo + step - 1) / step : 0;
+    return {lo, len, step};
+  }
+  lo = start ? *start : size - 1;
+  hi = stop ? *stop : -size - 1;  // "before the first element"
+  if (lo < 0) lo = std::max<int64_t>(lo + size, -1);
+  else lo = std::min(lo, size - 1);
+  if (stop) {
+    if (hi < 0) hi = std::max<int64_t>(hi + size, -1);
+    else hi = std::min(hi, size - 1);
+  } else {
+    hi = -1;
+  }
+  int64_t len = lo > hi ? (lo - hi + (-step) - 1) / (-step) : 0;
+  return {lo, len, step};
+}
+
+}  // namespace
+
+Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
+                  int64_t step, const char* name);
+
+Tensor reshape(const Tensor& x, const Shape& shape) {
+  x.check_defined("reshape");
+  Shape sizes = shape;
+  int64_t infer = -1, known = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (infer >= 0) throw ValueError("reshape: only one dimension can be -1, got " + shape_str(shape));
+      infer = static_cast<int64_t>(i);
+    } else if (sizes[i] < 0) {
+      throw ValueError("reshape: invalid shape " + shape_str(shape));
+    } else {
+      known *= sizes[i];
+    }
+  }
+  const int64_t numel = x.numel();
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0)
+      throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) + " into " +
+                       shape_str(shape));
+    sizes[infer] = numel / known;
+  } else if (known != numel) {
+    throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) + " (" +
+                     std::to_string(numel) + " elements) into " + shape_str(shape));
+  }
+  if (x.is_contiguous()) return x.view(sizes, contiguous_strides(sizes), x.offset());
+  if (auto st = view_strides(x.sizes(), x.strides(), sizes)) return x.view(sizes, std::move(*st), x.offset());
+  Tensor c = Tensor::empty(x.sizes(), x.dtype());
+  copy_into(c, x);
+  return c.view(sizes, contiguous_strides(sizes), 0);
+}
+
+Tensor expand(const Tensor& x, const Shape& shape) {
+  x.check_defined("expand");
+  const int64_t nd = static_cast<int64_t>(shape.size()), xd = x.dim();
+  if (nd < xd)
+    throw ValueError("expand: cannot expand a tensor of shape " + shape_str(x.sizes()) + " to " +
+                     shape_str(shape) + " (fewer dims)");
+  Shape sizes(nd), strides(nd);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t j = i - (nd - xd);
+    int64_t want = shape[i];
+    if (j < 0) {
+      if (want < 0)
+        throw ValueError("expand: -1 is not allowed for a new leading dim (shape " + shape_str(shape) + ")");
+      sizes[i] = want;
+      strides[i] = 0;
+      continue;
+    }
+    int64_t have = x.sizes()[j];
+    if (want == -1) want = have;
+    if (want == have) {
+      sizes[i] = have;
+      strides[i] = x.strides()[j];
+    } else if (have == 1 && want >= 0) {
+      sizes[i] = want;
+      strides[i] = 0;
+    } else {
+      throw ValueError("expand: cannot expand a tensor of shape " + shape_str(x.sizes()) + " to " +
+                       shape_str(shape) + " (dim " + std::to_string(i) + ": " + std::to_string(have) +
+                       " vs " + std::to_string(want) + ")");
+    }
+  }
+  return x.view(std::move(sizes), std::move(strides), x.offset());
+}
+
+Tensor permute(const Tensor& x, const Shape& dims) {
+  x.check_defined("permute");
+  const int64_t nd = x.dim();
+  if (static_cast<int64_t>(dims.size()) != nd)
+    throw ValueError("permute: dims " + dims_str(dims) + " do not match a tensor of shape " + shape_str(x.sizes()));
+  Shape sizes(nd), strides(nd);
+  uint64_t seen_small = 0;
+  std::vector<bool> seen_big;
+  if (nd > 64) seen_big.assign(nd, false);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t d = wrap_dim(dims[i], nd, x.sizes());
+    bool dup = nd > 64 ? seen_big[d] : ((seen_small >> d) & 1);
+    if (dup) throw ValueError("permute: repeated dim in " + dims_str(dims));
+    if (nd > 64) seen_big[d] = true;
+    else seen_small |= uint64_t(1) << d;
+    sizes[i] = x.sizes()[d];
+    strides[i] = x.strides()[d];
+  }
+  return x.view(std::move(sizes), std::move(strides), x.offset());
+}
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  x.check_defined("transpose");
+  Shape sizes = x.sizes(), strides = x.strides();
+  if (x.dim() == 0) {
+    wrap_dim(dim0, 0, sizes);
+    wrap_dim(dim1, 0, sizes);
+    return x.view(sizes, strides, x.offset());
+  }
+  int64_t a = wrap_dim(dim0, x.dim(), x.sizes()), b = wrap_dim(dim1, x.dim(), x.sizes());
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  return x.view(std::move(sizes), std::move(strides), x.offset());
+}
+
+Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  x.check_defined("unsqueeze");
+  int64_t d = wrap_dim(dim, x.dim() + 1, x.sizes());
+  Shape sizes = x.sizes(), strides = x.strides();
+  int64_t st = d < x.dim() ? sizes[d] * strides[d] : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, st);
+  return x.view(std::move(sizes), std::move(strides), x.offset());
+}
+
+Tensor squeeze(const Tensor& x, const Shape& dims) {
+  x.check_defined("squeeze");
+  const int64_t nd = x.dim();
+  std::vector<bool> drop(nd > 0 ? nd : 0, false);
+  std::vector<bool> seen(nd > 0 ? nd : 1, false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, nd, x.sizes());
+    if (seen[w]) throw ValueError("squeeze: dim " + std::to_string(d) + " appears more than once in " + shape_str(dims));
+    seen[w] = true;
+    if (nd > 0 && x.sizes()[w] == 1) drop[w] = true;
+  }
+  Shape sizes, strides;
+  sizes.reserve(nd);
+  strides.reserve(nd);
+  for (int64_t i = 0; i < nd; ++i) {
+    if (drop[i]) continue;
+    sizes.push_back(x.sizes()[i]);
+    strides.push_back(x.strides()[i]);
+  }
+  return x.view(std::move(sizes), std::move(strides), x.offset());
+}
+
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  return slice_view(x, dim, start, stop, step, "slice");
+}
+
+Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
+                  int64_t step, const char* name) {
+  x.check_defined(name);
+  if (x.dim() == 0) throw IndexError(std::string(name) + ": cannot slice a 0-d tensor");
+  int64_t d = wrap_dim(dim, x.dim(), x.sizes());
+  SliceSpec s = slice_spec(x.sizes()[d], start, stop, step, name);
+  Shape sizes = x.sizes(), strides = x.strides();
+  int64_t offset = x.offset() + (s.length > 0 ? s.start * strides[d] : 0);
+  sizes[d] = s.length;
+  strides[d] *= s.step;
+  return x.view(std::move(sizes), std::move(strides), offset);
+}
+
+Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  x.check_defined("select");
+  if (x.dim() == 0) throw IndexError("select: cannot index a 0-d tensor");
+  int64_t d = wrap_dim(dim, x.dim(), x.sizes());
+  int64_t size = x.sizes()[d];
+  if (index < -size || index >= size)
+    throw IndexError("select: index " + std::to_string(index) + " is out of bounds for dim " + std::to_string(dim) +
+                     " of size " + std::to_string(size) + " (tensor of shape " + shape_str(x.sizes()) + ")");
+  if (index < 0) index += size;
+  Shape sizes = x.sizes(), strides = x.strides();
+  int64_t offset = x.offset() + index * strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return x.view(std::move(sizes), std::move(strides), offset);
+}
+
+Tensor contiguous(const Tensor& x) {
+  x.check_defined("contiguous");
+  if (x.is_contiguous()) return x.view(x.sizes(), x.strides(), x.offset());
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  copy_into(out, x);
+  return out;
+}
+
+Tensor clone(const Tensor& x) {
+  x.check_defined("clone");
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  copy_into(out, x);
+  return out;
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) throw ValueError("cat: expected a non-empty sequence of tensors");
+  for (const Tensor& t : tensors) t.check_defined("cat");
+  const Tensor& first = tensors[0];
+  const int64_t nd = first.dim();
+  if (nd == 0) throw ValueError("cat: zero-dimensional tensors cannot be concatenated");
+  int64_t d = wrap_dim(dim, nd, first.sizes());
+  DType dtype = first.dtype();
+  Shape out_sizes = first.sizes();
+  out_sizes[d] = 0;
+  for (const Tensor& t : tensors) {
+    bool ok = t.dim() == nd;
+    for (int64_t i = 0; ok && i < nd; ++i) ok = i == d || t.sizes()[i] == first.sizes()[i];
+    if (!ok)
+      throw ValueError("cat: shapes " + shape_str(first.sizes()) + " and " + shape_str(t.sizes()) +
+                       " must match except in dim " + std::to_string(d));
+    out_sizes[d] += t.sizes()[d];
+    dtype = promote_types(dtype, t.dtype());
+  }
+  Tensor out = Tensor::empty(out_sizes, dtype);
+  int64_t pos = 0;
+  for (const Tensor& t : tensors) {
+    int64_t len = t.sizes()[d];
+    if (len == 0) continue;
+    Shape sizes = out_sizes;
+    sizes[d] = len;
+    copy_into(out.view(sizes, out.strides(), pos * out.strides()[d]), t);
+    pos += len;
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) throw ValueError("stack: expected a non-empty sequence of tensors");
+  for (const Tensor& t : tensors) t.check_defined("stack");
+  const Shape& s0 = tensors[0].sizes();
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, s0);
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) {
+    if (t.sizes() != s0)
+      throw ValueError("stack: expects tensors of equal shape, got " + shape_str(s0) + " and " + shape_str(t.sizes()));
+    parts.push_back(unsqueeze(t, d));
+  }
+  return cat(parts, d);
+}
+
+}  // namespace tg::kernel

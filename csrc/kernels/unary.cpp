@@ -1,0 +1,214 @@
+// Elementwise unary kernels, cast and the copy helpers.
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernels.h"
+#include "kernels/loops.h"
+#include "kernels/vecmath.h"
+
+namespace tg::kernel {
+namespace detail {
+
+template <class TO, class TI>
+static TG_INLINE TO convert(TI v) {
+  if constexpr (std::is_same_v<TO, bool>) {
+    return v != TI(0);
+  } else {
+    return static_cast<TO>(v);
+  }
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  const int64_t nd = dst.dim(), ns = src.dim();
+  bool ok = ns <= nd;
+  for (int64_t i = 0; ok && i < ns; ++i) {
+    int64_t s = src.sizes()[i], d = dst.sizes()[nd - ns + i];
+    ok = s == d || s == 1;
+  }
+  if (!ok)
+    throw ValueError("cannot copy a tensor of shape " + shape_str(src.sizes()) + " into shape " +
+                     shape_str(dst.sizes()) + " (not broadcastable)");
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
+      dst.numel() == src.numel()) {
+    char* d = static_cast<char*>(dst.data_ptr());
+    const char* s = static_cast<const char*>(src.data_ptr());
+    const int64_t item = static_cast<int64_t>(dst.itemsize());
+    parallel_for(dst.numel(), kGrainCheap * 2, [&](int64_t b, int64_t e) {
+      std::memcpy(d + b * item, s + b * item, static_cast<size_t>((e - b) * item));
+    });
+    return;
+  }
+  StridedPlan plan;
+  build_plan(plan, dst.sizes(), {&dst, &src});
+  dispatch_all(dst.dtype(), [&](auto to) {
+    using TO = typename decltype(to)::type;
+    dispatch_all(src.dtype(), [&](auto ti) {
+      using TI = typename decltype(ti)::type;
+      plan_run(plan, kGrainCheap, [](char** p, const int64_t* s, int64_t n) {
+        unary_inner<TO, TI>(p, s, n, [](TI v) { return convert<TO, TI>(v); });
+      });
+    });
+  });
+}
+
+Tensor to_dtype(const Tensor& x, DType d) {
+  if (x.dtype() == d) return x;
+  Tensor out = Tensor::empty(x.sizes(), d);
+  copy_into(out, x);
+  return out;
+}
+
+Tensor as_contiguous(const Tensor& x) {
+  if (x.is_contiguous()) return x;
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  copy_into(out, x);
+  return out;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
+
+// Floating kernels: int64/bool inputs compute in float64.
+template <class F>
+Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
+  x.check_defined(name);
+  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
+  return dispatch_floating(xf.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return unary_op<T, T>(xf, grain, [&](T v) { return f(v); });
+  });
+}
+
+}  // namespace
+
+#define TG_FLOAT_UNARY(NAME, GRAIN, EXPR)                                 \
+  Tensor NAME(const Tensor& x) {                                          \
+    return floating_unary(x, #NAME, GRAIN, [](auto v) {                   \
+      using T = decltype(v);                                              \
+      return T(EXPR);                                                     \
+    });                                                                   \
+  }
+
+TG_FLOAT_UNARY(exp, kGrainExpensive, vec::exp(v))
+TG_FLOAT_UNARY(log, kGrainExpensive, vec::log(v))
+TG_FLOAT_UNARY(log1p, kGrainExpensive, std::log1p(v))
+TG_FLOAT_UNARY(expm1, kGrainExpensive, std::expm1(v))
+TG_FLOAT_UNARY(sqrt, kGrainCheap, std::sqrt(v))
+TG_FLOAT_UNARY(rsqrt, kGrainCheap, T(1) / std::sqrt(v))
+TG_FLOAT_UNARY(reciprocal, kGrainCheap, T(1) / v)
+TG_FLOAT_UNARY(sin, kGrainExpensive, std::sin(v))
+TG_FLOAT_UNARY(cos, kGrainExpensive, std::cos(v))
+TG_FLOAT_UNARY(tan, kGrainExpensive, std::tan(v))
+TG_FLOAT_UNARY(tanh, kGrainExpensive, vec::tanh(v))
+TG_FLOAT_UNARY(sigmoid, kGrainExpensive, vec::sigmoid(v))
+TG_FLOAT_UNARY(erf, kGrainExpensive, std::erf(v))
+
+#undef TG_FLOAT_UNARY
+
+namespace {
+
+// abs/sign/relu keep int64; bool computes as int64.
+template <class F>
+Tensor numeric_unary(const Tensor& x, const char* name, F f) {
+  x.check_defined(name);
+  Tensor xi = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
+  return dispatch_numeric(xi.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return unary_op<T, T>(xi, kGrainCheap, [&](T v) { return f(v); });
+  });
+}
+
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  x.check_defined("neg");
+  if (x.dtype() == DType::Bool)
+    throw ValueError("neg: negation of a bool tensor is not supported; use logical_not");
+  return dispatch_numeric(x.dtype(), "neg", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(-v); });
+  });
+}
+
+Tensor abs(const Tensor& x) {
+  return numeric_unary(x, "abs", [](auto v) {
+    using T = decltype(v);
+    return v < T(0) ? T(-v) : v;
+  });
+}
+
+Tensor sign(const Tensor& x) {
+  return numeric_unary(x, "sign", [](auto v) {
+    using T = decltype(v);
+    return v > T(0) ? T(1) : (v < T(0) ? T(-1) : v);  // keeps 0 and NaN
+  });
+}
+
+Tensor relu(const Tensor& x) {
+  return numeric_unary(x, "relu", [](auto v) {
+    using T = decltype(v);
+    return v < T(0) ? T(0) : v;  // NaN propagates
+  });
+}
+
+
+Tensor pow_scalar(const Tensor& x, double exponent) {
+  x.check_defined("pow_scalar");
+  if (!is_floating(x.dtype())) return pow_scalar(to_dtype(x, DType::Float64), exponent);
+  return dispatch_floating(x.dtype(), "pow_scalar", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T e = static_cast<T>(exponent);
+    if (exponent == 2.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return v * v; });
+    if (exponent == 1.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return v; });
+    if (exponent == 0.0) return unary_op<T, T>(x, kGrainCheap, [](T) { return T(1); });
+    if (exponent == 3.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return v * v * v; });
+    if (exponent == 0.5) return unary_op<T, T>(x, kGrainCheap, [](T v) { return std::sqrt(v); });
+    if (exponent == -1.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / v; });
+    if (exponent == -2.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / (v * v); });
+    if (exponent == -0.5) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / std::sqrt(v); });
+    return unary_op<T, T>(x, kGrainExpensive, [e](T v) { return std::pow(v, e); });
+  });
+}
+
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
+  x.check_defined("clamp");
+  if (x.dtype() == DType::Bool) return clamp(to_dtype(x, DType::Int64), min, max);
+  if (x.dtype() == DType::Int64) {  // stays int64: bounds rounded inwards
+    if (min) min = std::ceil(*min);
+    if (max) max = std::floor(*max);
+  }
+  return dispatch_numeric(x.dtype(), "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const bool has_lo = min.has_value(), has_hi = max.has_value();
+    const T lo = has_lo ? static_cast<T>(*min) : T(0), hi = has_hi ? static_cast<T>(*max) : T(0);
+    if (has_lo && has_hi)
+      return unary_op<T, T>(x, kGrainCheap, [lo, hi](T v) {
+        T t = v < lo ? lo : v;  // NaN propagates; min > max gives max (as PyTorch)
+        return t > hi ? hi : t;
+      });
+    if (has_lo) return unary_op<T, T>(x, kGrainCheap, [lo](T v) { return v < lo ? lo : v; });
+    if (has_hi) return unary_op<T, T>(x, kGrainCheap, [hi](T v) { return v > hi ? hi : v; });
+    return unary_op<T, T>(x, kGrainCheap, [](T v) { return v; });
+  });
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  x.check_defined("cast");
+  Tensor out = Tensor::empty(x.sizes(), dtype);
+  copy_into(out, x);
+  return out;
+}
+
+Tensor logical_not(const Tensor& x) {
+  x.check_defined("logical_not");
+  return dispatch_all(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return unary_op<bool, T>(x, kGrainCheap, [](T v) { return v == T(0); });
+  });
+}
+
+}  // namespace tg::kernel

@@ -1,0 +1,163 @@
+#include "tensor/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TG_PAUSE() _mm_pause()
+#else
+#define TG_PAUSE() ((void)0)
+#endif
+
+namespace tg {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) { resize(threads); }
+  ~ThreadPool() { stop(); }
+
+  int num_threads() const { return num_threads_; }
+
+  void resize(int threads) {
+    std::lock_guard<std::mutex> run(run_mutex_);
+    stop();
+    num_threads_ = std::max(1, threads);
+    shutdown_ = false;
+    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  }
+
+  bool run(int64_t n, int64_t grain, detail::RangeFn fn, void* ctx) {
+    if (num_threads_ <= 1 || t_in_parallel) return false;
+    std::unique_lock<std::mutex> run(run_mutex_, std::try_to_lock);
+    if (!run.owns_lock()) return false;
+    int64_t chunks = std::min<int64_t>(num_threads_, n / grain);
+    if (chunks < 2) return false;
+    fn_ = fn;
+    ctx_ = ctx;
+    n_ = n;
+    chunks_ = chunks;
+    error_ = nullptr;
+    done_chunks_.store(0, std::memory_order_relaxed);
+    claim_.store(static_cast<uint64_t>(chunks) << kChunkBits, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    cv_.notify_all();
+    t_in_parallel = true;
+    work();
+    t_in_parallel = false;
+    while (done_chunks_.load(std::memory_order_acquire) < chunks_) TG_PAUSE();
+    claim_.store(0, std::memory_order_release);
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      uint64_t v = claim_.fetch_add(1, std::memory_order_acq_rel);
+      int64_t c = static_cast<int64_t>(v & kChunkMask);
+      if (c >= static_cast<int64_t>(v >> kChunkBits)) return;
+      int64_t b = n_ * c / chunks_, e = n_ * (c + 1) / chunks_;
+      try {
+        fn_(ctx_, b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      done_chunks_.fetch_add(1, std::memory_order_acq_rel);
+    }
+  }
+
+  void worker_loop() {
+    t_in_parallel = true;
+    uint64_t seen = generation_.load(std::memory_order_acquire);
+    for (;;) {
+      // Spin a little: kernels often come back to back.
+      int spins = 0;
+      while (generation_.load(std::memory_order_acquire) == seen && spins < 20000) {
+        TG_PAUSE();
+        ++spins;
+      }
+      if (generation_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [&] { return generation_.load(std::memory_order_acquire) != seen || shutdown_; });
+      }
+      if (shutdown_) return;
+      seen = generation_.load(std::memory_order_acquire);
+      work();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      shutdown_ = true;
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  int num_threads_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex run_mutex_;  // one parallel region at a time
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::atomic<uint64_t> generation_{0};
+  bool shutdown_ = false;
+
+  detail::RangeFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int64_t n_ = 0;
+  int64_t chunks_ = 0;
+  // Chunk claims: (chunk count << kChunkBits) | next chunk index, 0 between jobs. A claim is
+  // valid when its index is below the count it carries, so a worker waking late never takes a
+  // chunk of a job whose fields are still being written.
+  static constexpr int kChunkBits = 32;
+  static constexpr uint64_t kChunkMask = (uint64_t(1) << kChunkBits) - 1;
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int64_t> done_chunks_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+int default_threads() {
+  if (const char* env = std::getenv("TG_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc ? static_cast<int>(std::min(hc, 64u)) : 1;
+}
+
+ThreadPool& pool() {
+  // Leaked on purpose: joining threads during static destruction at interpreter exit can hang.
+  static ThreadPool* p = new ThreadPool(default_threads());
+  return *p;
+}
+
+}  // namespace
+
+int get_num_threads() { return pool().num_threads(); }
+void set_num_threads(int n) { pool().resize(n); }
+
+namespace detail {
+bool run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
+  return pool().run(n, grain, fn, ctx);
+}
+}  // namespace detail
+
+}  // namespace tg

@@ -1,0 +1,43 @@
+// Intra-op parallelism: a small persistent pool of std::threads shared by all kernels.
+//
+// Note [Intra-op threads]
+// parallel_for(n, grain, f) runs f(begin, end) over [0, n). It never touches the pool when
+// n < grain (the check is inline, so small tensors pay one comparison), when one thread is
+// configured, when called from inside a parallel region (no nesting), or when another thread
+// already runs a parallel region (the autograd engine and several Python threads may call
+// kernels at once; the loser runs serially instead of waiting). The calling thread takes part,
+// so the pool has num_threads - 1 workers; they spin briefly after each job (back-to-back ops
+// are common) and then sleep on a condition variable. Exceptions thrown by f are rethrown on
+// the calling thread. The default thread count is the number of cores (TG_NUM_THREADS
+// overrides it).
+#pragma once
+
+#include <cstdint>
+
+namespace tg {
+
+int get_num_threads();
+void set_num_threads(int n);
+
+namespace detail {
+using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
+// Returns false when the pool is not available (busy, nested, single-threaded): the caller
+// then runs the whole range itself.
+bool run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx);
+}  // namespace detail
+
+template <class F>
+inline void parallel_for(int64_t n, int64_t grain, const F& f) {
+  if (n <= 0) return;
+  if (n < 2 * grain || !detail::run_parallel(
+                           n, grain,
+                           [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
+                           const_cast<void*>(static_cast<const void*>(&f))))
+    f(0, n);
+}
+
+// Elements above which elementwise/reduction kernels split work across threads.
+constexpr int64_t kGrainCheap = 32768;      // add, mul, copy: memory bound
+constexpr int64_t kGrainExpensive = 4096;   // exp, tanh, erf, pow: compute bound
+
+}  // namespace tg
