@@ -100,7 +100,7 @@ def make_factories(B: Any) -> Dict[str, Any]:
             a = a.astype(state["default"], copy=False)  # Python floats: the default dtype
         else:
             a = canonical(a)
-        return _wrap(np.ascontiguousarray(a), requires_grad)
+        return _wrap(np.asarray(a, order="C"), requires_grad)
 
     def as_tensor(data: Any, dtype: Any = None) -> Any:
         if isinstance(data, T) and (dtype is None or as_dtype(dtype) == data.dtype):

@@ -81,7 +81,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
             a = a.astype(like.dtype)
         elif a.dtype.kind in "iu":
             a = a.astype(_I64)
-        return from_numpy(np.ascontiguousarray(a))
+        return from_numpy(np.asarray(a, order="C"))
 
     def _binary(name: str) -> Any:
         def fn(x: Any, other: Any) -> Any:
@@ -331,7 +331,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
 
     def _index(index: Any) -> Any:
         return index if isinstance(index, T) else from_numpy(
-            np.ascontiguousarray(np.asarray(index, dtype=_I64)))
+            np.asarray(index, dtype=_I64, order="C"))
 
     def index_select(x: Any, dim: int, index: Any) -> Any:
         return ops.index_select(x, dim, _index(index))
@@ -389,7 +389,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
         return np.asarray(x.detach() if x.requires_grad else x)
 
     def _from(a: Any) -> Any:
-        return from_numpy(np.ascontiguousarray(np.asarray(a)))
+        return from_numpy(np.asarray(a, order="C"))
 
     def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
         a = _data(x)

@@ -83,15 +83,18 @@ def make_gradgradcheck(B: Any) -> Callable[..., bool]:
         n_in = len(inputs)
 
         def vjp(*args: Any) -> tuple:
-            xs, vs = args[:n_in], args[n_in:]
-            ys = [o for o in _as_tuple(fn(*xs)) if _differentiable(o, T)]
-            pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
-            if not pairs:
-                return ()
-            gs = backend.autograd.grad([y for y, _ in pairs], [xs[i] for i in diff],
-                                       [v for _, v in pairs], create_graph=True,
-                                       allow_unused=True)
-            return tuple(g for g in gs if g is not None)
+            xs, vs = list(args[:n_in]), args[n_in:]
+            for i in diff:  # finite differences pass plain tensors: differentiate them anyway
+                if not xs[i].requires_grad:
+                    xs[i] = xs[i].detach().requires_grad_(True)
+            with backend.autograd.enable_grad():
+                ys = [o for o in _as_tuple(fn(*xs)) if _differentiable(o, T)]
+                pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
+                gs = backend.autograd.grad(
+                    [y for y, _ in pairs], [xs[i] for i in diff], [v for _, v in pairs],
+                    create_graph=True, allow_unused=True) if pairs else [None] * len(diff)
+            return tuple(backend.from_numpy(np.zeros(xs[i].shape, xs[i].dtype)) if g is None
+                         else g for g, i in zip(gs, diff))
 
         gc = backend.autograd.gradcheck
         return gc(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

@@ -98,7 +98,7 @@ def make_getitem(B: Any, F: Dict[str, Any]) -> Callable[[Any, Any], Any]:
             elif it[0] == "array":
                 a, given = it[1], it[2]
                 flat = given if given is not None else B.from_numpy(
-                    np.ascontiguousarray(a.reshape(-1)))
+                    np.asarray(a.reshape(-1), order="C"))
                 out = ops.index_select(out, dim, flat)
                 if a.ndim != 1:
                     shape = tuple(out.shape)
@@ -166,6 +166,13 @@ def make_setitem(B: Any, F: Dict[str, Any], inplace: Callable[..., Any]) -> Call
 
         def compute(xc: Any) -> Any:
             v = F["cast"](F["_as_tensor"](value, xc), xc.dtype)
+            extra = v.ndim - positions.ndim
+            if extra > 0:  # as numpy: leading size-1 dims of the value are dropped
+                if any(s != 1 for s in v.shape[:extra]):
+                    raise RuntimeError(f"shape mismatch: value tensor of shape {tuple(v.shape)} "
+                                       f"cannot be broadcast to indexing result of shape "
+                                       f"{positions.shape}")
+                v = F["reshape"](v, tuple(v.shape[extra:]))
             v = F["reshape"](F["expand"](v, positions.shape), (-1,))
             zeros = B.from_numpy(np.zeros(n, xc.dtype))
             flat = ops_index_add(zeros, v)
