@@ -44,20 +44,28 @@ def relative_path(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+def _syntax_diagnostic(source: str, rel_path: str, e: "cst.ParserSyntaxError"):
+    """T100, located and worded by CPython's own parser when it agrees that this is an error
+    (libcst reports the token after the problem), else by libcst."""
+    try:
+        compile(source, rel_path, "exec", dont_inherit=True)
+    except SyntaxError as se:
+        line, col, msg = se.lineno or 1, se.offset or 1, se.msg
+    else:
+        msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
+        m = re.match(r"^parser error: error at (\d+):(\d+): ", msg)
+        line, col = (int(m.group(1)), int(m.group(2)) + 1) if m else (e.raw_line, e.raw_column + 1)
+        msg = msg[m.end():] if m else msg
+    return make_diagnostic("T100", Loc(rel_path, line, col), f"invalid Python syntax: {msg}",
+                           "fix the syntax error", source)
+
+
 def parse_source(source: str, rel_path: str) -> Module:
     """Parse module text already read (``rel_path`` is used for locations only)."""
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
-        msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
-        m = re.match(r"^parser error: error at (\d+):(\d+): ", msg)
-        line, col = (int(m.group(1)), int(m.group(2)) + 1) if m else (e.raw_line, e.raw_column + 1)
-        loc = Loc(rel_path, line, col)
-        msg = msg[m.end():] if m else msg
-        raise TranslatorError([make_diagnostic(
-            "T100", loc, f"invalid Python syntax: {msg}",
-            "fix the syntax; the cause is often at the end of the previous line (a missing "
-            "`:` or closing bracket)", source)]) from None
+        raise TranslatorError([_syntax_diagnostic(source, rel_path, e)]) from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     name = os.path.splitext(os.path.basename(rel_path))[0]

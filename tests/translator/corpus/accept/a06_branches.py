@@ -3,7 +3,7 @@
 from transgrad.lang import Dims, Optional, Tensor, formula, kernel, ops
 
 
-# captures: rdims:attribute:Dims x:input:meta=ndim,shape keepdim:attribute:bool
+# captures: rdims:attribute:Shape x:input:meta=ndim,shape keepdim:attribute:bool
 @formula
 def sum_dims(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
     if dims is None:

@@ -3,7 +3,7 @@
 from transgrad.lang import Tensor, formula, kernel
 
 
-# captures: x:input result:output
+# captures: x:input
 @formula(once_differentiable=True)
 def erf_scaled(x: Tensor) -> Tensor:
     result = kernel.erf(x)

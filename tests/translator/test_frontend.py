@@ -1,0 +1,157 @@
+"""frontend: load_module, check_callable (import-time checking), formula_model, find_root."""
+
+import importlib.util
+import os
+import sys
+
+import pytest
+
+from translator import frontend
+from translator.diagnostics import TranslatorError
+from translator.model import CaptureKind
+
+GOOD = """
+@formula
+def exp(x: Tensor) -> Tensor:
+    result = kernel.exp(x)
+
+    def backward(grad):
+        return grad * result
+
+    return result, backward
+"""
+
+BAD = """
+@formula
+def tanh(x: Tensor) -> Tensor:
+    t = kernel.tanh(x)
+    result = kernel.mul(t, kernel.scalar_like(t, 1.0))
+
+    def backward(grad):
+        return grad * (1.0 - t * t)
+
+    return result, backward
+
+
+@formula
+def exp2(x: Tensor) -> Tensor:
+    result = kernel.exp2(x)
+
+    def backward(grad):
+        return grad * result
+
+    return result, backward
+"""
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRANSGRAD_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_find_root(repo, tmp_path):
+    (repo / "formulas" / "deep").mkdir()
+    assert frontend.find_root(str(repo / "formulas" / "deep" / "m.py")) == str(repo)
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    # no marker up to / (tmp dirs have none): the file's own directory
+    root = frontend.find_root(str(lone / "m.py"))
+    assert root == str(lone) or os.path.exists(os.path.join(root, ".git")) or os.path.exists(
+        os.path.join(root, "pyproject.toml"))
+
+
+def test_load_module_reports_all_errors_sorted(write):
+    path = write(BAD)
+    with pytest.raises(TranslatorError) as e:
+        frontend.load_module(str(path))
+    assert [d.code for d in e.value.diagnostics] == ["T201", "T301"]
+    assert e.value.diagnostics[0].loc.path == "formulas/mod.py"
+    assert "T201" in str(e.value) and "T301" in str(e.value)
+
+
+def test_load_module_is_cached_until_the_file_changes(write):
+    path = write(GOOD)
+    a = frontend.load_module(str(path))
+    assert frontend.load_module(str(path)) is a
+    st = os.stat(path)
+    path.write_text(path.read_text() + "\n\nEXTRA = 1\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    b = frontend.load_module(str(path))
+    assert b is not a and [c.name for c in b.constants] == ["EXTRA"]
+
+
+def _import(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def test_importing_a_bad_module_fails_with_all_its_errors(write):
+    # transgrad.lang runs the translator installed as transgrad.translator: a distinct copy of
+    # the package, with its own TranslatorError class
+    from transgrad.translator.diagnostics import TranslatorError as LangTranslatorError
+
+    path = write(BAD, name="bad_import.py")
+    with pytest.raises(LangTranslatorError) as e:
+        _import(path, "tg_test_bad_import")
+    assert {d.code for d in e.value.diagnostics} == {"T201", "T301"}
+
+
+def test_check_callable_clean_module_and_disk_cache(write, cache_dir, monkeypatch):
+    path = write(GOOD, name="good_import.py")
+    mod = _import(path, "tg_test_good_import")
+    assert mod.exp.name == "exp"                      # a transgrad.lang FormulaDef
+    markers = os.listdir(cache_dir / "clean")
+    assert len(markers) == 1
+    # a new process (simulated by clearing the memory cache) trusts the marker: no analysis
+    monkeypatch.setattr(frontend, "_checked", {})
+    monkeypatch.setattr(frontend, "load_module", lambda *a: pytest.fail("re-analysed"))
+    frontend.check_callable(mod.exp.fn)
+
+
+def test_check_callable_ignores_functions_without_source():
+    frontend.check_callable(len)
+    ns = {}
+    exec("def f(x):\n    return x\n", ns)
+    frontend.check_callable(ns["f"])
+
+
+def test_formula_model_for_the_reference_engine(write):
+    path = write(GOOD + """
+
+@formula
+def shape_only(x: Tensor) -> Tensor:
+    result = kernel.clone(x)
+
+    def backward(grad):
+        return ops.reshape(grad, x.shape)
+
+    return result, backward
+""", name="model_import.py")
+    mod = _import(path, "tg_test_model_import")
+    f = frontend.formula_model(mod.exp)
+    assert f.name == "exp"
+    (c,) = f.backward.captures
+    assert (c.name, c.kind, c.metadata_only) == ("result", CaptureKind.OUTPUT, False)
+    g = frontend.formula_model(mod.shape_only.fn)
+    (c,) = g.backward.captures
+    assert (c.name, c.kind, c.metadata_only, c.metadata) == (
+        "x", CaptureKind.INPUT, True, ("shape",))
+    assert frontend.formula_model(mod.exp) is f       # cached with the module
+
+
+def test_real_formulas_are_accepted():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    formulas = os.path.join(root, "formulas")
+    paths = sorted(p for p in os.listdir(formulas) if p.endswith(".py") and p != "__init__.py")
+    if not paths:
+        pytest.skip("no formulas yet")
+    for p in paths:
+        mod = frontend.load_module(os.path.join(formulas, p))
+        assert mod.path == f"formulas/{p}"
