@@ -1,0 +1,265 @@
+"""The PyTorch-style API (transgrad._api) on both engines: creation, dtypes, functions, methods,
+operators and the scalar rule, shapes, reductions; values compared with numpy."""
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(0)
+
+
+def arr(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# creation and dtypes
+
+
+def test_tensor_copies_and_from_numpy_shares(engine):
+    tg = engine
+    a = np.arange(6.0).reshape(2, 3)
+    t = tg.tensor(a)
+    s = tg.from_numpy(a)
+    a[0, 0] = 100.0
+    assert t.numpy()[0, 0] == 0.0 and s.numpy()[0, 0] == 100.0
+    assert np.shares_memory(np.asarray(s), a)
+    assert np.shares_memory(s.numpy(), np.asarray(s))
+    assert t.dtype == tg.float64 == np.float64 and t.shape == (2, 3)
+
+
+def test_default_dtypes_follow_pytorch(engine):
+    tg = engine
+    assert tg.tensor([1.0, 2.0]).dtype == tg.float32
+    assert tg.tensor([1, 2]).dtype == tg.int64
+    assert tg.tensor([True]).dtype == tg.bool
+    assert tg.tensor(3.0).shape == ()
+    assert tg.zeros(2, 3).dtype == tg.float32 and tg.zeros((2, 3)).shape == (2, 3)
+    assert tg.ones(4, dtype=tg.float64).dtype == np.dtype("float64")
+    assert tg.arange(5).dtype == tg.int64 and tg.arange(0.0, 1.0, 0.25).shape == (4,)
+    assert tg.full((2,), 1.5).dtype == tg.float32 and tg.full((2,), 7).dtype == tg.int64
+    assert tg.tensor(np.arange(3, dtype=np.int32)).dtype == tg.int64
+    with pytest.raises(TypeError, match="int32"):
+        tg.from_numpy(np.arange(3, dtype=np.int32))
+
+
+def test_randn_is_seeded(engine):
+    tg = engine
+    tg.manual_seed(123)
+    a = tg.randn(3, 4, dtype=tg.float64).numpy().copy()
+    tg.manual_seed(123)
+    b = tg.randn(3, 4, dtype=tg.float64).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert tg.rand(5).numpy().min() >= 0.0
+
+
+def test_like_factories(engine):
+    tg = engine
+    x = tg.tensor(arr(2, 3))
+    assert tg.zeros_like(x).shape == (2, 3) and tg.ones_like(x).dtype == tg.float64
+    np.testing.assert_array_equal(tg.full_like(x, 2.0).numpy(), np.full((2, 3), 2.0))
+
+
+def test_requires_grad_argument_and_repr(engine):
+    tg = engine
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    assert x.requires_grad and x.is_leaf
+    assert repr(x) == "tensor([1., 2.], requires_grad=True)"
+    assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
+    assert repr(tg.tensor([1.0], dtype=tg.float64)) == "tensor([1.], dtype=float64)"
+    assert repr(tg.tensor(3)) == "tensor(3)"
+
+
+def test_item_numpy_len_iter(engine):
+    tg = engine
+    x = tg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert len(x) == 2 and [r.tolist() for r in x] == [[1.0, 2.0], [3.0, 4.0]]
+    assert x[1, 0].item() == 3.0 and isinstance(x.sum().item(), float)
+    assert float(x[0, 1]) == 2.0 and int(tg.tensor(5)) == 5
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+        x.item()
+    with pytest.raises(TypeError, match="0-d"):
+        len(tg.tensor(1.0))
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(x > 0)
+    assert x.numel() == 4 and x.numel == 4 and x.dim() == 2 and x.size() == (2, 2)
+    assert x.size(1) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# operators and the scalar rule
+
+
+def test_operators_match_numpy(engine):
+    tg = engine
+    a, b = arr(3, 4), arr(4)
+    x, y = tg.tensor(a), tg.tensor(b)
+    np.testing.assert_allclose((x + y).numpy(), a + b)
+    np.testing.assert_allclose((x - y).numpy(), a - b)
+    np.testing.assert_allclose((x * y).numpy(), a * b)
+    np.testing.assert_allclose((x / y).numpy(), a / b)
+    np.testing.assert_allclose((-x).numpy(), -a)
+    np.testing.assert_allclose((2.0 - x).numpy(), 2.0 - a)
+    np.testing.assert_allclose((2.0 / x).numpy(), 2.0 / a)
+    np.testing.assert_allclose((x ** 2).numpy(), a ** 2)
+    np.testing.assert_allclose((abs(x) ** y).numpy(), np.abs(a) ** b)
+    np.testing.assert_allclose((2.0 ** y).numpy(), 2.0 ** b)
+    np.testing.assert_allclose((x @ tg.tensor(arr(4, 2))).shape, (3, 2))
+    np.testing.assert_array_equal((x > y).numpy(), a > b)
+    np.testing.assert_array_equal((x <= 0).numpy(), a <= 0)
+    np.testing.assert_array_equal((x == x).numpy(), np.ones((3, 4), bool))
+    np.testing.assert_array_equal((x != 0.0).numpy(), a != 0)
+    np.testing.assert_allclose((a + y).numpy(), a + b)  # numpy on the left defers to us
+
+
+def test_scalar_rule_keeps_dtypes(engine):
+    tg = engine
+    f32 = tg.ones(2)
+    assert (f32 * 2.5).dtype == tg.float32 and (2 + f32).dtype == tg.float32
+    i64 = tg.tensor([1, 2])
+    assert (i64 + 1).dtype == tg.int64
+    assert (i64 * 1.5).dtype == tg.float64
+    assert (f32 + tg.tensor(1.0, dtype=tg.float64)).dtype == tg.float64  # 0-d promotes too
+
+
+def test_in_place_arithmetic_under_no_grad(engine):
+    tg = engine
+    x = tg.ones(3)
+    before = x._version
+    with tg.no_grad():
+        x += 1
+        x *= tg.tensor([1.0, 2.0, 3.0])
+        x.sub_(1.0).div_(2.0)
+    np.testing.assert_allclose(x.numpy(), [0.5, 1.5, 2.5])
+    assert x._version > before
+    x.zero_()
+    assert x.numpy().sum() == 0
+    x.fill_(2.0)
+    x.copy_(tg.tensor([4.0, 5.0, 6.0]))
+    np.testing.assert_allclose(x.numpy(), [4.0, 5.0, 6.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# functions and methods
+
+
+@pytest.mark.parametrize("name,npfn", [
+    ("exp", np.exp), ("sin", np.sin), ("cos", np.cos), ("tanh", np.tanh), ("abs", np.abs),
+    ("neg", np.negative), ("sign", np.sign), ("relu", lambda a: np.maximum(a, 0)),
+    ("sigmoid", lambda a: 1 / (1 + np.exp(-a))), ("square", np.square),
+])
+def test_unary_functions_and_methods(engine, name, npfn):
+    tg = engine
+    a = arr(3, 2)
+    x = tg.tensor(a)
+    np.testing.assert_allclose(getattr(tg, name)(x).numpy(), npfn(a), rtol=1e-12)
+    np.testing.assert_allclose(getattr(x, name)().numpy(), npfn(a), rtol=1e-12)
+
+
+def test_positive_domain_unary(engine):
+    tg = engine
+    a = np.abs(arr(5)) + 0.1
+    x = tg.tensor(a)
+    for name, npfn in [("log", np.log), ("sqrt", np.sqrt), ("rsqrt", lambda v: v ** -0.5),
+                       ("reciprocal", np.reciprocal), ("log1p", np.log1p),
+                       ("expm1", np.expm1), ("log2", np.log2)]:
+        np.testing.assert_allclose(getattr(tg, name)(x).numpy(), npfn(a), rtol=1e-12)
+
+
+def test_reductions(engine):
+    tg = engine
+    a = arr(2, 3, 4)
+    x = tg.tensor(a)
+    np.testing.assert_allclose(tg.sum(x).numpy(), a.sum())
+    np.testing.assert_allclose(x.sum(1).numpy(), a.sum(1))
+    np.testing.assert_allclose(x.sum((0, 2), keepdim=True).numpy(), a.sum((0, 2),
+                                                                            keepdims=True))
+    np.testing.assert_allclose(x.mean(-1).numpy(), a.mean(-1))
+    np.testing.assert_allclose(x.amax(1).numpy(), a.max(1))
+    np.testing.assert_allclose(x.max().numpy(), a.max())
+    values, indices = x.max(2)
+    np.testing.assert_allclose(values.numpy(), a.max(2))
+    np.testing.assert_array_equal(indices.numpy(), a.argmax(2))
+    assert x.min(0, keepdim=True).values.shape == (1, 3, 4)
+    np.testing.assert_allclose(tg.logsumexp(x, 1).numpy(),
+                               np.log(np.exp(a).sum(1)), rtol=1e-12)
+    sm = tg.softmax(x, -1).numpy()
+    np.testing.assert_allclose(sm, np.exp(a) / np.exp(a).sum(-1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(x.log_softmax(-1).numpy(), np.log(sm), rtol=1e-10)
+    np.testing.assert_allclose(x.var(1).numpy(), a.var(1, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(x.std().numpy(), a.std(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(x.norm().numpy(), np.linalg.norm(a), rtol=1e-12)
+    np.testing.assert_array_equal(x.argmax(1).numpy(), a.argmax(1))
+
+
+def test_shape_functions(engine):
+    tg = engine
+    a = arr(2, 3, 4)
+    x = tg.tensor(a)
+    assert x.reshape(6, -1).shape == (6, 4) and x.view(-1).shape == (24,)
+    assert x.reshape((4, 6)).shape == (4, 6)
+    assert x.flatten(1).shape == (2, 12) and x.permute(2, 0, 1).shape == (4, 2, 3)
+    assert x.transpose(0, 2).shape == (4, 3, 2) and x.T.shape == (4, 3, 2)
+    assert x.unsqueeze(1).shape == (2, 1, 3, 4)
+    assert x.unsqueeze(1).squeeze().shape == (2, 3, 4) and x.squeeze(0).shape == (2, 3, 4)
+    assert x[:, :1].squeeze(1).shape == (2, 4)
+    assert x[:1].expand(5, -1, -1).shape == (5, 3, 4)
+    np.testing.assert_allclose(x.T.numpy(), a.T)
+    np.testing.assert_allclose(tg.cat([x, x], 1).numpy(), np.concatenate([a, a], 1))
+    np.testing.assert_allclose(tg.stack([x, x], -1).numpy(), np.stack([a, a], -1))
+    parts = x.split(2, dim=2)
+    assert [p.shape for p in parts] == [(2, 3, 2), (2, 3, 2)]
+    assert [c.shape[1] for c in x.chunk(2, 1)] == [2, 1]
+    assert len(x.unbind(1)) == 3
+    with pytest.raises(RuntimeError, match="invalid for input of size 24"):
+        x.reshape(5, -1)
+
+
+def test_where_clamp_maximum(engine):
+    tg = engine
+    a, b = arr(3, 4), arr(3, 4)
+    x, y = tg.tensor(a), tg.tensor(b)
+    np.testing.assert_allclose(tg.where(x > 0, x, y).numpy(), np.where(a > 0, a, b))
+    np.testing.assert_allclose(tg.where(x > 0, x, 0.0).numpy(), np.where(a > 0, a, 0.0))
+    np.testing.assert_allclose(x.clamp(-0.5, 0.5).numpy(), np.clip(a, -0.5, 0.5))
+    np.testing.assert_allclose(x.clamp(min=0).numpy(), np.maximum(a, 0))
+    np.testing.assert_allclose(tg.maximum(x, y).numpy(), np.maximum(a, b))
+    np.testing.assert_allclose(x.clamp(y, y + 1).numpy(), np.minimum(np.maximum(a, b), b + 1))
+
+
+def test_matmul_variants(engine):
+    tg = engine
+    a, b, v = arr(3, 4), arr(4, 5), arr(4)
+    x, w, u = tg.tensor(a), tg.tensor(b), tg.tensor(v)
+    np.testing.assert_allclose((x @ w).numpy(), a @ b, rtol=1e-12)
+    np.testing.assert_allclose(x.matmul(u).numpy(), a @ v, rtol=1e-12)
+    np.testing.assert_allclose(tg.mm(x, w).numpy(), a @ b, rtol=1e-12)
+    np.testing.assert_allclose(tg.dot(u, u).numpy(), v @ v, rtol=1e-12)
+    bx, bw = arr(2, 3, 4), arr(2, 4, 5)
+    np.testing.assert_allclose(tg.bmm(tg.tensor(bx), tg.tensor(bw)).numpy(), bx @ bw, rtol=1e-12)
+
+
+def test_dtype_conversions(engine):
+    tg = engine
+    x = tg.tensor([1.5, -2.5])
+    assert x.double().dtype == tg.float64 and x.long().dtype == tg.int64
+    assert x.to(tg.float64).dtype == np.float64 and x.to("cpu") is x
+    assert x.to(tg.tensor([1], dtype=tg.float64)).dtype == tg.float64
+    assert (x > 0).float().dtype == tg.float32 and x.bool().dtype == tg.bool
+    y = tg.tensor([1.0], requires_grad=True)
+    z = y.double()
+    z.sum().backward()
+    assert y.grad.dtype == tg.float32
+
+
+def test_index_functions(engine):
+    tg = engine
+    a = arr(4, 3)
+    x = tg.tensor(a)
+    idx = tg.tensor([2, 0, 2])
+    np.testing.assert_allclose(x.index_select(0, idx).numpy(), a[[2, 0, 2]])
+    g = tg.tensor([[0, 1, 2], [2, 1, 0]])
+    np.testing.assert_allclose(x.gather(0, g).numpy(), np.take_along_axis(a, g.numpy(), 0))
+    out = tg.zeros(3, 3, dtype=tg.float64).index_add(0, idx, x[:3])
+    expect = np.zeros((3, 3))
+    np.add.at(expect, [2, 0, 2], a[:3])
+    np.testing.assert_allclose(out.numpy(), expect)
