@@ -200,7 +200,7 @@ class KindEnv:
             return k | (args & ITEM) | (ITEM if name in self.info.reads_data else 0)
         if name in ("len", "range") or (isinstance(call.func, cst.Attribute)
                                         and call.func.attr.value in METADATA):
-            return 0
+            return args & ITEM
         if name in ("list", "dict", "set"):
             return MUTABLE | (args & ~MUTABLE)
         if name == "tuple":
@@ -419,10 +419,10 @@ class _FormulaCaptures:
             return Capture(name, CaptureKind.OUTPUT, "Tensor", bound, False)
         elif kind & MUTABLE:
             self._reject("T209", at, name, bound)
-        elif kind & ITEM:
-            self._reject("T205", at, name, bound)
         elif kind & TENSOR:
             self._reject("T211" if binds[0].how == "unpack" else "T201", at, name, bound)
+        elif kind & ITEM:
+            self._reject("T205", at, name, bound)
         else:
             spelled = _spell_type(binds[0].value, params, self.info.helpers)
             return Capture(name, CaptureKind.ATTRIBUTE, spelled, bound, False)
