@@ -61,7 +61,13 @@ def pow(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.pow(x, other)
 
     def backward(grad):
-        return grad * other * ops.pow(x, other - 1.0), grad * result * ops.log(x)
+        # As PyTorch: no gradient to x where other == 0, none to other where x == 0 (the
+        # inner where keeps log's own derivative finite there, for double backward).
+        zero = ops.zeros_like(grad)
+        grad_x = ops.where(other == 0.0, zero, grad * other * ops.pow(x, other - 1.0))
+        safe_x = ops.where(x == 0.0, ops.ones_like(x), x)
+        grad_other = ops.where(x == 0.0, zero, grad * result * ops.log(safe_x))
+        return grad_x, grad_other
 
     return result, backward
 

@@ -266,6 +266,7 @@ def clamp(x: Any, min: float | None, max: float | None) -> Any:
     return _new(out)
 
 
+@_quiet
 def cast(x: Any, dtype: Any) -> Any:
     return _new(np.array(_arr(x), dtype=_np_dtype(dtype), copy=True))
 

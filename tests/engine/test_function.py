@@ -1,0 +1,216 @@
+"""autograd.Function (custom functions with ctx) and once_differentiable, on both engines."""
+
+import numpy as np
+import pytest
+
+
+def f64(tg, a, requires_grad=True):
+    return tg.tensor(np.asarray(a, dtype=np.float64), requires_grad=requires_grad)
+
+
+def test_function_with_saved_tensors_and_needs_input_grad(engine):
+    tg = engine
+    seen = {}
+
+    class MulAdd(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y, scale):
+            ctx.save_for_backward(x, y)
+            ctx.scale = scale
+            return x * y * scale
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            seen["needs"] = ctx.needs_input_grad
+            return g * y * ctx.scale, g * x * ctx.scale, None
+
+    x, y = f64(tg, [1.0, 2.0]), f64(tg, [3.0, 4.0], requires_grad=False)
+    out = MulAdd.apply(x, y, 2.0)
+    assert out.grad_fn.name() == "MulAddBackward"
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 8.0])
+    assert seen["needs"] == (True, False, False)
+    assert tg.autograd.gradcheck(lambda a, b: MulAdd.apply(a, b, 2.0),
+                                 (f64(tg, [0.3]), f64(tg, [0.7])))
+
+
+def test_function_saving_its_output_double_backward(engine):
+    tg = engine
+
+    class Exp(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    x = f64(tg, [0.5, 1.0])
+    (g,) = tg.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
+    (g2,) = tg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g2.numpy(), np.exp([0.5, 1.0]))
+
+
+def test_function_wrong_gradient_count(engine):
+    tg = engine
+
+    class Bad(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
+        Bad.apply(f64(tg, [1.0]), f64(tg, [1.0])).sum().backward()
+
+
+def test_function_wrong_gradient_shape(engine):
+    tg = engine
+
+    class Bad(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return tg.ones(5, dtype=tg.float64)
+
+    with pytest.raises(RuntimeError, match=r"invalid gradient at index 0 - got shape \(5,\) but "
+                                           r"expected shape compatible with \(2,\)"):
+        Bad.apply(f64(tg, [1.0, 2.0])).sum().backward()
+
+
+def test_mark_non_differentiable_and_materialize_grads(engine):
+    tg = engine
+    got = []
+
+    class SortLike(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            idx = tg.tensor([1, 0])
+            ctx.mark_non_differentiable(idx)
+            return x * 1, idx
+
+        @staticmethod
+        def backward(ctx, g, g_idx):
+            got.append(g_idx)
+            return g
+
+    x = f64(tg, [1.0, 2.0])
+    y, idx = SortLike.apply(x)
+    assert not idx.requires_grad and y.requires_grad
+    y.sum().backward()
+    assert got[0] is not None and np.all(got[0].numpy() == 0)
+
+    class NoMaterialize(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 1, x * 2
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            got.append((ga, gb))
+            return ga * 1 if gb is None else ga + gb * 2
+
+    a, b = NoMaterialize.apply(x)
+    a.sum().backward()
+    assert got[-1][1] is None
+
+
+def test_mark_dirty_rebases_history(engine):
+    tg = engine
+
+    class MulTwoInPlace(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            np.asarray(x)[...] *= 2
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = f64(tg, [1.0, 2.0])
+    h = x * 1
+    v = h._version
+    out = MulTwoInPlace.apply(h)
+    assert out is h and h._version > v and h.grad_fn.name() == "MulTwoInPlaceBackward"
+    h.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        MulTwoInPlace.apply(f64(tg, [1.0]))
+
+
+def test_once_differentiable_function(engine):
+    tg = engine
+
+    class Sin(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        @tg.autograd.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            assert not tg.is_grad_enabled()
+            return g * x.cos()
+
+    x = f64(tg, [0.5])
+    (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5]))
+    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
+                                           "marked with @once_differentiable"):
+        g.sum().backward()
+
+
+def test_function_saved_tensor_version_check(engine):
+    tg = engine
+
+    class Square(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * g * x
+
+    x = f64(tg, [1.0])
+    h = x * 1
+    y = Square.apply(h)
+    with tg.no_grad():
+        h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_function_without_grad_needed_records_nothing(engine):
+    tg = engine
+
+    class Id(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    assert Id.apply(f64(tg, [1.0], requires_grad=False)).grad_fn is None
+    with tg.no_grad():
+        assert Id.apply(f64(tg, [1.0])).grad_fn is None
