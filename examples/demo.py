@@ -42,22 +42,21 @@ def show_formula() -> None:
     from transgrad.lang import REGISTRY, load_builtin_formulas
 
     load_builtin_formulas()
-    print(textwrap.dedent(inspect.getsource(REGISTRY[FORMULA].fn)).rstrip())
+    source = textwrap.dedent(inspect.getsource(REGISTRY[FORMULA].fn)).rstrip()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.join(ROOT, "python"),
                                                       env.get("PYTHONPATH")]))
     try:
         out = subprocess.run([sys.executable, "-m", "transgrad.translator", "show", FORMULA],
                              capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+        shown, why = out.returncode == 0, (out.stderr.strip().splitlines() or ["no output"])[-1]
     except (OSError, subprocess.TimeoutExpired) as e:
-        print(f"(translator not runnable here: {e})")
-        return
-    if out.returncode != 0:
-        err = (out.stderr.strip().splitlines() or ["no output"])[-1]
-        print(f"(`python -m transgrad.translator show {FORMULA}` failed: {err})")
-        return
-    print("\n--- generated C++ (python -m transgrad.translator show silu) ---")
-    print(out.stdout.rstrip())
+        shown, why = False, str(e)
+    if shown:  # the formula and its C++, side by side
+        print(out.stdout.rstrip())
+    else:
+        print(source)
+        print(f"(`python -m transgrad.translator show {FORMULA}` is not available: {why})")
 
 
 def run_both_engines() -> None:

@@ -148,7 +148,8 @@ def mse_loss(input: Tensor, target: Tensor, mean: bool = True) -> Tensor:
 # rule (double backward would not see how it depends on logits). So the log-probabilities are
 # a hidden output: the backward reads them as an output of this node, and their own gradient
 # (non-zero only under double backward) arrives as ``grad_logp`` and is pushed through
-# log_softmax's backward, ``g - softmax * sum(g)``.
+# log_softmax's backward, ``g - softmax * sum(g)``. Either grad may be None: under double
+# backward only ``grad_logp`` may arrive.
 
 
 @samples(case(T(4, 5), I(4, high=5)), case(T(3, 6), I(3, high=6), False))
@@ -163,11 +164,14 @@ def cross_entropy(logits: Tensor, target: Tensor, mean: bool = True) -> Tensor:
     result = kernel.div(total, kernel.scalar_like(total, n))
 
     def backward(grad, grad_logp):
-        g = ops.expand(ops.reshape(grad, (1, 1)), (rows, 1)) / n
         probs = ops.exp(logp)
-        base = ops.scatter_add(probs * g, 1, ops.unsqueeze(target, 1), -g)
-        return (base if grad_logp is None
-                else base + grad_logp - probs * ops.sum(grad_logp, (1,), True)), None
+        g = None if grad is None else ops.expand(ops.reshape(grad, (1, 1)), (rows, 1)) / n
+        from_loss = (None if g is None
+                     else ops.scatter_add(probs * g, 1, ops.unsqueeze(target, 1), -g))
+        from_logp = (None if grad_logp is None
+                     else grad_logp - probs * ops.sum(grad_logp, (1,), True))
+        return (from_loss if from_logp is None
+                else from_logp if from_loss is None else from_loss + from_logp), None
 
     return (result, logp), backward
 
