@@ -463,3 +463,44 @@ def test_kernels_never_mutate_and_return_fresh_tensors():
         assert out is not x
     assert K.contiguous(x) is not x
     np.testing.assert_array_equal(x.numpy(), a)
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties over random shapes (hypothesis)
+
+hypothesis = pytest.importorskip("hypothesis")
+hnp = pytest.importorskip("hypothesis.extra.numpy")
+st = hypothesis.strategies
+DTYPES = ["bool", "int64", "float32", "float64"]
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=3),
+                  dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)),
+                  name=st.sampled_from(["add", "mul", "maximum", "lt", "eq"]))
+def test_binary_broadcast_and_promotion_property(shapes, dtypes, name):
+    a = (rng.standard_normal(shapes.input_shapes[0]) * 3).astype(dtypes[0])
+    b = (rng.standard_normal(shapes.input_shapes[1]) * 3).astype(dtypes[1])
+    out = getattr(K, name)(t(a), t(b))
+    assert out.shape == shapes.result_shape
+    want = max(dtypes, key=DTYPES.index)
+    assert out.dtype == (np.bool_ if name in COMPARISONS else np.dtype(want))
+    ref = BINARY[name](a.astype(want), b.astype(want))
+    if want == "bool" and name == "add":
+        ref = np.logical_or(a, b)
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=3),
+                  data=st.data(), keepdim=st.booleans())
+def test_reductions_property(shape, data, keepdim):
+    a = rng.standard_normal(shape)
+    nd = len(shape)
+    dims = data.draw(st.lists(st.integers(0, nd - 1), unique=True, max_size=nd) if nd else
+                     st.just([]))
+    dims = tuple(d - nd if data.draw(st.booleans()) else d for d in dims)
+    axes = tuple(d % nd for d in dims)
+    for name, fn in (("sum", np.sum), ("amax", np.amax), ("amin", np.amin)):
+        close(getattr(K, name)(t(a), dims, keepdim), fn(a, axis=axes, keepdims=keepdim))
+    close(K.logsumexp(t(a), dims, keepdim), _logsumexp(a, axes, keepdim) if axes else a)
