@@ -215,7 +215,7 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
             try:
                 outs = node.apply(grads)
             except Exception as e:
-                if not getattr(e, "_tg_noted", False):
+                if not getattr(e, "_tg_noted", False) and node.describe() not in str(e):
                     e.add_note(f"(raised in the backward of {node.describe()})")
                     e._tg_noted = True  # type: ignore[attr-defined]
                 raise

@@ -335,8 +335,8 @@ class FormulaNode(Node):
     def _flatten(self, result: Any) -> List[Any]:
         """The backward's result (one entry per Tensor parameter) as one grad per edge."""
         counts = self.counts
-        if len(counts) == 1 and counts[0] == -1:
-            if isinstance(result, (tuple, list)) and len(result) == 1:
+        if len(counts) == 1:  # one Tensor parameter: a bare value (a list for a Sequence)
+            if counts[0] == -1 and isinstance(result, (tuple, list)) and len(result) == 1:
                 result = result[0]
             entries = [result]
         elif isinstance(result, (tuple, list)) and len(result) == len(counts):
