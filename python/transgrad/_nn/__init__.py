@@ -83,41 +83,49 @@ def _specialise(templates: Any, attrs: Dict[str, Any], module_name: str) -> Dict
 
 
 def make_parameter_class(E: Engine, module_name: str) -> type:
-    """``Parameter``: a subclass of the engine's Tensor, always a leaf that requires grad."""
+    """``Parameter``: a subclass of the engine's Tensor, always a leaf that requires grad,
+    sharing its data with the tensor it is made from (Note [Parameter construction])."""
     Base = E.Tensor
+    body: Dict[str, Any] = {
+        "__module__": module_name, "__qualname__": "Parameter",
+        "__doc__": "A tensor that a Module registers as a parameter: a leaf with "
+                   "requires_grad=True, sharing data with the tensor it was made from.",
+        "__repr__": lambda self: "Parameter containing:\n" + Base.__repr__(self),
+    }
+    if _is_extension_type(Base):
+        def __init__(self: Any, data: Any = None, requires_grad: bool = True) -> None:
+            Base.__init__(self, E.module.zeros(0) if data is None else data, requires_grad)
 
-    def __new__(cls: type, data: Any = None, requires_grad: bool = True) -> Any:
-        if data is None:
-            data = E.module.zeros(0)
-        with E.no_grad():
-            src = data.detach()
-        return _make_subclass(E, cls, src, requires_grad)
+        body["__init__"] = __init__
+    else:
+        def __new__(cls: type, data: Any = None, requires_grad: bool = True) -> Any:
+            src = (E.module.zeros(0) if data is None else data).detach()
+            return _copy_slots(Base, cls, src, requires_grad)
 
-    def __repr__(self: Any) -> str:
-        return "Parameter containing:\n" + Base.__repr__(self)
-
-    body = {"__new__": __new__, "__repr__": __repr__, "__module__": module_name,
-            "__qualname__": "Parameter",
-            "__doc__": "A tensor that a Module registers as a parameter: a leaf with "
-                       "requires_grad=True."}
-    if "__init__" in Base.__dict__ or hasattr(Base, "__init__"):
+        body["__new__"] = __new__
         body["__init__"] = lambda self, data=None, requires_grad=True: None
     return type("Parameter", (Base,), body)
 
 
-def _make_subclass(E: Engine, cls: type, src: Any, requires_grad: bool) -> Any:
-    """A ``cls`` instance sharing ``src``'s data, with no history (src is detached)."""
-    Base = E.Tensor
-    maker = getattr(Base, "_make_subclass", None)
-    if maker is not None:
-        return maker(cls, src, requires_grad)
+# Note [Parameter construction]
+# A Parameter must be an instance of the engine's Tensor class (so every op accepts it) that
+# shares storage and version counter with its source, without history. The compiled Tensor
+# (pybind11) has a constructor for exactly that, ``Tensor(tensor, requires_grad)``, which a
+# Python subclass calls from ``__init__``. The reference Tensor is a plain class with
+# ``__slots__``: the subclass instance takes over the detached source's slots.
+
+
+def _is_extension_type(cls: type) -> bool:
+    return type(cls).__name__.startswith("pybind11")
+
+
+def _copy_slots(Base: type, cls: type, src: Any, requires_grad: bool) -> Any:
     obj = Base.__new__(cls)
-    if hasattr(src, "__dict__") and src.__dict__:
+    for klass in type(src).__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if slot not in ("__weakref__", "__dict__") and hasattr(src, slot):
+                object.__setattr__(obj, slot, getattr(src, slot))
+    if getattr(src, "__dict__", None):
         obj.__dict__.update(src.__dict__)
-    else:
-        for klass in type(src).__mro__:
-            for slot in getattr(klass, "__slots__", ()):
-                if slot not in ("__weakref__", "__dict__") and hasattr(src, slot):
-                    object.__setattr__(obj, slot, getattr(src, slot))
     obj.requires_grad_(requires_grad)
     return obj
