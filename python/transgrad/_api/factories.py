@@ -86,7 +86,8 @@ def make_factories(B: Any) -> Dict[str, Any]:
     def _float(dtype: Any) -> np.dtype:
         return state["default"] if dtype is None else as_dtype(dtype)
 
-    def tensor(data: Any, dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+    def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Any:
         """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays, tensors)."""
         if isinstance(data, T):
             a = np.array(data.detach(), copy=True)

@@ -142,7 +142,8 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
             return x
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        return ops.clamp(x, None if min is None else float(min), None if max is None else float(max))
+        return ops.clamp(x, None if min is None else float(min),
+                         None if max is None else float(max))
 
     def square(x: Any) -> Any:
         return ops.mul(x, x)

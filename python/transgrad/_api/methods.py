@@ -93,9 +93,12 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("type", lambda self, dtype=None: self.dtype.name if dtype is None else
         F["cast"](self, dtype))
     put("type_as", lambda self, other: F["cast"](self, other.dtype))
-    for name, d in (("float", "float32"), ("double", "float64"), ("long", "int64"),
-                    ("bool", "bool")):
-        put(name, (lambda d: lambda self: F["cast"](self, d))(d))
+    def caster(dtype: str) -> Callable[[Any], Any]:
+        return lambda self: F["cast"](self, dtype)
+
+    for name, dtype in (("float", "float32"), ("double", "float64"), ("long", "int64"),
+                        ("bool", "bool")):
+        put(name, caster(dtype))
     put("new_zeros", lambda self, *size, dtype=None: facts["zeros"](
         *size, dtype=dtype or self.dtype))
     put("new_ones", lambda self, *size, dtype=None: facts["ones"](

@@ -4,7 +4,7 @@ Formulas are run directly (``apply_formula``), their forwards on the numpy kerne
 (``kernels.py``), their backwards by the engine (``engine.py``). Formula modules load lazily: the
 first use of an op imports ``transgrad.formulas`` (``lang.load_builtin_formulas``).
 
-Files: tensor.py (Tensor), grad_mode.py, node.py (Node, AccumulateGrad, SavedTensor),
+Files: tensor.py (Tensor), grad_mode.py, node.py (Node, AccumulateGrad, SavedTensor), plan.py,
 formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 (autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
 """

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from transgrad.reference.grad_mode import _set as _set_grad, is_grad_enabled
-from transgrad.reference.node import AccumulateGrad, Edge, Node, gradient_edge
+from transgrad.reference.node import AccumulateGrad, Node, gradient_edge
 from transgrad.reference.tensor import Tensor
 
 

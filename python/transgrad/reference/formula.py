@@ -17,135 +17,24 @@ the SavedTensor back.
 
 from __future__ import annotations
 
-import ast
-import dataclasses
-import inspect
-import os
-import textwrap
 import threading
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
-from transgrad.reference.grad_mode import _set as _set_grad, is_grad_enabled, no_grad
-from transgrad.reference.node import (Edge, Node, SavedTensor, TensorMeta, attach_delayed_error,
-                                      gradient_edge)
+from transgrad.reference.grad_mode import _set as _set_grad
+from transgrad.reference.grad_mode import is_grad_enabled, no_grad
+from transgrad.reference.node import (
+    Node,
+    SavedTensor,
+    TensorMeta,
+    attach_delayed_error,
+    gradient_edge,
+)
+from transgrad.reference.plan import _NO_DEFAULT, Plan, plan_of
 from transgrad.reference.tensor import Tensor
 
 _backward_lock = threading.RLock()  # cells are swapped while a backward runs: one at a time
-
-
-@dataclasses.dataclass(frozen=True)
-class Plan:
-    """What apply_formula needs to know about a formula, computed once per formula."""
-
-    name: str
-    node_name: str                          # "SinBackward"
-    location: str                           # "formulas/unary.py:12"
-    signature: inspect.Signature
-    tensor_params: Tuple[Tuple[str, bool], ...]  # (name, is_sequence) of each Tensor parameter
-    composite: bool
-    output_names: Optional[Tuple[str, ...]]  # names in the final return, when known
-    metadata_only: FrozenSet[str]            # captured tensors the backward reads only metadata of
-    param_names: Tuple[str, ...]             # for the fast argument binding of apply_formula
-    defaults: Tuple[Any, ...]                # default of each parameter (_NO_DEFAULT if none)
-    simple: bool                             # only positional-or-keyword parameters
-
-
-_plans: Dict[Any, Plan] = {}
-
-
-def plan_of(fdef: Any) -> Plan:
-    plan = _plans.get(fdef.fn)
-    if plan is None:
-        plan = _plans[fdef.fn] = _make_plan(fdef)
-    return plan
-
-
-def _make_plan(fdef: Any) -> Plan:
-    fn = fdef.fn
-    sig = inspect.signature(fn)
-    tensor_params = []
-    for p in sig.parameters.values():
-        ann = p.annotation if isinstance(p.annotation, str) else repr(p.annotation)
-        if "Tensor" in ann:
-            tensor_params.append((p.name, "Sequence" in ann))
-    composite = not any(inspect.iscode(c) and c.co_name == "backward"
-                        for c in fn.__code__.co_consts)
-    model = _frontend_model(fn)
-    line = _def_line(fn)
-    output_names: Optional[Tuple[str, ...]] = None
-    metadata_only: FrozenSet[str] = frozenset()
-    if model is not None:
-        line = model.loc.line
-        output_names = tuple(model.outputs) or None
-        if model.backward is not None:
-            metadata_only = frozenset(c.name for c in model.backward.captures if c.metadata_only)
-    if output_names is None and not composite:
-        output_names = _return_names(fn)
-    camel = "".join(part[:1].upper() + part[1:] for part in fdef.name.split("_"))
-    params = list(sig.parameters.values())
-    simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
-    defaults = tuple(_NO_DEFAULT if p.default is p.empty else p.default for p in params)
-    return Plan(fdef.name, camel + "Backward", f"{_repo_path(fn.__code__.co_filename)}:{line}",
-                sig, tuple(tensor_params), composite, output_names, metadata_only,
-                tuple(p.name for p in params), defaults, simple)
-
-
-_NO_DEFAULT = object()
-
-
-def _frontend_model(fn: Callable[..., Any]) -> Any:
-    """The translator front end's model of ``fn`` (captures, outputs), if available."""
-    try:
-        from transgrad.translator.frontend import formula_model
-    except ImportError:
-        return None
-    try:
-        return formula_model(fn)
-    except Exception:  # the checker reports problems itself at import; here it is only a hint
-        return None
-
-
-def _def_line(fn: Callable[..., Any]) -> int:
-    try:
-        lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return fn.__code__.co_firstlineno
-    for i, text in enumerate(lines):
-        if text.lstrip().startswith("def "):
-            return start + i
-    return start
-
-
-def _return_names(fn: Callable[..., Any]) -> Optional[Tuple[str, ...]]:
-    """Names of the outputs in ``return (a, b), backward`` (None when not plain names)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.FunctionDef) else []
-    ret = body[-1] if body else None
-    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple)
-            and len(ret.value.elts) == 2):
-        return None
-    outs = ret.value.elts[0]
-    elts = outs.elts if isinstance(outs, ast.Tuple) else [outs]
-    names = tuple(e.id for e in elts if isinstance(e, ast.Name))
-    return names if len(names) == len(elts) else None
-
-
-def _repo_path(filename: str) -> str:
-    """A repository-relative path: ``formulas/unary.py`` (else relative to the cwd)."""
-    parts = filename.replace(os.sep, "/").split("/")
-    for anchor in ("formulas", "tests", "translator"):
-        if anchor in parts[:-1]:
-            i = len(parts) - 1 - parts[::-1].index(anchor)
-            return "/".join(parts[i:])
-    try:
-        return os.path.relpath(filename)
-    except ValueError:
-        return filename
 
 
 # ---------------------------------------------------------------------------------------------
