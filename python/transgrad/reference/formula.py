@@ -83,19 +83,18 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
 def _bind(plan: Plan, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """The arguments by parameter name, defaults filled in (a fast ``Signature.bind``)."""
     names = plan.param_names
-    if plan.simple and len(args) <= len(names) and not any(k in kwargs for k in names[:len(args)]):
+    n = len(args)
+    if plan.simple and n <= len(names) and all(k in names[n:] for k in kwargs):
         values = dict(zip(names, args))
-        if len(values) < len(names):
-            for name, default in zip(names[len(args):], plan.defaults[len(args):]):
-                if name in kwargs:
-                    values[name] = kwargs[name]
-                elif default is not _NO_DEFAULT:
-                    values[name] = default
-                else:
-                    break
+        for name, default in zip(names[n:], plan.defaults[n:]):
+            if name in kwargs:
+                values[name] = kwargs[name]
+            elif default is not _NO_DEFAULT:
+                values[name] = default
             else:
-                if len(kwargs) + len(args) <= len(names) and all(k in values for k in kwargs):
-                    return values
+                break  # a missing argument: let Signature.bind raise the usual TypeError
+        else:
+            return values
     try:
         bound = plan.signature.bind(*args, **kwargs)
     except TypeError as e:
