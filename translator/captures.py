@@ -22,17 +22,17 @@ so it can reject a valid formula but never accept a capture that breaks double b
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from .diagnostics import Diagnostic, capture_message, make_diagnostic
-from .model import Backward, Capture, CaptureKind, Formula, Loc, Module
+from .model import Capture, CaptureKind, Formula, Loc, Module
 from .parse import dotted_name, walk
 from .signatures import KERNELS
 
-TENSOR, ITEM, MUTABLE = 1, 2, 4          # kind flags; 0 = plain non-tensor value
+TENSOR, ITEM, MUTABLE = 1, 2, 4  # kind flags; 0 = plain non-tensor value
 METADATA = frozenset({"shape", "ndim", "dtype", "numel"})
 TENSOR_TYPES = frozenset({"Tensor", "Optional[Tensor]", "Sequence[Tensor]"})
 _NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum", "round"})
@@ -46,27 +46,33 @@ _NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum
 class ModuleInfo:
     """Names defined at module level, and facts about helpers (transitively)."""
 
-    lang: Set[str]                       # names imported from transgrad.lang
-    modules: Set[str]                    # ``math`` when imported
-    helpers: Dict[str, str]              # helper name -> return annotation spelling
-    constants: Set[str]
-    formulas: Set[str]
-    reads_data: Set[str]                 # helpers that (transitively) call kernel.item
-    uses_kernels: Set[str]               # helpers that (transitively) call kernel.*
+    lang: set[str]  # names imported from transgrad.lang
+    modules: set[str]  # ``math`` when imported
+    helpers: dict[str, str]  # helper name -> return annotation spelling
+    constants: set[str]
+    formulas: set[str]
+    reads_data: set[str]  # helpers that (transitively) call kernel.item
+    uses_kernels: set[str]  # helpers that (transitively) call kernel.*
 
 
 def gather_module_info(mod: Module) -> ModuleInfo:
-    lang: Set[str] = set()
-    modules: Set[str] = set()
+    lang: set[str] = set()
+    modules: set[str] = set()
     for stmt in mod.tree.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                if isinstance(small, cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
                     if dotted_name(small.module or cst.Name("_")) == "transgrad.lang":
-                        lang.update((a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
-                                    for a in small.names)
+                        for a in small.names:
+                            bound = a.asname.name if a.asname else a.name
+                            if isinstance(bound, cst.Name):
+                                lang.add(bound.value)
                 elif isinstance(small, cst.Import):
-                    modules.update(dotted_name(a.name) or "" for a in small.names if a.asname is None)
+                    modules.update(
+                        dotted_name(a.name) or "" for a in small.names if a.asname is None
+                    )
     helpers = {h.name: h.returns for h in mod.helpers}
     calls = {h.name: _called_names(h.node) for h in mod.helpers}
     reads = {h for h, c in calls.items() if "kernel.item" in c}
@@ -74,11 +80,18 @@ def gather_module_info(mod: Module) -> ModuleInfo:
     for _ in range(len(helpers)):  # propagate through helpers calling helpers
         reads |= {h for h, c in calls.items() if c & reads}
         uses |= {h for h, c in calls.items() if c & uses}
-    return ModuleInfo(lang, modules, helpers, {c.name for c in mod.constants},
-                      {f.name for f in mod.formulas}, reads, uses)
+    return ModuleInfo(
+        lang,
+        modules,
+        helpers,
+        {c.name for c in mod.constants},
+        {f.name for f in mod.formulas},
+        reads,
+        uses,
+    )
 
 
-def _called_names(node: cst.CSTNode) -> Set[str]:
+def _called_names(node: cst.CSTNode) -> set[str]:
     return {dotted_name(n.func) or "" for n in walk(node) if isinstance(n, cst.Call)}
 
 
@@ -89,12 +102,14 @@ def _called_names(node: cst.CSTNode) -> Set[str]:
 class KindEnv:
     """Kind flags (TENSOR | ITEM | MUTABLE) of the names of one function body."""
 
-    def __init__(self, info: ModuleInfo, param_types: Dict[str, str],
-                 parent: Optional["KindEnv"] = None):
+    def __init__(
+        self, info: ModuleInfo, param_types: dict[str, str], parent: KindEnv | None = None
+    ):
         self.info = info
         self.parent = parent
-        self.kinds: Dict[str, int] = {
-            n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()}
+        self.kinds: dict[str, int] = {
+            n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()
+        }
 
     def lookup(self, name: str) -> int:
         if name in self.kinds:
@@ -105,20 +120,23 @@ class KindEnv:
         """True when ``name`` is bound here or in a parent, with a known kind."""
         return name in self.kinds or (self.parent is not None and self.parent.knows(name))
 
-    def child(self) -> "KindEnv":
+    def child(self) -> KindEnv:
         return KindEnv(self.info, {}, self)
 
     def set(self, name: str, kind: int) -> None:
         """Bind ``name``; a name bound on several paths keeps the join of its kinds."""
         self.kinds[name] = self.kinds.get(name, 0) | kind
 
-    def bind_target(self, target: cst.BaseExpression, kind: int,
-                    value: Optional[cst.BaseExpression] = None) -> None:
+    def bind_target(
+        self, target: cst.BaseExpression, kind: int, value: cst.BaseExpression | None = None
+    ) -> None:
         if isinstance(target, cst.Name):
             self.set(target.value, kind)
         elif isinstance(target, (cst.Tuple, cst.List)):
             values = None
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(
+                target.elements
+            ):
                 values = [e.value for e in value.elements]
             for i, el in enumerate(target.elements):
                 k = self.kind_of(values[i]) if values else kind & ~MUTABLE
@@ -164,11 +182,12 @@ class KindEnv:
         if isinstance(e, (cst.List, cst.Set)):
             return MUTABLE | self._elements_kind(e.elements)
         if isinstance(e, cst.Dict):
-            return MUTABLE | self._elements_kind([el for el in e.elements if isinstance(
-                el, cst.DictElement)], attr="value")
+            return MUTABLE | self._elements_kind(
+                [el for el in e.elements if isinstance(el, cst.DictElement)], attr="value"
+            )
         if isinstance(e, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             env = self.child()
-            for_in: Optional[cst.CompFor] = e.for_in
+            for_in: cst.CompFor | None = e.for_in
             while for_in is not None:
                 env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
                 for_in = for_in.inner_for_in
@@ -198,8 +217,9 @@ class KindEnv:
         if name in self.info.helpers:
             k = TENSOR if "Tensor" in self.info.helpers[name] else 0
             return k | (args & ITEM) | (ITEM if name in self.info.reads_data else 0)
-        if name in ("len", "range") or (isinstance(call.func, cst.Attribute)
-                                        and call.func.attr.value in METADATA):
+        if name in ("len", "range") or (
+            isinstance(call.func, cst.Attribute) and call.func.attr.value in METADATA
+        ):
             return args & ITEM
         if name in ("list", "dict", "set"):
             return MUTABLE | (args & ~MUTABLE)
@@ -210,7 +230,7 @@ class KindEnv:
         return args & ~MUTABLE
 
 
-def param_types(params: Sequence) -> Dict[str, str]:
+def param_types(params: Sequence) -> dict[str, str]:
     return {p.name: p.type for p in params}
 
 
@@ -221,32 +241,33 @@ def param_types(params: Sequence) -> Dict[str, str]:
 @dataclasses.dataclass
 class _Binding:
     loc: Loc
-    how: str        # "assign", "unpack", "aug", "loop", "walrus"
-    index: int      # index of the enclosing top-level statement of the formula body
-    value: Optional[cst.BaseExpression] = None
+    how: str  # "assign", "unpack", "aug", "loop", "walrus"
+    index: int  # index of the enclosing top-level statement of the formula body
+    value: cst.BaseExpression | None = None
 
 
-def collect_captures(mod: Module) -> Tuple[Module, List[Diagnostic]]:
+def collect_captures(mod: Module) -> tuple[Module, list[Diagnostic]]:
     """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
     wrapper = MetadataWrapper(mod.tree, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
     info = gather_module_info(mod)
     all_scopes = {s for s in scopes.values() if s is not None}
-    diags: List[Diagnostic] = _smuggled(mod)
+    diags: list[Diagnostic] = _smuggled(mod)
     formulas = []
     for f in mod.formulas:
         if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
         captures = _FormulaCaptures(mod, f, scopes, all_scopes, info, diags).run()
-        formulas.append(dataclasses.replace(f, backward=dataclasses.replace(
-            f.backward, captures=captures)))
+        formulas.append(
+            dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))
+        )
     return dataclasses.replace(mod, formulas=tuple(formulas)), diags
 
 
-def _smuggled(mod: Module) -> List[Diagnostic]:
+def _smuggled(mod: Module) -> list[Diagnostic]:
     """T206-T208, T210: ways to smuggle a capture past the analysis, anywhere in a function."""
-    out: List[Diagnostic] = []
+    out: list[Diagnostic] = []
 
     def report(code: str, node: cst.CSTNode, message: str, hint: str) -> None:
         out.append(make_diagnostic(code, mod.loc_of(node), message, hint, mod.source))
@@ -255,54 +276,79 @@ def _smuggled(mod: Module) -> List[Diagnostic]:
     functions += [(h.name, h.node, False) for h in mod.helpers]
     for fname, fn, has_backward in functions:
         top = set(fn.body.body) if has_backward else set()
-        for node in _find(fn.body, (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef,
-                                    cst.NamedExpr)):
+        for node in _find(
+            fn.body, (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
+        ):
             if isinstance(node, (cst.Nonlocal, cst.Global)):
                 kw = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
-                report("T207", node, f"`{kw}` in `{fname}`: a value shared through `{kw}` "
-                       "escapes the capture rule, so backward could read a tensor intermediate "
-                       "with no grad_fn (wrong double backward) or a value changed after it ran",
-                       "bind each value once in the forward and read it in backward; return "
-                       "tensors backward needs as (hidden) outputs, or recompute them there")
+                report(
+                    "T207",
+                    node,
+                    f"`{kw}` in `{fname}`: a value shared through `{kw}` "
+                    "escapes the capture rule, so backward could read a tensor intermediate "
+                    "with no grad_fn (wrong double backward) or a value changed after it ran",
+                    "bind each value once in the forward and read it in backward; return "
+                    "tensors backward needs as (hidden) outputs, or recompute them there",
+                )
             elif isinstance(node, cst.Lambda):
-                report("T208", node, f"lambda in `{fname}`: what a lambda captures escapes the "
-                       "capture analysis (and cannot be translated to C++)",
-                       "inline the expression, or write a module-level @helper function")
+                report(
+                    "T208",
+                    node,
+                    f"lambda in `{fname}`: what a lambda captures escapes the "
+                    "capture analysis (and cannot be translated to C++)",
+                    "inline the expression, or write a module-level @helper function",
+                )
             elif isinstance(node, cst.NamedExpr):
-                report("T210", node, f"assignment expression (`:=`) in `{fname}`: a name bound "
-                       "inside an expression escapes the capture analysis",
-                       "bind the value with its own assignment statement")
+                report(
+                    "T210",
+                    node,
+                    f"assignment expression (`:=`) in `{fname}`: a name bound "
+                    "inside an expression escapes the capture analysis",
+                    "bind the value with its own assignment statement",
+                )
             elif node.name.value == "backward" and node in top:
                 for p in (*node.params.params, *node.params.posonly_params):
                     if p.default is not None:
-                        report("T206", p, f"backward of `{fname}` has a default argument "
-                               f"`{p.name.value}=...`: defaults are evaluated in the forward "
-                               "and smuggle a value past the capture rule (a tensor saved this "
-                               "way has no grad_fn: wrong double backward)",
-                               "remove the default and read the value directly (an input, an "
-                               "output or a non-tensor attribute), or recompute it in backward")
+                        report(
+                            "T206",
+                            p,
+                            f"backward of `{fname}` has a default argument "
+                            f"`{p.name.value}=...`: defaults are evaluated in the forward "
+                            "and smuggle a value past the capture rule (a tensor saved this "
+                            "way has no grad_fn: wrong double backward)",
+                            "remove the default and read the value directly (an input, an "
+                            "output or a non-tensor attribute), or recompute it in backward",
+                        )
             elif node.name.value != "backward":
-                report("T208", node.name, f"nested function `{node.name.value}` in `{fname}`: "
-                       "a closure inside a formula escapes the capture analysis (only "
-                       "`def backward` is analysed)",
-                       "inline it, or make it a module-level @helper function")
+                report(
+                    "T208",
+                    node.name,
+                    f"nested function `{node.name.value}` in `{fname}`: "
+                    "a closure inside a formula escapes the capture analysis (only "
+                    "`def backward` is analysed)",
+                    "inline it, or make it a module-level @helper function",
+                )
     return out
 
 
 class _FormulaCaptures:
-    def __init__(self, mod: Module, f: Formula, scopes, all_scopes, info: ModuleInfo,
-                 diags: List[Diagnostic]):
+    def __init__(
+        self, mod: Module, f: Formula, scopes, all_scopes, info: ModuleInfo, diags: list[Diagnostic]
+    ):
         self.mod, self.f, self.scopes, self.info, self.diags = mod, f, scopes, info, diags
         self.all_scopes = all_scopes
         body = list(f.node.body.body)
-        self.bw_index = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)
-                             and s.name.value == "backward")
+        self.bw_index = next(
+            i
+            for i, s in enumerate(body)
+            if isinstance(s, cst.FunctionDef) and s.name.value == "backward"
+        )
         self.bw_node: cst.FunctionDef = body[self.bw_index]  # type: ignore[assignment]
         self.body = body
-        self.bindings: Dict[str, List[_Binding]] = {}
-        self.counts: Dict[str, int] = {}
+        self.bindings: dict[str, list[_Binding]] = {}
+        self.counts: dict[str, int] = {}
 
-    def run(self) -> Tuple[Capture, ...]:
+    def run(self) -> tuple[Capture, ...]:
         env = KindEnv(self.info, param_types(self.f.params))
         for i, stmt in enumerate(self.body):
             if i != self.bw_index:
@@ -316,8 +362,11 @@ class _FormulaCaptures:
             cap = self._classify(name, nodes, env)
             if cap is None:
                 continue
-            if cap.kind in (CaptureKind.INPUT, CaptureKind.OUTPUT) and cap.type in (
-                    "Tensor", "Optional[Tensor]") and all(id(n) in meta for n in nodes):
+            if (
+                cap.kind in (CaptureKind.INPUT, CaptureKind.OUTPUT)
+                and cap.type in ("Tensor", "Optional[Tensor]")
+                and all(id(n) in meta for n in nodes)
+            ):
                 attrs = tuple(sorted({meta[id(n)] for n in nodes}))
                 cap = dataclasses.replace(cap, metadata_only=True, metadata=attrs)
             out.append(cap)
@@ -341,8 +390,8 @@ class _FormulaCaptures:
             if isinstance(stmt, cst.For):
                 env.bind_target(stmt.target, env.kind_of(stmt.iter) & ~MUTABLE)
                 self._record_target(stmt.target, "loop", index, None)
-            for s in stmt.body.body:
-                self._walk_bindings(s, index, env)
+            for inner in stmt.body.body:
+                self._walk_bindings(inner, index, env)
         self._record_walrus(stmt, index)
 
     def _record_small(self, small: cst.CSTNode, index: int, env: KindEnv) -> None:
@@ -357,7 +406,8 @@ class _FormulaCaptures:
     def _record_target(self, t: cst.BaseExpression, how: str, index: int, value) -> None:
         if isinstance(t, cst.Name):
             self.bindings.setdefault(t.value, []).append(
-                _Binding(self.mod.loc_of(t), how, index, value))
+                _Binding(self.mod.loc_of(t), how, index, value)
+            )
         elif isinstance(t, (cst.Tuple, cst.List)):
             for el in t.elements:
                 self._record_target(el.value, "unpack" if how == "assign" else how, index, None)
@@ -366,16 +416,17 @@ class _FormulaCaptures:
         for node in _find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
             if isinstance(node.target, cst.Name):
                 self.bindings.setdefault(node.target.value, []).append(
-                    _Binding(self.mod.loc_of(node.target), "walrus", index, None))
+                    _Binding(self.mod.loc_of(node.target), "walrus", index, None)
+                )
 
     # -- what the backward reads --------------------------------------------------------------
 
-    def _captured_accesses(self) -> Dict[str, List[cst.Name]]:
+    def _captured_accesses(self) -> dict[str, list[cst.Name]]:
         first = self.bw_node.body.body[0]
         bw_scope = self.scopes[first]
         formula_scope = bw_scope.parent
         inner = [s for s in self.all_scopes if _within(s, bw_scope)]
-        out: Dict[str, List[cst.Name]] = {}
+        out: dict[str, list[cst.Name]] = {}
         for scope in inner:
             for access in scope.accesses:
                 if not isinstance(access.node, cst.Name):
@@ -386,11 +437,11 @@ class _FormulaCaptures:
             nodes.sort(key=self._pos)
         return out
 
-    def _pos(self, node: cst.CSTNode) -> Tuple[int, int]:
+    def _pos(self, node: cst.CSTNode) -> tuple[int, int]:
         loc = self.mod.loc_of(node)
         return (loc.line, loc.col)
 
-    def _classify(self, name: str, nodes: List[cst.Name], env: KindEnv) -> Optional[Capture]:
+    def _classify(self, name: str, nodes: list[cst.Name], env: KindEnv) -> Capture | None:
         f, at = self.f, nodes[0]
         params = {p.name: p for p in f.params}
         binds = self.bindings.get(name, [])
@@ -406,9 +457,9 @@ class _FormulaCaptures:
         if not binds:
             return None
         bound = binds[0].loc
-        kind = env.lookup(name)
+        flags = env.lookup(name)
         after = [b for b in binds if b.index > self.bw_index]
-        tensor = bool(kind & TENSOR)
+        tensor = bool(flags & TENSOR)
         if after and len(binds) > 1:
             self._reject("T204", at, name, bound, tensor, others=[after[0].loc])
         elif any(b.how == "loop" for b in binds):
@@ -417,30 +468,38 @@ class _FormulaCaptures:
             self._reject("T203", at, name, bound, tensor, others=[b.loc for b in binds[1:]])
         elif name in f.outputs:
             return Capture(name, CaptureKind.OUTPUT, "Tensor", bound, False)
-        elif kind & MUTABLE:
+        elif flags & MUTABLE:
             self._reject("T209", at, name, bound)
-        elif kind & TENSOR:
+        elif flags & TENSOR:
             self._reject("T211" if binds[0].how == "unpack" else "T201", at, name, bound)
-        elif kind & ITEM:
+        elif flags & ITEM:
             self._reject("T205", at, name, bound)
         else:
             spelled = _spell_type(binds[0].value, params, self.info.helpers)
             return Capture(name, CaptureKind.ATTRIBUTE, spelled, bound, False)
         return None
 
-    def _reject(self, code: str, node: cst.Name, name: str, bound: Loc, tensor: bool = True,
-                others: Sequence[Loc] = ()) -> None:
+    def _reject(
+        self,
+        code: str,
+        node: cst.Name,
+        name: str,
+        bound: Loc,
+        tensor: bool = True,
+        others: Sequence[Loc] = (),
+    ) -> None:
         at = self.mod.loc_of(node)
         message, hint = capture_message(code, name, self.f.name, bound, at, tensor, others)
-        self.diags.append(make_diagnostic(code, at, message, hint,
-                                          self.mod.source, width=len(name)))
+        self.diags.append(
+            make_diagnostic(code, at, message, hint, self.mod.source, width=len(name))
+        )
 
 
 # ---------------------------------------------------------------------------------------------
 # Small analyses
 
 
-def _if_blocks(stmt: cst.If) -> List[Sequence[cst.BaseStatement]]:
+def _if_blocks(stmt: cst.If) -> list[Sequence[cst.BaseStatement]]:
     blocks = [stmt.body.body]
     orelse = stmt.orelse
     if isinstance(orelse, cst.If):
@@ -450,19 +509,19 @@ def _if_blocks(stmt: cst.If) -> List[Sequence[cst.BaseStatement]]:
     return blocks  # type: ignore[return-value]
 
 
-def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> Dict[str, int]:
+def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     """For each name, the most times one execution path of ``body`` binds it (loops: many)."""
 
-    def block(stmts: Sequence[cst.CSTNode]) -> Dict[str, int]:
-        total: Dict[str, int] = {}
+    def block(stmts: Sequence[cst.CSTNode]) -> dict[str, int]:
+        total: dict[str, int] = {}
         for s in stmts:
             for n, c in stmt(s).items():
                 total[n] = total.get(n, 0) + c
         return total
 
-    def stmt(s: cst.CSTNode) -> Dict[str, int]:
+    def stmt(s: cst.CSTNode) -> dict[str, int]:
         if isinstance(s, cst.If):
-            out: Dict[str, int] = {}
+            out: dict[str, int] = {}
             for b in _if_blocks(s):
                 for n, c in block(b).items():
                     out[n] = max(out.get(n, 0), c)
@@ -475,7 +534,7 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> Dict[str, int]:
             return {n: 2 * c for n, c in inner.items()}
         out = {}
         if isinstance(s, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
-            for small in (s.body if isinstance(s, cst.SimpleStatementLine) else [s]):
+            for small in s.body if isinstance(s, cst.SimpleStatementLine) else [s]:
                 targets = []
                 if isinstance(small, cst.Assign):
                     targets = [t.target for t in small.targets]
@@ -489,7 +548,7 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> Dict[str, int]:
     return block([s for i, s in enumerate(body) if i != skip])
 
 
-def _target_names(t: cst.BaseExpression) -> List[str]:
+def _target_names(t: cst.BaseExpression) -> list[str]:
     if isinstance(t, cst.Name):
         return [t.value]
     if isinstance(t, (cst.Tuple, cst.List)):
@@ -506,28 +565,30 @@ def _within(scope, ancestor) -> bool:
     return False
 
 
-def _metadata_reads(node: cst.CSTNode) -> Dict[int, str]:
+def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
     """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``."""
-    out: Dict[int, str] = {}
+    out: dict[int, str] = {}
     for attr in _find(node, cst.Attribute):
         if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
             out[id(attr.value)] = attr.attr.value
     return out
 
 
-def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> List:
+def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> list:
     return [n for n in walk(node, skip) if isinstance(n, kind)]
 
 
-def _spell_type(value: Optional[cst.BaseExpression], params: Dict,
-                helpers: Optional[Dict[str, str]] = None) -> str:
+def _spell_type(
+    value: cst.BaseExpression | None, params: dict, helpers: dict[str, str] | None = None
+) -> str:
     """Best-known type spelling of a non-tensor forward value ("" when unknown)."""
     e = value
     if e is None:
         return ""
     if isinstance(e, cst.Attribute):
         return {"shape": "Shape", "ndim": "int", "numel": "int", "dtype": "DType"}.get(
-            e.attr.value, "")
+            e.attr.value, ""
+        )
     if isinstance(e, cst.Integer):
         return "int"
     if isinstance(e, cst.Float):
@@ -537,7 +598,8 @@ def _spell_type(value: Optional[cst.BaseExpression], params: Dict,
             return "bool"
         return params[e.value].type if e.value in params else ""
     if isinstance(e, (cst.Comparison, cst.BooleanOperation)) or (
-            isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not)):
+        isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not)
+    ):
         return "bool"
     if isinstance(e, cst.Call):
         name = dotted_name(e.func) or ""

@@ -16,31 +16,36 @@ import importlib
 import importlib.util
 import os
 import sys
-from typing import Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
-from .diagnostics import TranslatorError, render_all
+from .diagnostics import Diagnostic, TranslatorError, render_all
 from .frontend import load_module
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     check = subparsers.add_parser(
-        "check", help="lint formula modules: report every translator error",
+        "check",
+        help="lint formula modules: report every translator error",
         description="Check formula modules (files, or directories of *.py) and print every "
-                    "diagnostic to stderr. Exit status: 0 when clean, 1 on any error.")
+        "diagnostic to stderr. Exit status: 0 when clean, 1 on any error.",
+    )
     check.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a directory")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.set_defaults(func=run_check)
 
 
-def collect_paths(paths: Iterable[str]) -> List[str]:
+def collect_paths(paths: Iterable[str]) -> list[str]:
     """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted."""
-    out: List[str] = []
+    out: list[str] = []
     for p in paths:
         if os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
-                out.extend(os.path.join(dirpath, f) for f in sorted(filenames)
-                           if f.endswith(".py") and f != "__init__.py")
+                out.extend(
+                    os.path.join(dirpath, f)
+                    for f in sorted(filenames)
+                    if f.endswith(".py") and f != "__init__.py"
+                )
         else:
             out.append(p)
     return out
@@ -53,7 +58,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"error: no such file or directory: {f}", file=sys.stderr)
     if missing:
         return 2
-    diags, formulas = [], 0
+    diags: list[Diagnostic] = []
+    formulas = 0
     for f in files:
         try:
             formulas += len(load_module(f).formulas)
@@ -63,15 +69,19 @@ def run_check(args: argparse.Namespace) -> int:
         print(render_all(diags), file=sys.stderr)
     if not args.quiet:
         n = len(diags)
-        print(f"checked {len(files)} module(s), {formulas} clean formula(s): "
-              f"{n} error{'s' if n != 1 else ''}", file=sys.stderr)
+        print(
+            f"checked {len(files)} module(s), {formulas} clean formula(s): "
+            f"{n} error{'s' if n != 1 else ''}",
+            file=sys.stderr,
+        )
     return 1 if diags else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m translator",
-        description="transgrad translator: check formulas, emit C++, show a formula's C++.")
+        description="transgrad translator: check formulas, emit C++, show a formula's C++.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     register(sub)
     if importlib.util.find_spec(f"{__package__}.cli_backend") is not None:
@@ -80,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -57,7 +57,7 @@ T308    unsupported tensor attribute (only ``shape``, ``ndim``, ``dtype``, ``num
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, List, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 from .model import Loc
 
@@ -100,13 +100,13 @@ CODES = {
 
 @dataclasses.dataclass(frozen=True)
 class Diagnostic:
-    code: str                  # a key of CODES
+    code: str  # a key of CODES
     loc: Loc
     message: str
     hint: str
-    source_line: str = ""      # the text of line ``loc.line`` (no newline)
-    width: int = 1             # columns to underline (``^~~~``), when the node fits on the line
-    notes: Tuple[str, ...] = ()  # extra ``note:`` lines, e.g. where a name was bound
+    source_line: str = ""  # the text of line ``loc.line`` (no newline)
+    width: int = 1  # columns to underline (``^~~~``), when the node fits on the line
+    notes: tuple[str, ...] = ()  # extra ``note:`` lines, e.g. where a name was bound
 
     def render(self) -> str:
         """``path:line:col: error[CODE]: message``, the source line, a caret, notes, the hint."""
@@ -123,11 +123,11 @@ class Diagnostic:
         return "\n".join(lines)
 
     @property
-    def sort_key(self) -> Tuple[str, int, int, str]:
+    def sort_key(self) -> tuple[str, int, int, str]:
         return (self.loc.path, self.loc.line, self.loc.col, self.code)
 
 
-def sort_diagnostics(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
+def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     """Sorted by position, duplicates (same code and position) removed."""
     seen, out = set(), []
     for d in sorted(diags, key=lambda d: d.sort_key):
@@ -150,15 +150,22 @@ class TranslatorError(Exception):
     """A formula module was rejected; carries every diagnostic of the module."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]):
-        self.diagnostics: Tuple[Diagnostic, ...] = tuple(sort_diagnostics(diagnostics))
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(sort_diagnostics(diagnostics))
         super().__init__(render_all(self.diagnostics))
 
     def __str__(self) -> str:
         return "\n" + render_all(self.diagnostics)
 
 
-def make_diagnostic(code: str, loc: Loc, message: str, hint: str, source: str = "",
-                    width: int = 1, notes: Sequence[str] = ()) -> Diagnostic:
+def make_diagnostic(
+    code: str,
+    loc: Loc,
+    message: str,
+    hint: str,
+    source: str = "",
+    width: int = 1,
+    notes: Sequence[str] = (),
+) -> Diagnostic:
     """Build a diagnostic, taking the source line for ``loc`` out of the module's ``source``."""
     if code not in CODES:
         raise ValueError(f"unknown diagnostic code {code}")
@@ -177,58 +184,86 @@ def _where(loc: Loc, at: Loc) -> str:
     return f"line {loc.line}" if loc.path == at.path else str(loc)
 
 
-def capture_message(code: str, name: str, formula: str, bound: Loc, at: Loc, tensor: bool = True,
-                    others: Sequence[Loc] = ()) -> Tuple[str, str]:
+def capture_message(
+    code: str,
+    name: str,
+    formula: str,
+    bound: Loc,
+    at: Loc,
+    tensor: bool = True,
+    others: Sequence[Loc] = (),
+) -> tuple[str, str]:
     """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212)."""
     where = f"bound on {_where(bound, at)}"
     again = "".join(f", again on {_where(o, at)}" for o in others)
-    recompute = (f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
-                 f"return it as an output (`@formula(hidden_outputs=(\"{name}\",))`, "
-                 f"`return (..., {name}), backward`, and a grad parameter for it)")
-    no_graph = ("the forward records no history, so this tensor has no grad_fn: a double "
-                "backward would treat it as a constant and silently drop the gradient "
-                "flowing through it")
-    once = f"compute the value backward needs once, under its own name, before `def backward`"
+    recompute = (
+        f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
+        f'return it as an output (`@formula(hidden_outputs=("{name}",))`, '
+        f"`return (..., {name}), backward`, and a grad parameter for it)"
+    )
+    no_graph = (
+        "the forward records no history, so this tensor has no grad_fn: a double "
+        "backward would treat it as a constant and silently drop the gradient "
+        "flowing through it"
+    )
+    once = "compute the value backward needs once, under its own name, before `def backward`"
+    subject = f"backward of `{formula}` captures `{name}`"
     if code == "T201":
-        return (f"backward of `{formula}` captures `{name}`, a tensor intermediate of the "
-                f"forward ({where}); {no_graph}", recompute)
+        msg = f"{subject}, a tensor intermediate of the forward ({where}); {no_graph}"
+        return msg, recompute
     if code == "T211":
-        return (f"backward of `{formula}` captures `{name}`, a tensor bound by tuple unpacking "
-                f"in the forward ({where}); {no_graph}", recompute)
+        msg = f"{subject}, a tensor bound by tuple unpacking in the forward ({where}); {no_graph}"
+        return msg, recompute
     if code == "T202":
-        why = ("backward would differentiate through the re-bound tensor and double backward "
-               "would never reach the input" if tensor else
-               "the saved attribute would not be the value the caller passed")
-        fix = (f"either recompute it in backward from `{name}`, or return it as a hidden output"
-               if tensor else "capture that name instead")
-        return (f"backward of `{formula}` captures parameter `{name}`, which the forward "
-                f"re-binds ({where}); the closure sees the re-bound value, not the input: {why}",
-                f"give the forward value a new name (e.g. `{name}_new = ...`) and {fix}")
+        if tensor:
+            why = (
+                "backward would differentiate through the re-bound tensor and double "
+                "backward would never reach the input"
+            )
+            fix = f"either recompute it in backward from `{name}`, or return it as a hidden output"
+        else:
+            why = "the saved attribute would not be the value the caller passed"
+            fix = "capture that name instead"
+        msg = (
+            f"backward of `{formula}` captures parameter `{name}`, which the forward "
+            f"re-binds ({where}); the closure sees the re-bound value, not the input: {why}"
+        )
+        return msg, f"give the forward value a new name (e.g. `{name}_new = ...`) and {fix}"
     if code == "T203":
-        return (f"backward of `{formula}` captures `{name}`, which the forward binds more than "
-                f"once ({where}{again}); a closure reads only the last binding, so backward "
-                "would not see the value the forward computed with"
-                + (f", and {no_graph}" if tensor else ""),
-                f"{once}; " + (recompute if tensor else "give each value its own name"))
+        msg = (
+            f"{subject}, which the forward binds more than once ({where}{again}); a closure "
+            "reads only the last binding, so backward would not see the value the forward "
+            "computed with"
+        )
+        msg += f", and {no_graph}" if tensor else ""
+        return msg, f"{once}; " + (recompute if tensor else "give each value its own name")
     if code == "T204":
-        return (f"backward of `{formula}` captures `{name}`, which is re-bound after "
-                f"`def backward` ({where}{again}); closures bind late, so backward would see "
-                "the later value, not the one the forward computed with",
-                f"do not re-bind `{name}` after `def backward`: {once}"
-                + (f"; or {recompute}" if tensor else ""))
+        msg = (
+            f"{subject}, which is re-bound after `def backward` ({where}{again}); closures "
+            "bind late, so backward would see the later value, not the one the forward "
+            "computed with"
+        )
+        hint = f"do not re-bind `{name}` after `def backward`: {once}"
+        return msg, hint + (f"; or {recompute}" if tensor else "")
     if code == "T205":
-        return (f"backward of `{formula}` captures `{name}`, a scalar read out of tensor data "
-                f"with kernel.item ({where}); to autograd it is a constant, so double backward "
-                "would miss the gradient flowing through the data it came from",
-                f"keep it a tensor: {recompute}")
+        msg = (
+            f"{subject}, a scalar read out of tensor data with kernel.item ({where}); to "
+            "autograd it is a constant, so double backward would miss the gradient flowing "
+            "through the data it came from"
+        )
+        return msg, f"keep it a tensor: {recompute}"
     if code == "T209":
-        return (f"backward of `{formula}` reads `{name}`, a mutable container built in the "
-                f"forward ({where}); it may change after `def backward`, and tensors inside it "
-                "escape the capture rule (no grad_fn: wrong double backward)",
-                "build a tuple of non-tensor values instead; for tensors, " + recompute)
+        msg = (
+            f"backward of `{formula}` reads `{name}`, a mutable container built in the "
+            f"forward ({where}); it may change after `def backward`, and tensors inside it "
+            "escape the capture rule (no grad_fn: wrong double backward)"
+        )
+        return msg, f"build a tuple of non-tensor values instead; for tensors, {recompute}"
     if code == "T212":
-        return (f"backward of `{formula}` captures `{name}`, a loop variable ({where}); closures "
-                "bind late, so backward would see only its last value"
-                + (f", and {no_graph}" if tensor else ""),
-                f"{once}" + (f"; or {recompute}" if tensor else " (e.g. a tuple built by the loop)"))
+        msg = (
+            f"{subject}, a loop variable ({where}); closures bind late, so backward would "
+            "see only its last value"
+        )
+        msg += f", and {no_graph}" if tensor else ""
+        return msg, once + (f"; or {recompute}" if tensor else " (e.g. a tuple built by the loop)")
     raise ValueError(f"{code} is not a capture-rule code")

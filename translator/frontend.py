@@ -25,7 +25,8 @@ import hashlib
 import inspect
 import os
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from collections.abc import Callable
+from typing import Any
 
 from .diagnostics import TranslatorError
 from .model import Formula, Module
@@ -34,9 +35,9 @@ from .model import Formula, Module
 # module found in the clean-module cache costs no libcst import at all.
 
 _lock = threading.RLock()
-_modules: Dict[str, Tuple[Tuple[int, int], Union[Module, TranslatorError]]] = {}
-_checked: Dict[str, Tuple[Tuple[int, int], Optional[TranslatorError]]] = {}
-_version: Optional[str] = None
+_modules: dict[str, tuple[tuple[int, int], Module | TranslatorError]] = {}
+_checked: dict[str, tuple[tuple[int, int], TranslatorError | None]] = {}
+_version: str | None = None
 
 
 def find_root(path: str) -> str:
@@ -45,7 +46,8 @@ def find_root(path: str) -> str:
     d = start
     while True:
         if os.path.exists(os.path.join(d, "pyproject.toml")) or os.path.exists(
-                os.path.join(d, ".git")):
+            os.path.join(d, ".git")
+        ):
             return d
         parent = os.path.dirname(d)
         if parent == d:
@@ -53,7 +55,7 @@ def find_root(path: str) -> str:
         d = parent
 
 
-def load_module(path: str, root: Optional[str] = None) -> Module:
+def load_module(path: str, root: str | None = None) -> Module:
     """Parse, fence and capture-check ``path``; raise ``TranslatorError`` with all its errors."""
     path = os.path.abspath(path)
     key = _stat_key(path)
@@ -64,7 +66,7 @@ def load_module(path: str, root: Optional[str] = None) -> Module:
                 raise hit[1]
             return hit[1]
         try:
-            result: Union[Module, TranslatorError] = _analyse(path, root or find_root(path))
+            result: Module | TranslatorError = _analyse(path, root or find_root(path))
         except TranslatorError as e:
             result = e
         if root is None:
@@ -83,7 +85,7 @@ def _analyse(path: str, root: str) -> Module:
     diags = check_fence(mod)
     try:
         mod, more = collect_captures(mod)
-    except Exception:  # noqa: BLE001 — a malformed formula the fence already reported
+    except Exception:
         if not diags:
             raise
         more = []
@@ -108,7 +110,7 @@ def check_callable(fn: Callable[..., Any]) -> None:
             if hit[1] is not None:
                 raise hit[1]
             return
-        error: Optional[TranslatorError] = None
+        error: TranslatorError | None = None
         marker = _cache_marker(path)
         if marker is None or not os.path.exists(marker):
             try:
@@ -140,7 +142,7 @@ def formula_model(fn: Callable[..., Any]) -> Formula:
     return candidates[0]
 
 
-def _source_file(fn: Callable[..., Any]) -> Optional[str]:
+def _source_file(fn: Callable[..., Any]) -> str | None:
     fn = getattr(fn, "fn", fn)  # a FormulaDef wraps the function
     try:
         path = inspect.getsourcefile(fn)
@@ -151,7 +153,7 @@ def _source_file(fn: Callable[..., Any]) -> Optional[str]:
     return os.path.abspath(path)
 
 
-def _stat_key(path: str) -> Tuple[int, int]:
+def _stat_key(path: str) -> tuple[int, int]:
     try:
         st = os.stat(path)
     except OSError:
@@ -159,7 +161,7 @@ def _stat_key(path: str) -> Tuple[int, int]:
     return (st.st_mtime_ns, st.st_size)
 
 
-def _cache_dir() -> Optional[str]:
+def _cache_dir() -> str | None:
     d = os.environ.get("TRANSGRAD_CACHE_DIR")
     if d == "off":
         return None
@@ -174,8 +176,15 @@ def _front_end_version() -> str:
     if _version is None:
         h = hashlib.sha256()
         here = os.path.dirname(os.path.abspath(__file__))
-        for name in ("parse.py", "fence.py", "captures.py", "diagnostics.py", "model.py",
-                     "signatures.py", "frontend.py"):
+        for name in (
+            "parse.py",
+            "fence.py",
+            "captures.py",
+            "diagnostics.py",
+            "model.py",
+            "signatures.py",
+            "frontend.py",
+        ):
             try:
                 with open(os.path.join(here, name), "rb") as f:
                     h.update(f.read())
@@ -185,7 +194,7 @@ def _front_end_version() -> str:
     return _version
 
 
-def _cache_marker(path: str) -> Optional[str]:
+def _cache_marker(path: str) -> str | None:
     d = _cache_dir()
     if d is None:
         return None
@@ -200,7 +209,7 @@ def _cache_marker(path: str) -> Optional[str]:
     return os.path.join(d, h.hexdigest())
 
 
-def _write_marker(marker: Optional[str]) -> None:
+def _write_marker(marker: str | None) -> None:
     if marker is None:
         return
     try:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: importing the model (and diagnostics) stays cheap
     import libcst as cst
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # annotations only: importing the model (and diagnostics) sta
 class Loc:
     path: str  # repo-relative, e.g. "formulas/unary.py"
     line: int  # 1-based
-    col: int   # 1-based
+    col: int  # 1-based
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
@@ -32,60 +33,60 @@ class Loc:
 @dataclasses.dataclass(frozen=True)
 class Param:
     name: str
-    type: str                                 # normalised spelling, e.g. "Tensor", "Optional[Dims]"
-    default: Optional[cst.BaseExpression] = dataclasses.field(repr=False)  # None: no default
-    default_value: Any                        # the default as a Python value (literals only)
+    type: str  # normalised spelling, e.g. "Tensor", "Optional[Dims]"
+    default: cst.BaseExpression | None = dataclasses.field(repr=False)  # None: no default
+    default_value: Any  # the default as a Python value (literals only)
     loc: Loc
 
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-    differentiable_outputs: Optional[Tuple[str, ...]] = None
-    hidden_outputs: Tuple[str, ...] = ()
+    differentiable_outputs: tuple[str, ...] | None = None
+    hidden_outputs: tuple[str, ...] = ()
     once_differentiable: bool = False
     materialize_grads: bool = False
 
 
 class CaptureKind(enum.Enum):
-    INPUT = "input"            # a Tensor / Optional[Tensor] / Sequence[Tensor] parameter: saved input
-    ATTRIBUTE = "attribute"    # a non-tensor parameter or a non-tensor forward value: saved attribute
-    OUTPUT = "output"          # a name in the final return: saved output (no reference cycle)
+    INPUT = "input"  # a Tensor / Optional[Tensor] / Sequence[Tensor] parameter: saved input
+    ATTRIBUTE = "attribute"  # a non-tensor parameter or a non-tensor forward value: saved attribute
+    OUTPUT = "output"  # a name in the final return: saved output (no reference cycle)
 
 
 @dataclasses.dataclass(frozen=True)
 class Capture:
     name: str
     kind: CaptureKind
-    type: str              # best-known type spelling ("Tensor", "int", "Shape", ...)
-    bound_at: Loc          # where the captured name was bound (parameter or assignment)
-    metadata_only: bool    # a tensor the backward reads only through shape/ndim/dtype/numel
-    metadata: Tuple[str, ...] = ()  # which metadata attributes are read, when metadata_only
+    type: str  # best-known type spelling ("Tensor", "int", "Shape", ...)
+    bound_at: Loc  # where the captured name was bound (parameter or assignment)
+    metadata_only: bool  # a tensor the backward reads only through shape/ndim/dtype/numel
+    metadata: tuple[str, ...] = ()  # which metadata attributes are read, when metadata_only
 
 
 @dataclasses.dataclass(frozen=True)
 class Backward:
-    params: Tuple[str, ...]                 # one grad per differentiable (and hidden) output
+    params: tuple[str, ...]  # one grad per differentiable (and hidden) output
     body: cst.IndentedBlock = dataclasses.field(repr=False)
     loc: Loc
-    captures: Tuple[Capture, ...] = ()      # filled by collect_captures
+    captures: tuple[Capture, ...] = ()  # filled by collect_captures
 
 
 @dataclasses.dataclass(frozen=True)
 class Formula:
     name: str
     loc: Loc
-    params: Tuple[Param, ...]
-    returns: str                            # the return annotation spelling, e.g. "Tensor"
+    params: tuple[Param, ...]
+    returns: str  # the return annotation spelling, e.g. "Tensor"
     options: Options
     node: cst.FunctionDef = dataclasses.field(repr=False)
     # Statements of the forward, in order, excluding ``def backward`` and the final return.
-    forward: Tuple[cst.BaseStatement, ...] = dataclasses.field(repr=False)
+    forward: tuple[cst.BaseStatement, ...] = dataclasses.field(repr=False)
     # Differentiable formula: the backward closure and the names returned as outputs, in order.
-    backward: Optional[Backward]
-    outputs: Tuple[str, ...]                # () for a composite
+    backward: Backward | None
+    outputs: tuple[str, ...]  # () for a composite
     # Composite formula (no backward): the expression returned (autograd records inner ops).
-    result: Optional[cst.BaseExpression] = dataclasses.field(default=None, repr=False)
-    doc: Optional[str] = None               # the formula's docstring (excluded from ``forward``)
+    result: cst.BaseExpression | None = dataclasses.field(default=None, repr=False)
+    doc: str | None = None  # the formula's docstring (excluded from ``forward``)
 
     @property
     def composite(self) -> bool:
@@ -96,29 +97,29 @@ class Formula:
 class Helper:
     name: str
     loc: Loc
-    params: Tuple[Param, ...]
+    params: tuple[Param, ...]
     returns: str
     node: cst.FunctionDef = dataclasses.field(repr=False)
-    doc: Optional[str] = None
+    doc: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Constant:
     name: str
-    value: Any       # int, float or bool
+    value: Any  # int, float or bool
     loc: Loc
 
 
 @dataclasses.dataclass(frozen=True)
 class Module:
-    path: str                                   # repo-relative path of the .py file
-    name: str                                   # module stem, e.g. "unary"
+    path: str  # repo-relative path of the .py file
+    name: str  # module stem, e.g. "unary"
     source: str = dataclasses.field(repr=False)
     tree: cst.Module = dataclasses.field(repr=False)
     positions: Mapping[cst.CSTNode, Any] = dataclasses.field(repr=False)  # CodeRange per node
-    formulas: Tuple[Formula, ...]
-    helpers: Tuple[Helper, ...]
-    constants: Tuple[Constant, ...]
+    formulas: tuple[Formula, ...]
+    helpers: tuple[Helper, ...]
+    constants: tuple[Constant, ...]
 
     def loc_of(self, node: cst.CSTNode) -> Loc:
         r = self.positions[node]

@@ -17,7 +17,8 @@ import dataclasses
 import math
 import os
 import re
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
+from collections.abc import Iterator
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -44,7 +45,7 @@ def relative_path(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _syntax_diagnostic(source: str, rel_path: str, e: "cst.ParserSyntaxError"):
+def _syntax_diagnostic(source: str, rel_path: str, e: cst.ParserSyntaxError):
     """T100, located and worded by CPython's own parser when it agrees that this is an error
     (libcst reports the token after the problem), else by libcst."""
     try:
@@ -55,9 +56,14 @@ def _syntax_diagnostic(source: str, rel_path: str, e: "cst.ParserSyntaxError"):
         msg = str(e.message).strip().splitlines()[0] if e.message else "invalid syntax"
         m = re.match(r"^parser error: error at (\d+):(\d+): ", msg)
         line, col = (int(m.group(1)), int(m.group(2)) + 1) if m else (e.raw_line, e.raw_column + 1)
-        msg = msg[m.end():] if m else msg
-    return make_diagnostic("T100", Loc(rel_path, line, col), f"invalid Python syntax: {msg}",
-                           "fix the syntax error", source)
+        msg = msg[m.end() :] if m else msg
+    return make_diagnostic(
+        "T100",
+        Loc(rel_path, line, col),
+        f"invalid Python syntax: {msg}",
+        "fix the syntax error",
+        source,
+    )
 
 
 def parse_source(source: str, rel_path: str) -> Module:
@@ -72,8 +78,8 @@ def parse_source(source: str, rel_path: str) -> Module:
     partial = Module(rel_path, name, source, tree, positions, (), (), ())
     constants = _collect_constants(partial)
     env = {c.name: c.value for c in constants}
-    formulas: List[Formula] = []
-    helpers: List[Helper] = []
+    formulas: list[Formula] = []
+    helpers: list[Helper] = []
     for stmt in tree.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
@@ -81,12 +87,19 @@ def parse_source(source: str, rel_path: str) -> Module:
         if kind == "formula":
             formulas.append(_parse_formula(partial, stmt, env))
         elif kind == "helper":
-            helpers.append(Helper(stmt.name.value, partial.loc_of(stmt),
-                                  _parse_params(partial, stmt, env), annotation_spelling(
-                                      stmt.returns.annotation if stmt.returns else None),
-                                  stmt, stmt.get_docstring()))
-    return Module(rel_path, name, source, tree, positions, tuple(formulas), tuple(helpers),
-                  tuple(constants))
+            helpers.append(
+                Helper(
+                    stmt.name.value,
+                    partial.loc_of(stmt),
+                    _parse_params(partial, stmt, env),
+                    annotation_spelling(stmt.returns.annotation if stmt.returns else None),
+                    stmt,
+                    stmt.get_docstring(),
+                )
+            )
+    return Module(
+        rel_path, name, source, tree, positions, tuple(formulas), tuple(helpers), tuple(constants)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,8 +112,8 @@ def decorator_name(dec: cst.Decorator) -> str:
     return dotted_name(expr) or ""
 
 
-def decorator_kind(fn: cst.FunctionDef) -> Optional[str]:
-    """"formula" or "helper" when ``fn`` carries that decorator (``@samples`` is ignored)."""
+def decorator_kind(fn: cst.FunctionDef) -> str | None:
+    """ "formula" or "helper" when ``fn`` carries that decorator (``@samples`` is ignored)."""
     names = {decorator_name(d) for d in fn.decorators}
     if "formula" in names:
         return "formula"
@@ -109,17 +122,17 @@ def decorator_kind(fn: cst.FunctionDef) -> Optional[str]:
     return None
 
 
-def formula_decorator(fn: cst.FunctionDef) -> Optional[cst.Decorator]:
+def formula_decorator(fn: cst.FunctionDef) -> cst.Decorator | None:
     for d in fn.decorators:
         if decorator_name(d) == "formula":
             return d
     return None
 
 
-def _parse_options(dec: Optional[cst.Decorator], env: Dict[str, Any]) -> Options:
+def _parse_options(dec: cst.Decorator | None, env: dict[str, Any]) -> Options:
     if dec is None or not isinstance(dec.decorator, cst.Call):
         return Options()
-    values: Dict[str, Any] = {}
+    values: dict[str, Any] = {}
     for arg in dec.decorator.args:
         if arg.keyword is None:
             continue
@@ -145,15 +158,15 @@ def _parse_options(dec: Optional[cst.Decorator], env: Dict[str, Any]) -> Options
 # Formulas
 
 
-def _parse_formula(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Formula:
+def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> Formula:
     body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
     doc = None
     if body and _is_docstring(body[0]):
         doc = fn.get_docstring()
         body = body[1:]
-    backward: Optional[Backward] = None
-    outputs: Tuple[str, ...] = ()
-    result: Optional[cst.BaseExpression] = None
+    backward: Backward | None = None
+    outputs: tuple[str, ...] = ()
+    result: cst.BaseExpression | None = None
     last = _return_value(body[-1]) if body else None
     if last is not None:
         body = body[:-1]
@@ -187,7 +200,7 @@ def _parse_formula(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> For
     )
 
 
-def returned_outputs(value: Any) -> Optional[Tuple[str, ...]]:
+def returned_outputs(value: Any) -> tuple[str, ...] | None:
     """Names in ``return out, backward`` / ``return (a, b), backward``; None if not that shape."""
     if not isinstance(value, cst.Tuple) or len(value.elements) != 2:
         return None
@@ -198,40 +211,48 @@ def returned_outputs(value: Any) -> Optional[Tuple[str, ...]]:
         return None
     if isinstance(first, cst.Name):
         return (first.value,)
-    if isinstance(first, cst.Tuple) and first.elements and all(
-            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in first.elements):
-        return tuple(e.value.value for e in first.elements)  # type: ignore[union-attr]
+    if isinstance(first, cst.Tuple) and first.elements:
+        names = [e.value for e in first.elements if isinstance(e, cst.Element)]
+        if len(names) == len(first.elements) and all(isinstance(n, cst.Name) for n in names):
+            return tuple(n.value for n in names if isinstance(n, cst.Name))
     return None
 
 
 def _return_value(stmt: cst.BaseStatement) -> Any:
     """The expression of a final ``return`` statement; _NO_VALUE for a bare return; else None."""
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
-            stmt.body[0], cst.Return):
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Return)
+    ):
         value = stmt.body[0].value
         return _NO_VALUE if value is None else value
     return None
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 def _block(fn: cst.FunctionDef) -> cst.IndentedBlock:
     if isinstance(fn.body, cst.IndentedBlock):
         return fn.body
     # ``def backward(grad): return ...`` on one line: present it as a block all the same.
-    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(fn.body.body))])
+    smalls = [s for s in fn.body.body if isinstance(s, cst.BaseSmallStatement)]
+    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=smalls)])
 
 
-def _plain_param_names(fn: cst.FunctionDef) -> Tuple[str, ...]:
+def _plain_param_names(fn: cst.FunctionDef) -> tuple[str, ...]:
     p = fn.params
     return tuple(x.name.value for x in (*p.posonly_params, *p.params))
 
 
-def _parse_params(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Tuple[Param, ...]:
+def _parse_params(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> tuple[Param, ...]:
     out = []
     p = fn.params
     for param in (*p.posonly_params, *p.params, *p.kwonly_params):
@@ -240,8 +261,9 @@ def _parse_params(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Tupl
         if param.default is not None:
             v = literal_value(param.default, env)
             default_value = None if v is _NO_VALUE else v
-        out.append(Param(param.name.value, ann, param.default, default_value,
-                         mod.loc_of(param.name)))
+        out.append(
+            Param(param.name.value, ann, param.default, default_value, mod.loc_of(param.name))
+        )
     return tuple(out)
 
 
@@ -249,7 +271,7 @@ def _parse_params(mod: Module, fn: cst.FunctionDef, env: Dict[str, Any]) -> Tupl
 # Annotations
 
 
-def annotation_spelling(expr: Optional[cst.BaseExpression]) -> str:
+def annotation_spelling(expr: cst.BaseExpression | None) -> str:
     """Normalised spelling: "Tensor", "Optional[Dims]", "(Tensor, Tensor)"; "" when absent.
 
     ``X | None`` and ``Union[X, None]`` become ``Optional[X]``; a string annotation is parsed;
@@ -260,7 +282,7 @@ def annotation_spelling(expr: Optional[cst.BaseExpression]) -> str:
         return ""
     if isinstance(expr, cst.SimpleString):
         try:
-            return annotation_spelling(cst.parse_expression(expr.evaluated_value))
+            return annotation_spelling(cst.parse_expression(str(expr.evaluated_value)))
         except (cst.ParserSyntaxError, TypeError):
             return expr.value
     if isinstance(expr, cst.Name):
@@ -297,7 +319,7 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
+def dotted_name(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     if isinstance(expr, cst.Name):
         return expr.value
@@ -311,10 +333,25 @@ def dotted_name(expr: cst.BaseExpression) -> Optional[str]:
 # Fast traversal (Note [Fast walk]): libcst's visitors rebuild every node they pass, which made
 # checking all formulas take most of a second; reading the dataclass fields directly does not.
 
-_SKIP_FIELDS = frozenset({"lpar", "rpar", "leading_lines", "lines_after_decorators", "header",
-                          "footer", "comma", "semicolon", "newline", "trailing_whitespace",
-                          "equal", "colon", "dot", "star"})
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_SKIP_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "comma",
+        "semicolon",
+        "newline",
+        "trailing_whitespace",
+        "equal",
+        "colon",
+        "dot",
+        "star",
+    }
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -322,8 +359,10 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node)
-            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
+            f.name
+            for f in dataclasses.fields(node)
+            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
+        )
     for name in names:
         v = getattr(node, name)
         if isinstance(v, cst.CSTNode):
@@ -334,7 +373,7 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield x
 
 
-def walk(node: cst.CSTNode, skip: Tuple[Type[cst.CSTNode], ...] = ()) -> Iterator[cst.CSTNode]:
+def walk(node: cst.CSTNode, skip: tuple[type[cst.CSTNode], ...] = ()) -> Iterator[cst.CSTNode]:
     """``node`` and its descendants, pre-order; not below a (non-root) node of a ``skip`` type."""
     stack = [node]
     while stack:
@@ -349,8 +388,8 @@ def walk(node: cst.CSTNode, skip: Tuple[Type[cst.CSTNode], ...] = ()) -> Iterato
 # Literal values and module constants
 
 
-def _collect_constants(mod: Module) -> List[Constant]:
-    env: Dict[str, Any] = {}
+def _collect_constants(mod: Module) -> list[Constant]:
+    env: dict[str, Any] = {}
     out = []
     for stmt in mod.tree.body:
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
@@ -374,14 +413,17 @@ def _collect_constants(mod: Module) -> List[Constant]:
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _MATH_FUNCS = {"sqrt", "log", "exp", "log2", "log10", "sin", "cos", "tan", "atan", "erf", "tanh"}
 _BINOPS = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b, cst.Divide: lambda a, b: a / b,
-    cst.FloorDivide: lambda a, b: a // b, cst.Modulo: lambda a, b: a % b,
-    cst.Power: lambda a, b: a ** b,
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Modulo: lambda a, b: a % b,
+    cst.Power: lambda a, b: a**b,
 }
 
 
-def literal_value(expr: cst.BaseExpression, env: Dict[str, Any]) -> Any:
+def literal_value(expr: cst.BaseExpression, env: dict[str, Any]) -> Any:
     """The value of a constant expression (numbers, bools, None, strings, tuples, arithmetic,
     ``math`` constants and functions, names in ``env``); ``_NO_VALUE`` when not constant."""
     try:
@@ -398,7 +440,7 @@ class _NotConstant(Exception):
     pass
 
 
-def _eval(e: cst.BaseExpression, env: Dict[str, Any]) -> Any:
+def _eval(e: cst.BaseExpression, env: dict[str, Any]) -> Any:
     if isinstance(e, (cst.Integer, cst.Float)):
         return e.evaluated_value
     if isinstance(e, (cst.SimpleString, cst.ConcatenatedString)):

@@ -7,8 +7,10 @@ import pytest
 from translator.diagnostics import TranslatorError
 from translator.frontend import load_module
 
-HEADER = ("from transgrad.lang import (Dims, DType, Optional, Scalar, Sequence, Shape, Tensor, "
-          "formula, helper, kernel, ops, samples)\n\n")
+HEADER = (
+    "from transgrad.lang import (Dims, DType, Optional, Scalar, Sequence, Shape, Tensor, "
+    "formula, helper, kernel, ops, samples)\n\n"
+)
 
 
 @pytest.fixture

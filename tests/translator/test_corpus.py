@@ -45,11 +45,16 @@ def test_rejected_with_expected_message(path):
         snapshot.write_text(text)
     expected = snapshot.read_text() if snapshot.exists() else ""
     if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                            str(snapshot), "rendered now"))
-        pytest.fail(f"rendered diagnostics differ from {snapshot.name}:\n{diff}\n"
-                    f"if the change is intended, update the snapshots with:\n  {UPDATE_COMMAND}",
-                    pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), text.splitlines(True), str(snapshot), "rendered now"
+            )
+        )
+        pytest.fail(
+            f"rendered diagnostics differ from {snapshot.name}:\n{diff}\n"
+            f"if the change is intended, update the snapshots with:\n  {UPDATE_COMMAND}",
+            pytrace=False,
+        )
 
 
 def test_rejection_corpus_covers_every_code():
@@ -64,7 +69,7 @@ def test_capture_messages_name_variable_place_reason_and_fixes():
         if code not in ("T201", "T202", "T203", "T204", "T205", "T209", "T211", "T212"):
             continue
         (d,) = diagnostics_of(path)
-        var = d.source_line[d.loc.col - 1:d.loc.col - 1 + d.width]
+        var = d.source_line[d.loc.col - 1 : d.loc.col - 1 + d.width]
         assert f"`{var}`" in d.message, d.message
         assert re.search(r"bound on line \d+", d.message), d.message
         assert "backward" in d.message
@@ -91,7 +96,7 @@ def expected_captures(path: Path):
             out[i + 1] = None
             continue
         spec = {}
-        for item in (m.group(2).split() if m.group(2) != "none" else []):
+        for item in m.group(2).split() if m.group(2) != "none" else []:
             name, kind, *rest = item.split(":")
             meta = next((r[5:] for r in rest if r.startswith("meta=")), None)
             typ = next((r for r in rest if not r.startswith("meta=")), None)
@@ -107,7 +112,8 @@ def test_accepted_with_expected_captures(path):
     mod = load_module(str(path))
     expected = expected_captures(path)
     assert set(expected) == {f.loc.line for f in mod.formulas}, (
-        "every formula of the acceptance corpus needs a `# captures:` (or `# composite`) line")
+        "every formula of the acceptance corpus needs a `# captures:` (or `# composite`) line"
+    )
     for f in mod.formulas:
         spec = expected[f.loc.line]
         if spec is None:
@@ -131,7 +137,7 @@ def test_acceptance_corpus_exercises_every_capture_kind():
     metadata_only = False
     for path in ACCEPT:
         for f in load_module(str(path)).formulas:
-            for c in (f.backward.captures if f.backward else ()):
+            for c in f.backward.captures if f.backward else ():
                 kinds.add(c.kind)
                 metadata_only |= c.metadata_only
     assert kinds == set(CaptureKind) and metadata_only

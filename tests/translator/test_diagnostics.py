@@ -2,23 +2,31 @@
 
 import pytest
 
-from translator.diagnostics import (CODES, Diagnostic, TranslatorError, make_diagnostic,
-                                    render_all)
+from translator.diagnostics import CODES, Diagnostic, TranslatorError, make_diagnostic, render_all
 from translator.model import Loc
 
 
 def test_render_compiler_style():
-    d = Diagnostic("T201", Loc("formulas/unary.py", 21, 16), "captures `t`", "recompute it",
-                   "        return grad * t", width=1)
-    assert d.render() == ("formulas/unary.py:21:16: error[T201]: captures `t`\n"
-                          "        return grad * t\n"
-                          "               ^\n"
-                          "hint: recompute it")
+    d = Diagnostic(
+        "T201",
+        Loc("formulas/unary.py", 21, 16),
+        "captures `t`",
+        "recompute it",
+        "        return grad * t",
+        width=1,
+    )
+    assert d.render() == (
+        "formulas/unary.py:21:16: error[T201]: captures `t`\n"
+        "        return grad * t\n"
+        "               ^\n"
+        "hint: recompute it"
+    )
 
 
 def test_caret_width_tabs_and_notes():
-    d = Diagnostic("T105", Loc("m.py", 2, 3), "msg", "fix", "\tx = abc", width=3,
-                   notes=("bound here",))
+    d = Diagnostic(
+        "T105", Loc("m.py", 2, 3), "msg", "fix", "\tx = abc", width=3, notes=("bound here",)
+    )
     lines = d.render().splitlines()
     assert lines[2] == "\t ^~~" and lines[3] == "note: bound here"
 
@@ -35,7 +43,7 @@ def test_translator_error_sorts_and_renders_all():
     a = Diagnostic("T201", Loc("m.py", 9, 1), "second", "h")
     b = Diagnostic("T105", Loc("m.py", 3, 7), "first", "h")
     err = TranslatorError([a, b, a])
-    assert [d.message for d in err.diagnostics] == ["first", "second"]   # sorted, deduplicated
+    assert [d.message for d in err.diagnostics] == ["first", "second"]  # sorted, deduplicated
     text = str(err)
     assert text.index("first") < text.index("second") and text.rstrip().endswith("2 errors")
     assert render_all([]) == ""
@@ -43,6 +51,7 @@ def test_translator_error_sorts_and_renders_all():
 
 def test_codes_are_documented_in_the_module_docstring():
     import translator.diagnostics as d
+
     assert len(CODES) >= 15
     for code in CODES:
         assert f"\n{code}  " in d.__doc__, code

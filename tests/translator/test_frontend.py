@@ -57,8 +57,11 @@ def test_find_root(repo, tmp_path):
     lone.mkdir()
     # no marker up to / (tmp dirs have none): the file's own directory
     root = frontend.find_root(str(lone / "m.py"))
-    assert root == str(lone) or os.path.exists(os.path.join(root, ".git")) or os.path.exists(
-        os.path.join(root, "pyproject.toml"))
+    assert (
+        root == str(lone)
+        or os.path.exists(os.path.join(root, ".git"))
+        or os.path.exists(os.path.join(root, "pyproject.toml"))
+    )
 
 
 def test_load_module_reports_all_errors_sorted(write):
@@ -106,7 +109,7 @@ def test_importing_a_bad_module_fails_with_all_its_errors(write):
 def test_check_callable_clean_module_and_disk_cache(write, cache_dir, monkeypatch):
     path = write(GOOD, name="good_import.py")
     mod = _import(path, "tg_test_good_import")
-    assert mod.exp.name == "exp"                      # a transgrad.lang FormulaDef
+    assert mod.exp.name == "exp"  # a transgrad.lang FormulaDef
     markers = os.listdir(cache_dir / "clean")
     assert len(markers) == 1
     # a new process (simulated by clearing the memory cache) trusts the marker: no analysis
@@ -118,12 +121,14 @@ def test_check_callable_clean_module_and_disk_cache(write, cache_dir, monkeypatc
 def test_check_callable_ignores_functions_without_source():
     frontend.check_callable(len)
     ns = {}
-    exec("def f(x):\n    return x\n", ns)
+    exec("def f(x):\n    return x\n", ns)  # noqa: S102
     frontend.check_callable(ns["f"])
 
 
 def test_formula_model_for_the_reference_engine(write):
-    path = write(GOOD + """
+    path = write(
+        GOOD
+        + """
 
 @formula
 def shape_only(x: Tensor) -> Tensor:
@@ -133,7 +138,9 @@ def shape_only(x: Tensor) -> Tensor:
         return ops.reshape(grad, x.shape)
 
     return result, backward
-""", name="model_import.py")
+""",
+        name="model_import.py",
+    )
     mod = _import(path, "tg_test_model_import")
     f = frontend.formula_model(mod.exp)
     assert f.name == "exp"
@@ -142,8 +149,12 @@ def shape_only(x: Tensor) -> Tensor:
     g = frontend.formula_model(mod.shape_only.fn)
     (c,) = g.backward.captures
     assert (c.name, c.kind, c.metadata_only, c.metadata) == (
-        "x", CaptureKind.INPUT, True, ("shape",))
-    assert frontend.formula_model(mod.exp) is f       # cached with the module
+        "x",
+        CaptureKind.INPUT,
+        True,
+        ("shape",),
+    )
+    assert frontend.formula_model(mod.exp) is f  # cached with the module
 
 
 def test_real_formulas_are_accepted():

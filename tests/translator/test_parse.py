@@ -1,10 +1,10 @@
 """parse_module: structure of formulas, helpers and constants, with repo-relative locations."""
 
+import libcst as cst
 import pytest
 
 from translator.diagnostics import TranslatorError
 from translator.parse import annotation_spelling, parse_module
-import libcst as cst
 
 SOURCE = '''"""Module docstring."""
 import math
@@ -73,14 +73,14 @@ def test_constants(mod):
 
 def test_simple_formula(mod):
     sin = mod.formulas[0]
-    assert sin.loc.line == 14 and sin.loc.col == 1          # the `def`, not the decorators
+    assert sin.loc.line == 14 and sin.loc.col == 1  # the `def`, not the decorators
     assert [(p.name, p.type) for p in sin.params] == [("x", "Tensor")]
     assert sin.params[0].loc.line == 14 and sin.params[0].loc.col == 9
     assert sin.returns == "Tensor" and sin.doc == "Sine."
     assert not sin.composite and sin.outputs == ("result",)
     assert sin.backward.params == ("grad",) and sin.backward.loc.line == 17
-    assert sin.backward.captures == ()                        # filled by collect_captures
-    assert len(sin.forward) == 1                              # docstring, backward, return excluded
+    assert sin.backward.captures == ()  # filled by collect_captures
+    assert len(sin.forward) == 1  # docstring, backward, return excluded
     assert isinstance(sin.backward.body, cst.IndentedBlock)
     assert mod.loc_of(sin.forward[0]).line == 16
 
@@ -88,9 +88,15 @@ def test_simple_formula(mod):
 def test_params_types_defaults_options(mod):
     many = mod.formulas[1]
     got = [(p.name, p.type, p.default_value) for p in many.params]
-    assert got == [("x", "Tensor", None), ("dim", "int", -1), ("keepdim", "bool", False),
-                   ("dims", "Optional[Dims]", None), ("w", "Optional[Tensor]", None),
-                   ("s", "Optional[Tensor]", None), ("k", "float", 2e-5)]
+    assert got == [
+        ("x", "Tensor", None),
+        ("dim", "int", -1),
+        ("keepdim", "bool", False),
+        ("dims", "Optional[Dims]", None),
+        ("w", "Optional[Tensor]", None),
+        ("s", "Optional[Tensor]", None),
+        ("k", "float", 2e-5),
+    ]
     assert many.params[0].default is None and many.params[1].default is not None
     assert many.returns == "(Tensor, Tensor, Tensor)"
     o = many.options
@@ -115,13 +121,22 @@ def test_helper(mod):
     assert h.returns == "int" and [(p.name, p.type) for p in h.params] == [("n", "int")]
 
 
-@pytest.mark.parametrize("text, spelled", [
-    ("Tensor", "Tensor"), ("Optional[Tensor]", "Optional[Tensor]"), ("Tensor | None", "Optional[Tensor]"),
-    ("None | int", "Optional[int]"), ("Union[float, None]", "Optional[float]"),
-    ("Sequence[Tensor]", "Sequence[Tensor]"), ("'Shape'", "Shape"),
-    ("Tuple[Tensor, Tensor]", "(Tensor, Tensor)"), ("tuple[Tensor, Tensor]", "(Tensor, Tensor)"),
-    ("Tuple[int, ...]", "tuple[int, ...]"), ("lang.Tensor", "lang.Tensor"),
-])
+@pytest.mark.parametrize(
+    "text, spelled",
+    [
+        ("Tensor", "Tensor"),
+        ("Optional[Tensor]", "Optional[Tensor]"),
+        ("Tensor | None", "Optional[Tensor]"),
+        ("None | int", "Optional[int]"),
+        ("Union[float, None]", "Optional[float]"),
+        ("Sequence[Tensor]", "Sequence[Tensor]"),
+        ("'Shape'", "Shape"),
+        ("Tuple[Tensor, Tensor]", "(Tensor, Tensor)"),
+        ("tuple[Tensor, Tensor]", "(Tensor, Tensor)"),
+        ("Tuple[int, ...]", "tuple[int, ...]"),
+        ("lang.Tensor", "lang.Tensor"),
+    ],
+)
 def test_annotation_spelling(text, spelled):
     assert annotation_spelling(cst.parse_expression(text)) == spelled
 
@@ -137,8 +152,10 @@ def test_syntax_error_is_a_diagnostic(tmp_path):
 
 def test_malformed_formula_is_parsed_leniently(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("from transgrad.lang import formula, Tensor\n"
-                    "@formula\ndef f(x: Tensor) -> Tensor:\n"
-                    "    def backward(grad):\n        return grad\n    return x\n")
+    path.write_text(
+        "from transgrad.lang import formula, Tensor\n"
+        "@formula\ndef f(x: Tensor) -> Tensor:\n"
+        "    def backward(grad):\n        return grad\n    return x\n"
+    )
     (f,) = parse_module(str(path), str(tmp_path)).formulas
     assert f.backward is not None and f.outputs == ()
