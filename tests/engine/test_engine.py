@@ -573,3 +573,39 @@ def test_100k_node_chain(engine):
     y.backward()
     np.testing.assert_allclose(x.grad.item(), 1.000001 ** 100_000, rtol=1e-9)
     del y  # freed without recursion (would overflow the C stack otherwise)
+
+
+def test_threads_run_backward_concurrently(engine):
+    tg = engine
+    errors, results = [], []
+
+    def work(seed):
+        try:
+            x = tg.tensor(np.full(3, float(seed)), requires_grad=True)
+            for _ in range(20):
+                y = (x.sin() * x).sum()
+                y.backward()
+            results.append((seed, x.grad.numpy().copy()))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for seed, g in results:
+        a = float(seed)
+        np.testing.assert_allclose(g, np.full(3, 20 * (np.cos(a) * a + np.sin(a))))
+
+
+def test_import_does_not_load_formulas():
+    import subprocess
+    import sys
+
+    code = ("import sys, transgrad.reference as tg; "
+            "assert not any(m.startswith('transgrad.formulas.') for m in sys.modules), "
+            "sorted(m for m in sys.modules if 'formulas' in m); "
+            "assert 'libcst' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -74,6 +74,8 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
     def as_tensor(value: Any, like: Any) -> Any:
         if isinstance(value, T):
             return value
+        if type(value) is float or type(value) is int:  # the common case, without abc checks
+            return scalar(like, value)
         if isinstance(value, (numbers.Number, np.bool_)):
             return scalar(like, value)
         a = np.asarray(value)

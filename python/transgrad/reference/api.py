@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import threading
 import types
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from transgrad import lang
 from transgrad.reference import autograd
 from transgrad.reference.tensor import Tensor
+
+
+class _Ops:
+    """``lang.ops``, but the first lookup loads the shipped formulas under a lock, so that a
+    thread never sees a half-loaded registry while another thread is importing it."""
+
+    _lock = threading.Lock()
+    _ready = False
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if not _Ops._ready:
+            with _Ops._lock:
+                lang.load_builtin_formulas()
+                _Ops._ready = True
+        return getattr(lang.ops, name)
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
@@ -30,5 +46,5 @@ def inplace_(dst: Tensor, src: Tensor) -> None:
 
 
 backend: Any = types.SimpleNamespace(
-    name="transgrad.reference", Tensor=Tensor, ops=lang.ops, from_numpy=from_numpy,
+    name="transgrad.reference", Tensor=Tensor, ops=_Ops(), from_numpy=from_numpy,
     autograd=autograd, inplace_=inplace_)
