@@ -233,7 +233,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
 
     def reshape(x: Any, *shape: Any) -> Any:
         shape = infer_shape(shape_arg(shape), math.prod(x.shape))
-        return x if shape == tuple(x.shape) else ops.reshape(x, shape)
+        return ops.reshape(x, shape)
 
     def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
         if x.ndim == 0:
@@ -250,8 +250,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
     def squeeze(x: Any, dim: Any = None) -> Any:
         shape = tuple(x.shape)
         dims = [wrap_dim(d, x.ndim) for d in dims_arg(dim, x.ndim)]
-        dims = tuple(d for d in dims if x.ndim and shape[d] == 1)
-        return ops.squeeze(x, dims) if dims else x
+        return ops.squeeze(x, tuple(d for d in dims if x.ndim and shape[d] == 1))
 
     def unsqueeze(x: Any, dim: int) -> Any:
         return ops.unsqueeze(x, dim)
@@ -264,7 +263,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
                                f"greater or equal to the number of dimensions ({x.ndim})")
         shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s
                       for i, s in enumerate(sizes))
-        return x if shape == tuple(x.shape) else ops.expand(x, shape)
+        return ops.expand(x, shape)
 
     def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
         return expand(x, tuple(shape))
