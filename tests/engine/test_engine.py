@@ -609,3 +609,14 @@ def test_import_does_not_load_formulas():
             "sorted(m for m in sys.modules if 'formulas' in m); "
             "assert 'libcst' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_detect_anomaly_names_the_node_making_nan(engine):
+    tg = engine
+    x = f64(tg, [-1.0, 4.0])
+    y = x.sqrt().sum()  # sqrt(-1) = nan, its gradient too
+    with tg.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError, match="SqrtBackward.*returned nan values"):
+            y.backward(retain_graph=True)
+    y.backward()  # outside detect_anomaly: no check
+    assert np.isnan(x.grad.numpy()[0])

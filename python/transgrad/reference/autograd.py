@@ -11,7 +11,14 @@ from typing import Any, Iterator
 
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
-from transgrad.reference.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from transgrad.reference.grad_mode import (
+    enable_grad,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_anomaly_enabled,
+    set_grad_enabled,
+)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
@@ -20,9 +27,14 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 
 @contextlib.contextmanager
 def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
-    """Accepted for PyTorch compatibility. Errors raised in a backward already name the node and
-    the formula's source line, so there is nothing more to record."""
-    yield
+    """While active, the engine checks every gradient for NaN and names the node that made it.
+    (Errors raised in a backward always name the node and its formula's source line.)"""
+    prev = is_anomaly_enabled()
+    set_anomaly_enabled(check_nan)
+    try:
+        yield
+    finally:
+        set_anomaly_enabled(prev)
 
 
 def gradcheck(*args: Any, **kwargs: Any) -> bool:  # replaced by _api.build

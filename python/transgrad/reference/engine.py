@@ -23,7 +23,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from transgrad.reference.grad_mode import _set as _set_grad, is_grad_enabled
+from transgrad.reference.grad_mode import _set as _set_grad
+from transgrad.reference.grad_mode import is_anomaly_enabled, is_grad_enabled
 from transgrad.reference.node import AccumulateGrad, Node, gradient_edge
 from transgrad.reference.tensor import Tensor
 
@@ -221,6 +222,8 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 raise
             if not retain_graph:
                 node.release_variables()
+            if is_anomaly_enabled():
+                _check_nan(node, outs)
             for e, g in zip(node.next_edges, outs):
                 if e is None or e[0] not in needed:
                     continue
@@ -233,6 +236,13 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
     finally:
         _set_grad(prev_mode)
     return captured
+
+
+def _check_nan(node: Node, grads: List[Any]) -> None:
+    for i, g in enumerate(grads):
+        if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
+            raise RuntimeError(f"function {node.describe()} returned nan values in its gradient "
+                               f"at index {i} (detected by detect_anomaly)")
 
 
 def node_inputs(node: Node) -> int:

@@ -1,4 +1,5 @@
-"""Grad mode: whether ops record history. Thread-local, on by default.
+"""Grad mode: whether ops record history. Thread-local, on by default. Also anomaly mode
+(process-wide, off by default): the engine then checks every gradient for NaN.
 
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers and (the first
 two, and ``set_grad_enabled(False)``) as decorators, like PyTorch's.
@@ -75,3 +76,14 @@ class set_grad_enabled(_Mode):
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         _set(self._prev)  # as a decorator, the constructor call must not change the mode
         return super().__call__(fn)
+
+
+_anomaly = [False]
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly[0]
+
+
+def set_anomaly_enabled(enabled: bool) -> None:
+    _anomaly[0] = bool(enabled)
