@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,3 +207,33 @@ def cpu_model() -> str:
     import platform
 
     return platform.processor() or platform.machine()
+
+
+class CpuMeter:
+    """How busy the machine was with other processes between two snapshots (Linux /proc/stat).
+
+    others = (CPU time all processes used - CPU time this process and its waited-for children
+    used) / (wall time * cores). Benchmarks on a shared machine are only as good as this is low.
+    """
+
+    def __init__(self) -> None:
+        self.start = self._snap()
+
+    @staticmethod
+    def _snap() -> tuple[float, float, float] | None:
+        try:
+            with open("/proc/stat") as f:
+                vals = [int(v) for v in f.readline().split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        busy = (sum(vals) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")  # minus idle, iowait
+        t = os.times()
+        own = t.user + t.system + t.children_user + t.children_system
+        return busy, own, time.monotonic()
+
+    def others(self) -> float | None:
+        end = self._snap()
+        if self.start is None or end is None or end[2] <= self.start[2]:
+            return None
+        busy = (end[0] - self.start[0]) - (end[1] - self.start[1])
+        return max(busy, 0.0) / ((end[2] - self.start[2]) * cores())

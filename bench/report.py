@@ -18,6 +18,8 @@ from typing import Any
 
 from workloads import TARGETS
 
+BUSY = 0.10  # share of the CPUs used by other processes above which timings are flagged
+
 
 def _median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
@@ -141,6 +143,8 @@ def markdown(results: dict[str, Any]) -> str:
         tgt = TARGETS.get(key)
         for row in w["rows"].values():
             what = w["desc"] if first else ""
+            if first and (w.get("others_cpu") or 0) > BUSY:
+                what += f" (**others used {w['others_cpu']:.0%} CPU**)"
             target = tgt.text if (first and tgt) else ""
             status = w.get("status", "") if first else ""
             label = row["label"]

@@ -102,6 +102,22 @@ def header(libs: list[Lib], sz: wl.Sizes, profile: str) -> list[str]:
     return lines
 
 
+def busy_line(results: dict[str, Any]) -> str:
+    """Say how much CPU other processes took while we measured; warn when it was a lot."""
+    per = {k: w.get("others_cpu") for k, w in results["workloads"].items()}
+    per = {k: v for k, v in per.items() if v is not None}
+    if results["meta"]["others_cpu"] is None or not per:
+        return "other processes' CPU use: unknown (no /proc/stat)"
+    worst = max(per, key=per.__getitem__)
+    line = (
+        f"other processes used {results['meta']['others_cpu']:.0%} of the CPUs during the run "
+        f"(most during {worst}: {per[worst]:.0%})"
+    )
+    if per[worst] > report.BUSY:
+        line = f"**machine busy, timings unreliable**: {line}"
+    return line
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -158,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         },
         "workloads": {},
     }
+    whole = libs_mod.CpuMeter()
     for key in keys:
         print(f"[bench] {key} ...", file=sys.stderr, flush=True)
+        meter = libs_mod.CpuMeter()
         if key in wl.WORKLOADS:
             results["workloads"][key] = measure.run_timed(key, libs, sz)
         elif key == "W6":
@@ -172,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
             results["workloads"]["W7"] = threads.run_w7(libs, sz)
         elif key == "build":
             results["workloads"]["build"] = buildtime.run_build(sz, args.build, args.timeout)
+        if key in results["workloads"]:
+            results["workloads"][key]["others_cpu"] = meter.others()
     results["meta"]["wall_s"] = time.perf_counter() - t_start
+    results["meta"]["others_cpu"] = whole.others()
+    results["meta"]["header"].append(busy_line(results))
     report.summarize(results)
     text = report.markdown(results)
     print(text)
