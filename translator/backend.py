@@ -15,7 +15,7 @@ diagnostic, and then nothing is written.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 from . import ir, model
 from .emit_bindings import emit_bindings
@@ -25,7 +25,7 @@ from .lower import lower_modules
 from .verify import verify_module
 
 
-def load_modules(paths: Sequence[str], root: str) -> List[model.Module]:
+def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
     """Run the front end on every path (all diagnostics of all modules together)."""
     from .diagnostics import TranslatorError
 
@@ -44,12 +44,12 @@ def load_modules(paths: Sequence[str], root: str) -> List[model.Module]:
     return modules
 
 
-def translate(modules: Sequence[model.Module]) -> Tuple[Tuple[ir.Module, ...], Dict[str, str]]:
+def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
     """Lower, verify and emit: the IR modules and ``{file name: text}``."""
     lowered = lower_modules(modules)
     for m in lowered:
         verify_module(m)
-    files: Dict[str, str] = {}
+    files: dict[str, str] = {}
     for m in lowered:
         files.update(emit_module(m))
     files["ops.h"] = emit_ops_header(lowered)
@@ -58,13 +58,13 @@ def translate(modules: Sequence[model.Module]) -> Tuple[Tuple[ir.Module, ...], D
     return lowered, files
 
 
-def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".") -> List[str]:
+def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".") -> list[str]:
     """Translate ``paths`` into ``out_dir``; returns the files (re)written."""
     _, files = translate(load_modules(paths, root))
     return write_files(files, out_dir)
 
 
-def write_files(files: Dict[str, str], out_dir: str) -> List[str]:
+def write_files(files: dict[str, str], out_dir: str) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     written = []
     for name in sorted(files):

@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional
 
 from .backend import emit_modules, load_modules, translate
 from .diagnostics import TranslatorError
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     emit = subparsers.add_parser(
         "emit", help="translate formula modules to C++, bindings and stubs",
         description="Translate formula modules into DIR: <module>.h/.cpp per module, ops.h, "
@@ -43,7 +42,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     show.set_defaults(func=run_show)
 
 
-def _paths(paths: List[str]) -> List[str]:
+def _paths(paths: list[str]) -> list[str]:
     from .cli import collect_paths
 
     return collect_paths(paths)
@@ -65,7 +64,7 @@ def run_show(args: argparse.Namespace) -> int:
     paths = _paths(args.paths or [os.path.join(args.root, "formulas")])
     try:
         modules = load_modules(paths, args.root)
-        lowered, files = translate(modules)
+        __, files = translate(modules)
     except TranslatorError as e:
         print(str(e).lstrip("\n"), file=sys.stderr)
         return 1
@@ -83,7 +82,7 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _find(name: str, modules, files) -> Optional[tuple]:
+def _find(name: str, modules, files) -> tuple | None:
     for mod in modules:
         for entity in (*mod.formulas, *mod.helpers):
             if entity.name != name:

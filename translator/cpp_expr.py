@@ -12,19 +12,12 @@ Invariants: output is deterministic; Python names are kept unless they clash wit
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, Optional, Tuple
+from collections.abc import Callable
 
 from . import ir
 from .lower_expr import transform
 
-_KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch
-char char16_t char32_t class compl const constexpr const_cast continue decltype default delete do
-double dynamic_cast else enum explicit export extern false float for friend goto if inline int
-long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
-register reinterpret_cast return short signed sizeof static static_assert static_cast struct
-switch template this thread_local throw true try typedef typeid typename union unsigned using
-virtual void volatile wchar_t while xor xor_eq std tg py ops kernel node no_grad grads results
-Tensor Shape DType int64_t""".split())
+_KEYWORDS = frozenset(["alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "std", "tg", "py", "ops", "kernel", "node", "no_grad", "grads", "results", "Tensor", "Shape", "DType", "int64_t"])
 _DTYPES = {"bool": "DType::Bool", "int64": "DType::Int64", "float32": "DType::Float32",
            "float64": "DType::Float64"}
 _INFIX_TENSOR = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -111,7 +104,7 @@ def loop_var(name: str, t: ir.Type, body) -> str:
 class ExprEmitter:
     """``text(expr)`` -> C++; ``saved`` tells how a backward reads its captures."""
 
-    def __init__(self, saved: Optional[Dict[str, ir.SavedValue]] = None):
+    def __init__(self, saved: dict[str, ir.SavedValue] | None = None):
         self.saved = saved or {}
 
     def text(self, e: ir.Expr) -> str:
@@ -121,7 +114,7 @@ class ExprEmitter:
         s, p = self.emit(e)
         return f"({s})" if p > max_prec else s
 
-    def emit(self, e: ir.Expr) -> Tuple[str, int]:
+    def emit(self, e: ir.Expr) -> tuple[str, int]:
         fn: Callable = getattr(self, "e_" + type(e).__name__)
         return fn(e)
 

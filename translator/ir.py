@@ -12,7 +12,6 @@ Python's ``//``, never C++'s ``/``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple, Union
 
 from .model import Loc
 
@@ -25,8 +24,8 @@ class Type:
     """``kind`` is one of KINDS; ``Optional`` wraps ``arg``; ``Tuple`` lists ``elems``."""
 
     kind: str
-    arg: Optional["Type"] = None
-    elems: Tuple["Type", ...] = ()
+    arg: Type | None = None
+    elems: tuple[Type, ...] = ()
 
     def __str__(self) -> str:
         if self.kind == "Optional":
@@ -83,7 +82,7 @@ class Expr:
 
 @dataclasses.dataclass(frozen=True)
 class Const(Expr):
-    value: Union[int, float, bool, str, None]   # None: typed by context (Tensor() / nullopt)
+    value: int | float | bool | str | None   # None: typed by context (Tensor() / nullopt)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,7 +166,7 @@ class BoolOp(Expr):
     """``and`` / ``or`` on bools (short-circuit; operands are bool)."""
 
     op: str
-    values: Tuple[Expr, ...]
+    values: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,7 +183,7 @@ class TensorOp(Expr):
     emitted code wraps it with the scalar rule."""
 
     op: str
-    args: Tuple[Expr, ...]
+    args: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,14 +195,14 @@ class Call(Expr):
 
     kind: str
     name: str
-    args: Tuple[Expr, ...]
+    args: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class MakeTuple(Expr):
     """A tuple/list literal: a Shape (ints), a TensorList, or a Tuple of mixed values."""
 
-    elems: Tuple[Expr, ...]
+    elems: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,9 +217,9 @@ class Index(Expr):
 @dataclasses.dataclass(frozen=True)
 class Slice(Expr):
     value: Expr
-    start: Optional[Expr]
-    stop: Optional[Expr]
-    step: Optional[Expr]
+    start: Expr | None
+    stop: Expr | None
+    step: Expr | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,12 +239,12 @@ class Comprehension(Expr):
     var: str
     var_type: Type
     iter: Expr
-    conds: Tuple[Expr, ...]
+    conds: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class FString(Expr):
-    parts: Tuple[Union[str, Expr], ...]
+    parts: tuple[str | Expr, ...]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,9 +261,9 @@ class Assign(Stmt):
     """``targets = value``; several targets unpack a Tuple value. ``declare`` names the targets
     whose C++ declaration is this statement (the others are declared earlier)."""
 
-    targets: Tuple[str, ...]
+    targets: tuple[str, ...]
     value: Expr
-    declare: Tuple[str, ...] = ()
+    declare: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,8 +277,8 @@ class Declare(Stmt):
 @dataclasses.dataclass(frozen=True)
 class If(Stmt):
     cond: Expr
-    then: Tuple[Stmt, ...]
-    orelse: Tuple[Stmt, ...]
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,7 +286,7 @@ class For(Stmt):
     var: str
     var_type: Type
     iter: Expr
-    body: Tuple[Stmt, ...]
+    body: tuple[Stmt, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,13 +294,13 @@ class Return(Stmt):
     """A return. In a backward, ``values`` has one entry per Tensor parameter (Const None for
     no gradient; a TensorList for a Sequence[Tensor] parameter); elsewhere one value."""
 
-    values: Tuple[Expr, ...]
+    values: tuple[Expr, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class Raise(Stmt):
     error: str                                   # ValueError, IndexError, TypeError, RuntimeError
-    message: Optional[Expr]
+    message: Expr | None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,7 +311,7 @@ class Raise(Stmt):
 class Param:
     name: str
     type: Type
-    default: Optional[Expr]                       # a Const / MakeTuple of Consts / DTypeConst
+    default: Expr | None                       # a Const / MakeTuple of Consts / DTypeConst
     loc: Loc
 
 
@@ -327,23 +326,23 @@ class SavedValue:
     name: str
     storage: str
     type: Type
-    attrs: Tuple[str, ...] = ()
+    attrs: tuple[str, ...] = ()
     unwrap: bool = False                          # attribute narrowed from Optional in forward
-    loc: Optional[Loc] = None
+    loc: Loc | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class Output:
     name: str
-    slot: Optional[int]                           # grad slot of the node; None: no history
+    slot: int | None                           # grad slot of the node; None: no history
     hidden: bool
 
 
 @dataclasses.dataclass(frozen=True)
 class BackwardFn:
-    grads: Tuple[str, ...]                        # one per slot
-    saved: Tuple[SavedValue, ...]
-    body: Tuple[Stmt, ...]
+    grads: tuple[str, ...]                        # one per slot
+    saved: tuple[SavedValue, ...]
+    body: tuple[Stmt, ...]
     loc: Loc
 
 
@@ -353,15 +352,15 @@ class Function:
 
     name: str
     kind: str                                     # "formula", "composite", "helper"
-    params: Tuple[Param, ...]
+    params: tuple[Param, ...]
     returns: Type                                 # the public (visible) return type
-    body: Tuple[Stmt, ...]                        # forward statements (composite: ends in Return)
+    body: tuple[Stmt, ...]                        # forward statements (composite: ends in Return)
     loc: Loc
-    outputs: Tuple[Output, ...] = ()
-    backward: Optional[BackwardFn] = None
+    outputs: tuple[Output, ...] = ()
+    backward: BackwardFn | None = None
     once_differentiable: bool = False
     materialize_grads: bool = False
-    doc: Optional[str] = None
+    doc: str | None = None
 
     @property
     def node_name(self) -> str:
@@ -372,7 +371,7 @@ class Function:
 class ConstDef:
     name: str
     type: Type
-    value: Union[int, float, bool]
+    value: int | float | bool
     loc: Loc
 
 
@@ -380,6 +379,6 @@ class ConstDef:
 class Module:
     name: str                                     # stem, e.g. "unary"
     path: str                                     # repo-relative source path
-    constants: Tuple[ConstDef, ...]
-    helpers: Tuple[Function, ...]
-    functions: Tuple[Function, ...]               # formulas and composites, in source order
+    constants: tuple[ConstDef, ...]
+    helpers: tuple[Function, ...]
+    functions: tuple[Function, ...]               # formulas and composites, in source order

@@ -20,7 +20,7 @@ which the emitter maps to ``tg::py`` helpers; indexing and slicing of shapes bec
 
 from __future__ import annotations
 
-from typing import List, Sequence, Set, Tuple
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -31,7 +31,7 @@ from .lower_expr import ExprLowerer, LowerError, Program, Scope, parse_type, tra
 _ERRORS = {"ValueError", "IndexError", "TypeError", "RuntimeError"}
 
 
-def lower_modules(modules: Sequence[model.Module]) -> Tuple[ir.Module, ...]:
+def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
     """Lower every module of the program; raises TranslatorError with all T4xx diagnostics."""
     program = Program.build(modules)
     out, diags = [], []
@@ -137,7 +137,7 @@ class FunctionLowerer(ExprLowerer):
         return ir.Function(f.name, "formula", params, ret, body, f.loc, tuple(outputs), backward,
                            opts.once_differentiable, opts.materialize_grads, f.doc)
 
-    def _saved(self, fscope: Scope, outputs: Set[str], body, loc):
+    def _saved(self, fscope: Scope, outputs: set[str], body, loc):
         """The node's members from what the backward read, and the body rewritten to use
         metadata-only captures (``x.shape`` of a tensor read only for its metadata)."""
         saved, meta_only = [], {}
@@ -172,7 +172,7 @@ class FunctionLowerer(ExprLowerer):
 
         return tuple(saved), tuple(transform(s, rewrite) for s in body)
 
-    def _params(self, params: Sequence[model.Param]) -> Tuple[ir.Param, ...]:
+    def _params(self, params: Sequence[model.Param]) -> tuple[ir.Param, ...]:
         out = []
         for p in params:
             t = parse_type(p.type)
@@ -193,10 +193,10 @@ class FunctionLowerer(ExprLowerer):
 
     # -- statements -------------------------------------------------------------------------
 
-    def block(self, stmts: Sequence[cst.BaseStatement], top: bool = False) -> Tuple[ir.Stmt, ...]:
+    def block(self, stmts: Sequence[cst.BaseStatement], top: bool = False) -> tuple[ir.Stmt, ...]:
         """Statements of a block. At the top level, a local first assigned inside a compound
         statement is declared just before it (C++ scoping); nested blocks never declare."""
-        out: List[ir.Stmt] = []
+        out: list[ir.Stmt] = []
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -212,7 +212,7 @@ class FunctionLowerer(ExprLowerer):
             out.append(lowered)
         return tuple(out)
 
-    def small(self, s: cst.BaseSmallStatement, top: bool) -> List[ir.Stmt]:
+    def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
         loc = self.loc(s)
         if isinstance(s, cst.Pass):
             return []
@@ -304,7 +304,7 @@ class FunctionLowerer(ExprLowerer):
         then = self.block(stmt.body.body)
         then_narrow, then_exits = set(self.scope.narrowed), _exits(then)
         self.scope.narrowed = saved | else_facts
-        orelse: Tuple[ir.Stmt, ...] = ()
+        orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(stmt.orelse, cst.If):
             orelse = (self.if_(stmt.orelse, self.loc(stmt.orelse)),)
         elif isinstance(stmt.orelse, cst.Else):
@@ -394,7 +394,7 @@ def _exits(stmts: Sequence[ir.Stmt]) -> bool:
     return False
 
 
-def _body(fn: cst.FunctionDef) -> List[cst.BaseStatement]:
+def _body(fn: cst.FunctionDef) -> list[cst.BaseStatement]:
     if not isinstance(fn.body, cst.IndentedBlock):
         return [cst.SimpleStatementLine(body=list(fn.body.body))]
     body = list(fn.body.body)

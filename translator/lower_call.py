@@ -9,7 +9,7 @@ argument per parameter, in order. Output: ``ir.Call`` typed by the callee's retu
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -17,7 +17,7 @@ from . import ir
 from .lower_expr import _MATH_FLOAT, _MATH_RUNTIME, DTYPE_NAMES, ExprLowerer, parse_type
 from .signatures import KERNELS
 
-_SigParam = Tuple[str, ir.Type, Optional[ir.Expr]]  # name, type, default (None: required)
+_SigParam = tuple[str, ir.Type, ir.Expr | None]  # name, type, default (None: required)
 
 
 def lower_call(lw: ExprLowerer, node: cst.Call, loc) -> ir.Expr:
@@ -42,9 +42,9 @@ def lower_call(lw: ExprLowerer, node: cst.Call, loc) -> ir.Expr:
 
 
 def bind_args(lw: ExprLowerer, node: cst.Call, params: Sequence[_SigParam], callee: str,
-              loc) -> Tuple[ir.Expr, ...]:
+              loc) -> tuple[ir.Expr, ...]:
     """One lowered, coerced argument per parameter (Python's binding rules)."""
-    bound: List[Optional[ir.Expr]] = [None] * len(params)
+    bound: list[ir.Expr | None] = [None] * len(params)
     names = [p[0] for p in params]
     for i, a in enumerate(node.args):
         if a.keyword is None:
@@ -91,9 +91,8 @@ def value_expr(value, t: ir.Type, loc) -> ir.Expr:
         return ir.Const(loc, t, None)
     if isinstance(value, (tuple, list)):
         return ir.MakeTuple(loc, ir.SHAPE, tuple(ir.Const(loc, ir.INT, v) for v in value))
-    if t == ir.DTYPE or (t.is_optional and t.arg == ir.DTYPE):
-        if value in DTYPE_NAMES:
-            return ir.DTypeConst(loc, ir.DTYPE, value)
+    if (t == ir.DTYPE or (t.is_optional and t.arg == ir.DTYPE)) and value in DTYPE_NAMES:
+        return ir.DTypeConst(loc, ir.DTYPE, value)
     if isinstance(value, bool):
         return ir.Const(loc, ir.BOOL, value)
     if isinstance(value, int):
@@ -103,7 +102,7 @@ def value_expr(value, t: ir.Type, loc) -> ir.Expr:
     return ir.Const(loc, ir.STR, str(value))
 
 
-def signature(lw: ExprLowerer, params, callee: str, loc) -> List[_SigParam]:
+def signature(lw: ExprLowerer, params, callee: str, loc) -> list[_SigParam]:
     out = []
     for p in params:
         t = parse_type(p.type)
@@ -132,7 +131,7 @@ def _op(lw: ExprLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
                          f"ops.{name}", loc)
         return ir.Call(loc, op_return_type(f), "op", name, args)
     if name in lw.program.helpers:
-        h, hmod = lw.program.helpers[name]
+        _h, hmod = lw.program.helpers[name]
         if hmod is not lw.mod:
             raise lw.error("T403", loc, f"ops.{name} is a helper of {hmod.path}; helpers are "
                            "compiled into their own module", "make it a formula, or move the "
@@ -152,7 +151,7 @@ def _helper(lw: ExprLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     return ir.Call(loc, ret, "helper", name, args)
 
 
-def _args(lw: ExprLowerer, node: cst.Call, name: str, lo: int, hi: int, loc) -> List[ir.Expr]:
+def _args(lw: ExprLowerer, node: cst.Call, name: str, lo: int, hi: int, loc) -> list[ir.Expr]:
     if any(a.keyword is not None for a in node.args) or not lo <= len(node.args) <= hi:
         want = str(lo) if lo == hi else f"{lo} to {hi}"
         raise lw.error("T404", loc, f"{name}() takes {want} positional argument(s) here",

@@ -18,7 +18,8 @@ T413 unsupported parameter or return type
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -51,7 +52,7 @@ _MATH_RUNTIME = {"sqrt": ("math_sqrt", ir.FLOAT), "log": ("math_log", ir.FLOAT),
                  "isinf": ("isinf", ir.BOOL), "pow": ("pow_float", ir.FLOAT)}
 
 
-def parse_type(spelling: str) -> Optional[ir.Type]:
+def parse_type(spelling: str) -> ir.Type | None:
     """The IR type of an annotation / signature spelling; None when it has none."""
     s = spelling.replace("Tuple[", "tuple[").replace("List[", "list[").strip()
     if s in _SIMPLE_TYPES:
@@ -86,23 +87,23 @@ class LowerError(Exception):
 
 @dataclasses.dataclass
 class Scope:
-    vars: Dict[str, ir.Type] = dataclasses.field(default_factory=dict)
-    params: Set[str] = dataclasses.field(default_factory=set)
-    narrowed: Set[str] = dataclasses.field(default_factory=set)  # Optionals known not None
-    outer: Optional["Scope"] = None                              # the forward, in a backward
-    bound: Dict[str, model.Loc] = dataclasses.field(default_factory=dict)
+    vars: dict[str, ir.Type] = dataclasses.field(default_factory=dict)
+    params: set[str] = dataclasses.field(default_factory=set)
+    narrowed: set[str] = dataclasses.field(default_factory=set)  # Optionals known not None
+    outer: Scope | None = None                              # the forward, in a backward
+    bound: dict[str, model.Loc] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
 class Program:
     """Every formula, composite and helper of the program, by name."""
 
-    formulas: Dict[str, Tuple[model.Formula, model.Module]]
-    helpers: Dict[str, Tuple[model.Helper, model.Module]]
-    diagnostics: List[Diagnostic]
+    formulas: dict[str, tuple[model.Formula, model.Module]]
+    helpers: dict[str, tuple[model.Helper, model.Module]]
+    diagnostics: list[Diagnostic]
 
     @staticmethod
-    def build(modules: Sequence[model.Module]) -> "Program":
+    def build(modules: Sequence[model.Module]) -> Program:
         p = Program({}, {}, [])
         for mod in modules:
             for f in mod.formulas:
@@ -127,12 +128,12 @@ class ExprLowerer:
     def __init__(self, program: Program, mod: model.Module, name: str):
         self.program, self.mod, self.formula_name = program, mod, name
         self.scope = Scope()
-        self.declared: Set[str] = set()
-        self.assigned: List[str] = []
-        self.loop_vars: Set[str] = set()
-        self.captures: Dict[str, list] = {}
-        self.return_type: Optional[ir.Type] = None
-        self.tensor_params: Optional[list] = None
+        self.declared: set[str] = set()
+        self.assigned: list[str] = []
+        self.loop_vars: set[str] = set()
+        self.captures: dict[str, list] = {}
+        self.return_type: ir.Type | None = None
+        self.tensor_params: list | None = None
         self.returns_spelling = ""
         self.consts = {c.name: c.value for c in mod.constants}
 
@@ -362,7 +363,7 @@ class ExprLowerer:
         t = e.type
         if t == ir.BOOL:
             return e
-        if t.is_tensor or t == ir.TENSOR_LIST and False:
+        if t.is_tensor:
             raise self.error("T409", e.loc, "the truth value of a tensor is its data, which the "
                              "translated code cannot branch on", "test `x is None` or metadata")
         if t in (ir.INT, ir.FLOAT):
@@ -391,7 +392,7 @@ class ExprLowerer:
             values.extend(side.values if isinstance(side, ir.BoolOp) and side.op == op else [side])
         return ir.BoolOp(loc, ir.BOOL, op, tuple(values))
 
-    def none_facts(self, node: cst.BaseExpression) -> Tuple[Set[str], Set[str]]:
+    def none_facts(self, node: cst.BaseExpression) -> tuple[set[str], set[str]]:
         """Optionals known not None when ``node`` is true, and when it is false."""
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
                 node.left, cst.Name):
@@ -548,7 +549,7 @@ class ExprLowerer:
         return ir.TENSOR if it.type == ir.TENSOR_LIST else ir.INT
 
     def fstring(self, node: cst.FormattedString, loc) -> ir.Expr:
-        parts: List[Any] = []
+        parts: list[Any] = []
         for p in node.parts:
             if isinstance(p, cst.FormattedStringText):
                 parts.append(p.value.replace("{{", "{").replace("}}", "}"))

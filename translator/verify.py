@@ -19,7 +19,7 @@ together; the emitters may assume every rule holds.
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, Sequence
+from collections.abc import Sequence
 
 from . import ir
 from .diagnostics import Diagnostic, TranslatorError
@@ -27,7 +27,7 @@ from .lower_expr import transform
 
 
 def verify_module(mod: ir.Module) -> ir.Module:
-    errors: List[Diagnostic] = []
+    errors: list[Diagnostic] = []
     for f in mod.helpers + mod.functions:
         errors.extend(verify_function(f))
     if errors:
@@ -35,7 +35,7 @@ def verify_module(mod: ir.Module) -> ir.Module:
     return mod
 
 
-def verify_function(f: ir.Function) -> List[Diagnostic]:
+def verify_function(f: ir.Function) -> list[Diagnostic]:
     v = _Verifier()
     params = frozenset(p.name for p in f.params)
     end = v.block(f.body, params)
@@ -66,13 +66,13 @@ def verify_function(f: ir.Function) -> List[Diagnostic]:
 
 class _Verifier:
     def __init__(self):
-        self.errors: List[Diagnostic] = []
+        self.errors: list[Diagnostic] = []
         self.n_returns = 0
 
     def err(self, code: str, loc, message: str, hint: str) -> None:
         self.errors.append(Diagnostic(code, loc, message, hint, _source_line(loc)))
 
-    def block(self, stmts: Sequence[ir.Stmt], defined: FrozenSet[str],
+    def block(self, stmts: Sequence[ir.Stmt], defined: frozenset[str],
               backward: bool = False):
         """Names defined after ``stmts`` on every path, or None when every path exits."""
         for s in stmts:
@@ -117,8 +117,8 @@ class _Verifier:
         if e.type != ir.BOOL:
             self.err("T402", e.loc, f"a condition of type {e.type}", "test a bool")
 
-    def reads(self, e: ir.Expr, defined: FrozenSet[str]) -> None:
-        scoped: List[str] = []
+    def reads(self, e: ir.Expr, defined: frozenset[str]) -> None:
+        scoped = _comprehension_vars(e)
 
         def visit(x):
             if isinstance(x, ir.Name) and x.name not in defined and x.name not in scoped:
@@ -132,13 +132,11 @@ class _Verifier:
                                  "use a tensor or a number")
             return x
 
-        for c in _comprehension_vars(e):
-            scoped.append(c)
         transform(e, visit)
 
 
-def _comprehension_vars(e: ir.Expr) -> List[str]:
-    found: List[str] = []
+def _comprehension_vars(e: ir.Expr) -> list[str]:
+    found: list[str] = []
 
     def visit(x):
         if isinstance(x, ir.Comprehension):

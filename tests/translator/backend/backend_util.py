@@ -16,7 +16,8 @@ CXX = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
 
 def compile_cpp(args, cwd=None):
     """Run the C++ compiler; returns (returncode, combined output)."""
-    proc = subprocess.run([CXX, "-std=c++17", *args], cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run([CXX, "-std=c++17", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False)
     return proc.returncode, proc.stdout + proc.stderr
 
 

@@ -6,8 +6,8 @@ import os
 import sysconfig
 
 import pytest
-
 from backend_util import ROOT, compile_cpp, needs_cxx
+
 from translator.backend import load_modules, translate, write_files
 
 MODULES = sorted(p for p in glob.glob(os.path.join(ROOT, "formulas", "*.py"))

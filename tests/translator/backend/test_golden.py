@@ -8,8 +8,8 @@ import difflib
 import os
 
 import pytest
-
 from backend_util import FIXTURES, GOLDEN, ROOT, compile_cpp, needs_cxx
+
 from translator.backend import load_modules, translate, write_files
 
 UPDATE = os.environ.get("UPDATE_GOLDENS") == "1"

@@ -5,7 +5,6 @@ import textwrap
 
 import pytest
 
-from backend_util import ROOT
 from translator import ir
 from translator.backend import load_modules, translate
 from translator.diagnostics import TranslatorError

@@ -6,11 +6,11 @@ import os
 import subprocess
 
 import pytest
-
 from backend_util import CXX, ROOT, compile_cpp, needs_cxx
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 DRIVER = r"""
 #include <iostream>
@@ -104,7 +104,7 @@ def test_int_arithmetic_matches_python(driver, cases):
            "truediv": lambda a, b: a / b, "min": min, "max": max}
     got = driver([f"ii {f} {a} {b}" for f, a, b in cases])
     for (f, a, b), g in zip(cases, got):
-        want = expect(lambda: ops[f](a, b))
+        want = expect(lambda f=f, a=a, b=b: ops[f](a, b))
         if isinstance(want, float):
             assert float(g) == pytest.approx(want, rel=1e-15), (f, a, b)
         else:
@@ -129,7 +129,7 @@ def test_float_arithmetic_matches_python(driver, cases):
            "truediv": lambda a, b: a / b}
     got = driver([f"ff {f} {a!r} {b!r}" for f, a, b in cases])
     for (f, a, b), g in zip(cases, got):
-        want = expect(lambda: ops[f](a, b))
+        want = expect(lambda f=f, a=a, b=b: ops[f](a, b))
         if want == "ValueError":
             assert g == want, (f, a, b)
         else:
