@@ -263,3 +263,17 @@ def test_index_functions(engine):
     expect = np.zeros((3, 3))
     np.add.at(expect, [2, 0, 2], a[:3])
     np.testing.assert_allclose(out.numpy(), expect)
+
+
+def test_floor_divide_and_remainder_follow_python(engine):
+    tg = engine
+    a = np.array([-7.5, -2.0, 3.0, 7.25])
+    x = tg.tensor(a, requires_grad=True)
+    np.testing.assert_allclose((x // 2).numpy(), a // 2)
+    r = x % 2
+    np.testing.assert_allclose(r.detach().numpy(), a % 2)
+    r.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones(4))
+    np.testing.assert_allclose(tg.tensor([7, -7]).__mod__(3).numpy(), [1, 2])
+    np.testing.assert_allclose(x.detach().floor().numpy(), np.floor(a))
+    np.testing.assert_allclose((x.detach() @ np.ones(4)).item(), a.sum())

@@ -362,6 +362,8 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
     # -- linear algebra --------------------------------------------------------------------
 
     def matmul(x: Any, other: Any) -> Any:
+        if not isinstance(other, T):
+            other = as_tensor(other, x)
         return ops.matmul(x, other)
 
     def mm(x: Any, other: Any) -> Any:
@@ -422,6 +424,27 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
 
     def logical_xor(x: Any, other: Any) -> Any:
         return _from(np.logical_xor(_data(x), np.asarray(other)))
+
+    def floor(x: Any) -> Any:
+        return _from(np.floor(_data(x)))
+
+    def ceil(x: Any) -> Any:
+        return _from(np.ceil(_data(x)))
+
+    def round(x: Any) -> Any:  # noqa: A001
+        return _from(np.round(_data(x)))
+
+    def trunc(x: Any) -> Any:
+        return _from(np.trunc(_data(x)))
+
+    def floor_divide(x: Any, other: Any) -> Any:
+        """Not differentiable (piecewise constant): computed on the data."""
+        other = _data(other) if isinstance(other, T) else np.asarray(other)
+        return _from(np.floor_divide(_data(x), other))
+
+    def remainder(x: Any, other: Any) -> Any:
+        """``x - floor_divide(x, other) * other`` (Python's sign rule), differentiable."""
+        return sub(x, F["mul"](as_tensor(floor_divide(x, other), x), other))
 
     def isnan(x: Any) -> Any:
         return _from(np.isnan(_data(x)))

@@ -53,7 +53,8 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
                  "scatter_add", "select", "matmul", "mm", "bmm", "dot", "outer", "argmax",
                  "argmin", "all", "any", "logical_not", "logical_and", "logical_or", "isnan",
                  "isinf", "isfinite", "allclose", "equal", "negative", "multiply", "subtract",
-                 "divide", "true_divide", "absolute"):
+                 "divide", "true_divide", "absolute", "floor", "ceil", "round", "trunc",
+                 "floor_divide", "remainder"):
         put(name, F[name])
     put("view", F["reshape"])
 
@@ -154,6 +155,10 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("__abs__", F["abs"])
     put("__pow__", lambda self, e: F["pow"](self, e))
     put("__rpow__", lambda self, base: B.ops.pow(scalar(self, base), self))
+    put("__floordiv__", lambda self, o: F["floor_divide"](self, o))
+    put("__rfloordiv__", lambda self, o: F["floor_divide"](as_tensor(o, self), self))
+    put("__mod__", lambda self, o: F["remainder"](self, o))
+    put("__rmod__", lambda self, o: F["remainder"](as_tensor(o, self), self))
     put("__invert__", lambda self: F["logical_not"](self))
     put("__and__", lambda self, o: F["logical_and"](self, o))
     put("__or__", lambda self, o: F["logical_or"](self, o))
