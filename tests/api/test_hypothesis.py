@@ -2,11 +2,10 @@
 numpy, including the gradients the engine sums down to each input's shape."""
 
 import numpy as np
+import transgrad.reference as tg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import transgrad.reference as tg
 
 FLOATS = st.floats(-3, 3, allow_nan=False, width=64)
 

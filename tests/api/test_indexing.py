@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-
 A = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
 
 CASES = [
