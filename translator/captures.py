@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from .diagnostics import Diagnostic, capture_message, make_diagnostic
+from .diagnostics import Diagnostic, capture_message, format_message, make_diagnostic
 from .model import Capture, CaptureKind, Formula, Loc, Module
 from .parse import dotted_name, walk
 from .signatures import KERNELS
@@ -269,65 +269,29 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
     """T206-T208, T210: ways to smuggle a capture past the analysis, anywhere in a function."""
     out: list[Diagnostic] = []
 
-    def report(code: str, node: cst.CSTNode, message: str, hint: str) -> None:
+    def report(key: str, node: cst.CSTNode, /, **fields: object) -> None:
+        code, message, hint = format_message(key, **fields)
         out.append(make_diagnostic(code, mod.loc_of(node), message, hint, mod.source))
 
     functions = [(f.name, f.node, f.backward is not None) for f in mod.formulas]
     functions += [(h.name, h.node, False) for h in mod.helpers]
-    for fname, fn, has_backward in functions:
+    kinds = (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
+    for name, fn, has_backward in functions:
         top = set(fn.body.body) if has_backward else set()
-        for node in _find(
-            fn.body, (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
-        ):
+        for node in _find(fn.body, kinds):
             if isinstance(node, (cst.Nonlocal, cst.Global)):
-                kw = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
-                report(
-                    "T207",
-                    node,
-                    f"`{kw}` in `{fname}`: a value shared through `{kw}` "
-                    "escapes the capture rule, so backward could read a tensor intermediate "
-                    "with no grad_fn (wrong double backward) or a value changed after it ran",
-                    "bind each value once in the forward and read it in backward; return "
-                    "tensors backward needs as (hidden) outputs, or recompute them there",
-                )
+                keyword = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
+                report("nonlocal", node, keyword=keyword, name=name)
             elif isinstance(node, cst.Lambda):
-                report(
-                    "T208",
-                    node,
-                    f"lambda in `{fname}`: what a lambda captures escapes the "
-                    "capture analysis (and cannot be translated to C++)",
-                    "inline the expression, or write a module-level @helper function",
-                )
+                report("lambda", node, name=name)
             elif isinstance(node, cst.NamedExpr):
-                report(
-                    "T210",
-                    node,
-                    f"assignment expression (`:=`) in `{fname}`: a name bound "
-                    "inside an expression escapes the capture analysis",
-                    "bind the value with its own assignment statement",
-                )
+                report("walrus", node, name=name)
             elif node.name.value == "backward" and node in top:
                 for p in (*node.params.params, *node.params.posonly_params):
                     if p.default is not None:
-                        report(
-                            "T206",
-                            p,
-                            f"backward of `{fname}` has a default argument "
-                            f"`{p.name.value}=...`: defaults are evaluated in the forward "
-                            "and smuggle a value past the capture rule (a tensor saved this "
-                            "way has no grad_fn: wrong double backward)",
-                            "remove the default and read the value directly (an input, an "
-                            "output or a non-tensor attribute), or recompute it in backward",
-                        )
+                        report("default_argument", p, name=name, param=p.name.value)
             elif node.name.value != "backward":
-                report(
-                    "T208",
-                    node.name,
-                    f"nested function `{node.name.value}` in `{fname}`: "
-                    "a closure inside a formula escapes the capture analysis (only "
-                    "`def backward` is analysed)",
-                    "inline it, or make it a module-level @helper function",
-                )
+                report("nested_function", node.name, function=node.name.value, name=name)
     return out
 
 

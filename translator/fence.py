@@ -34,7 +34,7 @@ from .captures import (
     gather_module_info,
     param_types,
 )
-from .diagnostics import Diagnostic, make_diagnostic
+from .diagnostics import Diagnostic, format_message, make_diagnostic
 from .model import Formula, Module
 from .parse import (
     annotation_spelling,
@@ -45,54 +45,22 @@ from .parse import (
     literal_value,
     walk,
 )
-from .signatures import KERNELS
+from .signatures import KERNELS, KernelParam
 
-LANG_NAMES = frozenset(
-    {
-        "formula",
-        "helper",
-        "samples",
-        "case",
-        "T",
-        "I",
-        "B",
-        "Tensor",
-        "Optional",
-        "Sequence",
-        "Scalar",
-        "Shape",
-        "Dims",
-        "DType",
-        "kernel",
-        "ops",
-    }
-)
+# fmt: off
+LANG_NAMES = frozenset((
+    "formula", "helper", "samples", "case", "T", "I", "B", "Tensor", "Optional", "Sequence",
+    "Scalar", "Shape", "Dims", "DType", "kernel", "ops",
+))
 _BASE_TYPES = ("Tensor", "int", "float", "bool", "Scalar", "Shape", "Dims", "DType")
 PARAM_TYPES = (
     frozenset(_BASE_TYPES) | {f"Optional[{t}]" for t in _BASE_TYPES} | {"Sequence[Tensor]"}
 )
-BUILTINS = frozenset(
-    {
-        "len",
-        "range",
-        "min",
-        "max",
-        "abs",
-        "tuple",
-        "list",
-        "int",
-        "float",
-        "bool",
-        "enumerate",
-        "zip",
-        "reversed",
-        "sum",
-        "sorted",
-        "all",
-        "any",
-        "round",
-    }
-)
+BUILTINS = frozenset((
+    "len", "range", "min", "max", "abs", "tuple", "list", "int", "float", "bool", "enumerate",
+    "zip", "reversed", "sum", "sorted", "all", "any", "round",
+))
+# fmt: on
 EXCEPTIONS = frozenset({"ValueError", "IndexError", "TypeError", "RuntimeError"})
 OPTIONS = {
     "differentiable_outputs": (tuple, str),
@@ -125,14 +93,13 @@ class _Fence:
         self.info: ModuleInfo = gather_module_info(mod)
         self.diags: list[Diagnostic] = []
 
-    def error(self, code: str, node: cst.CSTNode, message: str, hint: str) -> None:
-        width = 1
+    def report(self, key: str, node: cst.CSTNode, /, **fields: object) -> None:
+        """Diagnose ``node`` with ``diagnostics.MESSAGES[key]``, underlining the whole node."""
+        code, message, hint = format_message(key, **fields)
         r = self.mod.positions.get(node)
-        if r is not None and r.start.line == r.end.line:
-            width = r.end.column - r.start.column
-        self.diags.append(
-            make_diagnostic(code, self.mod.loc_of(node), message, hint, self.mod.source, width)
-        )
+        width = r.end.column - r.start.column if r and r.start.line == r.end.line else 1
+        loc = self.mod.loc_of(node)
+        self.diags.append(make_diagnostic(code, loc, message, hint, self.mod.source, width))
 
     # -- module level -------------------------------------------------------------------------
 
@@ -141,18 +108,11 @@ class _Fence:
         for stmt in self.mod.tree.body:
             if isinstance(stmt, cst.FunctionDef):
                 self._check_decorators(stmt)
-                continue
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                self.error(
-                    "T102",
-                    stmt,
-                    "unsupported module-level statement: a formula module "
-                    "holds only imports, @formula/@helper functions and numeric constants",
-                    "move this logic into a formula or a @helper function",
-                )
-                continue
-            for small in stmt.body:
-                self._check_module_small(small, constants)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._check_module_small(small, constants)
+            else:
+                self.report("module_block", stmt)
         for f in self.mod.formulas:
             self._check_formula(f)
         for h in self.mod.helpers:
@@ -167,109 +127,55 @@ class _Fence:
             if module == "__future__":
                 return
             if module != "transgrad.lang" or isinstance(small.names, cst.ImportStar):
-                self.error(
-                    "T101",
-                    small,
-                    f"unsupported import from `{module}`: formula modules "
-                    "import only from transgrad.lang (and `import math`)",
-                    "write `from transgrad.lang import formula, Tensor, kernel, ops, ...`",
-                )
+                self.report("import_from", small, module=module)
                 return
             for alias in small.names:
-                if alias.name.value not in LANG_NAMES or alias.asname is not None:  # type: ignore[union-attr]
-                    self.error(
-                        "T101",
-                        alias,
-                        f"`{dotted_name(alias.name)}` is not importable "
-                        "here (or is renamed): transgrad.lang exports "
-                        + ", ".join(sorted(LANG_NAMES)),
-                        "import one of those names as is",
-                    )
+                if alias.asname is not None or dotted_name(alias.name) not in LANG_NAMES:
+                    exports = ", ".join(sorted(LANG_NAMES))
+                    self.report("import_name", alias, name=dotted_name(alias.name), exports=exports)
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 if dotted_name(alias.name) != "math" or alias.asname is not None:
-                    self.error(
-                        "T101",
-                        alias,
-                        f"unsupported import `{dotted_name(alias.name)}`: "
-                        "only `import math` is allowed besides transgrad.lang",
-                        "use kernel.* / ops.* instead of other libraries",
-                    )
+                    self.report("import_module", alias, name=dotted_name(alias.name))
         elif isinstance(small, (cst.Assign, cst.AnnAssign)):
             target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
             name = target.value if isinstance(target, cst.Name) else None
             if name not in constants and name != "__all__":
-                self.error(
-                    "T102",
-                    small,
-                    "unsupported module-level assignment: only numeric "
-                    "or bool constants (literals, arithmetic, math.*) are allowed",
-                    "make it a constant expression, or compute it inside a formula",
-                )
+                self.report("module_assign", small)
         elif not (
             isinstance(small, cst.Expr)
             and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
         ):
-            self.error(
-                "T102",
-                small,
-                "unsupported module-level statement: a formula module "
-                "holds only imports, @formula/@helper functions and numeric constants",
-                "remove it or move it into a formula or a @helper function",
-            )
+            self.report("module_small", small)
 
     def _check_decorators(self, fn: cst.FunctionDef) -> None:
-        names = [decorator_name(d) for d in fn.decorators]
+        name = fn.name.value
+        decorators = [decorator_name(d) for d in fn.decorators]
         if fn.asynchronous is not None:
-            self.error(
-                "T103",
-                fn.asynchronous,
-                f"`async def {fn.name.value}` is not supported",
-                "write a plain `def`",
-            )
-        for dup in {n for n in names if names.count(n) > 1 and n in ("formula", "helper")}:
-            self.error(
-                "T106",
-                fn.name,
-                f"`@{dup}` is applied more than once to `{fn.name.value}`",
-                f"keep a single `@{dup}`",
-            )
-        if "formula" not in names and "helper" not in names:
-            self.error(
-                "T102",
-                fn.name,
-                f"module-level function `{fn.name.value}` is neither @formula nor @helper",
-                "decorate it with @helper (or @formula)",
-            )
-        if "formula" in names and "helper" in names:
-            self.error(
-                "T106",
-                fn.name,
-                f"`{fn.name.value}` is both @formula and @helper",
-                "keep one of the two decorators",
-            )
-        for dec, name in zip(fn.decorators, names):
-            if name not in ("formula", "helper", "samples"):
-                self.error(
-                    "T106",
-                    dec.decorator,
-                    f"unsupported decorator `@{name or '...'}`",
-                    "formulas take @formula(...), @helper and @samples(...) only",
-                )
-            elif name == "formula" and isinstance(dec.decorator, cst.Call):
+            self.report("async", fn.asynchronous, name=name)
+        for dup in {
+            d for d in decorators if decorators.count(d) > 1 and d in ("formula", "helper")
+        }:
+            self.report("decorator_twice", fn.name, decorator=dup, name=name)
+        if "formula" not in decorators and "helper" not in decorators:
+            self.report("module_function", fn.name, name=name)
+        if "formula" in decorators and "helper" in decorators:
+            self.report("formula_and_helper", fn.name, name=name)
+        for dec, dname in zip(fn.decorators, decorators):
+            if dname not in ("formula", "helper", "samples"):
+                self.report("decorator", dec.decorator, decorator=dname or "...")
+            elif dname == "formula" and isinstance(dec.decorator, cst.Call):
                 self._check_options(dec.decorator)
-            elif name == "helper" and isinstance(dec.decorator, cst.Call):
-                self.error("T106", dec.decorator, "@helper takes no arguments", "write `@helper`")
+            elif dname == "helper" and isinstance(dec.decorator, cst.Call):
+                self.report("helper_args", dec.decorator)
 
     def _check_options(self, call: cst.Call) -> None:
         for arg in call.args:
             key = arg.keyword.value if arg.keyword else None
             if key not in OPTIONS:
-                self.error(
-                    "T106",
-                    arg,
-                    f"unknown formula option `{key or 'positional argument'}`",
-                    "options are keywords: " + ", ".join(OPTIONS),
+                options = ", ".join(OPTIONS)
+                self.report(
+                    "option_unknown", arg, key=key or "positional argument", options=options
                 )
                 continue
             value = literal_value(arg.value, {})
@@ -277,73 +183,40 @@ class _Fence:
             if ok and isinstance(value, tuple):
                 ok = all(isinstance(v, str) for v in value)
             if not ok:
-                self.error(
-                    "T106",
-                    arg.value,
-                    f"option `{key}` must be a literal "
-                    + ("tuple of output names" if OPTIONS[key][0] is tuple else "bool"),
-                    f"write e.g. `{key}="
-                    + ('("values",)`' if OPTIONS[key][0] is tuple else "True`"),
+                names = OPTIONS[key][0] is tuple
+                what, example = (
+                    ("tuple of output names", '("values",)') if names else ("bool", "True")
                 )
+                self.report("option_value", arg.value, key=key, what=what, example=example)
 
     # -- signatures ---------------------------------------------------------------------------
 
     def _check_params(self, fn: cst.FunctionDef, name: str, annotations: bool = True) -> None:
         p = fn.params
         for bad in (*p.posonly_params, *p.kwonly_params):
-            self.error(
-                "T111",
-                bad,
-                f"keyword-only/positional-only parameter `{bad.name.value}` in `{name}`",
-                "use plain positional-or-keyword parameters",
-            )
+            self.report("param_kind", bad, param=bad.name.value, name=name)
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param):
-                self.error(
-                    "T111",
-                    star,
-                    f"variadic parameter `{star.name.value}` in `{name}`",
-                    "use a `Sequence[Tensor]` parameter for a variable number of tensors",
-                )
-        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-            if not annotations:
-                break
-            ann = annotation_spelling(param.annotation.annotation if param.annotation else None)
-            if not ann:
-                self.error(
-                    "T306",
-                    param.name,
-                    f"parameter `{param.name.value}` of `{name}` has no type annotation",
-                    "annotate it: " + ", ".join(sorted(PARAM_TYPES)),
-                )
+                self.report("param_variadic", star, param=star.name.value, name=name)
+        types = ", ".join(sorted(PARAM_TYPES))
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params) if annotations else ():
+            node = param.annotation.annotation if param.annotation else None
+            ann = annotation_spelling(node)
+            if node is None or not ann:
+                self.report("param_untyped", param.name, param=param.name.value, name=name,
+                            types=types)  # fmt: skip
             elif ann not in PARAM_TYPES:
-                self.error(
-                    "T306",
-                    param.annotation.annotation if param.annotation else param,
-                    f"unsupported parameter type `{ann}` for `{param.name.value}`",
-                    "use one of: " + ", ".join(sorted(PARAM_TYPES)),
-                )
+                self.report("param_type", node, type=ann, param=param.name.value, types=types)
 
     def _check_returns(self, fn: cst.FunctionDef, returns: str, helper: bool) -> None:
         node = fn.returns.annotation if fn.returns else fn.name
         parts = returns[1:-1].split(", ") if returns.startswith("(") else [returns]
         allowed = PARAM_TYPES if helper else {"Tensor"}
         if not returns:
-            self.error(
-                "T306",
-                node,
-                f"`{fn.name.value}` has no return annotation",
-                "annotate it, e.g. `-> Tensor` or `-> tuple[Tensor, Tensor]`",
-            )
+            self.report("return_untyped", node, name=fn.name.value)
         elif not all(p in allowed for p in parts):
-            self.error(
-                "T306",
-                node,
-                f"unsupported return type `{returns}` for `{fn.name.value}`",
-                ("a helper returns one of the parameter types or a tuple of them")
-                if helper
-                else "a formula returns `Tensor` or `tuple[Tensor, ...]`",
-            )
+            key = "return_type_helper" if helper else "return_type_formula"
+            self.report(key, node, type=returns, name=fn.name.value)
 
     # -- formula structure --------------------------------------------------------------------
 
@@ -354,66 +227,30 @@ class _Fence:
         body = list(fn.body.body)
         tops = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "backward"]
         for extra in tops[1:]:
-            self.error(
-                "T108",
-                extra.name,
-                f"`{f.name}` defines `backward` more than once",
-                "keep a single `def backward`",
-            )
+            self.report("backward_twice", extra.name, name=f.name)
         for nested in _nested_functions(fn.body):
             if nested.name.value == "backward" and nested not in tops:
-                self.error(
-                    "T108",
-                    nested.name,
-                    f"`def backward` of `{f.name}` must be at the "
-                    "top level of the formula body, not inside a branch or loop",
-                    "define backward once, unconditionally; branch inside it instead",
-                )
+                self.report("backward_nested", nested.name, name=f.name)
         env = KindEnv(self.info, param_types(f.params))
         known = self._known(fn)
         once = f.options.once_differentiable
         if f.backward is None:  # composite
             if not _find_returns(fn.body):
-                self.error(
-                    "T107",
-                    fn.name,
-                    f"formula `{f.name}` returns nothing",
-                    "a composite returns an expression of ops; a formula with a "
-                    "backward ends with `return outputs, backward`",
-                )
+                self.report("no_return", fn.name, name=f.name)
             self._check_block(body, _Ctx(env, known, False, once))
             return
         last = body[-1]
         if not f.outputs:
-            self.error(
-                "T107",
-                last,
-                f"formula `{f.name}` must end with `return outputs, backward`",
-                "write `return result, backward` (or `return (a, b), "
-                "backward` for several outputs)",
-            )
+            self.report("final_return", last, name=f.name)
         if len(set(f.outputs)) != len(f.outputs):
-            self.error(
-                "T107",
-                last,
-                f"formula `{f.name}` returns the same name twice "
-                f"({', '.join(f.outputs)}): each output is a distinct tensor",
-                "return distinct names (copy with kernel.clone if needed)",
-            )
+            self.report("outputs_twice", last, name=f.name, outputs=", ".join(f.outputs))
         bw = tops[0]
+        nested_kinds = (cst.FunctionDef, cst.Lambda)
         forward = [s for s in body if s is not bw and s is not last]
-        nested = (cst.FunctionDef, cst.Lambda)
-        for ret in (r for s in forward if not isinstance(s, nested) for r in _find_returns(s)):
-            self.error(
-                "T107",
-                ret,
-                f"`return` in the forward of `{f.name}`: a formula with a "
-                "backward returns once, at the end",
-                "compute the outputs, then `return outputs, backward` as the last statement",
-            )
-        self._check_block(
-            [s for s in body if s is not bw], _Ctx(env, known, False, once), final_return=True
-        )
+        for s in forward:
+            for ret in () if isinstance(s, nested_kinds) else _find_returns(s):
+                self.report("forward_return", ret, name=f.name)
+        self._check_block([s for s in body if s is not bw], _Ctx(env, known, False, once), True)
         self._check_outputs(f, bw)
         self._check_params(bw, "backward", annotations=False)
         bw_env = env.child()
@@ -423,7 +260,7 @@ class _Fence:
 
     def _check_outputs(self, f: Formula, bw: cst.FunctionDef) -> None:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
-        opts = f.options
+        opts, outputs = f.options, ", ".join(f.outputs)
         seen: set[str] = set()
         for key, names in (
             ("differentiable_outputs", opts.differentiable_outputs or ()),
@@ -431,21 +268,10 @@ class _Fence:
         ):
             for n in names:
                 if f.outputs and n not in f.outputs:
-                    self.error(
-                        "T110",
-                        dec,
-                        f"`{key}` of `{f.name}` names `{n}`, which is not "
-                        f"an output (outputs: {', '.join(f.outputs)})",
-                        "name outputs exactly as they appear in the final return",
-                    )
+                    self.report("option_not_output", dec, key=key, name=f.name, output=n,
+                                outputs=outputs)  # fmt: skip
                 elif n in seen:
-                    self.error(
-                        "T110",
-                        dec,
-                        f"`{n}` is listed twice among the differentiable "
-                        f"and hidden outputs of `{f.name}`",
-                        "a hidden output is differentiable already: list it once",
-                    )
+                    self.report("option_output_twice", dec, output=n, name=f.name)
                 seen.add(n)
         hidden = opts.hidden_outputs
         diff = opts.differentiable_outputs
@@ -455,25 +281,14 @@ class _Fence:
         expected += [f"grad_{h}" for h in hidden]
         grads = [p for p in bw.params.params if p.default is None]  # defaults: T206
         if f.outputs and len(grads) != len(expected):
-            self.error(
-                "T109",
-                bw.name,
-                f"backward of `{f.name}` takes "
-                f"{len(grads)} parameter(s) but gets one grad per "
-                f"differentiable and hidden output: {len(expected)} "
-                f"({', '.join(list(diff) + list(hidden)) or 'none'})",
-                f"write `def backward({', '.join(expected)}):`",
-            )
+            self.report("backward_arity", bw.name, name=f.name, got=len(grads),
+                        expected=len(expected), outputs=", ".join(diff + hidden) or "none",
+                        params=", ".join(expected))  # fmt: skip
 
     def _known(self, fn: cst.FunctionDef) -> set[str]:
-        names = set(_bound_names(fn)) | self.info.lang | self.info.modules
-        return (
-            names
-            | set(self.info.helpers)
-            | self.info.constants
-            | BUILTINS
-            | {"True", "False", "None"}
-        )
+        info = self.info
+        names = _bound_names(fn) | info.lang | info.modules | set(info.helpers) | info.constants
+        return names | BUILTINS | {"True", "False", "None"}
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -498,39 +313,20 @@ class _Fence:
                 self._check_expr(stmt.iter, ctx)
                 ctx.env.bind_target(stmt.target, ctx.env.kind_of(stmt.iter) & ~MUTABLE)
                 if stmt.orelse is not None:
-                    self.error(
-                        "T103",
-                        stmt.orelse,
-                        "`for ... else` is not supported",
-                        "use a flag variable",
-                    )
+                    self.report("for_else", stmt.orelse)
                 self._check_block(stmt.body.body, ctx)
-            elif isinstance(stmt, cst.FunctionDef):
-                continue  # backward is checked on its own; other closures: captures (T208)
-            else:
-                what = next(
-                    (v for k, v in _UNSUPPORTED_STMT.items() if isinstance(stmt, k)),
-                    f"`{type(stmt).__name__}` statements",
-                )
-                self.error(
-                    "T103",
-                    stmt,
-                    f"{what} are not supported in formulas",
-                    "use assignments, `if`/`else` and `for` loops over ranges",
-                )
+            elif not isinstance(stmt, cst.FunctionDef):  # backward: on its own; others: T208
+                self.report("statement", stmt, what=_statement_name(stmt))
 
     def _check_small(self, small: cst.BaseSmallStatement, ctx: _Ctx, is_final: bool) -> None:
         if isinstance(small, cst.Assign):
             for t in small.targets:
                 self._check_target(t.target)
             self._check_expr(small.value, ctx)
-        elif isinstance(small, cst.AnnAssign):
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
             self._check_target(small.target)
             if small.value is not None:
                 self._check_expr(small.value, ctx)
-        elif isinstance(small, cst.AugAssign):
-            self._check_target(small.target)
-            self._check_expr(small.value, ctx)
         elif isinstance(small, cst.Return):
             if small.value is not None and not is_final:
                 self._check_expr(small.value, ctx)
@@ -540,39 +336,16 @@ class _Fence:
             exc = small.exc
             func = exc.func if isinstance(exc, cst.Call) else exc
             if not (isinstance(func, cst.Name) and func.value in EXCEPTIONS):
-                self.error(
-                    "T103",
-                    small,
-                    "only `raise ValueError/IndexError/TypeError/"
-                    "RuntimeError(message)` is supported",
-                    "raise one of those exceptions with a message",
-                )
+                self.report("raise", small)
             elif isinstance(exc, cst.Call):
                 for a in exc.args:
                     if not isinstance(a.value, cst.FormattedString):
                         self._check_expr(a.value, ctx)
         elif isinstance(small, cst.Expr):
             if not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-                self.error(
-                    "T103",
-                    small,
-                    "an expression statement has no effect in a formula "
-                    "(kernels and ops never mutate their arguments)",
-                    "assign the result to a name, or remove the statement",
-                )
-        elif isinstance(small, (cst.Pass, cst.Break, cst.Continue, cst.Nonlocal, cst.Global)):
-            pass  # nonlocal/global: captures (T207)
-        else:
-            what = next(
-                (v for k, v in _UNSUPPORTED_STMT.items() if isinstance(small, k)),
-                f"`{type(small).__name__}` statements",
-            )
-            self.error(
-                "T103",
-                small,
-                f"{what} are not supported in formulas",
-                "use assignments, `if`/`else` and `for` loops over ranges",
-            )
+                self.report("expression_statement", small)
+        elif not isinstance(small, (cst.Pass, cst.Break, cst.Continue, cst.Nonlocal, cst.Global)):
+            self.report("statement", small, what=_statement_name(small))  # nonlocal: T207
         ctx.env.bind_statement(small)
 
     def _check_target(self, t: cst.BaseExpression) -> None:
@@ -580,13 +353,7 @@ class _Fence:
             for el in t.elements:
                 self._check_target(el.value)
         elif not isinstance(t, cst.Name):
-            self.error(
-                "T103",
-                t,
-                "assignment to an item, slice or attribute is not supported: "
-                "values in formulas are immutable",
-                "build a new tuple (e.g. `shape = shape[:d] + (1,) + shape[d + 1:]`)",
-            )
+            self.report("assign_target", t)
 
     def _check_test(self, test: cst.BaseExpression, ctx: _Ctx) -> None:
         self._check_expr(test, ctx)
@@ -594,17 +361,15 @@ class _Fence:
 
     def _tensor_test(self, test: cst.BaseExpression, ctx: _Ctx) -> None:
         if ctx.env.kind_of(test) & TENSOR:
-            self.error(
-                "T307",
-                test,
-                "branch on tensor data: the condition is a tensor, whose "
-                "truth value depends on its elements",
-                "branch on parameters or metadata (shape, ndim, dtype, `is None`); for "
-                "elementwise choice use ops.where / kernel.where",
-            )
+            self.report("tensor_test", test)
 
     def _check_expr(self, e: cst.BaseExpression, ctx: _Ctx) -> None:
         _ExprChecker(self, ctx).check(e)
+
+
+def _statement_name(stmt: cst.CSTNode) -> str:
+    what = next((v for k, v in _UNSUPPORTED_STMT.items() if isinstance(stmt, k)), None)
+    return what or f"`{type(stmt).__name__}` statements"
 
 
 class _Ctx:
@@ -620,17 +385,12 @@ class _ExprChecker:
 
     def __init__(self, fence: _Fence, ctx: _Ctx):
         self.fence, self.ctx = fence, ctx
-        self.error = fence.error
+        self.report = fence.report
 
     def check(self, node: cst.CSTNode) -> None:
         bad = _UNSUPPORTED_EXPR.get(type(node))
         if bad is not None:
-            self.error(
-                "T104",
-                node,
-                f"{bad} are not supported in formulas",
-                "use tuples, ints, floats, bools and tensors (ops.* / kernel.*)",
-            )
+            self.report("expression", node, what=bad)
             return
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None and method(node) is False:
@@ -638,109 +398,45 @@ class _ExprChecker:
         for child in child_nodes(node):
             self.check(child)
 
-    def _sub(self, env: KindEnv) -> _ExprChecker:
-        return _ExprChecker(
-            self.fence, _Ctx(env, self.ctx.known, self.ctx.in_backward, self.ctx.once)
-        )
-
     def visit_Name(self, n: cst.Name) -> None:
-        if n.value in self.ctx.known:
-            return
-        if n.value in self.fence.info.formulas:
-            self.error(
-                "T105",
-                n,
-                f"formula `{n.value}` called directly",
-                f"call other formulas through ops: `ops.{n.value}(...)`",
-            )
-        else:
-            self.error(
-                "T105",
-                n,
-                f"unknown name `{n.value}`: not a parameter, a local, a name "
-                "from transgrad.lang, a @helper or a module constant",
-                "define it, import it from transgrad.lang, or pass it as a parameter",
-            )
+        if n.value not in self.ctx.known:
+            formula = n.value in self.fence.info.formulas
+            self.report("formula_call" if formula else "unknown_name", n, name=n.value)
 
     def visit_Arg(self, a: cst.Arg) -> bool:
         if a.star:
-            self.error(
-                "T104",
-                a,
-                "`*`/`**` arguments are not supported",
-                "pass arguments one by one (a Sequence[Tensor] parameter takes a list or tuple)",
-            )
+            self.report("star_arg", a)
         self.check(a.value)
         return False
 
     def visit_Attribute(self, a: cst.Attribute) -> bool:
         base, attr = dotted_name(a.value), a.attr.value
         if base == "kernel":
-            self.error(
-                "T104", a, f"`kernel.{attr}` must be called directly", f"write `kernel.{attr}(...)`"
-            )
+            self.report("kernel_uncalled", a, kernel=attr)
         elif base == "math":
             if not hasattr(math, attr):
-                self.error("T105", a, f"`math.{attr}` does not exist", "see the math module")
-        elif base != "ops" and attr not in METADATA:
-            is_tensor = self.ctx.env.kind_of(a.value) & TENSOR
-            self.error(
-                "T308",
-                a.attr,
-                f"unsupported attribute `.{attr}`" + (" of a tensor" if is_tensor else ""),
-                "formulas read only shape, ndim, dtype and numel of a tensor; use ops.* "
-                "or kernel.* for anything else",
-            )
-            self.check(a.value)
+                self.report("math_missing", a, attr=attr)
         else:
+            if base != "ops" and attr not in METADATA:
+                of = " of a tensor" if self.ctx.env.kind_of(a.value) & TENSOR else ""
+                self.report("attribute", a.attr, attr=attr, of=of)
             self.check(a.value)
         return False
 
     def visit_Call(self, c: cst.Call) -> bool:
         name = dotted_name(c.func) or ""
-        info = self.fence.info
+        info, ctx = self.fence.info, self.ctx
         if name.startswith("kernel.") and isinstance(c.func, cst.Attribute):
             self._kernel_call(c, c.func.attr.value)
-        elif isinstance(c.func, cst.Name):
-            if (
-                name in info.helpers
-                and self.ctx.in_backward
-                and not self.ctx.once
-                and (name in info.uses_kernels)
-            ):
-                self.error(
-                    "T304",
-                    c.func,
-                    f"helper `{name}` calls kernel.* and is used in a "
-                    "backward: kernels record no history, so double backward through "
-                    "it would be wrong",
-                    "use ops.* in the helper, or mark the formula "
-                    "@formula(once_differentiable=True)",
-                )
-            elif name in EXCEPTIONS or (name in LANG_NAMES and name not in ("kernel", "ops")):
-                self.error(
-                    "T112",
-                    c.func,
-                    f"`{name}(...)` cannot be called in a formula",
-                    "call ops.*, kernel.*, @helper functions or allowed builtins",
-                )
-            elif (
-                name not in BUILTINS
-                and name not in info.helpers
-                and hasattr(builtins, name)
-                and name not in self.ctx.known
-            ):
-                self.error(
-                    "T112",
-                    c.func,
-                    f"builtin `{name}` is not supported in formulas",
-                    "allowed builtins: " + ", ".join(sorted(BUILTINS)),
-                )
-                for a in c.args:
-                    self.check(a)
-                return False
-            else:
-                self.check(c.func)
+        elif not isinstance(c.func, cst.Name):
+            self.check(c.func)
+        elif name in info.helpers:
+            if ctx.in_backward and not ctx.once and name in info.uses_kernels:
+                self.report("helper_kernel_backward", c.func, name=name)
+        elif name in EXCEPTIONS or (name in LANG_NAMES and name not in ("kernel", "ops")):
+            self.report("not_callable", c.func, name=name)
+        elif name not in BUILTINS and hasattr(builtins, name) and name not in ctx.known:
+            self.report("builtin", c.func, name=name, builtins=", ".join(sorted(BUILTINS)))
         else:
             self.check(c.func)
         for a in c.args:
@@ -751,94 +447,49 @@ class _ExprChecker:
         sig = KERNELS.get(kname)
         if sig is None:
             close = difflib.get_close_matches(kname, KERNELS, n=1)
-            self.error(
-                "T301",
-                c.func,
-                f"unknown kernel `kernel.{kname}`"
-                + (f"; did you mean `kernel.{close[0]}`?" if close else ""),
-                "kernels are declared in translator/signatures.py; for a differentiable "
-                "op use ops.*",
-            )
+            suggestion = f"; did you mean `kernel.{close[0]}`?" if close else ""
+            self.report("kernel_unknown", c.func, kernel=kname, suggestion=suggestion)
             return
         if self.ctx.in_backward and not self.ctx.once:
-            self.error(
-                "T304",
-                c.func,
-                f"`kernel.{kname}` in a backward: kernels record no "
-                "history, so a double backward through this formula would be wrong",
-                f"use `ops.{kname}(...)` (differentiable), or mark the formula "
-                "@formula(once_differentiable=True)",
-            )
+            self.report("kernel_in_backward", c.func, kernel=kname)
         params = sig.params
-        spelled = f"kernel.{kname}({', '.join(f'{p.type} {p.name}' for p in params)})"
+        signature = f"kernel.{kname}({', '.join(f'{p.type} {p.name}' for p in params)})"
+        facts = {"kernel": kname, "signature": signature}
         positional = [a for a in c.args if a.keyword is None and not a.star]
-        bound = {}
         if len(positional) > len(params):
-            self.error(
-                "T302",
-                c,
-                f"`kernel.{kname}` takes {len(params)} argument(s), got {len(positional)}",
-                f"the signature is {spelled}",
-            )
-        for p, a in zip(params, positional):
-            bound[p.name] = a
+            self.report("kernel_too_many", c, expected=len(params), got=len(positional), **facts)
+        bound = {p.name: a for p, a in zip(params, positional)}
         names = {p.name for p in params}
         unknown = False
         for a in c.args:
-            if a.keyword is None:
+            k = a.keyword.value if a.keyword else None
+            if a.keyword is None or k is None:
                 continue
-            k = a.keyword.value
             if k not in names:
                 unknown = True
-                self.error(
-                    "T303",
-                    a.keyword,
-                    f"`kernel.{kname}` has no parameter `{k}`",
-                    f"the signature is {spelled}",
-                )
+                self.report("kernel_keyword", a.keyword, keyword=k, **facts)
             elif k in bound:
-                self.error(
-                    "T303",
-                    a.keyword,
-                    f"argument `{k}` of `kernel.{kname}` given twice",
-                    f"the signature is {spelled}",
-                )
+                self.report("kernel_keyword_twice", a.keyword, keyword=k, **facts)
             else:
                 bound[k] = a
-        missing = [p.name for p in params if p.name not in bound]
+        missing = ", ".join(f"`{p.name}`" for p in params if p.name not in bound)
         if missing and len(positional) <= len(params) and not unknown:
-            code = "T303" if any(a.keyword for a in c.args) else "T302"
-            self.error(
-                code,
-                c,
-                f"`kernel.{kname}` is missing argument(s) " + ", ".join(f"`{m}`" for m in missing),
-                f"the signature is {spelled}",
-            )
+            keywords = any(a.keyword for a in c.args)
+            key = "kernel_missing_keyword" if keywords else "kernel_missing"
+            self.report(key, c, missing=missing, **facts)
         for p in params:
             if p.name in bound:
                 self._check_arg(kname, p, bound[p.name].value)
 
-    def _check_arg(self, kname: str, p, value: cst.BaseExpression) -> None:
+    def _check_arg(self, kname: str, p: KernelParam, value: cst.BaseExpression) -> None:
         env = self.ctx.env
         kind = env.kind_of(value)
+        param = f"{p.type} {p.name}"
         if p.type in TENSOR_TYPES:
             if not kind & TENSOR and _definitely_scalar(value, env):
-                self.error(
-                    "T305",
-                    value,
-                    f"`kernel.{kname}` expects a tensor for `{p.type} "
-                    f"{p.name}`, got a non-tensor value",
-                    "wrap a number as a tensor with `kernel.scalar_like(x, value)` (or "
-                    "use a kernel taking a number, e.g. kernel.pow_scalar)",
-                )
+                self.report("kernel_want_tensor", value, kernel=kname, param=param)
         elif kind & TENSOR:
-            self.error(
-                "T305",
-                value,
-                f"`kernel.{kname}` expects `{p.type} {p.name}`, got a tensor",
-                "pass a Python value (read metadata with .shape/.ndim/.dtype), "
-                "or use a kernel that takes a tensor there",
-            )
+            self.report("kernel_want_value", value, kernel=kname, param=param)
 
     def visit_Lambda(self, n: cst.Lambda) -> bool:
         return False  # captures (T208)
@@ -847,38 +498,37 @@ class _ExprChecker:
         self.check(n.value)  # the walrus itself: captures (T210)
         return False
 
-    def _comprehension(self, node, parts) -> bool:
+    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp) -> bool:
         env = self.ctx.env.child()
-        checker = self._sub(env)
-        for_in = node.for_in
+        checker = _ExprChecker(
+            self.fence, _Ctx(env, self.ctx.known, self.ctx.in_backward, self.ctx.once)
+        )
+        for_in: cst.CompFor | None = node.for_in
         while for_in is not None:
             checker.check(for_in.iter)
             env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
             for cond in for_in.ifs:
                 checker.check(cond)
             for_in = for_in.inner_for_in
-        for part in parts:
-            checker.check(part)
+        checker.check(node.elt)
         return False
 
     def visit_ListComp(self, n: cst.ListComp) -> bool:
-        return self._comprehension(n, [n.elt])
+        return self._comprehension(n)
 
     def visit_GeneratorExp(self, n: cst.GeneratorExp) -> bool:
-        return self._comprehension(n, [n.elt])
+        return self._comprehension(n)
 
     def visit_BooleanOperation(self, n: cst.BooleanOperation) -> None:
         for side in (n.left, n.right):
-            if self.ctx.env.kind_of(side) & TENSOR:
-                self.fence._tensor_test(side, self.ctx)
+            self.fence._tensor_test(side, self.ctx)
 
     def visit_UnaryOperation(self, n: cst.UnaryOperation) -> None:
-        if isinstance(n.operator, cst.Not) and self.ctx.env.kind_of(n.expression) & TENSOR:
+        if isinstance(n.operator, cst.Not):
             self.fence._tensor_test(n.expression, self.ctx)
 
     def visit_IfExp(self, n: cst.IfExp) -> None:
-        if self.ctx.env.kind_of(n.test) & TENSOR:
-            self.fence._tensor_test(n.test, self.ctx)
+        self.fence._tensor_test(n.test, self.ctx)
 
 
 _UNSUPPORTED_EXPR = {
