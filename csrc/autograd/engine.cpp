@@ -184,6 +184,29 @@ void add_to_buffer(Tensor& slot, Tensor&& g) {
   }
 }
 
+// An error raised inside a node's backward says which node (and formula line) it came from.
+template <class E>
+[[noreturn]] void rethrow_with_node(const E& e, const Node& fn) {
+  std::string msg = e.what();
+  std::string where = fn.describe();
+  if (msg.find(where) != std::string::npos) throw;
+  throw E(msg + " (raised in the backward of " + where + ")");
+}
+
+variable_list call_apply(Node& fn, variable_list&& inputs) {
+  try {
+    return fn.apply(std::move(inputs));
+  } catch (const ValueError& e) {
+    rethrow_with_node(e, fn);
+  } catch (const IndexError& e) {
+    rethrow_with_node(e, fn);
+  } catch (const TypeError& e) {
+    rethrow_with_node(e, fn);
+  } catch (const RuntimeError& e) {
+    rethrow_with_node(e, fn);
+  }
+}
+
 // Runs one node: hooks, captures, apply, validation, and hands its grads to the next nodes.
 void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
   Node& fn = *item.node;
@@ -211,11 +234,8 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
     for (const Tensor& t : inputs) any_defined = any_defined || t.defined();
     if (!any_defined && !inputs.empty()) {
       outputs.resize(fn.num_outputs());  // nothing flows through: no gradients
-    } else if (fn.has_hooks()) {
-      variable_list copy = inputs;
-      outputs = fn.apply(std::move(copy));
     } else {
-      outputs = fn.apply(std::move(inputs));
+      outputs = call_apply(fn, fn.has_hooks() ? variable_list(inputs) : std::move(inputs));
     }
     if (!task.keep_graph) fn.release_variables();
   }

@@ -58,14 +58,15 @@ namespace {
 
 // The grad_fn given to results of a once_differentiable backward under create_graph.
 struct OnceDifferentiableBackward final : Node {
-  std::string origin_;
-  SourceLoc origin_loc_;
+  std::string origin_;       // the once_differentiable node, described (it may be gone)
+  std::string origin_path_;  // owned copy: a Python Function's location dies with its node
+  int origin_line_ = 0;
   std::string name() const override { return "OnceDifferentiableBackward"; }
-  SourceLoc location() const override { return origin_loc_; }
-  variable_list apply(variable_list&&) override {
-    std::string loc = format_location(origin_loc_);
-    throw_once_differentiable(loc.empty() ? origin_ : origin_ + " (" + loc + ")");
+  SourceLoc location() const override {
+    return origin_path_.empty() ? SourceLoc{nullptr, 0}
+                                : SourceLoc{origin_path_.c_str(), origin_line_};
   }
+  variable_list apply(variable_list&&) override { throw_once_differentiable(origin_); }
 };
 
 // Nodes for the engine's own differentiable operations. Their backwards are themselves made of
@@ -107,13 +108,17 @@ struct GradCastBackward final : Node {
 
 }  // namespace
 
-void wrap_once_differentiable(const Node& node, const variable_list& grads,
+void wrap_once_differentiable(const Node& node, const variable_list& sources,
                               variable_list& results) {
-  if (!any_requires_grad(grads)) return;
+  if (!any_requires_grad(sources)) return;
   auto err = std::make_shared<OnceDifferentiableBackward>();
-  err->origin_ = node.name();
-  err->origin_loc_ = node.location();
-  collect_next_edges(*err, grads);
+  err->origin_ = node.describe();
+  SourceLoc loc = node.location();
+  if (loc.path != nullptr) {
+    err->origin_path_ = loc.path;
+    err->origin_line_ = loc.line;
+  }
+  collect_next_edges(*err, sources);
   uint32_t nr = 0;
   for (Tensor& r : results) {
     if (!r.defined() || !is_floating(r.dtype())) continue;

@@ -29,10 +29,12 @@ void set_history(Tensor& output, const std::shared_ptr<Node>& node, uint32_t out
 
 [[noreturn]] void throw_double_backward_once_differentiable(const Node& node);
 
-// For a once_differentiable node's apply(): when grad mode is enabled and one of `grads`
-// requires grad (create_graph), each defined result is replaced by a handle on the same data
-// whose grad_fn raises throw_double_backward_once_differentiable(node) when differentiated.
-void wrap_once_differentiable(const Node& node, const variable_list& grads,
+// For a once_differentiable node's apply(), after computing `results` under NoGradGuard:
+// when grad mode is enabled (create_graph) and one of `sources` requires grad — pass the incoming
+// grads and the unpacked saved tensors, what the results depend on — each defined result is
+// replaced by a handle on the same data whose grad_fn raises
+// throw_double_backward_once_differentiable(node) when differentiated.
+void wrap_once_differentiable(const Node& node, const variable_list& sources,
                               variable_list& results);
 
 // Differentiable engine operations (recorded when grad mode is enabled).

@@ -180,9 +180,11 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
   for (const Tensor& t : inputs) collect_next_edges(*node, t);
 
   variable_list originals(outs.size()), wired(outs.size());
-  uint32_t nr = 0;
+  // backward receives one grad per output (None for non-tensors and non-differentiable ones).
+  if (!outs.empty()) node->set_output_metadata(static_cast<uint32_t>(outs.size() - 1), Tensor());
   for (size_t i = 0; i < outs.size(); ++i) {
     py::handle o = outs[i];
+    auto nr = static_cast<uint32_t>(i);
     if (!py::isinstance<Tensor>(o)) continue;
     Tensor t = o.cast<Tensor>();
     originals[i] = t;
@@ -195,7 +197,7 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
     } else {
       t = detach(t);
     }
-    set_history(t, node, nr++);
+    set_history(t, node, nr);
     wired[i] = t;
     outs[i] = py::cast(t);
   }
@@ -231,10 +233,10 @@ py::tuple saved_tensors(FunctionCtx& ctx) {
   return to_py_tuple(out);
 }
 
-py::object once_differentiable_wrap(FunctionCtx& ctx, py::object grads, py::object results) {
+py::object once_differentiable_wrap(FunctionCtx& ctx, py::object sources, py::object results) {
   auto node = ctx.node.lock();
   if (!node) return results;
-  variable_list gs = grads_from_py(grads, "a gradient");
+  variable_list gs = grads_from_py(sources, "a gradient");
   bool single = results.is_none() || py::isinstance<Tensor>(results);
   variable_list rs = grads_from_py(results, "a gradient returned by backward");
   wrap_once_differentiable(*node, gs, rs);
@@ -375,8 +377,9 @@ void init_autograd(py::module_& m) {
       });
   ag.def("_function_apply", &function_apply, py::arg("backward"), py::arg("ctx"), py::arg("args"),
          py::arg("outputs"), py::arg("name"), py::arg("path") = "", py::arg("line") = 0);
-  ag.def("_once_differentiable", &once_differentiable_wrap, py::arg("ctx"), py::arg("grads"),
-         py::arg("results"));
+  ag.def("_once_differentiable", &once_differentiable_wrap, py::arg("ctx"), py::arg("sources"),
+         py::arg("results"),
+         "Gives results a grad_fn that raises on double backward when a source requires grad.");
 }
 
 }  // namespace tg::python

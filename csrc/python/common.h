@@ -38,5 +38,6 @@ py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
 
 void init_tensor(py::module_& m);
 void init_autograd(py::module_& m);
+void init_operators(py::module_& m);
 
 }  // namespace tg::python

@@ -35,4 +35,5 @@ PYBIND11_MODULE(_C, m) {
   register_kernels(kernels);
   py::module_ ops = m.def_submodule("ops", "The formulas, compiled (differentiable ops).");
   register_ops(ops);
+  tg::python::init_operators(m);
 }

@@ -13,6 +13,7 @@
 
 #include "autograd/autograd.h"
 #include "kernels/kernels.h"
+#include "kernels/loops.h"
 #include "python/common.h"
 
 namespace tg::python {
@@ -193,6 +194,30 @@ std::string tensor_repr(const Tensor& t) {
   return out + ")";
 }
 
+// backend.inplace_ of transgrad._api (Note [In-place ops] there).
+void inplace(Tensor& dst, const Tensor& src) {
+  dst.check_defined("inplace_");
+  src.check_defined("inplace_");
+  if (src.sizes() != dst.sizes())
+    throw ValueError("inplace_: cannot write a tensor of shape " + shape_str(src.sizes()) +
+                     " into one of shape " + shape_str(dst.sizes()));
+  for (int64_t d = 0; d < dst.dim(); ++d)
+    if (dst.strides()[d] == 0 && dst.sizes()[d] > 1)
+      throw RuntimeError("cannot write into this tensor: it is an expanded view (several "
+                         "elements share memory); clone() it first");
+  kernel::detail::copy_into(dst, src);
+  dst.bump_version();
+  if (const auto& fn = src.grad_fn()) {
+    autograd::AutogradMeta& m = autograd::autograd_meta(dst);
+    m.grad_fn = fn;
+    m.output_nr = src.output_nr();
+  } else if (dst.grad_fn() && autograd::GradMode::is_enabled()) {
+    autograd::AutogradMeta& m = autograd::autograd_meta(dst);
+    m.grad_fn.reset();
+    m.output_nr = 0;
+  }
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
@@ -200,9 +225,14 @@ void init_tensor(py::module_& m) {
       .value("bool", DType::Bool)
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)
-      .value("float64", DType::Float64);
+      .value("float64", DType::Float64)
+      .def(py::init([](const std::string& name) { return dtype_from_name(name); }))
+      .def(py::init([](py::object obj) { return dtype_from_py(obj); }));
+  // A DType parameter of any binding accepts names and numpy dtypes too.
+  py::implicitly_convertible<py::str, DType>();
+  py::implicitly_convertible<py::object, DType>();
 
-  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), py::dynamic_attr());
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
   cls.def(py::init([](py::handle data, bool requires_grad) {
             Tensor t;
             if (py::isinstance<Tensor>(data)) {
@@ -312,6 +342,8 @@ void init_tensor(py::module_& m) {
   m.def("tensor", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none(),
         py::arg("requires_grad") = false, "A tensor holding a copy of `data`.");
   m.def("_to_numpy", &tensor_to_numpy);
+  m.def("inplace_", &inplace, py::arg("dst"), py::arg("src"),
+        "Writes src into dst's storage, bumps its version and gives dst src's history.");
   m.def(
       "empty",
       [](const Shape& shape, py::object dtype) {

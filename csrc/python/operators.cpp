@@ -1,0 +1,86 @@
+// Fast paths for the arithmetic operators of _C.Tensor (Note [Fast operators]).
+//
+// Note [Fast operators]
+// transgrad._api installs every operator in Python (the same code for both engines). For the
+// common cases — tensor op tensor, and a floating tensor with a Python int/float — these C++
+// versions call the generated ops directly with the scalar rule of docs/ARCHITECTURE.md
+// (kernel::scalar_like); anything else (numpy arrays, lists, integer tensors with numbers) goes
+// to the Python implementation registered by _compiled.py, so behaviour is identical.
+#include <pybind11/pybind11.h>
+
+#include "autograd/autograd.h"
+#include "kernels/kernels.h"
+#include "ops.h"
+#include "python/common.h"
+
+namespace tg::python {
+
+namespace {
+
+using BinaryOp = Tensor (*)(const Tensor&, const Tensor&);
+
+// The Python implementations, by operator name (set once by _compiled.py).
+py::dict& fallbacks() {
+  static py::dict* d = new py::dict();  // leaked: lives as long as the interpreter
+  return *d;
+}
+
+bool scalar_operand(py::handle obj, const Tensor& like, Tensor& out) {
+  PyObject* p = obj.ptr();
+  if (!is_floating(like.dtype())) return false;
+  if (PyFloat_CheckExact(p)) {
+    out = kernel::scalar_like(like, PyFloat_AS_DOUBLE(p));
+    return true;
+  }
+  if (PyLong_CheckExact(p)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (overflow != 0) return false;
+    out = kernel::scalar_like(like, static_cast<double>(v));
+    return true;
+  }
+  return false;
+}
+
+template <BinaryOp Op, bool Reflected>
+py::object binary(const char* name, py::handle self, py::handle other) {
+  const Tensor& a = self.cast<const Tensor&>();
+  if (py::isinstance<Tensor>(other)) {
+    const Tensor& b = other.cast<const Tensor&>();
+    return py::cast(Reflected ? Op(b, a) : Op(a, b));
+  }
+  Tensor s;
+  if (scalar_operand(other, a, s)) return py::cast(Reflected ? Op(s, a) : Op(a, s));
+  return fallbacks()[name](self, other);
+}
+
+template <BinaryOp Op, bool Reflected>
+void def_binary(py::module_& m, const char* name) {
+  m.def(name, [name](py::handle self, py::handle other) {
+    return binary<Op, Reflected>(name, self, other);
+  });
+}
+
+}  // namespace
+
+void init_operators(py::module_& m) {
+  py::module_ f = m.def_submodule("_fast_ops", "C++ operator fast paths (Note [Fast operators]).");
+  def_binary<&ops::add, false>(f, "__add__");
+  def_binary<&ops::add, true>(f, "__radd__");
+  def_binary<&ops::sub, false>(f, "__sub__");
+  def_binary<&ops::sub, true>(f, "__rsub__");
+  def_binary<&ops::mul, false>(f, "__mul__");
+  def_binary<&ops::mul, true>(f, "__rmul__");
+  def_binary<&ops::div, false>(f, "__truediv__");
+  def_binary<&ops::div, true>(f, "__rtruediv__");
+  f.def("__neg__", [](const Tensor& t) { return ops::neg(t); });
+  // Makes a builtin callable bind `self` like a Python function when set on a class.
+  m.def("_instancemethod", [](py::function fn) {
+    return py::reinterpret_steal<py::object>(PyInstanceMethod_New(fn.ptr()));
+  });
+  f.def("_set_fallbacks", [](py::dict d) {
+    for (auto item : d) fallbacks()[item.first] = item.second;
+  });
+}
+
+}  // namespace tg::python

@@ -1,0 +1,189 @@
+"""DESIGN §6 errors raised by the compiled engine: Python exceptions with messages naming the
+node and its formula's source line, never a crash."""
+
+import re
+
+import numpy as np
+import pytest
+
+
+def f64(tg, data, requires_grad=True):
+    return tg.tensor(data, dtype=tg.float64, requires_grad=requires_grad)
+
+
+def test_backward_twice(compiled):
+    tg = compiled
+    x = f64(tg, [1.0, 2.0])
+    y = (x.sin() * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError) as e:
+        y.backward()
+    msg = str(e.value)
+    assert "Trying to backward through the graph a second time" in msg
+    assert "retain_graph=True" in msg
+    assert re.search(r"Backward \(formulas/\w+\.py:\d+\)", msg), msg
+
+
+def test_non_scalar_backward_without_gradient(compiled):
+    tg = compiled
+    y = f64(tg, [1.0, 2.0]) * 2
+    with pytest.raises(RuntimeError, match=r"implicitly created only for scalar outputs.*\(2,\)"):
+        y.backward()
+
+
+def test_tensors_not_requiring_grad(compiled):
+    tg = compiled
+    x = f64(tg, [1.0], requires_grad=False)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (x * 2).sum().backward()
+    w = f64(tg, [1.0])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tg.autograd.grad((w * 2).sum(), x)
+
+
+def test_unused_input(compiled):
+    tg = compiled
+    x, z = f64(tg, [1.0]), f64(tg, [2.0])
+    y = (x * 3).sum()
+    with pytest.raises(RuntimeError, match="not have been used in the graph.*allow_unused=True"):
+        tg.autograd.grad(y, (x, z), retain_graph=True)
+    gx, gz = tg.autograd.grad(y, (x, z), allow_unused=True)
+    assert gz is None and gx.item() == 3.0
+
+
+def test_wrong_gradient_shape_for_root(compiled):
+    tg = compiled
+    y = f64(tg, [1.0, 2.0, 3.0]) * 2
+    with pytest.raises(RuntimeError, match=r"\(2,\).*\(3,\)"):
+        y.backward(tg.ones(2, dtype=tg.float64))
+
+
+def test_inplace_change_of_saved_tensor_names_node_and_versions(compiled):
+    tg = compiled
+    x = f64(tg, [1.0, 2.0])
+    a = x * 1.0
+    y = (a.sin()).sum()  # SinBackward saves a
+    with tg.no_grad():
+        a.mul_(2.0)
+    with pytest.raises(RuntimeError) as e:
+        y.backward()
+    msg = str(e.value)
+    assert "modified by an inplace operation" in msg
+    assert re.search(r"SinBackward \(formulas/unary\.py:\d+\)", msg), msg
+    assert "is at version 1; expected version 0" in msg
+
+
+class _Twice:
+    @staticmethod
+    def make(tg):
+        class Twice(tg.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g  # one too many
+
+        return Twice
+
+
+def test_python_function_wrong_gradient_count(compiled):
+    tg = compiled
+    Twice = _Twice.make(tg)
+    y = Twice.apply(f64(tg, [1.0, 2.0])).sum()
+    with pytest.raises(RuntimeError,
+                       match=r"TwiceBackward \(.*test_errors\.py:\d+\) returned an incorrect "
+                             r"number of gradients \(expected 1, got 2\)"):
+        y.backward()
+
+
+def test_python_function_wrong_gradient_shape(compiled):
+    tg = compiled
+
+    class Bad(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return tg.ones(5, dtype=tg.float64)
+
+    y = Bad.apply(f64(tg, [1.0, 2.0])).sum()
+    with pytest.raises(RuntimeError,
+                       match=r"BadBackward \(.*test_errors\.py:\d+\) returned an invalid "
+                             r"gradient at index 0: got shape \(5,\) but the input has shape "
+                             r"\(2,\)"):
+        y.backward()
+
+
+def test_python_function_broadcast_gradient_is_summed(compiled):
+    tg = compiled
+
+    class Wide(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return tg.ones(4, 3, dtype=tg.float32)  # broadcast of (3,), other dtype
+
+    x = f64(tg, [1.0, 2.0, 3.0])
+    Wide.apply(x).sum().backward()
+    assert x.grad.dtype == np.float64
+    np.testing.assert_allclose(x.grad.numpy(), [4.0, 4.0, 4.0])
+
+
+def test_double_backward_through_once_differentiable(compiled):
+    tg = compiled
+
+    class Sin(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        @tg.autograd.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x.cos()
+
+    x = f64(tg, [0.5, 1.0])
+    (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))
+    with pytest.raises(RuntimeError, match=r"differentiate twice.*once_differentiable.*SinBackward"):
+        tg.autograd.grad(g.sum(), x)
+
+
+def test_error_in_hook_propagates(compiled):
+    tg = compiled
+    x = f64(tg, [1.0])
+    y = x * 2
+
+    def hook(g):
+        raise KeyError("from the hook")
+
+    y.register_hook(hook)
+    with pytest.raises(KeyError, match="from the hook"):
+        y.sum().backward()
+
+
+def test_hook_changing_shape_is_refused(compiled):
+    tg = compiled
+    x = f64(tg, [1.0, 2.0])
+    y = x * 2
+    y.register_hook(lambda g: tg.ones(3, dtype=tg.float64))
+    with pytest.raises(RuntimeError, match=r"hook.*shape \(3,\).*\(2,\)"):
+        y.sum().backward()
+
+
+def test_requires_grad_on_integer_tensor(compiled):
+    tg = compiled
+    with pytest.raises(RuntimeError, match="floating point"):
+        tg.tensor([1, 2]).requires_grad_()
+    y = f64(tg, [1.0]) * 2
+    with pytest.raises(RuntimeError, match="leaf"):
+        y.requires_grad = False
