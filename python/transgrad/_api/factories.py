@@ -60,7 +60,7 @@ def _shape(size: Any) -> tuple:
 
 def make_factories(B: Any) -> Dict[str, Any]:
     T = B.Tensor
-    state = {"default": float32, "rng": np.random.default_rng(0)}
+    state: Dict[str, Any] = {"default": float32, "rng": np.random.default_rng(0)}
 
     def get_default_dtype() -> np.dtype:
         return state["default"]

@@ -104,7 +104,7 @@ def make_gradgradcheck(B: Any) -> Callable[..., bool]:
     return gradgradcheck
 
 
-def _differentiable(o: Any, T: type) -> bool:
+def _differentiable(o: Any, T: Any) -> bool:
     return isinstance(o, T) and o.dtype.kind in "fc"
 
 

@@ -20,7 +20,7 @@ import numpy as np
 _I64 = np.dtype("int64")
 
 
-def _items(T: type, index: Any) -> List[Any]:
+def _items(T: Any, index: Any) -> List[Any]:
     """Classify each index entry: None, Ellipsis, slice, int, ("array", a, tensor) or
     ("mask", a)."""
     out: List[Any] = []
@@ -137,7 +137,7 @@ def _separated(items: List[Any], k: int) -> bool:
     return any(not isinstance(items[j], int) and j != k for j in range(lo, hi + 1))
 
 
-def _numpy_index(T: type, index: Any) -> Any:
+def _numpy_index(T: Any, index: Any) -> Any:
     def conv(i: Any) -> Any:
         if isinstance(i, T):
             return np.asarray(i.detach() if i.requires_grad else i)

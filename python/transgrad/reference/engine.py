@@ -215,19 +215,17 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 continue
             try:
                 outs = node.apply(grads)
-            except Exception as e:
-                if not getattr(e, "_tg_noted", False) and node.describe() not in str(e):
-                    e.add_note(f"(raised in the backward of {node.describe()})")
-                    e._tg_noted = True  # type: ignore[attr-defined]
+            except Exception as exc:
+                _note(exc, node)
                 raise
             if not retain_graph:
                 node.release_variables()
             if is_anomaly_enabled():
                 _check_nan(node, outs)
-            for e, g in zip(node.next_edges, outs):
-                if e is None or e[0] not in needed:
+            for edge, g in zip(node.next_edges, outs):
+                if edge is None or edge[0] not in needed:
                     continue
-                child, nr = e
+                child, nr = edge
                 if g is not None:
                     _accumulate(buffers, child, nr, g, create_graph)
                 deps[child] -= 1
@@ -236,6 +234,14 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
     finally:
         _set_grad(prev_mode)
     return captured
+
+
+def _note(exc: Exception, node: Node) -> None:
+    """Say which node raised (Python >= 3.11 shows notes under the traceback)."""
+    if hasattr(exc, "add_note") and not getattr(exc, "_tg_noted", False) and (
+            node.describe() not in str(exc)):
+        exc.add_note(f"(raised in the backward of {node.describe()})")
+        exc._tg_noted = True  # type: ignore[attr-defined]
 
 
 def _check_nan(node: Node, grads: List[Any]) -> None:

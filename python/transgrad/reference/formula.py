@@ -289,7 +289,7 @@ def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
                            f"{len(meta)}")
     from transgrad.lang import ops
 
-    out = []
+    out: List[Any] = []
     for i, (g, m) in enumerate(zip(grads, meta)):
         if g is None or m is None:
             out.append(None)

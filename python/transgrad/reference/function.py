@@ -25,7 +25,7 @@ class FunctionCtx(Node):
     __slots__ = ("fn_cls", "needs_input_grad", "materialize_grads", "_to_save", "_saved",
                  "_non_differentiable", "_dirty", "input_meta", "output_meta", "__dict__")
 
-    def __init__(self, fn_cls: type) -> None:
+    def __init__(self, fn_cls: Any) -> None:
         super().__init__([])
         self.fn_cls = fn_cls
         self.needs_input_grad: Tuple[bool, ...] = ()

@@ -46,7 +46,7 @@ class Node:
     def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
         self.next_edges = next_edges
         self.n_outputs = n_outputs  # how many grads apply() takes (outputs of the forward)
-        self.sequence_nr = next(_sequence)
+        self.sequence_nr: float = next(_sequence)
         self._pre_hooks: Optional[Dict[int, List[Any]]] = None  # output_nr -> tensor hooks
         self._retained: Optional[Dict[int, Any]] = None         # output_nr -> weakref(tensor)
 
