@@ -19,3 +19,12 @@ _build(globals(), _backend)
 ops = _backend.ops
 
 __all__ = ["Tensor", "apply_formula", "autograd", "ops"]
+
+
+def __getattr__(name: str):
+    """``tg.nn`` and ``tg.optim`` without importing them eagerly (as ``torch.nn``)."""
+    if name in ("nn", "optim"):
+        import importlib
+
+        return importlib.import_module(f"transgrad.reference.{name}")
+    raise AttributeError(f"module 'transgrad.reference' has no attribute {name!r}")
