@@ -29,15 +29,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Check formula modules (files, or directories of *.py) and print every "
         "diagnostic to stderr. Exit status: 0 when clean, 1 on any error.",
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a directory")
+    check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a .py file, a directory, or the name of a shipped formula module (e.g. unary); "
+        "default: all shipped formulas",
+    )
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.set_defaults(func=run_check)
 
 
+def shipped_formulas() -> str:
+    """The formulas directory beside this package: ``<repo>/formulas`` in a checkout,
+    ``transgrad/formulas`` when installed (the translator is ``transgrad/translator``)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
+
+
 def collect_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted."""
+    """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted; a bare
+    module name that is not a path: that module of the shipped formulas."""
     out: list[str] = []
     for p in paths:
+        shipped = os.path.join(shipped_formulas(), p + ".py")
+        if not os.path.exists(p) and p.isidentifier() and os.path.isfile(shipped):
+            p = shipped
         if os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
@@ -52,7 +68,7 @@ def collect_paths(paths: Iterable[str]) -> list[str]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    files = collect_paths(args.paths)
+    files = collect_paths(args.paths or [shipped_formulas()])
     missing = [f for f in files if not os.path.isfile(f)]
     for f in missing:
         print(f"error: no such file or directory: {f}", file=sys.stderr)

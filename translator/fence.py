@@ -12,6 +12,17 @@ keywords, tensor vs non-tensor arguments) and ``kernel.*`` inside a backward unl
 ``once_differentiable``; branches on tensor data. Capture-rule matters (closures, walrus,
 nonlocal, default arguments of backward) are left to ``captures``.
 
+The subset accepted (what the back end must lower), Note [Accepted subset]:
+* statements: assignments to names and tuples of names (also annotated and augmented),
+  ``if``/``elif``/``else``, ``for`` (no ``else``) with ``break``/``continue``, ``pass``,
+  ``return``, ``raise ValueError|IndexError|TypeError|RuntimeError(message)`` (f-strings are
+  allowed in the message only), docstrings; ``def backward`` at the top of a formula;
+* expressions: names, int/float/bool/str/None literals, tuples and lists (lists are never
+  captured: T209), subscripts and slices, arithmetic, comparisons (chained), ``and``/``or``/
+  ``not`` and conditional expressions on non-tensors, list comprehensions and generator
+  expressions, calls to ``kernel.*`` (checked), ``ops.*``, ``@helper`` functions, ``math.*``
+  and the builtins in ``BUILTINS``; tensor metadata ``.shape .ndim .dtype .numel``.
+
 Invariants: never raises on a module ``parse`` accepted; reports every problem it finds.
 """
 

@@ -59,3 +59,12 @@ def test_collect_paths_skips_init(tmp_path):
     (tmp_path / "b.py").write_text("")
     (tmp_path / "a.py").write_text("")
     assert [Path(p).name for p in collect_paths([str(tmp_path)])] == ["a.py", "b.py"]
+
+
+def test_default_and_module_names_mean_shipped_formulas(capsys):
+    if not any((ROOT / "formulas").glob("[a-z]*.py")):
+        return
+    assert main(["check"]) == 0
+    name = min(p.stem for p in (ROOT / "formulas").glob("[a-z]*.py"))
+    assert main(["check", name]) == 0
+    assert "checked 1 module(s)" in capsys.readouterr().err

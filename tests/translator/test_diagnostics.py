@@ -55,3 +55,19 @@ def test_codes_are_documented_in_the_module_docstring():
     assert len(CODES) >= 15
     for code in CODES:
         assert f"\n{code}  " in d.__doc__, code
+
+
+def test_message_table_codes_and_fields():
+    import re
+    import string
+
+    from translator.diagnostics import MESSAGES, format_message
+
+    for key, (code, message, hint) in MESSAGES.items():
+        assert code in CODES, key
+        fields = {
+            f for text in (message, hint) for _, f, _, _ in string.Formatter().parse(text) if f
+        }
+        got = format_message(key, **{f: f"<{f}>" for f in fields})
+        assert got[0] == code and "{" not in got[1] + got[2], key
+        assert not re.search(r"\s$", got[1]), key
