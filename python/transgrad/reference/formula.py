@@ -35,6 +35,7 @@ from transgrad.reference.plan import _NO_DEFAULT, Plan, plan_of
 from transgrad.reference.tensor import Tensor
 
 _backward_lock = threading.RLock()  # cells are swapped while a backward runs: one at a time
+_roles: Dict[Any, Tuple[List[int], List[int]]] = {}  # (fn, number of outputs) -> _output_roles
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,8 +69,14 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
         raise TypeError(f"formula {plan.name} ({plan.location}) must return "
                         "(outputs, backward)")
     result, backward = out
+    if not requires and isinstance(result, Tensor):  # the common fast path: no node, one output
+        return Tensor._view_of(result, result._data) if any(result is x for x in inputs) \
+            else result
     outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    slots, visible = _output_roles(fdef, plan, len(outputs))
+    roles = _roles.get((fdef.fn, len(outputs)))
+    if roles is None:
+        roles = _roles[fdef.fn, len(outputs)] = _output_roles(fdef, plan, len(outputs))
+    slots, visible = roles
     for k, t in enumerate(outputs):
         if any(t is x for x in inputs):  # an output must be a fresh tensor: alias the input
             outputs[k] = Tensor._view_of(t, t._data)
