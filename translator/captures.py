@@ -248,8 +248,11 @@ class _Binding:
 
 def collect_captures(mod: Module) -> tuple[Module, list[Diagnostic]]:
     """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
-    wrapper = MetadataWrapper(mod.tree, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider)
+    # Scope analysis of the formulas with a backward only (Note [Fast walk]): names of the
+    # module's top level then resolve to nothing, which is all the rule needs to know of them.
+    analysed = [f.node for f in mod.formulas if f.backward is not None and f.outputs]
+    wrapper = MetadataWrapper(cst.Module(body=analysed), unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider) if analysed else {}
     info = gather_module_info(mod)
     all_scopes = {s for s in scopes.values() if s is not None}
     diags: list[Diagnostic] = _smuggled(mod)
