@@ -41,18 +41,22 @@ _version: str | None = None
 
 
 def find_root(path: str) -> str:
-    """The nearest ancestor of ``path`` holding ``pyproject.toml`` or ``.git``; else its dir."""
+    """The nearest ancestor of ``path`` holding ``pyproject.toml`` or ``.git``, not looking past
+    an installation directory (``site-packages``); else, for a module of an installed
+    ``formulas`` package, the directory above it (so that paths read ``formulas/unary.py`` as
+    in a checkout); else the module's own directory."""
     start = os.path.dirname(os.path.abspath(path))
     d = start
-    while True:
+    while os.path.basename(d) not in ("site-packages", "dist-packages"):
         if os.path.exists(os.path.join(d, "pyproject.toml")) or os.path.exists(
             os.path.join(d, ".git")
         ):
             return d
         parent = os.path.dirname(d)
         if parent == d:
-            return start
+            break
         d = parent
+    return os.path.dirname(start) if os.path.basename(start) == "formulas" else start
 
 
 def load_module(path: str, root: str | None = None) -> Module:

@@ -64,6 +64,13 @@ def test_find_root(repo, tmp_path):
     )
 
 
+def test_find_root_of_an_installed_package(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")  # a repo holding a virtual environment
+    pkg = tmp_path / "venv" / "lib" / "site-packages" / "transgrad" / "formulas"
+    pkg.mkdir(parents=True)
+    assert frontend.find_root(str(pkg / "unary.py")) == str(pkg.parent)
+
+
 def test_load_module_reports_all_errors_sorted(write):
     path = write(BAD)
     with pytest.raises(TranslatorError) as e:
@@ -166,3 +173,27 @@ def test_real_formulas_are_accepted():
     for p in paths:
         mod = frontend.load_module(os.path.join(formulas, p))
         assert mod.path == f"formulas/{p}"
+
+
+def test_importing_clean_formulas_again_costs_no_analysis(tmp_path):
+    """The first import of the shipped formulas analyses them; later processes find them in the
+    clean-module cache and never import libcst."""
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([os.path.join(root, "python"), root]),
+        TRANSGRAD_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    code = (
+        "import sys, transgrad.lang as L; L.load_builtin_formulas(); "
+        "print(len(L.REGISTRY), 'libcst' in sys.modules)"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0][1] == "True" and runs[1] == [runs[0][0], "False"], runs
