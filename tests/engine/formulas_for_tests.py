@@ -161,3 +161,19 @@ def shape_only(x: Tensor) -> Tensor:
 @unchecked
 def softplus_composite(x: Tensor) -> Tensor:
     return ops.log1p(ops.exp(x))
+
+
+@unchecked(hidden_outputs=("e",))
+def sum_exp_hidden(x: Tensor) -> Tensor:
+    """sum(exp(x)), keeping exp(x) as a hidden output that the backward reads: double backward
+    reaches the node again through that hidden output (its grad_e slot)."""
+    e = kernel.exp(x)
+    result = kernel.sum(e, (0,), False)
+
+    def backward(grad, grad_e):
+        g = None if grad is None else ops.expand(grad, x.shape) * e
+        if grad_e is not None:
+            g = grad_e * e if g is None else g + grad_e * e
+        return g
+
+    return (result, e), backward

@@ -620,3 +620,26 @@ def test_detect_anomaly_names_the_node_making_nan(engine):
             y.backward(retain_graph=True)
     y.backward()  # outside detect_anomaly: no check
     assert np.isnan(x.grad.numpy()[0])
+
+
+def test_double_backward_through_a_hidden_output(ref):
+    from formulas_for_tests import sum_exp_hidden
+
+    tg = ref
+    x = f64(tg, [0.2, -0.4])
+    y = sum_exp_hidden(x)
+    (g,) = tg.autograd.grad(y, x, create_graph=True)
+    assert g.grad_fn is not None
+    (g2,) = tg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g2.numpy(), np.exp([0.2, -0.4]))
+    assert tg.autograd.gradgradcheck(sum_exp_hidden, (f64(tg, [0.3, 0.1]),))
+
+
+def test_dtype_and_shape_errors_of_ops(engine):
+    tg = engine
+    with pytest.raises(ValueError, match="bool"):
+        tg.where(tg.tensor([1, 0]), tg.ones(2), tg.zeros(2))
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 5\)"):
+        tg.ones(2, 3) @ tg.ones(4, 5)
+    with pytest.raises((ValueError, RuntimeError), match=r"\(2, 3\)"):
+        tg.ones(2, 3).reshape(4, 2)
