@@ -30,9 +30,14 @@ DimMask parse_dims(const Tensor& x, const Shape& dims, const char* name) {
   DimMask m;
   const int64_t nd = x.dim();
   if (nd > kMaxDims) throw ValueError(std::string(name) + ": too many dims");
+  bool seen0 = false;  // a 0-d tensor accepts dim 0 / -1, once
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd, x.sizes());
-    if (nd == 0) continue;
+    if (nd == 0) {
+      if (seen0) throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " + shape_str(dims));
+      seen0 = true;
+      continue;
+    }
     if (m.reduce[w]) throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " + shape_str(dims));
     m.reduce[w] = true;
     ++m.count;
