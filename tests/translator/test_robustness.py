@@ -1,0 +1,52 @@
+"""The front end never crashes: any edit of a valid formula module yields a model or
+diagnostics (TranslatorError), never another exception."""
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from translator.captures import collect_captures
+from translator.diagnostics import TranslatorError
+from translator.fence import check_fence
+from translator.parse import parse_source
+
+SOURCES = [p.read_text() for p in sorted((Path(__file__).parent / "corpus").glob("*/*.py"))]
+SNIPPETS = [
+    "x = kernel.exp(x)", "return result", "def backward(grad):", "    return grad",
+    "if x:", "for i in range(3):", "t = [x]", "global x", "(y := 2)", "lambda: x",
+    "return (a, b), backward", "@formula(hidden_outputs=('t',))", "pass", "else:",
+]  # fmt: skip
+
+
+def analyse(source: str) -> None:
+    try:
+        mod = parse_source(source, "formulas/fuzz.py")
+    except TranslatorError:
+        return
+    check_fence(mod)
+    collect_captures(mod)
+
+
+@st.composite
+def edited(draw):
+    lines = draw(st.sampled_from(SOURCES)).splitlines()
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, max(0, len(lines) - 1)))
+        action = draw(st.sampled_from(["delete", "duplicate", "insert", "dedent", "indent"]))
+        if action == "delete" and lines:
+            del lines[i]
+        elif action == "duplicate" and lines:
+            lines.insert(i, lines[i])
+        elif action == "insert":
+            indent = draw(st.sampled_from(["", "    ", "        "]))
+            lines.insert(i, indent + draw(st.sampled_from(SNIPPETS)))
+        elif lines:
+            lines[i] = lines[i][4:] if action == "dedent" else "    " + lines[i]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edited())
+def test_front_end_never_crashes(source):
+    analyse(source)
