@@ -33,7 +33,8 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
         from .frontend import load_module
     except ImportError:  # the front end's driver is not there yet: structure only
         from .parse import parse_module as load_module  # type: ignore[assignment]
-    modules, diags = [], []
+    modules: list[model.Module] = []
+    diags: list = []
     for p in sorted(paths, key=lambda p: os.path.relpath(p, root)):
         try:
             modules.append(load_module(p, root))

@@ -63,15 +63,16 @@ def _callable(f: ir.Function) -> str:
         params = ", ".join(_qualify(param_type(p.type)) for p in f.params)
         ptr = f"{_qualify(ctype(f.returns))} (*)({params})"
         return f"static_cast<{ptr}>(&tg::ops::{f.name})"
-    params, args = [], []
+    decls: list[str] = []
+    args: list[str] = []
     for p in f.params:
         if _needs_wrapper(p.type):
             decl, arg = _wrapper_param(p)
         else:
             decl, arg = f"{_qualify(param_type(p.type))} {p.name}", p.name
-        params.append(decl)
+        decls.append(decl)
         args.append(arg)
-    return (f"[]({', '.join(params)}) {{ return tg::ops::{f.name}({', '.join(args)}); }}")
+    return (f"[]({', '.join(decls)}) {{ return tg::ops::{f.name}({', '.join(args)}); }}")
 
 
 def emit_bindings(modules: Sequence[ir.Module]) -> str:

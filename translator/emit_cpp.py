@@ -15,6 +15,7 @@ parameters are left unnamed, unused grads are ``[[maybe_unused]]``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from . import ir
 from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type
@@ -55,8 +56,8 @@ def _walk(stmts):
                 yield from _walk(child)
 
 
-def signature(f: ir.Function, with_defaults: bool, used: set[str] = frozenset(),
-              mutable: set[str] = frozenset()) -> str:
+def signature(f: ir.Function, with_defaults: bool, used: AbstractSet[str] = frozenset(),
+              mutable: AbstractSet[str] = frozenset()) -> str:
     ex = ExprEmitter()
     params = []
     for p in f.params:
@@ -75,7 +76,7 @@ def signature(f: ir.Function, with_defaults: bool, used: set[str] = frozenset(),
 class Block:
     """Statement emission with indentation and ``// path:line`` comments."""
 
-    def __init__(self, ex: ExprEmitter, hoisted: set[str] = frozenset()):
+    def __init__(self, ex: ExprEmitter, hoisted: AbstractSet[str] = frozenset()):
         self.ex, self.hoisted, self.lines = ex, hoisted, []  # type: ignore[var-annotated]
         self.return_stmt = lambda s, ind: [ind + f"return {ex.text(s.values[0])};"]
 
@@ -300,7 +301,7 @@ def _forward(f: ir.Function) -> list[str]:
               f"    auto node = std::make_shared<{f.node_name}>();"]
     lines += [f"    collect_next_edges(*node, {cname(p.name)});" for p in tensor_params]
     lines += [f"    node->{n}_size_ = {cname(n)}.size();" for n in sorted(_list_sizes_needed(f))]
-    after = []
+    after: list[str] = []
     for sv in bw.saved:
         (after if sv.storage == "output" else lines).extend(_save_lines(sv, params))
     for o in f.outputs:

@@ -39,6 +39,12 @@ class Type:
         return self.kind == "Tensor" or (self.kind == "Optional" and self.arg == TENSOR)
 
     @property
+    def inner(self) -> Type:
+        """The T of Optional[T]."""
+        assert self.arg is not None, self
+        return self.arg
+
+    @property
     def is_number(self) -> bool:
         return self.kind in ("int", "float", "bool")
 

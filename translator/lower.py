@@ -130,7 +130,7 @@ class FunctionLowerer(ExprLowerer):
                            outer=forward_scope)
         self.declared = set(bw.params)
         self.captures = {}
-        bbody = self.block(tuple(bw.body.body), top=True)
+        bbody = self.block(_suite(bw.body), top=True)
         saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc)
         backward = ir.BackwardFn(tuple(bw.params), saved, bbody, bw.loc)
         ret = ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
@@ -157,7 +157,7 @@ class FunctionLowerer(ExprLowerer):
                     saved.append(ir.SavedValue(name, storage, t, loc=bound))
             else:
                 narrowed = name in fscope.narrowed and t.is_optional
-                st = t.arg if narrowed else t
+                st = t.inner if narrowed else t
                 saved.append(ir.SavedValue(name, "attribute", st, unwrap=narrowed, loc=bound))
 
         def rewrite(e):
@@ -301,14 +301,14 @@ class FunctionLowerer(ExprLowerer):
         then_facts, else_facts = self.none_facts(stmt.test)
         saved = set(self.scope.narrowed)
         self.scope.narrowed = saved | then_facts
-        then = self.block(stmt.body.body)
+        then = self.block(_suite(stmt.body))
         then_narrow, then_exits = set(self.scope.narrowed), _exits(then)
         self.scope.narrowed = saved | else_facts
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(stmt.orelse, cst.If):
             orelse = (self.if_(stmt.orelse, self.loc(stmt.orelse)),)
         elif isinstance(stmt.orelse, cst.Else):
-            orelse = self.block(stmt.orelse.body.body)
+            orelse = self.block(_suite(stmt.orelse.body))
         else_narrow, else_exits = set(self.scope.narrowed), _exits(orelse)
         if then_exits and not else_exits:
             self.scope.narrowed = else_narrow
@@ -331,7 +331,7 @@ class FunctionLowerer(ExprLowerer):
         self.scope.vars[var] = elem
         self.declared.add(var)
         narrowed = set(self.scope.narrowed)
-        body = self.block(stmt.body.body)
+        body = self.block(_suite(stmt.body))
         self.scope.narrowed = narrowed
         del self.scope.vars[var]
         self.declared.discard(var)
@@ -349,6 +349,9 @@ class FunctionLowerer(ExprLowerer):
         # a backward: one entry per Tensor parameter
         n = len(self.tensor_params)
         node = s.value
+        if node is None:
+            raise self.error("T407", loc, "a bare `return` in a backward",
+                             "return one gradient (or None) per tensor parameter")
         elems = [node] if n == 1 else (
             [e.value for e in node.elements] if isinstance(node, cst.Tuple) else None)
         if elems is None or len(elems) != n:
@@ -394,10 +397,16 @@ def _exits(stmts: Sequence[ir.Stmt]) -> bool:
     return False
 
 
+def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block; ``if c: return x`` on one line is one simple statement."""
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=suite.body)]
+
+
 def _body(fn: cst.FunctionDef) -> list[cst.BaseStatement]:
-    if not isinstance(fn.body, cst.IndentedBlock):
-        return [cst.SimpleStatementLine(body=list(fn.body.body))]
-    body = list(fn.body.body)
+    body = _suite(fn.body)
     if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
             body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
         body = body[1:]

@@ -75,7 +75,7 @@ def transform(node: Any, fn) -> Any:
     if not dataclasses.is_dataclass(node) or isinstance(node, (ir.Type, model.Loc)):
         return node
     changes = {f.name: transform(getattr(node, f.name), fn) for f in dataclasses.fields(node)}
-    new = dataclasses.replace(node, **changes)
+    new = dataclasses.replace(node, **changes)  # type: ignore[type-var]
     return fn(new) if isinstance(new, ir.Expr) else new
 
 
@@ -173,7 +173,7 @@ class ExprLowerer:
     @staticmethod
     def _narrow(e: ir.Expr, narrowed: bool) -> ir.Expr:
         if narrowed and e.type.is_optional:
-            return ir.Unwrap(e.loc, e.type.arg, e) if not e.type.is_tensor else dataclasses.replace(
+            return ir.Unwrap(e.loc, e.type.inner, e) if not e.type.is_tensor else dataclasses.replace(
                 e, type=ir.TENSOR)
         return e
 
@@ -188,7 +188,7 @@ class ExprLowerer:
         if t == ir.NONE and (want.is_optional or want == ir.TENSOR_LIST):
             return ir.Const(e.loc, want, None)
         if want.is_optional and t != ir.NONE:
-            return self.coerce(e, want.arg, what)
+            return self.coerce(e, want.inner, what)
         if want == ir.FLOAT and t in (ir.INT, ir.BOOL) or want == ir.INT and t == ir.BOOL:
             return e
         if want == ir.DTYPE and isinstance(e, ir.Const) and e.value in DTYPE_NAMES:
@@ -229,7 +229,7 @@ class ExprLowerer:
         if isinstance(node, cst.Float):
             return ir.Const(loc, ir.FLOAT, float(node.evaluated_value))
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            return ir.Const(loc, ir.STR, node.evaluated_value)
+            return ir.Const(loc, ir.STR, str(node.evaluated_value))
         if isinstance(node, cst.FormattedString):
             return self.fstring(node, loc)
         if isinstance(node, cst.Name):
@@ -316,7 +316,8 @@ class ExprLowerer:
         if op == "truediv":
             t = ir.FLOAT
         elif op == "pow" and both_int:
-            if not (isinstance(right, ir.Const) and right.value >= 0):
+            if not (isinstance(right, ir.Const) and isinstance(right.value, int)
+                    and right.value >= 0):
                 raise self.error("T408", loc, "int ** int is an int or a float depending on the "
                                  "sign of the exponent, which is not known here",
                                  "write float(a) ** b, or use a non-negative literal exponent")
@@ -325,8 +326,9 @@ class ExprLowerer:
             t = ir.INT if both_int else ir.FLOAT
         if isinstance(left, ir.Const) and isinstance(right, ir.Const) and op in ("add", "sub",
                                                                                  "mul"):
-            v = {"add": left.value + right.value, "sub": left.value - right.value,
-                 "mul": left.value * right.value}[op]
+            a, b = left.value, right.value
+            assert isinstance(a, (int, float)) and isinstance(b, (int, float))
+            v = {"add": a + b, "sub": a - b, "mul": a * b}[op]
             return ir.Const(loc, t, int(v) if t == ir.INT else float(v))
         return ir.Num(loc, t, op, left, right)
 
@@ -349,7 +351,7 @@ class ExprLowerer:
         if not v.type.is_number:
             raise self.error("T402", loc, f"`-` of a {_pretty(v.type)}", "negate numbers only")
         t = ir.INT if v.type == ir.BOOL else v.type
-        if isinstance(v, ir.Const):
+        if isinstance(v, ir.Const) and isinstance(v.value, (int, float)):
             return ir.Const(loc, t, -v.value)
         return ir.Neg(loc, t, v)
 
@@ -387,7 +389,7 @@ class ExprLowerer:
                 raise self.error("T402", side.loc, f"`{op}` of a {_pretty(side.type)} returns "
                                  "one of its operands, not a bool", "use it in a condition, or "
                                  "write `x if x is not None else y`")
-        values = []
+        values: list[ir.Expr] = []
         for side in (left, right):
             values.extend(side.values if isinstance(side, ir.BoolOp) and side.op == op else [side])
         return ir.BoolOp(loc, ir.BOOL, op, tuple(values))
@@ -413,7 +415,8 @@ class ExprLowerer:
         return set(), set()
 
     def compare(self, node: cst.Comparison, loc) -> ir.Expr:
-        parts, left = [], self.expr(node.left)
+        parts: list[ir.Expr] = []
+        left = self.expr(node.left)
         for c in node.comparisons:
             if isinstance(c.operator, (cst.Is, cst.IsNot)):
                 if not (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"):
@@ -486,7 +489,8 @@ class ExprLowerer:
             parts = [None if p is None else self.coerce(self.expr(p), ir.INT, "a slice bound")
                      for p in (sl.lower, sl.upper, sl.step)]
             return ir.Slice(loc, ir.SHAPE, value, *parts)
-        index = self.expr(sl.value)  # type: ignore[union-attr]
+        assert isinstance(sl, cst.Index)
+        index = self.expr(sl.value)
         if value.type.kind == "Tuple":
             if not (isinstance(index, ir.Const) and isinstance(index.value, int)
                     and -len(value.type.elems) <= index.value < len(value.type.elems)):
@@ -553,7 +557,8 @@ class ExprLowerer:
         for p in node.parts:
             if isinstance(p, cst.FormattedStringText):
                 parts.append(p.value.replace("{{", "{").replace("}}", "}"))
-            elif p.conversion is None and p.format_spec is None:
+            elif isinstance(p, cst.FormattedStringExpression) and (
+                    p.conversion is None and p.format_spec is None):
                 e = self.expr(p.expression)
                 if e.type.is_tensor or e.type.kind in ("Tuple", "TensorList", "Optional"):
                     raise self.error("T402", e.loc, f"cannot format a {_pretty(e.type)}",

@@ -141,3 +141,13 @@ def test_inexpressible_construct_is_a_t4xx_at_its_line(tmp_path, body, needle, c
     assert d.loc.line == line_of(body, needle), d.render()
     assert d.loc.path == "m.py"
     assert d.hint
+
+
+def test_one_line_suites_and_early_returns(tmp_path):
+    text = cpp(tmp_path, """
+    @helper
+    def clamp_dim(d: int, n: int) -> int:
+        if d < 0: return d + n
+        return d
+    """)
+    assert "if (d < 0) {" in text and "return d + n;" in text
