@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from . import ir
-from .cpp_expr import ctype, float_literal, param_type
+from .cpp_expr import cname, ctype, float_literal, param_type
 
 
 def _default(e: ir.Expr) -> str:
@@ -49,7 +49,7 @@ def _needs_wrapper(t: ir.Type) -> bool:
 
 def _wrapper_param(p: ir.Param) -> tuple[str, str]:
     """(the lambda's parameter, the argument passed to the formula) for a converted type."""
-    n = p.name
+    n = cname(p.name)
     if p.type == ir.DTYPE:
         return f"py::handle {n}", f"tg::python::dtype_from_py({n})"
     if p.type.is_tensor:  # Optional[Tensor]: None -> an undefined Tensor
@@ -62,17 +62,17 @@ def _callable(f: ir.Function) -> str:
     if not any(_needs_wrapper(p.type) for p in f.params):
         params = ", ".join(_qualify(param_type(p.type)) for p in f.params)
         ptr = f"{_qualify(ctype(f.returns))} (*)({params})"
-        return f"static_cast<{ptr}>(&tg::ops::{f.name})"
+        return f"static_cast<{ptr}>(&tg::ops::{cname(f.name)})"
     decls: list[str] = []
     args: list[str] = []
     for p in f.params:
         if _needs_wrapper(p.type):
             decl, arg = _wrapper_param(p)
         else:
-            decl, arg = f"{_qualify(param_type(p.type))} {p.name}", p.name
+            decl, arg = f"{_qualify(param_type(p.type))} {cname(p.name)}", cname(p.name)
         decls.append(decl)
         args.append(arg)
-    return (f"[]({', '.join(decls)}) {{ return tg::ops::{f.name}({', '.join(args)}); }}")
+    return f"[]({', '.join(decls)}) {{ return tg::ops::{cname(f.name)}({', '.join(args)}); }}"
 
 
 def emit_bindings(modules: Sequence[ir.Module]) -> str:

@@ -16,11 +16,23 @@ using namespace tg::autograd;
 static constexpr double HALF = 0.5;
 
 static inline int64_t wrap_dim(int64_t dim, int64_t ndim);
+static inline int64_t checked_dim(int64_t dim, int64_t ndim);
 
 // tests/translator/backend/fixtures/basic.py:77
 static inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
   // tests/translator/backend/fixtures/basic.py:79
   return ndim > 0 ? py::mod(dim, ndim) : 0;
+}
+
+// tests/translator/backend/fixtures/basic.py:115
+static inline int64_t checked_dim(int64_t dim, int64_t ndim) {
+  // tests/translator/backend/fixtures/basic.py:117
+  if (dim < -ndim || dim >= ndim) {
+    // tests/translator/backend/fixtures/basic.py:118
+    throw IndexError(std::string("dim ") + py::str(dim) + std::string(" is out of range for a tensor with ") + py::str(ndim) + std::string(" dims"));
+  }
+  // tests/translator/backend/fixtures/basic.py:119
+  return py::mod(dim, ndim);
 }
 
 // tests/translator/backend/fixtures/basic.py:12
@@ -292,6 +304,39 @@ Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Tensor y = x * weight * HALF;
   // tests/translator/backend/fixtures/basic.py:111
   return !bias.defined() ? y : y + bias;
+}
+
+// tests/translator/backend/fixtures/basic.py:123
+struct SelectLastBackward final : Node {
+  SavedVariable x_;
+  std::string name() const override { return "SelectLastBackward"; }
+  SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 123}; }
+  void release_variables() override { x_.reset(); }
+  variable_list apply(variable_list&& grads) override {
+    Tensor grad = std::move(grads[0]);
+    Tensor x = x_.unpack(shared_from_this());
+    // tests/translator/backend/fixtures/basic.py:128
+    return {ops::reshape(ops::ones_like(x), x.sizes()) * ops::reshape(grad, py::concat(py::slice(x.sizes(), std::nullopt, -1), Shape{1}))};
+  }
+};
+
+// tests/translator/backend/fixtures/basic.py:123
+Tensor select_last(const Tensor& x, int64_t index) {
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    // tests/translator/backend/fixtures/basic.py:124
+    int64_t dim = checked_dim(-1, x.dim());
+    // tests/translator/backend/fixtures/basic.py:125
+    result = kernel::select(x, dim, index);
+  }
+  if (any_requires_grad({&x})) {
+    auto node = std::make_shared<SelectLastBackward>();
+    collect_next_edges(*node, x);
+    node->x_ = SavedVariable(x, /*is_output=*/false);
+    set_history(result, node, 0);
+  }
+  return result;
 }
 
 }  // namespace tg::ops

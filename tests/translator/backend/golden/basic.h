@@ -30,5 +30,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims = std::nullopt);
 // tests/translator/backend/fixtures/basic.py:109
 Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+// tests/translator/backend/fixtures/basic.py:123
+Tensor select_last(const Tensor& x, int64_t index);
 
 }  // namespace tg::ops
