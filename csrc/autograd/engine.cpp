@@ -143,10 +143,9 @@ void validate_outputs(const Node& fn, variable_list& grads) {
     if (g.sizes() != m.sizes) {
       if (!broadcastable_to(m.sizes, g.sizes()))
         throw RuntimeError("function " + fn.describe() + " returned an invalid gradient at index " +
-                           index_str(i) + ": got shape " + shape_str(g.sizes()) +
-                           " but the input has shape " + shape_str(m.sizes) +
-                           " (a gradient must have the input's shape, or a shape the input "
-                           "broadcasts to)");
+                           index_str(i) + " - got shape " + shape_str(g.sizes()) +
+                           " but expected shape compatible with " + shape_str(m.sizes) +
+                           " (the input's shape, or a shape it broadcasts to)");
       g = grad_sum_to(g, m.sizes);
     }
     if (g.dtype() != m.dtype) {
@@ -188,9 +187,10 @@ void add_to_buffer(Tensor& slot, Tensor&& g) {
 template <class E>
 [[noreturn]] void rethrow_with_node(const E& e, const Node& fn) {
   std::string msg = e.what();
-  std::string where = fn.describe();
-  if (msg.find(where) != std::string::npos) throw;
-  throw E(msg + " (raised in the backward of " + where + ")");
+  std::string loc = format_location(fn.location());
+  if (msg.find(fn.name()) != std::string::npos || (!loc.empty() && msg.find(loc) != std::string::npos))
+    throw;  // the message already names the node
+  throw E(msg + " (raised in the backward of " + fn.describe() + ")");
 }
 
 variable_list call_apply(Node& fn, variable_list&& inputs) {
@@ -337,9 +337,9 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
       g = kernel::ones_like(t);
     } else {
       if (g.sizes() != t.sizes())
-        throw RuntimeError("mismatch in shape: grad_outputs[" + std::to_string(i) +
-                           "] has shape " + shape_str(g.sizes()) + " and outputs[" +
-                           std::to_string(i) + "] has shape " + shape_str(t.sizes()));
+        throw RuntimeError("Mismatch in shape: grad_output[" + std::to_string(i) +
+                           "] has a shape of " + shape_str(g.sizes()) + " and output[" +
+                           std::to_string(i) + "] has a shape of " + shape_str(t.sizes()) + ".");
       if (g.dtype() != t.dtype()) {
         if (!is_floating(g.dtype()))
           throw RuntimeError(std::string("grad_outputs[") + std::to_string(i) + "] has dtype " +
@@ -359,8 +359,8 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
     const Tensor& x = inputs[i];
     if (!x.defined()) throw RuntimeError(element(i, "inputs") + " is None");
     if (!x.requires_grad())
-      throw RuntimeError("one of the differentiated tensors (" + element(i, "inputs") +
-                         ") does not require grad");
+      throw RuntimeError("One of the differentiated Tensors does not require grad (" +
+                         element(i, "inputs") + ")");
     outputs.push_back(gradient_edge(x));
   }
   if (!accumulate_grad && outputs.empty())
@@ -379,7 +379,7 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (result[i].defined() || allow_unused) continue;
-    throw RuntimeError("one of the differentiated tensors (" + element(i, "inputs") +
+    throw RuntimeError("One of the differentiated Tensors (" + element(i, "inputs") +
                        ") appears to not have been used in the graph. Set allow_unused=True if "
                        "this is the desired behavior.");
   }

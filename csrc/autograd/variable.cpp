@@ -26,11 +26,12 @@ void Tensor::set_requires_grad(bool flag) {
   if (m != nullptr && m->grad_fn) {
     if (flag) return;
     throw RuntimeError(
-        "you can only change requires_grad flags of leaf tensors. If you want to use a computed "
-        "tensor in a subgraph that doesn't require differentiation use t_no_grad = t.detach()");
+        "you can only change requires_grad flags of leaf variables. If you want to use a "
+        "computed variable in a subgraph that doesn't require differentiation use "
+        "var_no_grad = var.detach().");
   }
   if (flag && !is_floating(dtype()))
-    throw RuntimeError(std::string("only tensors of floating point dtype can require gradients "
+    throw RuntimeError(std::string("only Tensors of floating point dtype can require gradients "
                                    "(got ") +
                        dtype_name(dtype()) + ")");
   if (m == nullptr && !flag) return;
@@ -114,7 +115,7 @@ Tensor detach(const Tensor& t) {
 
 void retain_grad(const Tensor& t) {
   if (!t.requires_grad())
-    throw RuntimeError("can't retain_grad on a tensor that has requires_grad=False");
+    throw RuntimeError("can't retain_grad on Tensor that has requires_grad=False");
   if (t.is_leaf()) return;  // leaves always keep their grad
   auto meta = autograd_meta_shared(t);
   if (meta->retains_grad) return;

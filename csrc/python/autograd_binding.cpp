@@ -162,7 +162,14 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
   variable_list inputs;
   for (py::handle a : args)
     inputs.push_back(py::isinstance<Tensor>(a) ? a.cast<Tensor>() : Tensor());
-  if (!any_requires_grad(inputs)) return outputs;
+  bool record = any_requires_grad(inputs);
+  for (Tensor d : ctx.dirty) {
+    if (record && d.is_leaf() && d.requires_grad())
+      throw RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                         "operation.");
+    d.bump_version();
+  }
+  if (!record) return outputs;
 
   bool is_tuple = py::isinstance<py::tuple>(outputs);
   py::list outs;
@@ -188,15 +195,16 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
     if (!py::isinstance<Tensor>(o)) continue;
     Tensor t = o.cast<Tensor>();
     originals[i] = t;
-    if (contains_same(ctx.non_differentiable, t) || !is_floating(t.dtype())) continue;
-    if (contains_same(ctx.dirty, t)) {
-      if (t.is_leaf() && t.requires_grad())
-        throw RuntimeError("a leaf tensor that requires grad is being used in an in-place "
-                           "operation (" + name + " marked it dirty)");
-      t.bump_version();  // rebase: the same tensor now has this node's history
-    } else {
-      t = detach(t);
+    if (contains_same(ctx.non_differentiable, t) || !is_floating(t.dtype())) {
+      node->set_output_metadata(nr, t);  // materialized as zeros for backward
+      continue;
     }
+    if (contains_same(ctx.dirty, t)) {
+      set_history(t, node, nr);  // rebase: the same tensor (and Python object) gets the history
+      wired[i] = t;
+      continue;
+    }
+    t = detach(t);
     set_history(t, node, nr);
     wired[i] = t;
     outs[i] = py::cast(t);

@@ -113,8 +113,8 @@ def test_python_function_wrong_gradient_shape(compiled):
     y = Bad.apply(f64(tg, [1.0, 2.0])).sum()
     with pytest.raises(RuntimeError,
                        match=r"BadBackward \(.*test_errors\.py:\d+\) returned an invalid "
-                             r"gradient at index 0: got shape \(5,\) but the input has shape "
-                             r"\(2,\)"):
+                             r"gradient at index 0 - got shape \(5,\) but expected shape "
+                             r"compatible with \(2,\)"):
         y.backward()
 
 
