@@ -84,6 +84,25 @@ class Lib:
             return f(z, dim=dim)
         return z - self.m.logsumexp(z, dim=dim, keepdim=True)
 
+    def _threads_api(self) -> tuple[Any, Any] | None:
+        """(get, set) of the library's intra-op thread count, if it has one."""
+        for mod, get, set_ in (
+            (self.m, "get_num_threads", "set_num_threads"),
+            (getattr(self.m, "_C", None), "_get_num_threads", "_set_num_threads"),
+        ):
+            if mod is not None and hasattr(mod, get) and hasattr(mod, set_):
+                return getattr(mod, get), getattr(mod, set_)
+        return None
+
+    def intra_op_threads(self) -> int | None:
+        api = self._threads_api() if self.m is not None else None
+        return api[0]() if api else None
+
+    def set_intra_op_threads(self, n: int | None) -> None:
+        api = self._threads_api() if self.m is not None else None
+        if api and n is not None:
+            api[1](n)
+
     def to_numpy(self, t: Any) -> np.ndarray:
         if isinstance(t, np.ndarray):
             return t

@@ -62,7 +62,8 @@ def header(libs: list[Lib], sz: wl.Sizes, profile: str) -> list[str]:
             else:
                 where = os.path.dirname(getattr(lib.m, "__file__", "") or "?")
                 lines.append(
-                    f"transgrad (compiled) from {where}; BLAS: "
+                    f"transgrad (compiled) from {where}; intra-op threads: "
+                    f"{lib.intra_op_threads() or '?'}; BLAS: "
                     f"{'; '.join(blas.get('transgrad', ['none loaded']))}"
                 )
         elif lib.name == "reference":
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in keys:
         if k not in wl.ALL_KEYS:
             raise SystemExit(f"unknown workload {k!r}; choose from {', '.join(wl.ALL_KEYS)}")
+    keys = [k for k in wl.ALL_KEYS if k in keys]
     names = [n.strip() for n in args.libs.split(",") if n.strip()]
     libs = [libs_mod.load(n) for n in libs_mod.ALL_LIBS if n in names]
     for n in names:

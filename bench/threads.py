@@ -1,7 +1,8 @@
 """W7: two Python threads running the W2 chain vs one thread.
 
-speedup = 2 × t(one thread, k steps) / t(two threads, k steps each, own data). Torch is also
-measured with one intra-op thread, since its intra-op pool already splits a 200k-element op.
+speedup = 2 × t(one thread, k steps) / t(two threads, k steps each, own data). A library with an
+intra-op pool (torch, transgrad) is also measured with one intra-op thread, since the pool may
+already split a 200k-element op over the cores.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import libs as libs_mod
 import numpy_floor
 import workloads as wl
 from libs import Lib
@@ -64,13 +64,14 @@ def run_w7(libs: list[Lib], sz: wl.Sizes) -> dict[str, Any]:
                 k=max(sz.w7_steps, calibrate(pair[0], sz.min_sample_s)),
             )
             variants.append((lib.name, lib, pair, None))
-            if lib.name == "torch" and libs_mod.cores() > 1:
-                # torch splits a 200k-element op over its intra-op pool already; the same
+            if lib.intra_op_threads() not in (None, 1):
+                # the library already splits a 200k-element op over its intra-op pool; the same
                 # measurement with one intra-op thread shows what Python threads alone give
-                res["rows"]["torch-1t"] = dict(
-                    row, label="torch, set_num_threads(1)", time_s=[], metric=[], two_s=[]
+                key = f"{lib.name}-1t"
+                res["rows"][key] = dict(
+                    row, label=f"{lib.label}, 1 intra-op thread", time_s=[], metric=[], two_s=[]
                 )
-                variants.append(("torch-1t", lib, pair, 1))
+                variants.append((key, lib, pair, 1))
         except Exception as e:  # noqa: BLE001
             row["error"] = f"failed: {err_text(e)}"
 
@@ -82,8 +83,9 @@ def run_w7(libs: list[Lib], sz: wl.Sizes) -> dict[str, Any]:
         for key, lib, (s1, s2), threads in rotated(variants, r):
             row = res["rows"][key]
             k = row["k"]
+            saved = lib.intra_op_threads()
             if threads is not None:
-                lib.m.set_num_threads(threads)
+                lib.set_intra_op_threads(threads)
             try:
                 gc.collect()
                 t0 = time.perf_counter()
@@ -103,7 +105,7 @@ def run_w7(libs: list[Lib], sz: wl.Sizes) -> dict[str, Any]:
                 two = time.perf_counter() - t0
             finally:
                 if threads is not None:
-                    lib.m.set_num_threads(libs_mod.cores())
+                    lib.set_intra_op_threads(saved)
             row["time_s"].append(one / k)
             row["two_s"].append(two / k)
             row["metric"].append(2 * one / two)
