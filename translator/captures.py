@@ -322,7 +322,7 @@ class _FormulaCaptures:
                 self._walk_bindings(stmt, i, env)
         self.counts = _path_counts(self.body, self.bw_index)
         accesses = self._captured_accesses()
-        meta = _metadata_reads(self.bw_node.body)
+        meta = self.meta = _metadata_reads(self.bw_node.body)
         out = []
         for name in sorted(accesses, key=lambda n: self._pos(accesses[n][0])):
             nodes = accesses[name]
@@ -438,7 +438,10 @@ class _FormulaCaptures:
         elif flags & MUTABLE:
             self._reject("T209", at, name, bound)
         elif flags & TENSOR:
-            self._reject("T211" if binds[0].how == "unpack" else "T201", at, name, bound)
+            code = "T211" if binds[0].how == "unpack" else "T201"
+            only = all(id(n) in self.meta for n in nodes)
+            attrs = sorted({self.meta[id(n)] for n in nodes}) if only else []
+            self._reject(code, at, name, bound, metadata=attrs)
         elif flags & ITEM:
             self._reject("T205", at, name, bound)
         else:
@@ -454,9 +457,12 @@ class _FormulaCaptures:
         bound: Loc,
         tensor: bool = True,
         others: Sequence[Loc] = (),
+        metadata: Sequence[str] = (),
     ) -> None:
         at = self.mod.loc_of(node)
-        message, hint = capture_message(code, name, self.f.name, bound, at, tensor, others)
+        message, hint = capture_message(
+            code, name, self.f.name, bound, at, tensor, others, metadata
+        )
         self.diags.append(
             make_diagnostic(code, at, message, hint, self.mod.source, width=len(name))
         )

@@ -192,8 +192,10 @@ def capture_message(
     at: Loc,
     tensor: bool = True,
     others: Sequence[Loc] = (),
+    metadata: Sequence[str] = (),
 ) -> tuple[str, str]:
-    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212)."""
+    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212).
+    ``metadata``: the attributes backward reads, when it reads only metadata of the tensor."""
     where = f"bound on {_where(bound, at)}"
     again = "".join(f", again on {_where(o, at)}" for o in others)
     recompute = (
@@ -208,6 +210,14 @@ def capture_message(
     )
     once = "compute the value backward needs once, under its own name, before `def backward`"
     subject = f"backward of `{formula}` captures `{name}`"
+    if metadata and code in ("T201", "T211"):
+        reads = " and ".join(f"`{name}.{a}`" for a in metadata)
+        saved = ", ".join(f"`{name}_{a} = {name}.{a}`" for a in metadata)
+        them = "them" if len(metadata) > 1 else "it"
+        recompute = (
+            f"backward reads only {reads}: compute {them} in the forward ({saved}) and "
+            f"capture {'those non-tensor values' if len(metadata) > 1 else 'that value'} instead"
+        )
     if code == "T201":
         msg = f"{subject}, a tensor intermediate of the forward ({where}); {no_graph}"
         return msg, recompute

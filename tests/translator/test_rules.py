@@ -18,11 +18,16 @@ HEADER = (
 )
 
 
-def analyse(body: str):
+def analyse_diags(body: str):
     mod = parse_source(HEADER + textwrap.dedent(body), "formulas/snippet.py")
     diags = check_fence(mod)
     mod, more = collect_captures(mod)
-    return mod, sorted(d.code for d in diags + more)
+    return mod, diags + more
+
+
+def analyse(body: str):
+    mod, diags = analyse_diags(body)
+    return mod, sorted(d.code for d in diags)
 
 
 def single(
@@ -283,6 +288,13 @@ def f(x: Tensor, flag: bool) -> Tensor:
 def test_rule(source, expected):
     _, codes = analyse(source)
     assert codes == expected
+
+
+def test_metadata_of_an_intermediate_suggests_saving_the_metadata():
+    _, diags = analyse_diags(single("t = kernel.exp(x)\nresult = kernel.sum(t, (0,), False)",
+                                    "ops.expand(grad, t.shape)"))  # fmt: skip
+    (d,) = diags
+    assert d.code == "T201" and "`t_shape = t.shape`" in d.hint
 
 
 def test_capture_kinds_and_metadata():
