@@ -172,8 +172,8 @@ def run_w6_big(libs: list[Lib], sz: wl.Sizes, timeout: float) -> dict[str, Any] 
     if comp.skip:
         return res
     out = _spawn_child("compiled", sz.w6_big_ops, timeout)
-    if "error" in out:
-        row["error"] = out["error"]
+    if "error" in out or "skip" in out:
+        row["error"] = out.get("error") or out.get("skip")
         return res
     row.update(
         time_s=[out["time_s"]],

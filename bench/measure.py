@@ -74,6 +74,11 @@ def new_row(lib: Lib) -> dict[str, Any]:
     return row
 
 
+def _size(d: dict[str, Any]) -> int | None:
+    """The problem size that can differ between libraries (ratios need equal sizes)."""
+    return int(d["x"].size) if "x" in d else None
+
+
 # ---------------------------------------------------------------------------------------------
 # W1-W5: in-process, interleaved
 
@@ -84,16 +89,17 @@ def run_timed(key: str, libs: list[Lib], sz: wl.Sizes) -> dict[str, Any]:
     steps: dict[str, Callable[[], Any]] = {}
     inner: dict[str, int] = {}
     datas: dict[str, dict[str, Any]] = {}
+    full_size = _size(wl.make_data(key, sz))
     for lib in libs:
         row = res["rows"][lib.name] = new_row(lib)
         if lib.skip:
             continue
         d = datas[lib.name] = wl.make_data(key, sz, lib.name)
-        row["size"] = int(d["x"].size) if "x" in d else None
-        if row["size"] != (wl.make_data(key, sz)["x"].size if "x" in d else None):
+        row["size"] = _size(d)
+        if row["size"] != full_size:
             row["note"] = f"{key} run at {row['size']:,} elements for this library (capped)"
         try:
-            want = w.floor(wl.make_data(key, sz, lib.name))()
+            want = w.floor(wl.make_data(key, sz, lib.name))()  # fresh data: W3 updates in place
             if lib.is_engine:
                 step = w.engine(lib, d)
                 row["check"] = check_grads(lib, step(), want, w.rtol)
