@@ -277,3 +277,20 @@ def test_floor_divide_and_remainder_follow_python(engine):
     np.testing.assert_allclose(tg.tensor([7, -7]).__mod__(3).numpy(), [1, 2])
     np.testing.assert_allclose(x.detach().floor().numpy(), np.floor(a))
     np.testing.assert_allclose((x.detach() @ np.ones(4)).item(), a.sum())
+
+
+def test_more_shape_helpers(engine):
+    tg = engine
+    a = arr(2, 3, 4)
+    x = tg.tensor(a)
+    np.testing.assert_allclose(x.narrow(2, 1, 2).numpy(), a[:, :, 1:3])
+    np.testing.assert_allclose(x.movedim(0, 2).numpy(), np.moveaxis(a, 0, 2))
+    assert x.unflatten(2, (2, -1)).shape == (2, 3, 2, 2)
+    u, v = tg.broadcast_tensors(tg.ones(3, 1), tg.ones(4))
+    assert u.shape == v.shape == (3, 4)
+    np.testing.assert_allclose(tg.outer(x[0, 0], x[1, 1]).numpy(), np.outer(a[0, 0], a[1, 1]))
+    assert x.sum_to_size(1, 3, 1).shape == (1, 3, 1)
+    p = tg.tensor([1.0, 2.0], requires_grad=True)
+    p.data.mul_(2)  # PyTorch's optimizer idiom: writes p's storage, no autograd
+    np.testing.assert_allclose(p.detach().numpy(), [2.0, 4.0])
+    assert p.is_leaf and p.requires_grad

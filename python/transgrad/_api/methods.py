@@ -76,6 +76,7 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("dim", lambda self: self.ndim)
     put("size", lambda self, dim=None: tuple(self.shape) if dim is None else
         self.shape[dim])
+    put("data", property(lambda self: self.detach()))  # PyTorch's x.data: same storage
     put("device", property(lambda self: "cpu"))
     put("cpu", lambda self: self)
     put("is_floating_point", lambda self: self.dtype.kind == "f")
