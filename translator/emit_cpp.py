@@ -19,7 +19,7 @@ from collections.abc import Set as AbstractSet
 
 from . import ir
 from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type
-from .lower_expr import transform
+from .ir import transform
 
 GENERATOR = "transgrad.translator"
 _OPERATOR_OPS = ("add", "sub", "mul", "div", "pow", "lt", "le", "gt", "ge", "eq", "ne")

@@ -12,6 +12,7 @@ Python's ``//``, never C++'s ``/``).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from .model import Loc
 
@@ -388,3 +389,18 @@ class Module:
     constants: tuple[ConstDef, ...]
     helpers: tuple[Function, ...]
     functions: tuple[Function, ...]               # formulas and composites, in source order
+
+
+# ---------------------------------------------------------------------------------------------
+# Walking the IR
+
+
+def transform(node: Any, fn) -> Any:
+    """Rebuild an IR tree bottom-up, applying ``fn`` to every expression."""
+    if isinstance(node, tuple):
+        return tuple(transform(n, fn) for n in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, (Type, Loc)):
+        return node
+    changes = {f.name: transform(getattr(node, f.name), fn) for f in dataclasses.fields(node)}
+    new = dataclasses.replace(node, **changes)  # type: ignore[type-var]
+    return fn(new) if isinstance(new, Expr) else new

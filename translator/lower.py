@@ -26,7 +26,9 @@ import libcst as cst
 
 from . import ir, model
 from .diagnostics import TranslatorError
-from .lower_expr import ExprLowerer, LowerError, Program, Scope, parse_type, transform
+from .ir import transform
+from .lower_env import LowerError, Program, Scope, parse_type
+from .lower_expr import ExprLowerer
 
 _ERRORS = {"ValueError", "IndexError", "TypeError", "RuntimeError"}
 

@@ -14,9 +14,18 @@ from collections.abc import Sequence
 import libcst as cst
 
 from . import ir
-from .lower_expr import _MATH_FLOAT, _MATH_RUNTIME, DTYPE_NAMES, ExprLowerer, parse_type
+from .lower_env import DTYPE_NAMES, parse_type
+from .lower_expr import ExprLowerer
 from .signatures import KERNELS
 
+_MATH_FLOAT = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
+               "erfc", "log1p", "expm1", "log2", "log10", "fabs", "lgamma", "atan2", "hypot",
+               "copysign", "fmod"}
+_MATH_RUNTIME = {"sqrt": ("math_sqrt", ir.FLOAT), "log": ("math_log", ir.FLOAT),
+                 "exp": ("math_exp", ir.FLOAT), "floor": ("floor", ir.INT),
+                 "ceil": ("ceil", ir.INT), "prod": ("prod", ir.INT),
+                 "isfinite": ("isfinite", ir.BOOL), "isnan": ("isnan", ir.BOOL),
+                 "isinf": ("isinf", ir.BOOL), "pow": ("pow_float", ir.FLOAT)}
 _SigParam = tuple[str, ir.Type, ir.Expr | None]  # name, type, default (None: required)
 
 

@@ -4,35 +4,20 @@ Input: one libcst expression of a formula, the program's signatures (``Program``
 current ``Scope``. Output: an ``ir.Expr`` whose ``type`` is known. Types follow Python: ``/``
 is a float, int op float is a float, int ** int is an int only for a non-negative literal
 exponent (Note [Python semantics in the IR], lower.py); operators on tensors follow the
-ARCHITECTURE operator/scalar rule. Back-end diagnostic codes (Note [Back-end codes]):
-
-T401 construct the compiled engine cannot express   T402 type mismatch
-T403 unknown op or helper                           T404 wrong arguments to an op or helper
-T405 a local bound to two types                     T406 a name possibly unbound where read
-T407 backward grads/returns do not match            T408 int ** int with a non-literal exponent
-T409 truth value of a tensor                        T410 a path without return
-T411 an operator whose op is not defined            T412 an output that is not a fresh tensor
-T413 unsupported parameter or return type
+ARCHITECTURE operator/scalar rule. Errors are ``LowerError`` with a T4xx diagnostic
+(Note [Back-end codes] in lower_env.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import libcst as cst
 
 from . import ir, model
-from .diagnostics import Diagnostic
-from .signatures import KERNELS
+from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
 
-_SIMPLE_TYPES = {
-    "Tensor": ir.TENSOR, "Sequence[Tensor]": ir.TENSOR_LIST, "list[Tensor]": ir.TENSOR_LIST,
-    "int": ir.INT, "float": ir.FLOAT, "Scalar": ir.FLOAT, "bool": ir.BOOL, "Shape": ir.SHAPE,
-    "Dims": ir.SHAPE, "tuple[int, ...]": ir.SHAPE, "DType": ir.DTYPE, "None": ir.NONE,
-}
-DTYPE_NAMES = ("bool", "int64", "float32", "float64")
 _BINOPS = {cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
            cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
            cst.MatrixMultiply: "matmul"}
@@ -42,88 +27,6 @@ _CMPOPS = {cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
            cst.NotIn: "notin"}
 _MATH_CONSTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586,
                 "inf": float("inf"), "nan": float("nan")}
-_MATH_FLOAT = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
-               "erfc", "log1p", "expm1", "log2", "log10", "fabs", "lgamma", "atan2", "hypot",
-               "copysign", "fmod"}
-_MATH_RUNTIME = {"sqrt": ("math_sqrt", ir.FLOAT), "log": ("math_log", ir.FLOAT),
-                 "exp": ("math_exp", ir.FLOAT), "floor": ("floor", ir.INT),
-                 "ceil": ("ceil", ir.INT), "prod": ("prod", ir.INT),
-                 "isfinite": ("isfinite", ir.BOOL), "isnan": ("isnan", ir.BOOL),
-                 "isinf": ("isinf", ir.BOOL), "pow": ("pow_float", ir.FLOAT)}
-
-
-def parse_type(spelling: str) -> ir.Type | None:
-    """The IR type of an annotation / signature spelling; None when it has none."""
-    s = spelling.replace("Tuple[", "tuple[").replace("List[", "list[").strip()
-    if s in _SIMPLE_TYPES:
-        return _SIMPLE_TYPES[s]
-    if s.startswith("Optional[") and s.endswith("]"):
-        inner = parse_type(s[len("Optional["):-1])
-        return ir.optional(inner) if inner is not None and inner.kind not in (
-            "None", "Tuple", "TensorList") else None
-    if s.startswith("(") and s.endswith(")"):
-        elems = [parse_type(p) for p in s[1:-1].split(",") if p.strip()]
-        if elems and all(e is not None for e in elems):
-            return ir.tuple_of(*elems)  # type: ignore[arg-type]
-    return None
-
-
-def transform(node: Any, fn) -> Any:
-    """Rebuild an IR tree bottom-up, applying ``fn`` to every expression."""
-    if isinstance(node, tuple):
-        return tuple(transform(n, fn) for n in node)
-    if not dataclasses.is_dataclass(node) or isinstance(node, (ir.Type, model.Loc)):
-        return node
-    changes = {f.name: transform(getattr(node, f.name), fn) for f in dataclasses.fields(node)}
-    new = dataclasses.replace(node, **changes)  # type: ignore[type-var]
-    return fn(new) if isinstance(new, ir.Expr) else new
-
-
-class LowerError(Exception):
-    def __init__(self, diagnostic: Diagnostic):
-        super().__init__(diagnostic.render())
-        self.diagnostic = diagnostic
-
-
-@dataclasses.dataclass
-class Scope:
-    vars: dict[str, ir.Type] = dataclasses.field(default_factory=dict)
-    params: set[str] = dataclasses.field(default_factory=set)
-    narrowed: set[str] = dataclasses.field(default_factory=set)  # Optionals known not None
-    outer: Scope | None = None                              # the forward, in a backward
-    bound: dict[str, model.Loc] = dataclasses.field(default_factory=dict)
-
-
-@dataclasses.dataclass
-class Program:
-    """Every formula, composite and helper of the program, by name."""
-
-    formulas: dict[str, tuple[model.Formula, model.Module]]
-    helpers: dict[str, tuple[model.Helper, model.Module]]
-    diagnostics: list[Diagnostic]
-
-    @staticmethod
-    def build(modules: Sequence[model.Module]) -> Program:
-        p = Program({}, {}, [])
-        for mod in modules:
-            for f in mod.formulas:
-                if f.name in p.formulas:
-                    other = p.formulas[f.name][0].loc
-                    p.diagnostics.append(_diag(mod, "T403", f.loc, f"formula `{f.name}` is "
-                                               f"also defined at {other}",
-                                               "give one of them another name"))
-                p.formulas[f.name] = (f, mod)
-            for h in mod.helpers:
-                p.helpers.setdefault(h.name, (h, mod))
-        return p
-
-
-def _diag(mod: model.Module, code: str, loc: model.Loc, message: str, hint: str) -> Diagnostic:
-    lines = mod.source.splitlines()
-    line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
-    return Diagnostic(code, loc, message, hint, line)
-
-
 class ExprLowerer:
     def __init__(self, program: Program, mod: model.Module, name: str):
         self.program, self.mod, self.formula_name = program, mod, name
@@ -141,7 +44,7 @@ class ExprLowerer:
         return self.mod.loc_of(node)
 
     def error(self, code: str, loc: model.Loc, message: str, hint: str) -> LowerError:
-        return LowerError(_diag(self.mod, code, loc, message, hint))
+        return LowerError(diag(self.mod, code, loc, message, hint))
 
     # -- names --------------------------------------------------------------------------------
 
@@ -201,8 +104,8 @@ class ExprLowerer:
         if want == ir.SHAPE and isinstance(e, ir.MakeTuple) and all(
                 x.type in (ir.INT, ir.BOOL) for x in e.elems):
             return dataclasses.replace(e, type=want)
-        raise self.error("T402", e.loc, f"{what or 'this value'} is a {_pretty(t)} where a "
-                         f"{_pretty(want)} is expected", "convert it explicitly (int(), float(), "
+        raise self.error("T402", e.loc, f"{what or 'this value'} is a {pretty(t)} where a "
+                         f"{pretty(want)} is expected", "convert it explicitly (int(), float(), "
                          "tuple(...)) or pass the right value")
 
     def unify(self, a: ir.Type, b: ir.Type, loc) -> ir.Type:
@@ -217,7 +120,7 @@ class ExprLowerer:
             return ir.FLOAT if ir.FLOAT in (a, b) else ir.INT
         if a.is_optional and a.arg == b or b.is_optional and b.arg == a:
             return a if a.is_optional else b
-        raise self.error("T402", loc, f"the two branches give a {_pretty(a)} and a {_pretty(b)}",
+        raise self.error("T402", loc, f"the two branches give a {pretty(a)} and a {pretty(b)}",
                          "make both branches the same type")
 
     # -- expressions --------------------------------------------------------------------------
@@ -278,7 +181,7 @@ class ExprLowerer:
         else:
             value = self.expr(node.value)
         if not value.type.is_tensor:
-            raise self.error("T402", loc, f"`.{attr}` of a {_pretty(value.type)}",
+            raise self.error("T402", loc, f"`.{attr}` of a {pretty(value.type)}",
                              "read metadata of tensors only")
         t = {"shape": ir.SHAPE, "ndim": ir.INT, "dtype": ir.DTYPE, "numel": ir.INT}[attr]
         return ir.Meta(loc, t, value, attr)
@@ -288,7 +191,7 @@ class ExprLowerer:
         if lt.is_tensor or rt.is_tensor:
             for side in (left, right):
                 if not (side.type.is_tensor or side.type.is_number):
-                    raise self.error("T402", side.loc, f"a {_pretty(side.type)} in tensor "
+                    raise self.error("T402", side.loc, f"a {pretty(side.type)} in tensor "
                                      "arithmetic", "use a tensor or a Python number")
             if op == "pow":
                 if rt.is_number:
@@ -308,7 +211,7 @@ class ExprLowerer:
             seq, n = (left, right) if lt.kind != "int" else (right, left)
             return ir.SeqOp(loc, seq.type, "repeat", seq, n)
         if not (lt.is_number and rt.is_number):
-            raise self.error("T402", loc, f"`{op}` of a {_pretty(lt)} and a {_pretty(rt)}",
+            raise self.error("T402", loc, f"`{op}` of a {pretty(lt)} and a {pretty(rt)}",
                              "convert one side, e.g. with tuple(...) or int(...)")
         if op == "matmul":
             raise self.error("T402", loc, "`@` of numbers", "use `*`")
@@ -349,7 +252,7 @@ class ExprLowerer:
         if v.type.is_tensor:
             return ir.TensorOp(loc, ir.TENSOR, self.require_op("neg", loc, "-"), (v,))
         if not v.type.is_number:
-            raise self.error("T402", loc, f"`-` of a {_pretty(v.type)}", "negate numbers only")
+            raise self.error("T402", loc, f"`-` of a {pretty(v.type)}", "negate numbers only")
         t = ir.INT if v.type == ir.BOOL else v.type
         if isinstance(v, ir.Const) and isinstance(v.value, (int, float)):
             return ir.Const(loc, t, -v.value)
@@ -373,7 +276,7 @@ class ExprLowerer:
         if t in (ir.SHAPE, ir.TENSOR_LIST):
             n = ir.Call(e.loc, ir.INT, "builtin", "len", (e,))
             return ir.Compare(e.loc, ir.BOOL, "ne", n, ir.Const(e.loc, ir.INT, 0))
-        raise self.error("T402", e.loc, f"the truth value of a {_pretty(t)}",
+        raise self.error("T402", e.loc, f"the truth value of a {pretty(t)}",
                          "compare explicitly, e.g. `x is not None`")
 
     def boolop(self, node: cst.BooleanOperation, loc, condition: bool) -> ir.Expr:
@@ -386,7 +289,7 @@ class ExprLowerer:
         self.scope.narrowed = saved
         for side in (left, right):
             if side.type != ir.BOOL:
-                raise self.error("T402", side.loc, f"`{op}` of a {_pretty(side.type)} returns "
+                raise self.error("T402", side.loc, f"`{op}` of a {pretty(side.type)} returns "
                                  "one of its operands, not a bool", "use it in a condition, or "
                                  "write `x if x is not None else y`")
         values: list[ir.Expr] = []
@@ -427,7 +330,7 @@ class ExprLowerer:
                         left, ir.Saved) else left
                 base = left.value if isinstance(left, ir.Unwrap) else left
                 if not (base.type.is_tensor or base.type.is_optional or base.type == ir.NONE):
-                    raise self.error("T402", loc, f"a {_pretty(base.type)} is never None",
+                    raise self.error("T402", loc, f"a {pretty(base.type)} is never None",
                                      "remove the test")
                 parts.append(ir.IsNone(loc, ir.BOOL, base, isinstance(c.operator, cst.IsNot)))
                 continue
@@ -457,7 +360,7 @@ class ExprLowerer:
         ok = (lt.is_number and rt.is_number) or (op in ("eq", "ne") and (
             left.type == right.type or {lt.kind, rt.kind} == {"Shape"}))
         if not ok:
-            raise self.error("T402", loc, f"cannot compare a {_pretty(lt)} with a {_pretty(rt)}",
+            raise self.error("T402", loc, f"cannot compare a {pretty(lt)} with a {pretty(rt)}",
                              "compare values of the same type")
         return ir.Compare(loc, ir.BOOL, op, left, right)
 
@@ -484,7 +387,7 @@ class ExprLowerer:
                              "use ops.select / ops.slice / ops.index_select")
         if isinstance(sl, cst.Slice):
             if value.type != ir.SHAPE:
-                raise self.error("T402", loc, f"slicing a {_pretty(value.type)}",
+                raise self.error("T402", loc, f"slicing a {pretty(value.type)}",
                                  "slice shapes and dims only")
             parts = [None if p is None else self.coerce(self.expr(p), ir.INT, "a slice bound")
                      for p in (sl.lower, sl.upper, sl.step)]
@@ -499,7 +402,7 @@ class ExprLowerer:
             i = index.value % len(value.type.elems)
             return ir.Index(loc, value.type.elems[i], value, ir.Const(index.loc, ir.INT, i))
         if value.type not in (ir.SHAPE, ir.TENSOR_LIST):
-            raise self.error("T402", loc, f"indexing a {_pretty(value.type)}",
+            raise self.error("T402", loc, f"indexing a {pretty(value.type)}",
                              "index shapes, dims and lists of tensors")
         index = self.coerce(index, ir.INT, "the index")
         return ir.Index(loc, ir.INT if value.type == ir.SHAPE else ir.TENSOR, value, index)
@@ -519,7 +422,7 @@ class ExprLowerer:
                              "loop over range(len(...)) and index")
         it = self.expr(node)
         if it.type not in (ir.SHAPE, ir.TENSOR_LIST):
-            raise self.error("T402", it.loc, f"cannot loop over a {_pretty(it.type)}",
+            raise self.error("T402", it.loc, f"cannot loop over a {pretty(it.type)}",
                              "loop over range(...), a shape, dims or a list of tensors")
         return it
 
@@ -544,7 +447,7 @@ class ExprLowerer:
         elif elt.type.is_tensor:
             t = ir.TENSOR_LIST
         else:
-            raise self.error("T402", loc, f"a comprehension of {_pretty(elt.type)} values",
+            raise self.error("T402", loc, f"a comprehension of {pretty(elt.type)} values",
                              "build tuples of ints or lists of tensors")
         return ir.Comprehension(loc, t, elt, var, self.scope_type_of(it), it, conds)
 
@@ -561,7 +464,7 @@ class ExprLowerer:
                     p.conversion is None and p.format_spec is None):
                 e = self.expr(p.expression)
                 if e.type.is_tensor or e.type.kind in ("Tuple", "TensorList", "Optional"):
-                    raise self.error("T402", e.loc, f"cannot format a {_pretty(e.type)}",
+                    raise self.error("T402", e.loc, f"cannot format a {pretty(e.type)}",
                                      "format ints, floats, bools and shapes")
                 parts.append(e)
             else:
@@ -579,8 +482,3 @@ class ExprLowerer:
         return t
 
 
-def _pretty(t: ir.Type) -> str:
-    return {"TensorList": "list of tensors", "Optional[Tensor]": "Tensor"}.get(str(t), str(t))
-
-
-KERNEL_NAMES = frozenset(KERNELS)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from . import ir
 from .diagnostics import Diagnostic, TranslatorError
-from .lower_expr import transform
+from .ir import transform
 
 
 def verify_module(mod: ir.Module) -> ir.Module:

@@ -1,0 +1,94 @@
+"""Lower, environment: types, scopes, the program's signatures and errors (part of ``lower``).
+
+Shared by ``lower``, ``lower_expr`` and ``lower_call``; ``transform`` is also used by the later
+stages to walk the IR. Input: annotation spellings, model modules. Output: ``ir.Type``s, the
+``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
+
+Note [Back-end codes] (the T4xx family; the front end owns T1xx-T3xx):
+
+T401 construct the compiled engine cannot express   T402 type mismatch
+T403 unknown op or helper                           T404 wrong arguments to an op or helper
+T405 a local bound to two types                     T406 a name possibly unbound where read
+T407 backward grads/returns do not match            T408 int ** int with a non-literal exponent
+T409 truth value of a tensor                        T410 a path without return
+T411 an operator whose op is not defined            T412 an output that is not a fresh tensor
+T413 unsupported parameter or return type
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from . import ir, model
+from .diagnostics import Diagnostic
+
+_SIMPLE_TYPES = {
+    "Tensor": ir.TENSOR, "Sequence[Tensor]": ir.TENSOR_LIST, "list[Tensor]": ir.TENSOR_LIST,
+    "int": ir.INT, "float": ir.FLOAT, "Scalar": ir.FLOAT, "bool": ir.BOOL, "Shape": ir.SHAPE,
+    "Dims": ir.SHAPE, "tuple[int, ...]": ir.SHAPE, "DType": ir.DTYPE, "None": ir.NONE,
+}
+DTYPE_NAMES = ("bool", "int64", "float32", "float64")
+def parse_type(spelling: str) -> ir.Type | None:
+    """The IR type of an annotation / signature spelling; None when it has none."""
+    s = spelling.replace("Tuple[", "tuple[").replace("List[", "list[").strip()
+    if s in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[s]
+    if s.startswith("Optional[") and s.endswith("]"):
+        inner = parse_type(s[len("Optional["):-1])
+        return ir.optional(inner) if inner is not None and inner.kind not in (
+            "None", "Tuple", "TensorList") else None
+    if s.startswith("(") and s.endswith(")"):
+        elems = [parse_type(p) for p in s[1:-1].split(",") if p.strip()]
+        if elems and all(e is not None for e in elems):
+            return ir.tuple_of(*elems)  # type: ignore[arg-type]
+    return None
+
+
+class LowerError(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.render())
+        self.diagnostic = diagnostic
+
+
+@dataclasses.dataclass
+class Scope:
+    vars: dict[str, ir.Type] = dataclasses.field(default_factory=dict)
+    params: set[str] = dataclasses.field(default_factory=set)
+    narrowed: set[str] = dataclasses.field(default_factory=set)  # Optionals known not None
+    outer: Scope | None = None                              # the forward, in a backward
+    bound: dict[str, model.Loc] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Program:
+    """Every formula, composite and helper of the program, by name."""
+
+    formulas: dict[str, tuple[model.Formula, model.Module]]
+    helpers: dict[str, tuple[model.Helper, model.Module]]
+    diagnostics: list[Diagnostic]
+
+    @staticmethod
+    def build(modules: Sequence[model.Module]) -> Program:
+        p = Program({}, {}, [])
+        for mod in modules:
+            for f in mod.formulas:
+                if f.name in p.formulas:
+                    other = p.formulas[f.name][0].loc
+                    p.diagnostics.append(diag(mod, "T403", f.loc, f"formula `{f.name}` is "
+                                               f"also defined at {other}",
+                                               "give one of them another name"))
+                p.formulas[f.name] = (f, mod)
+            for h in mod.helpers:
+                p.helpers.setdefault(h.name, (h, mod))
+        return p
+
+
+def diag(mod: model.Module, code: str, loc: model.Loc, message: str, hint: str) -> Diagnostic:
+    lines = mod.source.splitlines()
+    line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
+    return Diagnostic(code, loc, message, hint, line)
+
+
+def pretty(t: ir.Type) -> str:
+    return {"TensorList": "list of tensors", "Optional[Tensor]": "Tensor"}.get(str(t), str(t))
