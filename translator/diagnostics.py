@@ -31,6 +31,7 @@ T109    backward parameters do not match the differentiable + hidden outputs
 T110    ``differentiable_outputs`` / ``hidden_outputs`` name something that is not an output
 T111    unsupported parameter kind (``*args``, ``**kwargs``, keyword-only, positional-only)
 T112    unsupported call (a builtin or function outside the formula language)
+T113    a local name shadows a name resolved at module level (``ops``, ``kernel``, a helper, ...)
 T201    backward captures a tensor intermediate of the forward
 T202    backward captures a parameter that the forward re-binds
 T203    backward captures a name bound more than once in the forward
@@ -75,6 +76,7 @@ CODES = {
     "T110": "outputs named in options",
     "T111": "unsupported parameter kind",
     "T112": "unsupported call",
+    "T113": "shadowed name",
     "T201": "captured tensor intermediate",
     "T202": "captured re-bound parameter",
     "T203": "captured name bound more than once",
@@ -485,6 +487,14 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "T112",
         "builtin `{name}` is not supported in formulas",
         "allowed builtins: {builtins}",
+    ),
+    "shadowed": (
+        "T113",
+        (
+            "`{name}` in `{function}` shadows a module-level name (a transgrad.lang name, `math`, "
+            "a helper or a formula): the formula would no longer mean what the translator reads"
+        ),
+        "choose another name for the local value",
     ),
     # T2xx: ways to smuggle a capture past the analysis (the rest of T2xx: capture_message)
     "default_argument": (

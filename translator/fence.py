@@ -130,7 +130,8 @@ class _Fence:
             self._check_params(h.node, h.name)
             self._check_returns(h.node, h.returns, helper=True)
             env = KindEnv(self.info, param_types(h.params))
-            self._check_block(h.node.body.body, _Ctx(env, self._known(h.node), False, False))
+            known, local = self._known(h.node)
+            self._check_block(h.node.body.body, _Ctx(env, known, local, False, False))
 
     def _check_module_small(self, small: cst.BaseSmallStatement, constants: set[str]) -> None:
         if isinstance(small, cst.ImportFrom):
@@ -243,12 +244,12 @@ class _Fence:
             if nested.name.value == "backward" and nested not in tops:
                 self.report("backward_nested", nested.name, name=f.name)
         env = KindEnv(self.info, param_types(f.params))
-        known = self._known(fn)
+        known, local = self._known(fn)
         once = f.options.once_differentiable
         if f.backward is None:  # composite
             if not _find_returns(fn.body):
                 self.report("no_return", fn.name, name=f.name)
-            self._check_block(body, _Ctx(env, known, False, once))
+            self._check_block(body, _Ctx(env, known, local, False, once))
             return
         last = body[-1]
         if not f.outputs:
@@ -261,13 +262,15 @@ class _Fence:
         for s in forward:
             for ret in () if isinstance(s, nested_kinds) else _find_returns(s):
                 self.report("forward_return", ret, name=f.name)
-        self._check_block([s for s in body if s is not bw], _Ctx(env, known, False, once), True)
+        self._check_block(
+            [s for s in body if s is not bw], _Ctx(env, known, local, False, once), True
+        )
         self._check_outputs(f, bw)
         self._check_params(bw, "backward", annotations=False)
         bw_env = env.child()
         for name in f.backward.params:
             bw_env.set(name, TENSOR)
-        self._check_block(bw.body.body, _Ctx(bw_env, known, True, once))
+        self._check_block(bw.body.body, _Ctx(bw_env, known, local, True, once))
 
     def _check_outputs(self, f: Formula, bw: cst.FunctionDef) -> None:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
@@ -296,10 +299,20 @@ class _Fence:
                         expected=len(expected), outputs=", ".join(diff + hidden) or "none",
                         params=", ".join(expected))  # fmt: skip
 
-    def _known(self, fn: cst.FunctionDef) -> set[str]:
+    def _known(self, fn: cst.FunctionDef) -> tuple[set[str], set[str]]:
+        """(names a function may read, names it binds), reporting bindings that shadow a
+        module-level or reserved name (T113)."""
         info = self.info
-        names = _bound_names(fn) | info.lang | info.modules | set(info.helpers) | info.constants
-        return names | BUILTINS | {"True", "False", "None"}
+        # builtins may be shadowed (PyTorch's ``clamp(x, min, max)``); the names the translator
+        # resolves at module level may not
+        reserved = info.lang | info.modules | set(info.helpers) | info.formulas
+        bound = _bindings(fn)
+        for node in bound:
+            if node.value in reserved:
+                self.report("shadowed", node, name=node.value, function=fn.name.value)
+        local = {n.value for n in bound}
+        names = local | info.lang | info.modules | set(info.helpers) | info.constants
+        return names | BUILTINS | {"True", "False", "None"}, local
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -384,8 +397,11 @@ def _statement_name(stmt: cst.CSTNode) -> str:
 
 
 class _Ctx:
-    def __init__(self, env: KindEnv, known: set[str], in_backward: bool, once: bool):
-        self.env, self.known, self.in_backward, self.once = env, known, in_backward, once
+    def __init__(
+        self, env: KindEnv, known: set[str], local: set[str], in_backward: bool, once: bool
+    ):
+        self.env, self.known, self.local = env, known, local
+        self.in_backward, self.once = in_backward, once
 
 
 class _ExprChecker:
@@ -410,9 +426,11 @@ class _ExprChecker:
             self.check(child)
 
     def visit_Name(self, n: cst.Name) -> None:
-        if n.value not in self.ctx.known:
-            formula = n.value in self.fence.info.formulas
-            self.report("formula_call" if formula else "unknown_name", n, name=n.value)
+        # a formula named like a builtin (``sum``, ``abs``) is what the name means in Python
+        if n.value in self.fence.info.formulas and n.value not in self.ctx.local:
+            self.report("formula_call", n, name=n.value)
+        elif n.value not in self.ctx.known:
+            self.report("unknown_name", n, name=n.value)
 
     def visit_Arg(self, a: cst.Arg) -> bool:
         if a.star:
@@ -512,7 +530,8 @@ class _ExprChecker:
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp) -> bool:
         env = self.ctx.env.child()
         checker = _ExprChecker(
-            self.fence, _Ctx(env, self.ctx.known, self.ctx.in_backward, self.ctx.once)
+            self.fence,
+            _Ctx(env, self.ctx.known, self.ctx.local, self.ctx.in_backward, self.ctx.once),
         )
         for_in: cst.CompFor | None = node.for_in
         while for_in is not None:
@@ -582,22 +601,25 @@ def _find_returns(block: cst.CSTNode) -> list[cst.Return]:
     return [n for n in walk(block, (cst.FunctionDef, cst.Lambda)) if isinstance(n, cst.Return)]
 
 
-def _bound_names(fn: cst.FunctionDef) -> set[str]:
-    """Every name a function binds anywhere inside it (parameters, targets, loop variables)."""
-    names: set[str] = set()
+def _bindings(fn: cst.FunctionDef) -> list[cst.Name]:
+    """The name nodes of every binding inside ``fn`` (parameters, targets, loop variables,
+    nested definitions), not counting ``fn``'s own name."""
+    names: list[cst.Name] = []
     for n in walk(fn):
-        if isinstance(n, (cst.Param, cst.FunctionDef)):
-            names.add(n.name.value)
+        if isinstance(n, cst.Param) or (isinstance(n, cst.FunctionDef) and n is not fn):
+            names.append(n.name)
         elif isinstance(
             n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)
         ):
-            names.update(_names_in(n.target))
+            names.extend(_name_nodes(n.target))
     return names
 
 
-def _names_in(t: cst.BaseExpression) -> list[str]:
+def _name_nodes(t: cst.BaseExpression) -> list[cst.Name]:
     if isinstance(t, cst.Name):
-        return [t.value]
+        return [t]
     if isinstance(t, (cst.Tuple, cst.List)):
-        return [n for el in t.elements for n in _names_in(el.value)]
+        return [n for el in t.elements for n in _name_nodes(el.value)]
+    if isinstance(t, cst.StarredElement):
+        return _name_nodes(t.value)
     return []
