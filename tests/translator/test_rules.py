@@ -275,6 +275,34 @@ def f(x: Tensor, flag: bool) -> Tensor:
 """,
         ["T107"],
     ),
+    (
+        "formula-named-like-a-builtin",
+        """
+@formula
+def abs(x: Tensor) -> Tensor:
+    return ops.abs(x)
+
+@helper
+def wrap(d: int, n: int) -> int:
+    return abs(d) % n
+""",
+        ["T105"],
+    ),
+    (
+        "param-shadowing-a-builtin-is-fine",
+        single("result = kernel.clamp(x, min, None)", "grad", params="x: Tensor, min: float"),
+        [],
+    ),
+    (
+        "local-shadowing-a-helper",
+        """
+@helper
+def twice(n: int) -> int:
+    return 2 * n
+"""
+        + single("twice = 3\nresult = kernel.exp(x)", "grad"),
+        ["T113"],
+    ),
     ("unsupported-type", "@formula\ndef f(x: Tensor, n: str) -> Tensor:\n    return x\n", ["T306"]),
     (
         "bad-option-value",
