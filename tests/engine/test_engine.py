@@ -195,6 +195,11 @@ def test_saved_output_makes_no_reference_cycle(ref):
         node = weakref.ref(y.grad_fn)
         del y
         assert node() is None  # freed by refcounting alone
+        y = t_exp(x)
+        node = weakref.ref(y.grad_fn)
+        tg.autograd.grad(y.sum(), x, create_graph=True, retain_graph=True)  # unpacks `result`
+        del y
+        assert node() is None  # the cells hold SavedTensors again after the backward
     finally:
         gc.enable()
 
