@@ -87,9 +87,8 @@ def const_text(e: ir.Const) -> str:
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def loop_var(name: str, t: ir.Type, body) -> str:
-    """The declaration of a loop variable; ``[[maybe_unused]]`` when the body ignores it."""
-    found = set()
+def _names_read(body) -> set[str]:
+    found: set[str] = set()
 
     def visit(x):
         if isinstance(x, ir.Name):
@@ -97,8 +96,26 @@ def loop_var(name: str, t: ir.Type, body) -> str:
         return x
 
     transform(body, visit)
-    unused = "" if name in found else "[[maybe_unused]] "
+    return found
+
+
+def loop_var(name: str, t: ir.Type, body) -> str:
+    """The declaration of a loop variable; ``[[maybe_unused]]`` when the body ignores it."""
+    unused = "" if name in _names_read(body) else "[[maybe_unused]] "
+    if t.kind == "Iter":
+        return f"const auto& {name}"
     return unused + (f"const Tensor& {cname(name)}" if t.is_tensor else f"int64_t {cname(name)}")
+
+
+def unpack_lines(var: str, names, types, body) -> list[str]:
+    """``int64_t i = std::get<0>(i_d_item);`` ... for ``for i, d in enumerate(...)``."""
+    read = _names_read(body)
+    out = []
+    for k, (n, t) in enumerate(zip(names, types)):
+        unused = "" if n in read else "[[maybe_unused]] "
+        decl = f"const Tensor& {cname(n)}" if t.is_tensor else f"int64_t {cname(n)}"
+        out.append(f"{unused}{decl} = std::get<{k}>({var});")
+    return out
 
 
 class ExprEmitter:
@@ -246,6 +263,9 @@ class ExprEmitter:
         if e.conds:
             conds = " && ".join(self.wrap(c, _PREC["&&"] - 1) for c in e.conds)
             push = f"if ({conds}) {push}"
+        if e.unpack:
+            lines = unpack_lines(e.var, e.unpack, e.unpack_types, (e.elt,) + e.conds)
+            push = "{ " + " ".join(lines) + " " + push + " }"
         return (f"[&] {{ {ctype(e.type)} comp_; for ({var} : {self.iter_text(e.iter)}) {push} "
                 "return comp_; }()"), PRIMARY
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from . import ir
-from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type
+from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type, unpack_lines
 from .ir import transform
 
 GENERATOR = "transgrad.translator"
@@ -116,7 +116,9 @@ class Block:
             return lines + [f"{ind}}}"]
         if isinstance(s, ir.For):
             var = loop_var(s.var, s.var_type, s.body)
-            return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"]
+            unpack = [ind + "  " + ln for ln in unpack_lines(s.var, s.unpack, s.unpack_types,
+                                                             s.body)]
+            return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"] + unpack
                     + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
         if isinstance(s, ir.Return):
             return self.return_stmt(s, ind)

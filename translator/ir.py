@@ -55,7 +55,7 @@ class Type:
 
 
 KINDS = ("Tensor", "TensorList", "int", "float", "bool", "Shape", "DType", "str", "None",
-         "Optional", "Tuple")
+         "Optional", "Tuple", "Iter")  # Iter: enumerate()/zip(), iterated only; elems per item
 
 TENSOR = Type("Tensor")
 OPT_TENSOR = Type("Optional", TENSOR)
@@ -247,6 +247,8 @@ class Comprehension(Expr):
     var_type: Type
     iter: Expr
     conds: tuple[Expr, ...]
+    unpack: tuple[str, ...] = ()                  # ``for i, d in enumerate(...)``: i, d
+    unpack_types: tuple[Type, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -294,6 +296,8 @@ class For(Stmt):
     var_type: Type
     iter: Expr
     body: tuple[Stmt, ...]
+    unpack: tuple[str, ...] = ()                  # ``for i, d in enumerate(...)``: i, d
+    unpack_types: tuple[Type, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -321,24 +321,21 @@ class FunctionLowerer(ExprLowerer):
         return ir.If(loc, cond, then, orelse)
 
     def for_(self, stmt: cst.For, loc) -> ir.Stmt:
-        if not isinstance(stmt.target, cst.Name) or stmt.orelse is not None:
-            raise self.error("T401", loc, "only `for NAME in ...:` loops without `else` are "
-                             "supported", "loop over range(...), a shape or a list of tensors")
+        if stmt.orelse is not None:
+            raise self.error("T401", loc, "`for ... else` cannot be translated",
+                             "move the else part after the loop")
         it = self.iterable(stmt.iter)
-        var = stmt.target.value
-        elem = ir.TENSOR if it.type == ir.TENSOR_LIST else ir.INT
-        if var in self.scope.vars:
-            raise self.error("T405", loc, f"loop variable `{var}` is already a local",
-                             "use a fresh name for the loop variable")
-        self.scope.vars[var] = elem
-        self.declared.add(var)
+        var, vtype, unpack, types = self.loop_target(stmt.target, it, loc)
+        names = unpack or (var,)
+        self.declared.update(names)
         narrowed = set(self.scope.narrowed)
         body = self.block(_suite(stmt.body))
         self.scope.narrowed = narrowed
-        del self.scope.vars[var]
-        self.declared.discard(var)
-        self.loop_vars.add(var)
-        return ir.For(loc, var, elem, it, body)
+        for n in names:
+            del self.scope.vars[n]
+            self.declared.discard(n)
+            self.loop_vars.add(n)
+        return ir.For(loc, var, vtype, it, body, unpack, types)
 
     def ret(self, s: cst.Return, loc) -> ir.Stmt:
         if self.return_type is not None or self.tensor_params is None:

@@ -231,6 +231,17 @@ def _builtin(lw: ExprLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         if name == "int":
             return x if x.type == ir.INT else ir.Call(loc, ir.INT, "builtin", "to_int", (x,))
         return x if x.type == ir.FLOAT else ir.Call(loc, ir.FLOAT, "float", "float", (x,))
+    if name in ("all", "any"):
+        (x,) = _args(lw, node, name, 1, 1, loc)
+        if x.type != ir.SHAPE:
+            raise lw.error("T402", loc, f"{name}() of a {x.type}",
+                           f"{name}() of a comprehension of conditions")
+        return ir.Call(loc, ir.BOOL, "builtin", name, (x,))
+    if name == "round":
+        (x,) = _args(lw, node, "round", 1, 1, loc)
+        if not x.type.is_number:
+            raise lw.error("T402", loc, f"round() of a {x.type}", "round() of a number")
+        return x if x.type != ir.FLOAT else ir.Call(loc, ir.INT, "builtin", "round", (x,))
     if name in ("sorted", "reversed", "sum"):
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type != ir.SHAPE:

@@ -418,30 +418,68 @@ class ExprLowerer:
     def iterable(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
                 node.func.value in ("enumerate", "zip")):
-            raise self.error("T401", self.loc(node), f"`{node.func.value}` cannot be translated",
-                             "loop over range(len(...)) and index")
+            return self._enumerate_zip(node, node.func.value)
         it = self.expr(node)
         if it.type not in (ir.SHAPE, ir.TENSOR_LIST):
             raise self.error("T402", it.loc, f"cannot loop over a {pretty(it.type)}",
                              "loop over range(...), a shape, dims or a list of tensors")
         return it
 
+    def _enumerate_zip(self, node: cst.Call, fn: str) -> ir.Expr:
+        loc = self.loc(node)
+        if any(a.keyword is not None or a.star for a in node.args) or not node.args:
+            raise self.error("T404", loc, f"{fn}() takes positional arguments here",
+                             f"write {fn}(a, b)" if fn == "zip" else "write enumerate(seq)")
+        args = [self.expr(a.value) for a in node.args]
+        seqs = args[:1] if fn == "enumerate" else args
+        for s in seqs:
+            if s.type not in (ir.SHAPE, ir.TENSOR_LIST):
+                raise self.error("T402", s.loc, f"{fn}() of a {pretty(s.type)}",
+                                 f"{fn}() of shapes, dims or lists of tensors")
+        if fn == "enumerate" and len(args) > 2:
+            raise self.error("T404", loc, "enumerate() takes a sequence and a start",
+                             "write enumerate(seq) or enumerate(seq, start)")
+        elems = tuple(self.scope_type_of(s) for s in seqs)
+        if fn == "enumerate":
+            elems = (ir.INT, *elems)
+            args = [args[0], self.coerce(args[1], ir.INT, "the start")] if len(args) == 2 else args
+        return ir.Call(loc, ir.Type("Iter", elems=elems), "builtin", fn, tuple(args))
+
+    def loop_target(self, target: cst.BaseExpression, it: ir.Expr, loc):
+        """(var, var type, unpacked names, their types) of ``for TARGET in it``; binds them."""
+        if it.type.kind == "Iter":
+            names = [e.value.value for e in target.elements if isinstance(  # type: ignore
+                e.value, cst.Name)] if isinstance(target, (cst.Tuple, cst.List)) else []
+            if len(names) != len(it.type.elems) or len(names) != len(target.elements):  # type: ignore
+                raise self.error("T401", loc, f"unpack each item of {it.name}() into "  # type: ignore
+                                 f"{len(it.type.elems)} names", "write `for i, x in ...`")
+            var, vtype, unpack, types = "_".join(names) + "_item", it.type, tuple(names), \
+                it.type.elems
+        elif isinstance(target, cst.Name):
+            var, vtype, unpack, types = target.value, self.scope_type_of(it), (), ()
+        else:
+            raise self.error("T401", loc, "only a name (or names, with enumerate/zip) can be "
+                             "a loop target", "loop with `for NAME in ...`")
+        for n, t in zip(unpack or (var,), types or (vtype,)):
+            if n in self.scope.vars:
+                raise self.error("T405", loc, f"loop variable `{n}` is already a local",
+                                 "use a fresh name for the loop variable")
+            self.scope.vars[n] = t
+        return var, vtype, unpack, types
+
     def comprehension(self, node, loc) -> ir.Expr:
         comp = node.for_in
-        if comp.inner_for_in is not None or not isinstance(comp.target, cst.Name):
+        if comp.inner_for_in is not None:
             raise self.error("T401", loc, "only `[expr for name in ... if ...]` comprehensions "
-                             "can be translated", "use one `for` clause over one name")
+                             "can be translated", "use one `for` clause")
         it = self.iterable(comp.iter)
-        var = comp.target.value
-        if var in self.scope.vars:
-            raise self.error("T405", loc, f"comprehension variable `{var}` shadows a local",
-                             "use a fresh name")
-        self.scope.vars[var] = ir.TENSOR if it.type == ir.TENSOR_LIST else ir.INT
+        var, vtype, unpack, types = self.loop_target(comp.target, it, loc)
         try:
             conds = tuple(self.condition(i.test) for i in comp.ifs)
             elt = self.expr(node.elt)
         finally:
-            del self.scope.vars[var]
+            for n in unpack or (var,):
+                del self.scope.vars[n]
         if elt.type in (ir.INT, ir.BOOL):
             t = ir.SHAPE
         elif elt.type.is_tensor:
@@ -449,7 +487,7 @@ class ExprLowerer:
         else:
             raise self.error("T402", loc, f"a comprehension of {pretty(elt.type)} values",
                              "build tuples of ints or lists of tensors")
-        return ir.Comprehension(loc, t, elt, var, self.scope_type_of(it), it, conds)
+        return ir.Comprehension(loc, t, elt, var, vtype, it, conds, unpack, types)
 
     @staticmethod
     def scope_type_of(it: ir.Expr) -> ir.Type:

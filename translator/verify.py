@@ -91,7 +91,7 @@ class _Verifier:
                 defined = a if b is None else b if a is None else a & b
             elif isinstance(s, ir.For):
                 self.reads(s.iter, defined)
-                self.block(s.body, defined | {s.var}, backward)
+                self.block(s.body, defined | {s.var, *s.unpack}, backward)
             elif isinstance(s, ir.Return):
                 for e in s.values:
                     self.reads(e, defined)
@@ -140,7 +140,7 @@ def _comprehension_vars(e: ir.Expr) -> list[str]:
 
     def visit(x):
         if isinstance(x, ir.Comprehension):
-            found.append(x.var)
+            found.extend((x.var, *x.unpack))
         return x
 
     transform(e, visit)

@@ -18,6 +18,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -270,6 +271,49 @@ T prod(const std::vector<T>& v) {
   T s = 1;
   for (const T& x : v) s *= x;
   return s;
+}
+
+// enumerate(v, start) and zip(a, b[, c]) (shortest): vectors of tuples, for range-for loops.
+template <class T>
+std::vector<std::tuple<int64_t, T>> enumerate(const std::vector<T>& v, int64_t start = 0) {
+  std::vector<std::tuple<int64_t, T>> out;
+  for (const T& x : v) out.emplace_back(start++, x);
+  return out;
+}
+
+template <class A, class B>
+std::vector<std::tuple<A, B>> zip(const std::vector<A>& a, const std::vector<B>& b) {
+  std::vector<std::tuple<A, B>> out;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) out.emplace_back(a[i], b[i]);
+  return out;
+}
+
+template <class A, class B, class C>
+std::vector<std::tuple<A, B, C>> zip(const std::vector<A>& a, const std::vector<B>& b,
+                                     const std::vector<C>& c) {
+  std::vector<std::tuple<A, B, C>> out;
+  for (size_t i = 0; i < a.size() && i < b.size() && i < c.size(); ++i)
+    out.emplace_back(a[i], b[i], c[i]);
+  return out;
+}
+
+// all()/any() of a tuple of ints (a comprehension of bools is one).
+template <class T>
+bool all(const std::vector<T>& v) {
+  return std::all_of(v.begin(), v.end(), [](const T& x) { return x != 0; });
+}
+
+template <class T>
+bool any(const std::vector<T>& v) {
+  return std::any_of(v.begin(), v.end(), [](const T& x) { return x != 0; });
+}
+
+// round(x): to the nearest int, ties to even (Python 3).
+inline int64_t round(double x) {
+  if (std::isnan(x)) throw ValueError("cannot convert float NaN to integer");
+  if (std::isinf(x)) throw ValueError("cannot convert float infinity to integer");
+  double r = std::nearbyint(x);  // default rounding mode: to nearest, ties to even
+  return static_cast<int64_t>(r);
 }
 
 // range(start, stop, step): iterable in a range-for.

@@ -17,6 +17,8 @@ static constexpr double HALF = 0.5;
 
 static inline int64_t wrap_dim(int64_t dim, int64_t ndim);
 static inline int64_t checked_dim(int64_t dim, int64_t ndim);
+static inline Shape broadcast_shape(const Shape& a, const Shape& b);
+static inline Shape expanded_dims(const Shape& shape, const Shape& target);
 
 // tests/translator/backend/fixtures/basic.py:77
 static inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
@@ -33,6 +35,43 @@ static inline int64_t checked_dim(int64_t dim, int64_t ndim) {
   }
   // tests/translator/backend/fixtures/basic.py:119
   return py::mod(dim, ndim);
+}
+
+// tests/translator/backend/fixtures/basic.py:134
+static inline Shape broadcast_shape(const Shape& a, const Shape& b) {
+  // tests/translator/backend/fixtures/basic.py:136
+  int64_t n = py::max(py::len(a), py::len(b));
+  // tests/translator/backend/fixtures/basic.py:137
+  Shape pa = py::concat(py::repeat(Shape{1}, n - py::len(a)), a);
+  // tests/translator/backend/fixtures/basic.py:138
+  Shape pb = py::concat(py::repeat(Shape{1}, n - py::len(b)), b);
+  // tests/translator/backend/fixtures/basic.py:139
+  if (!py::all([&] { Shape comp_; for (const auto& x_y_item : py::zip(pa, pb)) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); comp_.push_back(x == y || x == 1 || y == 1); } return comp_; }())) {
+    // tests/translator/backend/fixtures/basic.py:140
+    throw ValueError(std::string("shapes ") + py::str(a) + std::string(" and ") + py::str(b) + std::string(" cannot be broadcast together"));
+  }
+  // tests/translator/backend/fixtures/basic.py:141
+  return [&] { Shape comp_; for (const auto& x_y_item : py::zip(pa, pb)) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); comp_.push_back(py::max(x, y)); } return comp_; }();
+}
+
+// tests/translator/backend/fixtures/basic.py:145
+static inline Shape expanded_dims(const Shape& shape, const Shape& target) {
+  // tests/translator/backend/fixtures/basic.py:147
+  int64_t lead = py::len(target) - py::len(shape);
+  // tests/translator/backend/fixtures/basic.py:148
+  Shape out = Shape{};
+  // tests/translator/backend/fixtures/basic.py:149
+  for (const auto& i_size_item : py::enumerate(target)) {
+    int64_t i = std::get<0>(i_size_item);
+    int64_t size = std::get<1>(i_size_item);
+    // tests/translator/backend/fixtures/basic.py:150
+    if (i < lead || py::index(shape, i - lead) != size) {
+      // tests/translator/backend/fixtures/basic.py:151
+      out = py::concat(out, Shape{i});
+    }
+  }
+  // tests/translator/backend/fixtures/basic.py:152
+  return out;
 }
 
 // tests/translator/backend/fixtures/basic.py:12
@@ -334,6 +373,48 @@ Tensor select_last(const Tensor& x, int64_t index) {
     auto node = std::make_shared<SelectLastBackward>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
+    set_history(result, node, 0);
+  }
+  return result;
+}
+
+// tests/translator/backend/fixtures/basic.py:156
+struct BroadcastMulBackward final : Node {
+  SavedVariable x_;
+  SavedVariable other_;
+  int64_t half_ = 0;
+  std::string name() const override { return "BroadcastMulBackward"; }
+  SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 156}; }
+  void release_variables() override { x_.reset(); other_.reset(); }
+  variable_list apply(variable_list&& grads) override {
+    Tensor grad = std::move(grads[0]);
+    Tensor x = x_.unpack(shared_from_this());
+    Tensor other = other_.unpack(shared_from_this());
+    // tests/translator/backend/fixtures/basic.py:162
+    return {grad * other * (half_ + 1), grad * x};
+  }
+};
+
+// tests/translator/backend/fixtures/basic.py:156
+Tensor broadcast_mul(const Tensor& x, const Tensor& other) {
+  int64_t half = 0;
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    // tests/translator/backend/fixtures/basic.py:157
+    Shape shape = broadcast_shape(x.sizes(), other.sizes());
+    // tests/translator/backend/fixtures/basic.py:158
+    half = py::round(py::truediv(py::len(expanded_dims(x.sizes(), shape)), 2));
+    // tests/translator/backend/fixtures/basic.py:159
+    result = kernel::mul(kernel::expand(x, shape), kernel::expand(other, shape));
+  }
+  if (any_requires_grad({&x, &other})) {
+    auto node = std::make_shared<BroadcastMulBackward>();
+    collect_next_edges(*node, x);
+    collect_next_edges(*node, other);
+    node->x_ = SavedVariable(x, /*is_output=*/false);
+    node->other_ = SavedVariable(other, /*is_output=*/false);
+    node->half_ = half;
     set_history(result, node, 0);
   }
   return result;

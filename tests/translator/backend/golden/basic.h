@@ -32,5 +32,7 @@ Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims = std::nullo
 Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 // tests/translator/backend/fixtures/basic.py:123
 Tensor select_last(const Tensor& x, int64_t index);
+// tests/translator/backend/fixtures/basic.py:156
+Tensor broadcast_mul(const Tensor& x, const Tensor& other);
 
 }  // namespace tg::ops

@@ -34,6 +34,8 @@ void register_ops(py::module_& m) {
   m.def("affine", [](const tg::Tensor& x, const tg::Tensor& weight, std::optional<tg::Tensor> bias) { return tg::ops::affine(x, weight, bias ? *bias : tg::Tensor()); }, py::arg("x"), py::arg("weight"), py::arg_v("bias", py::none(), "None"));
   // tests/translator/backend/fixtures/basic.py:123
   m.def("select_last", static_cast<tg::Tensor (*)(const tg::Tensor&, int64_t)>(&tg::ops::select_last), py::arg("x"), py::arg("index"));
+  // tests/translator/backend/fixtures/basic.py:156
+  m.def("broadcast_mul", static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::broadcast_mul), py::arg("x"), py::arg("other"));
   // tests/translator/backend/fixtures/multi.py:8
   m.def("max_last", static_cast<std::tuple<tg::Tensor, tg::Tensor> (*)(const tg::Tensor&, bool)>(&tg::ops::max_last), py::arg("x"), py::arg("keepdim") = false);
   // tests/translator/backend/fixtures/multi.py:21
