@@ -134,6 +134,24 @@ def test_and_or_short_circuit_and_none_narrowing(tmp_path):
     def g(x: Tensor) -> Tensor:
         return ops.neg(x, 1)
     """, "ops.neg(x, 1)", "T404"),
+    ("""
+    @formula
+    def g(x: Tensor) -> Tensor:
+        return x * 2.0
+    """, "return x * 2.0", "T411"),
+    ("""
+    @formula
+    def g(x: Tensor) -> Tensor:
+        def backward(grad):
+            return grad
+
+        return x, backward
+    """, "def g", "T412"),
+    ("""
+    @helper
+    def f(s: Shape) -> int:
+        return s[0:2][0] + s["a"]
+    """, "return s[0:2]", "T402"),
 ])
 def test_inexpressible_construct_is_a_t4xx_at_its_line(tmp_path, body, needle, code):
     (d,) = errors(tmp_path, body)

@@ -39,6 +39,9 @@ int main() {
         if (f == "floordiv") std::cout << py::floordiv(a, b);
         else if (f == "mod") std::cout << py::mod(a, b);
         else if (f == "truediv") std::cout << py::truediv(a, b);
+      } else if (op == "round") {
+        double a; std::cin >> a;
+        std::cout << py::round(a);
       } else if (op == "index") {
         int64_t n, i; std::cin >> n; std::vector<int64_t> v(n); for (auto& x : v) std::cin >> x; std::cin >> i;
         std::cout << py::index(v, i);
@@ -135,6 +138,13 @@ def test_float_arithmetic_matches_python(driver, cases):
         else:
             assert float(g) == want and math.copysign(1, float(g)) == math.copysign(1, want), \
                 (f, a, b, g, want)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.one_of(finite, st.integers(-50, 50).map(lambda n: n + 0.5)), min_size=1,
+                max_size=30))
+def test_round_is_half_to_even_like_python(driver, values):
+    assert driver([f"round {v!r}" for v in values]) == [str(round(v)) for v in values]
 
 
 shapes = st.lists(st.integers(0, 9), max_size=6)
