@@ -15,8 +15,16 @@ order with a ``KindEnv``, which infers for every name whether its value may be a
 Bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds ``s`` once,
 a binding inside a loop body binds it many times.
 
+Also reported here, anywhere in a formula or helper: the ways to smuggle a capture past this
+analysis (default arguments of backward T206, ``nonlocal``/``global`` T207, lambdas and nested
+functions T208, ``:=`` T210).
+
 Invariants: the analysis over-approximates tensor-ness (a value that may be a tensor is one),
 so it can reject a valid formula but never accept a capture that breaks double backward.
+
+Note [Module size]: this module (kind inference + the rule) and ``fence`` exceed the ~400-line
+budget; the natural split is a ``kinds.py`` holding ``ModuleInfo``/``KindEnv``/``_spell_type``
+(used by both) and a ``fence_expr.py`` for the expression checker.
 """
 
 from __future__ import annotations
