@@ -15,6 +15,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -33,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="a .py file, a directory, or the name of a shipped formula module (e.g. unary); "
+        help="a .py file, a directory, or the name of a shipped formula module or formula "
+        "(e.g. unary, sin); "
         "default: all shipped formulas",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
@@ -46,14 +48,28 @@ def shipped_formulas() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
 
 
+def _shipped_module(name: str) -> str | None:
+    """The shipped formula module called ``name``, or the one defining formula ``name``."""
+    root = shipped_formulas()
+    if os.path.isfile(os.path.join(root, name + ".py")):
+        return os.path.join(root, name + ".py")
+    pattern = re.compile(rf"^def {re.escape(name)}\(", re.MULTILINE)
+    for f in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        path = os.path.join(root, f)
+        if f.endswith(".py"):
+            with open(path, encoding="utf-8") as text:
+                if pattern.search(text.read()):
+                    return path
+    return None
+
+
 def collect_paths(paths: Iterable[str]) -> list[str]:
     """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted; a bare
-    module name that is not a path: that module of the shipped formulas."""
+    name that is not a path: the shipped formula module of that name, or defining that formula."""
     out: list[str] = []
     for p in paths:
-        shipped = os.path.join(shipped_formulas(), p + ".py")
-        if not os.path.exists(p) and p.isidentifier() and os.path.isfile(shipped):
-            p = shipped
+        if not os.path.exists(p) and p.isidentifier():
+            p = _shipped_module(p) or p
         if os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))

@@ -68,3 +68,7 @@ def test_default_and_module_names_mean_shipped_formulas(capsys):
     name = min(p.stem for p in (ROOT / "formulas").glob("[a-z]*.py"))
     assert main(["check", name]) == 0
     assert "checked 1 module(s)" in capsys.readouterr().err
+    formula = next(l[4:].split("(")[0] for l in (ROOT / "formulas" / f"{name}.py").read_text()
+                   .splitlines() if l.startswith("def "))  # fmt: skip
+    assert main(["check", formula]) == 0
+    assert "checked 1 module(s)" in capsys.readouterr().err
