@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,12 +36,22 @@ def _timed_cmd(cmd: list[str], timeout: float) -> dict[str, Any]:
         return {"error": f"timed out after {timeout:.0f} s"}
     t = time.perf_counter() - t0
     if p.returncode != 0:
-        tail = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        lines = (p.stdout + "\n" + p.stderr).strip().splitlines()
         return {
-            "error": f"`{' '.join(cmd[:5])} ...` exit {p.returncode}: "
-            f"{tail[-1][:200] if tail else ''}"
+            "error": f"`{' '.join(cmd[:5])} ...` exit {p.returncode}: {_first_error(lines)}",
+            "log_tail": lines[-40:],
         }
     return {"time_s": t}
+
+
+def _first_error(lines: list[str]) -> str:
+    """The line that says what went wrong (a compiler/CMake/Python error), not pip's summary."""
+    generic = ("ERROR: Failed to build", "ERROR: Failed building", "error: subprocess-exited")
+    for line in lines:
+        s = line.strip()
+        if re.search(r"\berror\b|Error:|Traceback", s, re.IGNORECASE) and not s.startswith(generic):
+            return s[:240]
+    return lines[-1][:240] if lines else ""
 
 
 def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
@@ -67,7 +78,7 @@ def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
                     [sys.executable, "-m", "translator", "emit", *rel, "--out", out], timeout
                 )
             if "error" in r:
-                row["error"] = r["error"]
+                row.update(r)
                 break
             row["time_s"].append(r["time_s"])
             row["metric"].append(r["time_s"])
@@ -88,7 +99,6 @@ def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
             ".",
             "--no-build-isolation",
             "--no-deps",
-            "-q",
             "-C",
             f"build-dir={tmp}/build",
             "-w",
@@ -103,16 +113,11 @@ def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
                     os.utime(mods[0])
                     label += f" ({os.path.relpath(mods[0], REPO)})"
                 r = _timed_cmd(cmd, max(timeout, 3600.0))  # a C++ build on 2 cores is slow
-                res["rows"][name] = {
-                    "label": label,
-                    **(
-                        {"error": r["error"]}
-                        if "error" in r
-                        else {"time_s": [r["time_s"]], "metric": [r["time_s"]]}
-                    ),
-                }
+                row = res["rows"][name] = {"label": label}
                 if "error" in r:
+                    row.update(r)
                     break
+                row.update(time_s=[r["time_s"]], metric=[r["time_s"]])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return res
