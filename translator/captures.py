@@ -115,6 +115,7 @@ class KindEnv:
     ):
         self.info = info
         self.parent = parent
+        self.control = 0  # ITEM while binding under a branch or loop that depends on data
         self.kinds: dict[str, int] = {
             n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()
         }
@@ -133,7 +134,7 @@ class KindEnv:
 
     def set(self, name: str, kind: int) -> None:
         """Bind ``name``; a name bound on several paths keeps the join of its kinds."""
-        self.kinds[name] = self.kinds.get(name, 0) | kind
+        self.kinds[name] = self.kinds.get(name, 0) | kind | self.control
 
     def bind_target(
         self, target: cst.BaseExpression, kind: int, value: cst.BaseExpression | None = None
@@ -357,16 +358,23 @@ class _FormulaCaptures:
             for small in stmt.body:
                 self._record_small(small, index, env)
                 env.bind_statement(small)
-        elif isinstance(stmt, cst.If):
-            for block in _if_blocks(stmt):
-                for s in block:
-                    self._walk_bindings(s, index, env)
-        elif isinstance(stmt, (cst.For, cst.While)):
+        elif isinstance(stmt, (cst.If, cst.For, cst.While)):
+            # a value chosen by a branch (or loop) on data is data too: control dependence
+            saved = env.control
+            blocks: list[Sequence[cst.CSTNode]]
+            if isinstance(stmt, cst.If):
+                tests, blocks = _if_tests(stmt), list(_if_blocks(stmt))
+            else:
+                tests = [stmt.iter if isinstance(stmt, cst.For) else stmt.test]
+                blocks = [stmt.body.body]
+            env.control |= ITEM if any(env.kind_of(t) & ITEM for t in tests) else 0
             if isinstance(stmt, cst.For):
                 env.bind_target(stmt.target, env.kind_of(stmt.iter) & ~MUTABLE)
                 self._record_target(stmt.target, "loop", index, None)
-            for inner in stmt.body.body:
-                self._walk_bindings(inner, index, env)
+            for block in blocks:
+                for inner in block:
+                    self._walk_bindings(inner, index, env)
+            env.control = saved
         self._record_walrus(stmt, index)
 
     def _record_small(self, small: cst.CSTNode, index: int, env: KindEnv) -> None:
@@ -488,6 +496,13 @@ def _if_blocks(stmt: cst.If) -> list[Sequence[cst.BaseStatement]]:
     elif isinstance(orelse, cst.Else):
         blocks.append(orelse.body.body)
     return blocks  # type: ignore[return-value]
+
+
+def _if_tests(stmt: cst.If) -> list[cst.BaseExpression]:
+    tests = [stmt.test]
+    if isinstance(stmt.orelse, cst.If):
+        tests.extend(_if_tests(stmt.orelse))
+    return tests
 
 
 def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:

@@ -102,13 +102,22 @@ CASES = [
         ["T205"],
     ),
     (
+        "item-through-control-flow",
+        single(
+            "if kernel.item(kernel.amax(x, (), False)) > 0:\n    s = 1.0\nelse:\n    s = 2.0\n"
+            "result = kernel.exp(x)",
+            "grad * s",
+        ),
+        ["T205"],
+    ),
+    (
         "item-in-forward-only-is-fine",
         single(
             "s = kernel.item(kernel.amax(x, (), False))\n"
             "result = kernel.mul(x, kernel.scalar_like(x, s))",
             "grad * 2.0",
         ),
-        ["T201"][:0],
+        [],
     ),
     (
         "rebound-nontensor-param",
