@@ -19,14 +19,16 @@ code    meaning
 T100    the file is not valid Python (syntax error)
 T101    unsupported import (only ``from transgrad.lang import ...`` and ``import math``)
 T102    unsupported module-level statement (imports, formulas, helpers, numeric constants)
-T103    unsupported statement inside a formula or helper (loops, try, with, class, ...)
-T104    unsupported expression (lambda outside backward, f-string, set/dict, await, ...)
-T105    unknown name (not a parameter, local, ``transgrad.lang`` name, helper or constant)
-T106    unsupported decorator or formula option (value must be a literal)
-T107    formula structure: the final statement must be ``return outputs, backward`` (or an
-        expression, for a composite) and ``backward`` must be defined before it
-T108    more than one ``def backward``, a nested function other than ``backward``, or a
-        ``def backward`` nested inside a branch
+T103    unsupported statement inside a formula or helper (while, try, with, class, assert,
+        item/attribute assignment, expression statements, async def, for-else)
+T104    unsupported expression (dict/set displays and comprehensions, f-strings outside a
+        raise, ``*args`` in calls, an uncalled ``kernel.NAME``, ``...``, await, yield)
+T105    unknown name (not a parameter, local, ``transgrad.lang`` name, helper or constant),
+        or another formula called directly instead of through ``ops``
+T106    unsupported or repeated decorator, or a bad formula option (values are literals)
+T107    formula structure: a formula with a backward ends with ``return outputs, backward``
+        (distinct names) and returns nowhere else; a composite returns an expression
+T108    more than one ``def backward``, or a ``def backward`` inside a branch or loop
 T109    backward parameters do not match the differentiable + hidden outputs
 T110    ``differentiable_outputs`` / ``hidden_outputs`` name something that is not an output
 T111    unsupported parameter kind (``*args``, ``**kwargs``, keyword-only, positional-only)
@@ -36,10 +38,11 @@ T201    backward captures a tensor intermediate of the forward
 T202    backward captures a parameter that the forward re-binds
 T203    backward captures a name bound more than once in the forward
 T204    backward captures a name re-bound after ``def backward``
-T205    backward captures a scalar read out of tensor data (``kernel.item``)
+T205    backward captures a scalar read out of tensor data (``kernel.item``, through
+        arithmetic, helpers, or a branch/loop on such a value)
 T206    capture smuggled through a default argument of backward
 T207    ``nonlocal`` / ``global`` in a formula
-T208    lambda or nested closure inside a formula or backward
+T208    lambda or nested function (other than ``def backward``) in a formula or helper
 T209    backward reads a mutable container (list, dict, set) built in the forward
 T210    assignment expression (walrus ``:=``) in a formula
 T211    backward captures a tensor bound by tuple unpacking
@@ -53,6 +56,8 @@ T306    missing or unsupported parameter / return type annotation
 T307    branch or boolean test on tensor data (``if t:``, ``t and ...``)
 T308    unsupported tensor attribute (only ``shape``, ``ndim``, ``dtype``, ``numel``)
 ======  =====================================================================================
+
+T4xx codes belong to the back end (``lower``/``verify``), which documents them.
 """
 
 from __future__ import annotations
