@@ -294,3 +294,22 @@ def test_more_shape_helpers(engine):
     p.data.mul_(2)  # PyTorch's optimizer idiom: writes p's storage, no autograd
     np.testing.assert_allclose(p.detach().numpy(), [2.0, 4.0])
     assert p.is_leaf and p.requires_grad
+
+
+def test_deepcopy_and_pickle(engine):
+    import copy
+    import pickle
+
+    tg = engine
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).sum().backward()
+    y = copy.deepcopy(x)
+    assert y is not x and y.requires_grad and y.is_leaf
+    np.testing.assert_array_equal(y.detach().numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [2.0, 2.0])
+    assert not np.shares_memory(y.detach().numpy(), x.detach().numpy())
+    z = pickle.loads(pickle.dumps(x))
+    assert type(z) is type(x) and z.requires_grad and z.dtype == x.dtype
+    np.testing.assert_array_equal(z.detach().numpy(), [1.0, 2.0])
+    with pytest.raises(RuntimeError, match="deepcopy"):
+        copy.deepcopy(x * 2)

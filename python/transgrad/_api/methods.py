@@ -260,8 +260,37 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
         self, lambda x: F["expand"](as_tensor(value, x), tuple(x.shape)), (value,)))
     put("__setitem__", indexing.make_setitem(B, F, inplace))
 
+    # -- copying and pickling (leaves only, as PyTorch) ------------------------------------
+    def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment")
+        t = B.from_numpy(np.array(self.detach(), copy=True))
+        if self.requires_grad:
+            t.requires_grad_(True)
+        if self.grad is not None:
+            t.grad = B.from_numpy(np.array(self.grad.detach(), copy=True))
+        memo[id(self)] = t
+        return t
 
-builtins_any = any
+    put("__deepcopy__", __deepcopy__)
+    put("__reduce_ex__", lambda self, protocol: (
+        _rebuild, (B.name, np.array(self.detach(), copy=True), builtins_bool(self.requires_grad))))
+
+
+builtins_any, builtins_bool = any, bool
+
+
+def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
+    """Unpickle a tensor: ``engine`` is the module name of the engine that pickled it."""
+    import importlib
+
+    from transgrad._api import BACKENDS
+
+    importlib.import_module(engine)
+    backend = next(b for b in BACKENDS.values() if b.name == engine)
+    t = backend.from_numpy(array)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _repr(t: Any) -> str:
