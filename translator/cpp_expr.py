@@ -17,7 +17,20 @@ from collections.abc import Callable
 from . import ir
 from .ir import transform
 
-_KEYWORDS = frozenset(["alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "std", "tg", "py", "ops", "kernel", "node", "no_grad", "grads", "results", "Tensor", "Shape", "DType", "int64_t"])
+# C++ keywords and names the generated code uses: a Python name among them gets a suffix.
+_KEYWORDS = frozenset((
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr",
+    "const_cast", "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+    "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert",
+    "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+    "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+    "volatile", "wchar_t", "while", "xor", "xor_eq", "std", "tg", "py", "ops", "kernel",
+    "helpers", "node", "no_grad", "grads", "results", "Tensor", "Shape", "DType", "int64_t",
+))
 _DTYPES = {"bool": "DType::Bool", "int64": "DType::Int64", "float32": "DType::Float32",
            "float64": "DType::Float64"}
 _INFIX_TENSOR = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -226,7 +239,7 @@ class ExprEmitter:
             return f"static_cast<double>({args})", PRIMARY
         if e.kind == "range":
             return f"py::range({args}).to_vector()", PRIMARY
-        prefix = {"kernel": "kernel::", "op": "ops::", "helper": "", "builtin": "py::",
+        prefix = {"kernel": "kernel::", "op": "ops::", "helper": "helpers::", "builtin": "py::",
                   "math": "std::"}[e.kind]
         name = cname(e.name) if e.kind == "helper" else e.name
         return f"{prefix}{name}({args})", PRIMARY

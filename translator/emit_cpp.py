@@ -4,7 +4,9 @@ Stage 3 of the back end. Input: IR only (never libcst). Output: text, in the sty
 ARCHITECTURE example: a banner naming the generator and the source file (byte-reproducible:
 no timestamps, no absolute paths), one ``<Name>Backward`` node per differentiable formula,
 members ending in ``_``, Python local names kept, a ``// path:line`` comment above each
-lowered statement, composites as plain functions, helpers as ``static inline`` functions.
+lowered statement, composites as plain functions, helpers as ``static inline`` functions in
+``namespace helpers`` (called ``helpers::NAME``, so that a Python local may share a helper's
+name: Note [Helpers namespace]).
 
 Invariants: the forward runs under ``NoGradGuard``; a node saves inputs as SavedVariables
 before ``set_history`` and outputs (``is_output=true``) after it; metadata-only captures are
@@ -18,7 +20,16 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from . import ir
-from .cpp_expr import ExprEmitter, cname, ctype, default_init, loop_var, param_type, unpack_lines
+from .cpp_expr import (
+    ExprEmitter,
+    cname,
+    const_text,
+    ctype,
+    default_init,
+    loop_var,
+    param_type,
+    unpack_lines,
+)
 from .ir import transform
 
 GENERATOR = "transgrad.translator"
@@ -147,18 +158,17 @@ def emit_source(mod: ir.Module) -> str:
            "#include <limits>", "#include <string>", "", '#include "autograd/autograd.h"',
            '#include "formula/runtime.h"', '#include "kernels/kernels.h"', '#include "ops.h"',
            "", "namespace tg::ops {", "using namespace tg::autograd;", ""]
-    from .cpp_expr import const_text
     for c in mod.constants:
         out.append(f"static constexpr {ctype(c.type)} {cname(c.name)} = "
                    f"{const_text(ir.Const(c.loc, c.type, c.value))};")
     if mod.constants:
         out.append("")
-    for h in mod.helpers:
-        out.append(signature(h, False, used_names(h.body)) + ";")
-    if mod.helpers:
-        out.append("")
-    for h in mod.helpers:
-        out += _plain_function(h) + [""]
+    if mod.helpers:  # Note [Helpers namespace]: a local may share a helper's name
+        out += ["// The module's @helper functions.", "namespace helpers {", ""]
+        out += [signature(h, False, used_names(h.body)) + ";" for h in mod.helpers] + [""]
+        for h in mod.helpers:
+            out += _plain_function(h) + [""]
+        out += ["}  // namespace helpers", ""]
     for f in mod.functions:
         if f.backward is not None:
             out += _node(f) + [""] + _forward(f) + [""]

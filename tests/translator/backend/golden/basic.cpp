@@ -15,6 +15,9 @@ using namespace tg::autograd;
 
 static constexpr double HALF = 0.5;
 
+// The module's @helper functions.
+namespace helpers {
+
 static inline int64_t wrap_dim(int64_t dim, int64_t ndim);
 static inline int64_t checked_dim(int64_t dim, int64_t ndim);
 static inline Shape broadcast_shape(const Shape& a, const Shape& b);
@@ -73,6 +76,8 @@ static inline Shape expanded_dims(const Shape& shape, const Shape& target) {
   // tests/translator/backend/fixtures/basic.py:152
   return out;
 }
+
+}  // namespace helpers
 
 // tests/translator/backend/fixtures/basic.py:12
 struct NegBackward final : Node {
@@ -281,9 +286,9 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   {
     NoGradGuard no_grad;
     // tests/translator/backend/fixtures/basic.py:84
-    int64_t start = wrap_dim(start_dim, x.dim());
+    int64_t start = helpers::wrap_dim(start_dim, x.dim());
     // tests/translator/backend/fixtures/basic.py:85
-    int64_t stop = wrap_dim(end_dim, x.dim()) + 1;
+    int64_t stop = helpers::wrap_dim(end_dim, x.dim()) + 1;
     // tests/translator/backend/fixtures/basic.py:86
     Shape shape = py::concat(py::concat(py::slice(x.sizes(), std::nullopt, start), Shape{py::prod(py::slice(x.sizes(), start, stop))}), py::slice(x.sizes(), stop, std::nullopt));
     // tests/translator/backend/fixtures/basic.py:87
@@ -365,7 +370,7 @@ Tensor select_last(const Tensor& x, int64_t index) {
   {
     NoGradGuard no_grad;
     // tests/translator/backend/fixtures/basic.py:124
-    int64_t dim = checked_dim(-1, x.dim());
+    int64_t dim = helpers::checked_dim(-1, x.dim());
     // tests/translator/backend/fixtures/basic.py:125
     result = kernel::select(x, dim, index);
   }
@@ -402,9 +407,9 @@ Tensor broadcast_mul(const Tensor& x, const Tensor& other) {
   {
     NoGradGuard no_grad;
     // tests/translator/backend/fixtures/basic.py:157
-    Shape shape = broadcast_shape(x.sizes(), other.sizes());
+    Shape shape = helpers::broadcast_shape(x.sizes(), other.sizes());
     // tests/translator/backend/fixtures/basic.py:158
-    half = py::round(py::truediv(py::len(expanded_dims(x.sizes(), shape)), 2));
+    half = py::round(py::truediv(py::len(helpers::expanded_dims(x.sizes(), shape)), 2));
     // tests/translator/backend/fixtures/basic.py:159
     result = kernel::mul(kernel::expand(x, shape), kernel::expand(other, shape));
   }
