@@ -337,8 +337,14 @@ void init_tensor(py::module_& m) {
       .def("__hash__",
            [](py::handle self) { return static_cast<py::ssize_t>(reinterpret_cast<intptr_t>(self.ptr()) >> 4); });
 
-  m.def("from_numpy", &tensor_from_numpy, py::arg("array"),
-        "A tensor sharing the numpy array's memory (the array is kept alive).");
+  m.def(
+      "from_numpy",
+      [](py::object a) {
+        if (!py::isinstance<py::array>(a))  // numpy scalars, 0-d values: as the reference does
+          a = py::module_::import("numpy").attr("asarray")(a);
+        return tensor_from_numpy(py::reinterpret_borrow<py::array>(a));
+      },
+      py::arg("array"), "A tensor sharing the numpy array's memory (the array is kept alive).");
   m.def("tensor", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none(),
         py::arg("requires_grad") = false, "A tensor holding a copy of `data`.");
   m.def("_to_numpy", &tensor_to_numpy);
