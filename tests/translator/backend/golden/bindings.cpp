@@ -44,4 +44,6 @@ void register_ops(py::module_& m) {
   m.def("log_norm", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::log_norm), py::arg("norm"));
   // tests/translator/backend/fixtures/multi.py:43
   m.def("add_all", static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&, double)>(&tg::ops::add_all), py::arg("tensors"), py::arg("alpha") = 1.0);
+  // tests/translator/backend/fixtures/multi.py:55
+  m.def("weighted_first", static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&, const tg::Tensor&)>(&tg::ops::weighted_first), py::arg("tensors"), py::arg("weight"));
 }

@@ -175,4 +175,43 @@ Tensor add_all(const std::vector<Tensor>& tensors, double alpha) {
   return result;
 }
 
+// tests/translator/backend/fixtures/multi.py:55
+struct WeightedFirstBackward final : Node {
+  SavedVariable weight_;
+  size_t tensors_size_ = 0;
+  std::string name() const override { return "WeightedFirstBackward"; }
+  SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 55}; }
+  void release_variables() override { weight_.reset(); }
+  variable_list apply(variable_list&& grads) override {
+    Tensor grad = std::move(grads[0]);
+    Tensor weight = weight_.unpack(shared_from_this());
+    // tests/translator/backend/fixtures/multi.py:60
+    {
+      variable_list grads_out;
+      grads_out.resize(grads_out.size() + tensors_size_);
+      grads_out.push_back(grad * ops::log_norm(weight));
+      return grads_out;
+    }
+  }
+};
+
+// tests/translator/backend/fixtures/multi.py:55
+Tensor weighted_first(const std::vector<Tensor>& tensors, const Tensor& weight) {
+  Tensor result;
+  {
+    NoGradGuard no_grad;
+    // tests/translator/backend/fixtures/multi.py:57
+    result = kernel::mul(py::index(tensors, 0), weight);
+  }
+  if (any_requires_grad({&weight}) || any_requires_grad(tensors)) {
+    auto node = std::make_shared<WeightedFirstBackward>();
+    collect_next_edges(*node, tensors);
+    collect_next_edges(*node, weight);
+    node->tensors_size_ = tensors.size();
+    node->weight_ = SavedVariable(weight, /*is_output=*/false);
+    set_history(result, node, 0);
+  }
+  return result;
+}
+
 }  // namespace tg::ops

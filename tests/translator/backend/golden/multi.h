@@ -18,5 +18,7 @@ Tensor normalize(const Tensor& x);
 Tensor log_norm(const Tensor& norm);
 // tests/translator/backend/fixtures/multi.py:43
 Tensor add_all(const std::vector<Tensor>& tensors, double alpha = 1.0);
+// tests/translator/backend/fixtures/multi.py:55
+Tensor weighted_first(const std::vector<Tensor>& tensors, const Tensor& weight);
 
 }  // namespace tg::ops
