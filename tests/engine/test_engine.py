@@ -239,17 +239,17 @@ def test_backward_of_tensor_not_requiring_grad(engine):
 def test_grad_wrt_tensor_not_requiring_grad(engine):
     tg = engine
     x, z = f64(tg, [1.0]), f64(tg, [1.0], requires_grad=False)
-    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require "
-                                           "grad"):
+    with pytest.raises(RuntimeError, match="(?i)one of the differentiated tensors.* does not "
+                                           "require grad"):
         tg.autograd.grad((x * z).sum(), [z])
 
 
 def test_gradient_shape_mismatch_names_both_shapes(engine):
     tg = engine
     x = f64(tg, [1.0, 2.0])
-    with pytest.raises(RuntimeError, match=re.escape("Mismatch in shape: grad_output[0] has a "
-                                                     "shape of (3,) and output[0] has a shape "
-                                                     "of (2,)")):
+    with pytest.raises(RuntimeError, match=r"(?i)mismatch in shape: grad_outputs?\[0\] has "
+                                           r"(a )?shape (of )?\(3,\) and outputs?\[0\] has "
+                                           r"(a )?shape (of )?\(2,\)"):
         (x * 2).backward(f64(tg, [1.0, 2.0, 3.0], False))
 
 
@@ -497,11 +497,10 @@ def test_requires_grad_rules(engine):
     tg = engine
     x = f64(tg, [1.0])
     y = x * 2
-    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf "
-                                           "variables"):
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf"):
         y.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require "
-                                           "gradients"):
+    with pytest.raises(RuntimeError, match="(?i)only tensors of floating point dtype can "
+                                           "require gradients"):
         tg.tensor([1, 2]).requires_grad_()
     assert not (x > 0).requires_grad
     d = y.detach()

@@ -84,8 +84,8 @@ def test_function_wrong_gradient_shape(engine):
         def backward(ctx, g):
             return tg.ones(5, dtype=tg.float64)
 
-    with pytest.raises(RuntimeError, match=r"invalid gradient at index 0 - got shape \(5,\) but "
-                                           r"expected shape compatible with \(2,\)"):
+    with pytest.raises(RuntimeError, match=r"invalid gradient at index 0\W+got shape \(5,\) "
+                                           r"but .*\(2,\)"):
         Bad.apply(f64(tg, [1.0, 2.0])).sum().backward()
 
 
@@ -172,7 +172,7 @@ def test_once_differentiable_function(engine):
     (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
     np.testing.assert_allclose(g.numpy(), np.cos([0.5]))
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
-                                           "marked with @once_differentiable"):
+                                           "marked with @.*once_differentiable"):
         g.sum().backward()
 
 
