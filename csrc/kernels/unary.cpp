@@ -1,4 +1,10 @@
 // Elementwise unary kernels, cast and the copy helpers.
+//
+// Note [SIMD clones]
+// The build targets baseline x86-64 (SSE2). The transcendental loops (exp, log, tanh, sigmoid),
+// which are compute bound, are also compiled for x86-64-v3 (AVX2 + FMA) through GCC's
+// target_clones: the dynamic loader picks the best version once. See also vecmath.h.
+#pragma GCC optimize("no-trapping-math")
 #include <cmath>
 #include <limits>
 
@@ -83,6 +89,48 @@ Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
   });
 }
 
+using LoopF32 = void (*)(float*, const float*, int64_t);
+using LoopF64 = void (*)(double*, const double*, int64_t);
+
+// As floating_unary, with contiguous inputs going through precompiled (cloned) loops.
+template <class F>
+Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF64 f64, F f) {
+  x.check_defined(name);
+  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
+  if (!xf.is_contiguous()) return floating_unary(xf, name, kGrainExpensive, f);
+  Tensor out = Tensor::empty(xf.sizes(), xf.dtype());
+  const int64_t n = xf.numel();
+  if (xf.dtype() == DType::Float32) {
+    float* o = out.data<float>();
+    const float* in = xf.data<float>();
+    parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f32(o + b, in + b, e - b); });
+  } else {
+    double* o = out.data<double>();
+    const double* in = xf.data<double>();
+    parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f64(o + b, in + b, e - b); });
+  }
+  return out;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TG_NO_CLONES)
+#define TG_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define TG_CLONES
+#endif
+
+#define TG_SIMD_LOOPS(NAME)                                                             \
+  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
+  }                                                                                     \
+  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
+  }
+TG_SIMD_LOOPS(exp)
+TG_SIMD_LOOPS(log)
+TG_SIMD_LOOPS(tanh)
+TG_SIMD_LOOPS(sigmoid)
+#undef TG_SIMD_LOOPS
+
 }  // namespace
 
 #define TG_FLOAT_UNARY(NAME, GRAIN, EXPR)                                 \
@@ -92,9 +140,15 @@ Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
       return T(EXPR);                                                     \
     });                                                                   \
   }
+#define TG_SIMD_UNARY(NAME)                                                                 \
+  Tensor NAME(const Tensor& x) {                                                            \
+    return floating_unary_simd(x, #NAME, NAME##_f32, NAME##_f64, [](auto v) { return vec::NAME(v); }); \
+  }
 
-TG_FLOAT_UNARY(exp, kGrainExpensive, vec::exp(v))
-TG_FLOAT_UNARY(log, kGrainExpensive, vec::log(v))
+TG_SIMD_UNARY(exp)
+TG_SIMD_UNARY(log)
+TG_SIMD_UNARY(tanh)
+TG_SIMD_UNARY(sigmoid)
 TG_FLOAT_UNARY(log1p, kGrainExpensive, std::log1p(v))
 TG_FLOAT_UNARY(expm1, kGrainExpensive, std::expm1(v))
 TG_FLOAT_UNARY(sqrt, kGrainCheap, std::sqrt(v))
@@ -103,11 +157,10 @@ TG_FLOAT_UNARY(reciprocal, kGrainCheap, T(1) / v)
 TG_FLOAT_UNARY(sin, kGrainExpensive, std::sin(v))
 TG_FLOAT_UNARY(cos, kGrainExpensive, std::cos(v))
 TG_FLOAT_UNARY(tan, kGrainExpensive, std::tan(v))
-TG_FLOAT_UNARY(tanh, kGrainExpensive, vec::tanh(v))
-TG_FLOAT_UNARY(sigmoid, kGrainExpensive, vec::sigmoid(v))
 TG_FLOAT_UNARY(erf, kGrainExpensive, std::erf(v))
 
 #undef TG_FLOAT_UNARY
+#undef TG_SIMD_UNARY
 
 namespace {
 

@@ -36,14 +36,25 @@ std::string shape_str(const Shape& s) {
   return out + ")";
 }
 
+namespace {
+void* inline_data(Storage& s) {
+  auto p = reinterpret_cast<uintptr_t>(s.inline_buf);
+  return reinterpret_cast<void*>((p + kAlignment - 1) & ~uintptr_t(kAlignment - 1));
+}
+}  // namespace
+
 Storage::~Storage() {
-  if (!owner && data) ::operator delete(data, std::align_val_t(kAlignment));
+  if (!owner && data && data != inline_data(*this)) ::operator delete(data, std::align_val_t(kAlignment));
 }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
   auto s = std::make_shared<Storage>();
-  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-  s->data = ::operator new(rounded ? rounded : kAlignment, std::align_val_t(kAlignment));
+  if (nbytes <= kInlineBytes) {
+    s->data = inline_data(*s);
+  } else {
+    size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+    s->data = ::operator new(rounded, std::align_val_t(kAlignment));
+  }
   s->nbytes = nbytes;
   return s;
 }

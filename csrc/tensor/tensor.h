@@ -40,14 +40,18 @@ inline DType promote_types(DType a, DType b) { return a > b ? a : b; }
 std::string shape_str(const Shape&);
 
 // A buffer plus a version counter shared by every view of it. The buffer is either owned
-// (64-byte aligned allocation) or external, kept alive by `owner` (e.g. a numpy array).
+// (64-byte aligned) or external, kept alive by `owner` (e.g. a numpy array). Owned buffers of
+// at most kInlineBytes live inside the Storage object itself (one allocation fewer for the
+// tiny tensors that dominate autograd bookkeeping), still 64-byte aligned.
 struct Storage {
+  static constexpr size_t kInlineBytes = 128;
   void* data = nullptr;
   size_t nbytes = 0;
   std::shared_ptr<void> owner;  // set for external buffers; null when the buffer is owned
   std::atomic<uint32_t> version{0};
+  unsigned char inline_buf[kInlineBytes + 64];
 
-  Storage() = default;
+  Storage() {}  // user-provided: make_shared must not zero inline_buf
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   ~Storage();
