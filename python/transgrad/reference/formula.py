@@ -181,11 +181,10 @@ class FormulaNode(Node):
 
     def _save(self, name: str, value: Any, outputs: List[Any]) -> Any:
         if isinstance(value, Tensor):
-            if any(value is o for o in outputs):
-                return SavedTensor(value, is_output=True, name=name)
-            if name in self.plan.metadata_only:
+            if name in self.plan.metadata_only:  # the backward reads only shape/ndim/dtype/numel
                 return TensorMeta(value)
-            return SavedTensor(value, is_output=False, name=name)
+            is_output = any(value is o for o in outputs)
+            return SavedTensor(value, is_output=is_output, name=name)
         if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
             return _SavedList([self._save(name, v, outputs) for v in value], type(value))
         return value
