@@ -1,9 +1,10 @@
 """Neural-network formulas: layers, activations and losses.
 
 Composites (no backward) where the inner ops already give a stable, exact gradient (linear,
-mse_loss, nll_loss, layer_norm); fused formulas where stability or memory needs them:
-activations save only their input and recompute in backward, and cross_entropy keeps its
-log-probabilities as a hidden output (Note [cross_entropy saves log-probabilities]).
+mse_loss, nll_loss); fused formulas where stability, speed or memory needs them: activations
+save only their input and recompute in backward; cross_entropy and layer_norm keep what is
+costly to recompute as hidden outputs (Note [cross_entropy saves log-probabilities],
+Note [layer_norm saves its statistics]).
 
 Losses reduce to a 0-d tensor: the mean over the batch when ``mean`` is true, else the sum.
 Strings are not a type of the formula language, so ``reduction="none"`` lives in
@@ -32,18 +33,55 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     return y if bias is None else y + bias
 
 
+@helper
+def add_optional(a: Optional[Tensor], b: Optional[Tensor]) -> Optional[Tensor]:
+    """``a + b`` where None stands for a zero gradient."""
+    return b if a is None else (a if b is None else a + b)
+
+
+# Note [layer_norm saves its statistics]
+# The forward computes, over the trailing dims flattened to one (``flat``: x as (..., n)),
+# mean and rstd = 1 / sqrt(var + eps). Recomputing them in the backward costs two reductions;
+# saving forward intermediates would break the capture rule. So they are hidden outputs: the
+# backward reads them as outputs of this node, and under double backward their own gradients
+# arrive (grad_mean, grad_rstd) and are pushed back to x: d mean/dx = 1/n and
+# d rstd/dx = -rstd^3 (x - mean) / n.
+
+
 @samples(case(T(3, 5), (5,), T(5), T(5)), case(T(2, 3, 4), (3, 4), None, None, 1e-3),
-         case(T(2, 6), (6,), T(6), None))
-@formula
+         case(T(2, 6), (6,), T(6), None), case(T(4, 3), (3,), None, T(3)))
+@formula(hidden_outputs=("mean", "rstd"))
 def layer_norm(x: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
-    """Normalise over the trailing ``normalized_shape`` dims (biased variance, as torch)."""
-    flat = ops.reshape(x, x.shape[:x.ndim - len(normalized_shape)] + (-1,))
-    centered = flat - ops.mean(flat, (-1,), True)
-    var = ops.mean(centered * centered, (-1,), True)
-    y = ops.reshape(centered * ops.rsqrt(var + eps), x.shape)
-    scaled = y if weight is None else y * weight
-    return scaled if bias is None else scaled + bias
+    """Normalise over the trailing ``normalized_shape`` dims (biased variance, as torch),
+    then scale by ``weight`` and shift by ``bias``."""
+    flat_shape = x.shape[:x.ndim - len(normalized_shape)] + (-1,)
+    flat = kernel.reshape(x, flat_shape)
+    n = flat.shape[-1]
+    mean = kernel.div(kernel.sum(flat, (-1,), True), kernel.scalar_like(x, n))
+    centered = kernel.sub(flat, mean)
+    var = kernel.div(kernel.sum(kernel.mul(centered, centered), (-1,), True),
+                     kernel.scalar_like(x, n))
+    rstd = kernel.rsqrt(kernel.add(var, kernel.scalar_like(var, eps)))
+    y = kernel.reshape(kernel.mul(centered, rstd), x.shape)
+    scaled = y if weight is None else kernel.mul(y, weight)
+    result = scaled if bias is None else kernel.add(scaled, bias)
+
+    def backward(grad, grad_mean, grad_rstd):
+        xc = ops.reshape(x, flat_shape) - mean
+        xhat = xc * rstd
+        g = None if grad is None else ops.reshape(grad if weight is None else grad * weight,
+                                                  flat_shape)
+        d_y = None if g is None else rstd * (g - ops.mean(g, (-1,), True)
+                                              - xhat * ops.mean(g * xhat, (-1,), True))
+        d_mean = None if grad_mean is None else ops.expand(grad_mean / n, xc.shape)
+        d_rstd = None if grad_rstd is None else grad_rstd * (-rstd * rstd * rstd) * xc / n
+        d_x = add_optional(add_optional(d_y, d_mean), d_rstd)
+        return (None if d_x is None else ops.reshape(d_x, x.shape),
+                None if grad is None or weight is None else grad * ops.reshape(xhat, x.shape),
+                None if grad is None or bias is None else grad)
+
+    return (result, mean, rstd), backward
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,9 +30,16 @@ def _bce_terms(x, t, weight=None, pos_weight=None):
     return loss if weight is None else loss * weight
 
 
+def _affine(y, w, b):
+    """torch's layer_norm double backward fails when only bias is given: apply w, b outside."""
+    y = y if w is None else y * w
+    return y if b is None else y + b
+
+
 TWINS = {
     "linear": TF.linear,
-    "layer_norm": lambda x, shape, w=None, b=None, eps=1e-5: TF.layer_norm(x, shape, w, b, eps),
+    "layer_norm": lambda x, shape, w=None, b=None, eps=1e-5: _affine(
+        TF.layer_norm(x, shape, None, None, eps), w, b),
     "softplus": lambda x, beta=1.0, threshold=20.0: TF.softplus(x, beta, threshold),
     "silu": TF.silu,
     "gelu": lambda x, approximate=False: TF.gelu(x, approximate="tanh" if approximate
