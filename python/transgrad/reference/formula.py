@@ -184,7 +184,7 @@ class FormulaNode(Node):
             if name in self.plan.metadata_only:  # the backward reads only shape/ndim/dtype/numel
                 return TensorMeta(value)
             is_output = any(value is o for o in outputs)
-            return SavedTensor(value, is_output=is_output, name=name)
+            return SavedTensor(value, is_output, name, self.plan.bound_at.get(name, ""))
         if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
             return _SavedList([self._save(name, v, outputs) for v in value], type(value))
         return value

@@ -144,9 +144,9 @@ class SavedTensor:
     re-linked to the owning node when unpacked (no node -> output -> node cycle)."""
 
     __slots__ = ("_tensor", "_data", "_vc", "_version", "_output_nr", "_is_output", "name",
-                 "_released")
+                 "where", "_released")
 
-    def __init__(self, t: Tensor, is_output: bool, name: str = "") -> None:
+    def __init__(self, t: Tensor, is_output: bool, name: str = "", where: str = "") -> None:
         self._vc = t._vc
         self._version = t._vc.value
         self._is_output = is_output
@@ -154,6 +154,7 @@ class SavedTensor:
         self._tensor = None if is_output else t
         self._data = t._data if is_output else None
         self.name = name
+        self.where = where  # "path:line" where the formula bound the saved name, if known
         self._released = False
 
     def unpack(self, owner: Node) -> Tensor:
@@ -161,6 +162,8 @@ class SavedTensor:
             raise RuntimeError(RELEASED_MESSAGE.format(node=owner.describe()))
         if self._vc.value != self._version:
             what = f"saved tensor '{self.name}'" if self.name else "a saved tensor"
+            if self.where:
+                what += f" (bound at {self.where})"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {what} of {owner.describe()} is at version "

@@ -27,6 +27,7 @@ class Plan:
     composite: bool
     output_names: Optional[Tuple[str, ...]]  # names in the final return, when known
     metadata_only: FrozenSet[str]            # captured tensors the backward reads only metadata of
+    bound_at: Dict[str, str]                 # captured name -> "path:line" where it was bound
     param_names: Tuple[str, ...]             # for the fast argument binding of apply_formula
     defaults: Tuple[Any, ...]                # default of each parameter (_NO_DEFAULT if none)
     simple: bool                             # only positional-or-keyword parameters
@@ -56,11 +57,14 @@ def _make_plan(fdef: Any) -> Plan:
     line = _def_line(fn)
     output_names: Optional[Tuple[str, ...]] = None
     metadata_only: FrozenSet[str] = frozenset()
+    bound_at: Dict[str, str] = {}
     if model is not None:
         line = model.loc.line
         output_names = tuple(model.outputs) or None
         if model.backward is not None:
             metadata_only = frozenset(c.name for c in model.backward.captures if c.metadata_only)
+            bound_at = {c.name: f"{c.bound_at.path}:{c.bound_at.line}"
+                        for c in model.backward.captures}
     if output_names is None and not composite:
         output_names = _return_names(fn)
     camel = "".join(part[:1].upper() + part[1:] for part in fdef.name.split("_"))
@@ -68,7 +72,7 @@ def _make_plan(fdef: Any) -> Plan:
     simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
     defaults = tuple(_NO_DEFAULT if p.default is p.empty else p.default for p in params)
     return Plan(fdef.name, camel + "Backward", f"{_repo_path(fn.__code__.co_filename)}:{line}",
-                sig, tuple(tensor_params), composite, output_names, metadata_only,
+                sig, tuple(tensor_params), composite, output_names, metadata_only, bound_at,
                 tuple(p.name for p in params), defaults, simple)
 
 
