@@ -647,3 +647,55 @@ def test_dtype_and_shape_errors_of_ops(engine):
         tg.ones(2, 3) @ tg.ones(4, 5)
     with pytest.raises((ValueError, RuntimeError), match=r"\(2, 3\)"):
         tg.ones(2, 3).reshape(4, 2)
+
+
+def test_backward_inputs_with_a_non_leaf(engine):
+    tg = engine
+    x = f64(tg, [1.0, 2.0])
+    h = x * 3
+    (h * h).sum().backward(inputs=[h])
+    np.testing.assert_allclose(h.grad.numpy(), [6.0, 12.0])
+    assert x.grad is None
+
+
+def test_grad_materialize_grads(engine):
+    tg = engine
+    x, z = f64(tg, [1.0]), f64(tg, [2.0, 3.0])
+    gx, gz = tg.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True)
+    np.testing.assert_allclose(gz.numpy(), [0.0, 0.0])
+
+
+def test_leaf_grads_never_alias(engine):
+    tg = engine
+    a, b = f64(tg, [1.0]), f64(tg, [1.0])
+    (a + b).sum().backward()  # add's backward gives both inputs the same gradient object
+    with tg.no_grad():
+        a.grad.mul_(10)
+    np.testing.assert_allclose(b.grad.numpy(), [1.0])
+    g = f64(tg, [5.0], requires_grad=False)
+    c = f64(tg, [1.0])
+    c.backward(g)  # a leaf as the root: its .grad must not be the caller's tensor
+    with tg.no_grad():
+        c.grad.zero_()
+    np.testing.assert_allclose(g.numpy(), [5.0])
+
+
+def test_accumulation_with_create_graph_keeps_history(engine):
+    tg = engine
+    x = f64(tg, [2.0])
+    (x * x).sum().backward(create_graph=True)
+    (x * x * x).sum().backward(create_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), [2 * 2.0 + 3 * 4.0])
+    (g2,) = tg.autograd.grad(x.grad.sum(), x)
+    np.testing.assert_allclose(g2.numpy(), [2.0 + 6 * 2.0])
+
+
+def test_hooks_run_in_registration_order(engine):
+    tg = engine
+    x = f64(tg, [1.0])
+    order = []
+    x.register_hook(lambda g: order.append("a") or g * 2)
+    x.register_hook(lambda g: order.append("b") or g + 1)
+    (x * 1).sum().backward()
+    assert order == ["a", "b"]
+    np.testing.assert_allclose(x.grad.numpy(), [3.0])
