@@ -313,3 +313,37 @@ def test_deepcopy_and_pickle(engine):
     np.testing.assert_array_equal(z.detach().numpy(), [1.0, 2.0])
     with pytest.raises(RuntimeError, match="deepcopy"):
         copy.deepcopy(x * 2)
+
+
+def test_remaining_functions_smoke(engine):
+    tg = engine
+    a = arr(3, 4)
+    x = tg.tensor(a)
+    np.testing.assert_allclose(x.norm(p=1).numpy(), np.abs(a).sum())
+    np.testing.assert_allclose(tg.norm(x, float("inf"), dim=1).numpy(), np.abs(a).max(1))
+    np.testing.assert_allclose(x.var((0, 1), unbiased=False).numpy(), a.var())
+    np.testing.assert_allclose(tg.log10(x.abs()).numpy(), np.log10(np.abs(a)))
+    np.testing.assert_allclose(x.clip(max=0.0).numpy(), np.minimum(a, 0))
+    np.testing.assert_allclose(x.swapaxes(0, 1).numpy(), a.T)
+    np.testing.assert_array_equal(x.argmin().numpy(), a.argmin())
+    assert bool(tg.all(x.abs() >= 0)) and not bool((x > 100).any())
+    np.testing.assert_array_equal(tg.isnan(x / 0.0 * 0.0).numpy(), np.ones((3, 4), bool))
+    assert tg.allclose(x, x + 1e-12) and tg.equal(x, x) and not tg.equal(x, x + 1)
+    np.testing.assert_array_equal((~(x > 0)).numpy(), ~(a > 0))
+    np.testing.assert_array_equal(((x > 0) & (x < 1)).numpy(), (a > 0) & (a < 1))
+    idx = tg.tensor([[0, 1, 2, 0]])
+    out = tg.zeros(3, 4, dtype=tg.float64).scatter_add(0, idx, x[:1])
+    expect = np.zeros((3, 4))
+    expect[[0, 1, 2, 0], [0, 1, 2, 3]] += a[0]
+    np.testing.assert_allclose(out.numpy(), expect)
+    np.testing.assert_allclose(tg.slice_scatter(x, tg.zeros(3, 2, dtype=tg.float64), 1, 0, 2)
+                               .numpy(), np.concatenate([np.zeros((3, 2)), a[:, 2:]], 1))
+    np.testing.assert_allclose(tg.select_scatter(x, tg.ones(4, dtype=tg.float64), 0, 1).numpy(),
+                               np.stack([a[0], np.ones(4), a[2]]))
+    assert tg.eye(3).numpy().trace() == 3 and tg.linspace(0, 1, 5).shape == (5,)
+    assert tg.randint(0, 5, (10,)).dtype == tg.int64 and sorted(tg.randperm(4).tolist()) == [
+        0, 1, 2, 3]
+    assert x.new_zeros(2).dtype == tg.float64 and x.new_full((2,), 3.0).numpy()[0] == 3.0
+    assert tg.empty_like(x).shape == (3, 4) and x.type() == "float64"
+    assert x.type_as(tg.ones(1)).dtype == tg.float32 and x.is_floating_point()
+    assert x.cpu() is x and x.device == "cpu" and tg.is_tensor(x) and tg.numel(x) == 12
