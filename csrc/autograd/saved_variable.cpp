@@ -33,17 +33,18 @@ Tensor SavedVariable::unpack(const Node& owner) const { return unpack_impl(&owne
 
 Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>* owner_ptr) const {
   if (!defined_) return Tensor();
-  std::string who = owner ? owner->describe() : std::string("a node");
+  auto describe = [owner] { return owner ? owner->describe() : std::string("a node"); };
   if (released_)
     throw RuntimeError(
         "Trying to backward through the graph a second time (or directly access saved tensors "
         "after they have already been freed): the saved tensors of " +
-        who +
+        describe() +
         " were freed when backward() or autograd.grad() ran. Specify retain_graph=True if you "
         "need to backward through the graph a second time or if you need to access saved "
         "tensors after calling backward.");
   uint32_t current = data_.version();
   if (current != saved_version_) {
+    std::string who = describe();
     std::string what = std::string("a ") + dtype_name(data_.dtype()) + " tensor of shape " +
                        shape_str(data_.sizes());
     if (is_output_) {
