@@ -347,3 +347,14 @@ def test_remaining_functions_smoke(engine):
     assert tg.empty_like(x).shape == (3, 4) and x.type() == "float64"
     assert x.type_as(tg.ones(1)).dtype == tg.float32 and x.is_floating_point()
     assert x.cpu() is x and x.device == "cpu" and tg.is_tensor(x) and tg.numel(x) == 12
+
+
+def test_numpy_functions_accept_tensors(engine):
+    tg = engine
+    a = arr(2, 3)
+    t = tg.tensor(a)
+    np.testing.assert_allclose(np.sum(t), a.sum())
+    np.testing.assert_allclose(np.mean(t, axis=1).numpy(), a.mean(1))
+    np.testing.assert_allclose(np.max(t, axis=0, keepdims=True).numpy(), a.max(0, keepdims=True))
+    np.testing.assert_allclose((np.float64(2.0) * t).numpy(), 2 * a)
+    np.testing.assert_allclose((np.ones(3) - t).numpy(), 1 - a)

@@ -59,6 +59,21 @@ def infer_shape(shape: tuple, numel: int) -> tuple:
     return tuple(numel // known if s == -1 else s for s in shape)
 
 
+def _numpy_args(dim: Any, keepdim: bool, kw: Dict[str, Any]) -> tuple:
+    """Accept numpy's spelling too (``axis=``, ``keepdims=``, ``out=None``), so that
+    ``np.sum(t)`` and friends work on tensors."""
+    if kw:
+        if kw.pop("out", None) is not None:
+            raise TypeError("out= is not supported")
+        dim = kw.pop("axis", dim)
+        keepdim = bool(kw.pop("keepdims", keepdim))
+        if kw.pop("where", True) is not True:
+            raise TypeError("where= is not supported")
+        if kw:
+            raise TypeError(f"unexpected keyword arguments {sorted(kw)}")
+    return dim, keepdim
+
+
 def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of functions
     T = B.Tensor
     ops = B.ops
@@ -162,24 +177,33 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
 
     # -- reductions ------------------------------------------------------------------------
 
-    def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:  # noqa: A001
+    def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # noqa: A001
+            **numpy_kw: Any) -> Any:
+        dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
         if dtype is not None:
             x = cast(x, dtype)
         return ops.sum(x, dims_arg(dim, x.ndim), keepdim)
 
-    def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
+             **numpy_kw: Any) -> Any:
+        dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
         if dtype is not None:
             x = cast(x, dtype)
         return ops.mean(x, dims_arg(dim, x.ndim), keepdim)
 
-    def amax(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    def amax(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+        dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
         return ops.amax(x, dims_arg(dim, x.ndim), keepdim)
 
-    def amin(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    def amin(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+        dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
         return ops.amin(x, dims_arg(dim, x.ndim), keepdim)
 
-    def max(x: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
         """``max(x)`` (all elements), ``max(x, dim)`` -> (values, indices), ``max(x, other)``."""
+        if numpy_kw:  # np.max(t, axis=...): numpy semantics, values only
+            dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
+            return amax(x, dim, keepdim)
         if dim is None:
             return ops.amax(x, tuple(range(x.ndim)), False)
         if isinstance(dim, T):
@@ -187,7 +211,10 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
         values, indices = ops.max_dim(x, int(dim), keepdim)
         return MinMax(values, indices)
 
-    def min(x: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+        if numpy_kw:
+            dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
+            return amin(x, dim, keepdim)
         if dim is None:
             return ops.amin(x, tuple(range(x.ndim)), False)
         if isinstance(dim, T):
