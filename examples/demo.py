@@ -48,7 +48,8 @@ def show_formula() -> None:
                                                       env.get("PYTHONPATH")]))
     try:
         out = subprocess.run([sys.executable, "-m", "transgrad.translator", "show", FORMULA],
-                             capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+                             capture_output=True, text=True, timeout=120, env=env, cwd=ROOT,
+                             check=False)
         shown, why = out.returncode == 0, (out.stderr.strip().splitlines() or ["no output"])[-1]
     except (OSError, subprocess.TimeoutExpired) as e:
         shown, why = False, str(e)

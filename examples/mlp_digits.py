@@ -12,26 +12,24 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 
 
-def load_engine(name: str) -> Tuple[Any, Any, Any, Any]:
+def load_engine(name: str) -> tuple[Any, Any, Any, Any]:
     """(tg, nn, F, optim) for ``compiled`` or ``reference``; SystemExit with a message if the
     compiled engine is not built."""
     if name == "reference":
         import transgrad.reference as tg
-        import transgrad.reference.nn as nn
-        import transgrad.reference.optim as optim
+        from transgrad.reference import nn, optim
     else:
         import transgrad as tg
 
         if getattr(tg, "_C", None) is None:
             raise SystemExit("the compiled engine (transgrad._C) is not built here: build it "
                              "with `pip install .`, or run with --engine reference")
-        import transgrad.nn as nn
-        import transgrad.optim as optim
+        from transgrad import nn, optim
     return tg, nn, nn.functional, optim
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mlp_digits import Progress, load_engine  # noqa: E402
+from mlp_digits import Progress, load_engine
 
 SUBJECTS = ["the cat", "a dog", "my friend", "the bird", "a child"]
 VERBS = ["sees", "likes", "wants", "finds", "holds"]
@@ -31,7 +31,7 @@ OBJECTS = ["ball", "box", "hat", "book", "cup"]
 
 def make_text(n_sentences: int, seed: int) -> str:
     rng = np.random.default_rng(seed)
-    pick = lambda words: words[rng.integers(len(words))]  # noqa: E731
+    pick = lambda words: words[rng.integers(len(words))]
     return " ".join(f"{pick(SUBJECTS)} {pick(VERBS)} a {pick(ADJECTIVES)} {pick(OBJECTS)}."
                     for _ in range(n_sentences))
 

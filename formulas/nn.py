@@ -13,7 +13,19 @@ Strings are not a type of the formula language, so ``reduction="none"`` lives in
 
 import math
 
-from transgrad.lang import I, Optional, Shape, T, Tensor, case, formula, helper, kernel, ops, samples
+from transgrad.lang import (
+    I,
+    Optional,
+    Shape,
+    T,
+    Tensor,
+    case,
+    formula,
+    helper,
+    kernel,
+    ops,
+    samples,
+)
 
 _SQRT_1_2 = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -91,7 +103,7 @@ def layer_norm(x: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = No
 @samples(T(3, 4), case(T(3, 4), 2.0), case(T(3, 4, low=1.0, high=2.0), 1.0, 1.0))
 @formula
 def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """``log(1 + exp(beta x)) / beta``, computed without overflow; ``x`` where beta x > threshold."""
+    """``log(1 + exp(beta x)) / beta`` without overflow; ``x`` itself where beta x > threshold."""
     z = kernel.mul(x, kernel.scalar_like(x, beta))
     soft = kernel.add(kernel.relu(z), kernel.log1p(kernel.exp(kernel.neg(kernel.abs(z)))))
     result = kernel.where(kernel.gt(z, kernel.scalar_like(z, threshold)), x,

@@ -1,7 +1,6 @@
 """Fixtures for the nn/optim tests: ``lib`` is the engine's (tg, nn, F, optim)."""
 
 import pytest
-
 from _nnhelpers import nn_of
 
 

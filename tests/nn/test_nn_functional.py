@@ -6,7 +6,6 @@ tests/formulas from the formulas' @samples.)
 
 import numpy as np
 import pytest
-
 from _nnhelpers import to_numpy, torch_lib
 
 rng = np.random.default_rng(0)

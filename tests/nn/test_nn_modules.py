@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from _nnhelpers import to_numpy, torch_lib
 
 

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from _nnhelpers import to_numpy, torch_lib
 
 P0 = np.array([0.5, -1.0, 2.0])
@@ -12,14 +11,14 @@ GRADS = [np.array([0.1, -0.2, 0.3]), np.array([-0.4, 0.5, 0.05]), np.array([0.2,
          np.array([0.0, -0.1, 0.1])]
 
 
-def run(lib, cls, kwargs, steps=len(GRADS)):
+def run(lib, cls, kwargs, steps=None):
     """Apply ``steps`` updates to one parameter whose gradient at step k is GRADS[k]
     (produced by backward of ``sum(p * g)``); returns the parameter after each step."""
     tg = lib.tg
     p = lib.nn.Parameter(tg.tensor(P0, dtype=tg.float64))
     opt = getattr(lib.optim, cls)([p], **kwargs)
     out = []
-    for g in GRADS[:steps]:
+    for g in GRADS[:len(GRADS) if steps is None else steps]:
         opt.zero_grad()
         (p * tg.tensor(g, dtype=tg.float64)).sum().backward()
         opt.step()
@@ -31,13 +30,13 @@ def run(lib, cls, kwargs, steps=len(GRADS)):
 
 
 def test_sgd_plain(lib):
-    _, _, got = run(lib, "SGD", dict(lr=0.1), steps=2)
+    _, _, got = run(lib, "SGD", {"lr": 0.1}, steps=2)
     np.testing.assert_allclose(got[0], P0 - 0.1 * GRADS[0])
     np.testing.assert_allclose(got[1], P0 - 0.1 * GRADS[0] - 0.1 * GRADS[1])
 
 
 def test_sgd_momentum_weight_decay(lib):
-    _, _, got = run(lib, "SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01), steps=2)
+    _, _, got = run(lib, "SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}, steps=2)
     d0 = GRADS[0] + 0.01 * P0
     p1 = P0 - 0.1 * d0
     d1 = GRADS[1] + 0.01 * p1
@@ -47,13 +46,13 @@ def test_sgd_momentum_weight_decay(lib):
 
 
 def test_adam_first_step_is_lr_times_sign(lib):
-    _, opt, got = run(lib, "Adam", dict(lr=0.01, eps=1e-8), steps=1)
+    _, _, got = run(lib, "Adam", {"lr": 0.01, "eps": 1e-8}, steps=1)
     g = GRADS[0]
     np.testing.assert_allclose(got[0], P0 - 0.01 * g / (np.abs(g) + 1e-8), rtol=1e-13)
 
 
 def test_adam_two_steps(lib):
-    _, _, got = run(lib, "Adam", dict(lr=0.01, betas=(0.8, 0.9)), steps=2)
+    _, _, got = run(lib, "Adam", {"lr": 0.01, "betas": (0.8, 0.9)}, steps=2)
     g0, g1 = GRADS[0], GRADS[1]
     m = 0.8 * (0.2 * g0) + 0.2 * g1
     v = 0.9 * (0.1 * g0 ** 2) + 0.1 * g1 ** 2
@@ -62,7 +61,7 @@ def test_adam_two_steps(lib):
 
 
 def test_adamw_decays_the_weights_first(lib):
-    _, _, got = run(lib, "AdamW", dict(lr=0.01, weight_decay=0.5), steps=1)
+    _, _, got = run(lib, "AdamW", {"lr": 0.01, "weight_decay": 0.5}, steps=1)
     g = GRADS[0]
     np.testing.assert_allclose(got[0], P0 * (1 - 0.01 * 0.5) - 0.01 * g / (np.abs(g) + 1e-8),
                                rtol=1e-13)
@@ -117,7 +116,7 @@ def test_invalid_arguments(lib):
 
 
 def test_optimizer_state_dict_round_trip(lib):
-    p, opt, _ = run(lib, "Adam", dict(lr=0.01), steps=2)
+    p, opt, _ = run(lib, "Adam", {"lr": 0.01}, steps=2)
     sd = opt.state_dict()
     assert sd["state"][0]["step"] == 2 and sd["param_groups"][0]["params"] == [0]
     opt2 = lib.optim.Adam([p], lr=0.5)
@@ -128,15 +127,15 @@ def test_optimizer_state_dict_round_trip(lib):
 # -- vs torch ----------------------------------------------------------------------------------
 
 CONFIGS = {
-    "sgd": ("SGD", dict(lr=0.1)),
-    "sgd_momentum": ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
-    "sgd_nesterov": ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
-    "sgd_maximize": ("SGD", dict(lr=0.1, momentum=0.5, maximize=True)),
-    "adam": ("Adam", dict(lr=0.01)),
-    "adam_wd": ("Adam", dict(lr=0.01, betas=(0.8, 0.95), weight_decay=0.1, eps=1e-6)),
-    "adam_amsgrad": ("Adam", dict(lr=0.01, amsgrad=True)),
-    "adamw": ("AdamW", dict(lr=0.01)),
-    "adamw_amsgrad": ("AdamW", dict(lr=0.01, weight_decay=0.3, amsgrad=True)),
+    "sgd": ("SGD", {"lr": 0.1}),
+    "sgd_momentum": ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
+    "sgd_nesterov": ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}),
+    "sgd_maximize": ("SGD", {"lr": 0.1, "momentum": 0.5, "maximize": True}),
+    "adam": ("Adam", {"lr": 0.01}),
+    "adam_wd": ("Adam", {"lr": 0.01, "betas": (0.8, 0.95), "weight_decay": 0.1, "eps": 1e-6}),
+    "adam_amsgrad": ("Adam", {"lr": 0.01, "amsgrad": True}),
+    "adamw": ("AdamW", {"lr": 0.01}),
+    "adamw_amsgrad": ("AdamW", {"lr": 0.01, "weight_decay": 0.3, "amsgrad": True}),
 }
 
 

@@ -7,17 +7,16 @@ up to rounding.
 
 import numpy as np
 import pytest
-
 from _nnhelpers import load_engine, nn_of, torch_lib
 
 STEPS = 25
 
 OPTIMIZERS = {
-    "sgd": ("SGD", dict(lr=1.0)),
-    "sgd_momentum": ("SGD", dict(lr=0.2, momentum=0.9, weight_decay=1e-3)),
-    "sgd_nesterov": ("SGD", dict(lr=0.2, momentum=0.9, nesterov=True)),
-    "adam": ("Adam", dict(lr=0.05)),
-    "adamw": ("AdamW", dict(lr=0.05, weight_decay=0.1)),
+    "sgd": ("SGD", {"lr": 1.0}),
+    "sgd_momentum": ("SGD", {"lr": 0.2, "momentum": 0.9, "weight_decay": 1e-3}),
+    "sgd_nesterov": ("SGD", {"lr": 0.2, "momentum": 0.9, "nesterov": True}),
+    "adam": ("Adam", {"lr": 0.05}),
+    "adamw": ("AdamW", {"lr": 0.05, "weight_decay": 0.1}),
 }
 
 

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any, Dict
+from typing import Any
 
 from . import functional as _functional
 from . import modules as _modules
 from . import optim as _optim
 from .engine import Engine
 
-__all__ = ["build", "Engine"]
+__all__ = ["Engine", "build"]
 
-_BUILT: Dict[int, types.SimpleNamespace] = {}
+_BUILT: dict[int, types.SimpleNamespace] = {}
 
 
 def build(engine_module: Any, prefix: str) -> types.SimpleNamespace:
@@ -38,21 +38,21 @@ def build(engine_module: Any, prefix: str) -> types.SimpleNamespace:
 
 
 def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
-    F = types.ModuleType(f"{prefix}.nn.functional", _functional.__doc__)
+    F: Any = types.ModuleType(f"{prefix}.nn.functional", _functional.__doc__)
     for name in _functional.__all__:
         F.__dict__[name] = _bind(getattr(_functional, name), E, F.__name__)
     F.__all__ = list(_functional.__all__)
 
     Parameter = make_parameter_class(E, f"{prefix}.nn")
     extra = {"_E": E, "_F": F, "Parameter": Parameter}
-    nn = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
+    nn: Any = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
                           f"the engine {E.name}.")
     nn.__dict__.update(_specialise(_modules.MODULES, extra, nn.__name__))
     nn.Parameter = Parameter
     nn.functional = F
     nn.__all__ = ["Parameter", "functional"] + [c.__name__ for c in _modules.MODULES]
 
-    optim = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
+    optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
     optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
     optim.__all__ = [c.__name__ for c in _optim.OPTIMIZERS]
     return types.SimpleNamespace(nn=nn, functional=F, optim=optim, engine=E)
@@ -70,9 +70,9 @@ def _bind(fn: Any, E: Engine, module_name: str) -> Any:
     return wrapper
 
 
-def _specialise(templates: Any, attrs: Dict[str, Any], module_name: str) -> Dict[str, type]:
+def _specialise(templates: Any, attrs: dict[str, Any], module_name: str) -> dict[str, type]:
     """One subclass per template, bases mapped to their specialisations (see module doc)."""
-    made: Dict[type, type] = {}
+    made: dict[type, type] = {}
     for cls in templates:
         bases = (cls,) + tuple(made[b] for b in cls.__bases__ if b in made)
         body = {"__module__": module_name, "__qualname__": cls.__name__, "__doc__": cls.__doc__}
@@ -86,7 +86,7 @@ def make_parameter_class(E: Engine, module_name: str) -> type:
     """``Parameter``: a subclass of the engine's Tensor, always a leaf that requires grad,
     sharing its data with the tensor it is made from (Note [Parameter construction])."""
     Base = E.Tensor
-    body: Dict[str, Any] = {
+    body: dict[str, Any] = {
         "__module__": module_name, "__qualname__": "Parameter",
         "__doc__": "A tensor that a Module registers as a parameter: a leaf with "
                    "requires_grad=True, sharing data with the tensor it was made from.",
@@ -120,7 +120,7 @@ def _is_extension_type(cls: type) -> bool:
 
 
 def _copy_slots(Base: type, cls: type, src: Any, requires_grad: bool) -> Any:
-    obj = Base.__new__(cls)
+    obj: Any = object.__new__(cls)  # a plain Python class: Note [Parameter construction]
     for klass in type(src).__mro__:
         for slot in getattr(klass, "__slots__", ()):
             if slot not in ("__weakref__", "__dict__") and hasattr(src, slot):

@@ -13,10 +13,10 @@ falls back to something correct (Note [In-place updates]).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 
 # Note [In-place updates]
 # Optimizers, initialisers and load_state_dict change a Parameter's values without changing
@@ -115,7 +115,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
-def _find_ops(module: Any) -> Optional[Any]:
+def _find_ops(module: Any) -> Any | None:
     """The engine's namespace of formulas by name (``engine.ops``, else ``_C.ops``)."""
     ops = getattr(module, "ops", None)
     if ops is not None and not callable(ops):

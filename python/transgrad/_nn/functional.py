@@ -9,7 +9,8 @@ core families) wherever one exists; the string options PyTorch takes (``reductio
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
 # Layers
 
 
-def linear(E: Engine, input: Any, weight: Any, bias: Optional[Any] = None) -> Any:
+def linear(E: Engine, input: Any, weight: Any, bias: Any | None = None) -> Any:
     """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
     return E.op("linear")(input, weight, bias)
 
@@ -143,7 +144,7 @@ def _rows(input: Any, target: Any):
     return rows, target.reshape(-1), tuple(target.shape)
 
 
-def _unrows(loss: Any, shape: Optional[tuple]) -> Any:
+def _unrows(loss: Any, shape: tuple | None) -> Any:
     return loss if shape is None else loss.reshape(*shape) if shape else loss.reshape(())
 
 
@@ -239,7 +240,23 @@ def one_hot(E: Engine, tensor: Any, num_classes: int = -1) -> Any:
 
 
 __all__ = [
-    "linear", "embedding", "layer_norm", "dropout", "relu", "tanh", "sigmoid", "silu",
-    "gelu", "softplus", "elu", "leaky_relu", "softmax", "log_softmax", "mse_loss",
-    "nll_loss", "cross_entropy", "binary_cross_entropy_with_logits", "one_hot",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "embedding",
+    "gelu",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "tanh",
 ]

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import collections
 import math
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-_Missing = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class Module:
@@ -89,7 +90,7 @@ class Module:
         self._discard(name)
         self._buffers[name] = tensor
 
-    def add_module(self, name: str, module: Optional["Module"]) -> None:
+    def add_module(self, name: str, module: Module | None) -> None:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module")
         self._discard(name)
@@ -103,30 +104,30 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    def train(self, mode: bool = True) -> "Module":
+    def train(self, mode: bool = True) -> Module:
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
 
-    def eval(self) -> "Module":
+    def eval(self) -> Module:
         return self.train(False)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
             _zero_grad(self._E, p, set_to_none)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def apply(self, fn: Any) -> "Module":
+    def apply(self, fn: Any) -> Module:
         for m in self.children():
             m.apply(fn)
         fn(self)
         return self
 
-    def to(self, dtype: Any) -> "Module":
+    def to(self, dtype: Any) -> Module:
         """Convert floating parameters and buffers to ``dtype`` (new Parameter objects, as
         torch does when the dtype changes: build optimizers after calling this)."""
         E = self._E
@@ -142,16 +143,16 @@ class Module:
                     m._buffers[name] = b.detach().to(dtype)
         return self
 
-    def double(self) -> "Module":
+    def double(self) -> Module:
         return self.to(self._E.module.float64)
 
-    def float(self) -> "Module":
+    def float(self) -> Module:
         return self.to(self._E.module.float32)
 
     # -- traversal -------------------------------------------------------------------------
 
     def named_parameters(self, prefix: str = "", recurse: bool = True
-                         ) -> Iterator[Tuple[str, Any]]:
+                         ) -> Iterator[tuple[str, Any]]:
         seen = set()
         mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for mprefix, m in mods:
@@ -166,7 +167,7 @@ class Module:
             yield p
 
     def named_buffers(self, prefix: str = "", recurse: bool = True
-                      ) -> Iterator[Tuple[str, Any]]:
+                      ) -> Iterator[tuple[str, Any]]:
         mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for mprefix, m in mods:
             for name, b in m._buffers.items():
@@ -177,19 +178,19 @@ class Module:
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
-    def named_children(self) -> Iterator[Tuple[str, "Module"]]:
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         seen = set()
         for name, m in self._modules.items():
             if m is not None and id(m) not in seen:
                 seen.add(id(m))
                 yield name, m
 
-    def children(self) -> Iterator["Module"]:
+    def children(self) -> Iterator[Module]:
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix: str = "", memo: Optional[set] = None
-                      ) -> Iterator[Tuple[str, "Module"]]:
+    def named_modules(self, prefix: str = "", memo: set | None = None
+                      ) -> Iterator[tuple[str, Module]]:
         memo = set() if memo is None else memo
         if id(self) in memo:
             return
@@ -199,15 +200,15 @@ class Module:
             if m is not None:
                 yield from m.named_modules(f"{prefix}.{name}" if prefix else name, memo)
 
-    def modules(self) -> Iterator["Module"]:
+    def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
             yield m
 
     # -- state -----------------------------------------------------------------------------
 
-    def state_dict(self) -> "collections.OrderedDict[str, Any]":
+    def state_dict(self) -> collections.OrderedDict[str, Any]:
         """Parameters and buffers by dotted name, detached (sharing memory with the module)."""
-        out: "collections.OrderedDict[str, Any]" = collections.OrderedDict()
+        out: collections.OrderedDict[str, Any] = collections.OrderedDict()
         for mprefix, m in self.named_modules():
             for store in (m._parameters, m._buffers):
                 for name, t in store.items():
@@ -215,12 +216,12 @@ class Module:
                         out[f"{mprefix}.{name}" if mprefix else name] = t.detach()
         return out
 
-    def load_state_dict(self, state_dict: Dict[str, Any], strict: bool = True) -> Any:
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> Any:
         """Copy values in place into this module's parameters and buffers (the Parameter
         objects stay the same, so optimizers keep working). Returns the missing and
         unexpected keys; with ``strict`` either raises a KeyError listing them."""
         E = self._E
-        own: Dict[str, Tuple[Module, str, bool]] = {}
+        own: dict[str, tuple[Module, str, bool]] = {}
         for mprefix, m in self.named_modules():
             for is_param, store in ((True, m._parameters), (False, m._buffers)):
                 for name, t in store.items():
@@ -231,7 +232,7 @@ class Module:
         if strict and (missing or unexpected):
             raise KeyError(f"load_state_dict for {type(self).__name__}: missing keys "
                            f"{missing}, unexpected keys {unexpected}")
-        errors: List[str] = []
+        errors: list[str] = []
         for key, (m, name, is_param) in own.items():
             if key not in state_dict:
                 continue
@@ -247,7 +248,7 @@ class Module:
             if key in state_dict:
                 cur = (m._parameters if is_param else m._buffers)[name]
                 E.assign_(cur, _as_engine_tensor(E, state_dict[key], cur.dtype))
-        return _Missing(missing, unexpected)
+        return IncompatibleKeys(missing, unexpected)
 
     # -- repr ------------------------------------------------------------------------------
 
@@ -269,13 +270,13 @@ class Module:
             return head + lines[0] + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
 
-    def __dir__(self) -> List[str]:
+    def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
 
 
 def _is_parameter(module: Module, value: Any) -> bool:
-    cls = type(module).Parameter if hasattr(type(module), "Parameter") else None
+    cls = getattr(type(module), "Parameter", None)
     return cls is not None and isinstance(value, cls)
 
 
@@ -334,7 +335,7 @@ class Sequential(Module):
             return type(self)(*mods[i])
         return mods[i]
 
-    def append(self, module: Module) -> "Sequential":
+    def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self._modules)), module)
         return self
 
@@ -347,7 +348,7 @@ class ModuleList(Module):
         for m in mods:
             self.append(m)
 
-    def append(self, module: Module) -> "ModuleList":
+    def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self._modules)), module)
         return self
 

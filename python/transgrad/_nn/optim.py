@@ -9,7 +9,8 @@ State (momentum buffers, moments) is held as engine tensors, per parameter.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterable, List
+from collections.abc import Iterable
+from typing import Any
 
 
 class Optimizer:
@@ -17,10 +18,10 @@ class Optimizer:
 
     _E: Any = None  # the Engine adapter (set on the per-engine subclass)
 
-    def __init__(self, params: Iterable[Any], defaults: Dict[str, Any]) -> None:
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
-        self.state: Dict[int, Dict[str, Any]] = {}
-        self.param_groups: List[Dict[str, Any]] = []
+        self.state: dict[int, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
@@ -28,7 +29,7 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g)
 
-    def add_param_group(self, group: Dict[str, Any]) -> None:
+    def add_param_group(self, group: dict[str, Any]) -> None:
         group = dict(group)
         group["params"] = list(group["params"])
         for k, v in self.defaults.items():
@@ -65,12 +66,12 @@ class Optimizer:
                     state = self.state.setdefault(id(p), {})
                     E.assign_(p, self._update(g, p.detach(), grad, state))
 
-    def _update(self, group: Dict[str, Any], p: Any, grad: Any, state: Dict[str, Any]) -> Any:
+    def _update(self, group: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def state_dict(self) -> Dict[str, Any]:
+    def state_dict(self) -> dict[str, Any]:
         """State keyed by the parameter's position (as torch), groups without the params."""
-        index: Dict[int, int] = {}
+        index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
             ids = []
@@ -81,7 +82,7 @@ class Optimizer:
         state = {index[k]: dict(v) for k, v in self.state.items() if k in index}
         return {"state": state, "param_groups": groups}
 
-    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups) or any(
                 len(a["params"]) != len(b["params"]) for a, b in zip(groups, self.param_groups)):
@@ -111,11 +112,11 @@ class SGD(Optimizer):
                              f"weight_decay={weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                      "weight_decay": weight_decay, "nesterov": nesterov,
+                                      "maximize": maximize})
 
-    def _update(self, g: Dict[str, Any], p: Any, grad: Any, state: Dict[str, Any]) -> Any:
+    def _update(self, g: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         d = grad if g["weight_decay"] == 0 else grad + p * g["weight_decay"]
         if g["momentum"] != 0:
             buf = state.get("momentum_buffer")
@@ -136,11 +137,11 @@ class Adam(Optimizer):
         if lr < 0 or eps < 0 or weight_decay < 0 or not all(0.0 <= b < 1.0 for b in betas):
             raise ValueError(f"{type(self).__name__}: invalid lr={lr}, betas={betas}, eps={eps} "
                              f"or weight_decay={weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
+                                      "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                      "maximize": maximize})
 
-    def _update(self, g: Dict[str, Any], p: Any, grad: Any, state: Dict[str, Any]) -> Any:
+    def _update(self, g: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
         if wd != 0:
             if self._decoupled:

@@ -11,4 +11,4 @@ _ns = _build(_tg, "transgrad")
 globals().update({k: getattr(_ns.nn, k) for k in _ns.nn.__all__ if k != "functional"})
 __all__ = list(_ns.nn.__all__)
 
-from . import functional  # noqa: E402  (the submodule, bound to the same engine)
+from . import functional  # noqa: F401  (the submodule, bound to the same engine)
