@@ -58,8 +58,12 @@ struct GraphTask {
   bool keep_graph;
   bool create_graph;
   bool accumulate_grad;
-  std::unordered_map<Node*, int> dependencies;
-  std::unordered_map<Node*, variable_list> not_ready;  // input buffers of pending nodes
+  // Per reachable node: how many edges into it have not delivered yet, and its input buffer.
+  struct Pending {
+    int dependencies = 0;
+    variable_list buffer;
+  };
+  std::unordered_map<Node*, Pending> pending;
   std::unordered_map<Node*, ExecInfo> exec_info;      // empty: run everything
   variable_list captured;
 };
@@ -72,8 +76,8 @@ void compute_dependencies(GraphTask& task, Node* root) {
     for (const Edge& e : n->next_edges()) {
       Node* f = e.function.get();
       if (f == nullptr) continue;
-      auto [it, first_visit] = task.dependencies.try_emplace(f, 0);
-      ++it->second;
+      auto [it, first_visit] = task.pending.try_emplace(f);
+      ++it->second.dependencies;
       if (first_visit) stack.push_back(f);
     }
   }
@@ -253,13 +257,13 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
       auto it = task.exec_info.find(next);
       if (it == task.exec_info.end() || !it->second.should_visit()) continue;
     }
-    variable_list& buffer = task.not_ready[next];
+    auto& pending = task.pending[next];
+    variable_list& buffer = pending.buffer;
     if (buffer.size() <= e.input_nr) buffer.resize(std::max<size_t>(e.input_nr + 1, next->num_inputs()));
     add_to_buffer(buffer[e.input_nr], std::move(outputs[i]));
-    if (--task.dependencies[next] == 0) {
+    if (--pending.dependencies == 0) {
       heap.push_back({e.function, std::move(buffer)});
       std::push_heap(heap.begin(), heap.end(), ReadyOrder());
-      task.not_ready.erase(next);
     }
   }
 }
