@@ -62,12 +62,12 @@ Tensor Tensor::grad() const {
 void Tensor::set_grad(Tensor g) {
   check_defined("grad");
   if (g.defined()) {
-    if (g.dtype() != dtype())
-      throw TypeError(std::string("assigned grad has dtype ") + dtype_name(g.dtype()) +
-                      " but the tensor has dtype " + dtype_name(dtype()));
     if (g.sizes() != sizes())
-      throw ValueError("assigned grad has shape " + shape_str(g.sizes()) +
-                       " but the tensor has shape " + shape_str(sizes()));
+      throw RuntimeError("assigned grad has data of a different size: grad shape " +
+                         shape_str(g.sizes()) + ", tensor shape " + shape_str(sizes()));
+    if (g.dtype() != dtype())
+      throw RuntimeError(std::string("assigned grad has data of a different type: grad dtype ") +
+                         dtype_name(g.dtype()) + ", tensor dtype " + dtype_name(dtype()));
   }
   if (!g.defined() && !impl_->autograd_meta) return;
   AutogradMeta& m = autograd::autograd_meta(*this);

@@ -187,3 +187,24 @@ def test_requires_grad_on_integer_tensor(compiled):
     y = f64(tg, [1.0]) * 2
     with pytest.raises(RuntimeError, match="leaf"):
         y.requires_grad = False
+
+
+def test_detect_anomaly_names_the_node_making_nan(compiled):
+    tg = compiled
+    x = f64(tg, [0.0, 1.0])
+    y = (x.sqrt() * 0.0).sum()  # d sqrt at 0: 0 * inf = nan
+    with tg.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError, match=r"SqrtBackward \(formulas/unary\.py:\d+\) returned "
+                                               r"nan values"):
+            y.backward(retain_graph=True)
+    y.backward()  # outside detect_anomaly: no check
+    assert np.isnan(x.grad.numpy()[0])
+
+
+def test_backward_inputs_of_non_leaf_fills_its_grad(compiled):
+    tg = compiled
+    x = f64(tg, [1.0, 2.0])
+    h = x * 3.0
+    (h * h).sum().backward(inputs=[h])
+    np.testing.assert_allclose(h.grad.numpy(), [6.0, 12.0])
+    assert x.grad is None
