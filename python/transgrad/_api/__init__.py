@@ -12,8 +12,10 @@ The backend interface (exact attribute names; the compiled engine must provide t
     ``output_nr``, ``backward(gradient=None, retain_graph=None, create_graph=False,
     inputs=None)``, ``detach()``, ``requires_grad_(b=True)``, ``retain_grad()``,
     ``retains_grad``, ``register_hook(fn)``, ``item()``, ``numpy()`` and ``__array__``
-    (zero-copy), ``_version`` and ``_bump_version()``. ``grad_fn`` objects provide ``name()``,
-    ``next_functions`` and ``location`` ("formulas/unary.py:12", or None).
+    (zero-copy), ``_version`` and ``_bump_version()``; optionally ``_is_view`` (True for a view
+    of another tensor's storage: in-place ops on it are then refused while recording).
+    ``grad_fn`` objects provide ``name()``, ``next_functions`` and ``location``
+    ("formulas/unary.py:12", or None).
     Everything else (ops as methods, operators, indexing, ``__repr__``) is installed here.
 ``ops``
     Formula entry points by name, called positionally with the formula signatures of
@@ -31,7 +33,7 @@ The backend interface (exact attribute names; the compiled engine must provide t
     ``src``'s autograd history (grad_fn/output_nr) when ``src`` has one, else none. The API
     layer checks the leaf rule and clones saved operands first (Note [In-place ops]).
 ``name``
-    The engine's module name, for messages.
+    The engine's module name (messages; unpickling imports it to find the backend again).
 """
 
 from __future__ import annotations
