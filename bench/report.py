@@ -51,6 +51,8 @@ def summarize(results: dict[str, Any]) -> None:
                 rr = paired(row["rss_delta_kb"], rows["torch"]["rss_delta_kb"])
                 row["rss_ratio_torch"] = _median(rr)
         w["status"] = _status(key, rows)
+        if w["status"] and (w.get("others_cpu") or 0) > BUSY:
+            w["status"] += " (machine busy)"
 
 
 def _status(key: str, rows: dict[str, Any]) -> str:
@@ -71,10 +73,12 @@ def _status(key: str, rows: dict[str, Any]) -> str:
     if r is None:
         return f"n/a: no {tgt.baseline} row"
     ok = (1.0 / r >= tgt.bound) if tgt.higher_is_better else (r <= tgt.bound)
+    s = "met" if ok else "missed"
     if key == "W6":
         rss = row.get("rss_ratio_torch")
-        ok = ok and rss is not None and rss <= 1.0
-    s = "met" if ok else "missed"
+        rss_ok = rss is not None and rss <= 1.0
+        if not (ok and rss_ok):
+            s = f"missed (time {'ok' if ok else 'over'}, RSS {'ok' if rss_ok else 'over'})"
     if row.get("check", "ok") != "ok":
         s += " (grads wrong)"
     return s
