@@ -124,3 +124,26 @@ def test_paired_ratios_and_target_status(bench_modules):
     w["rows"]["torch"]["time_s"] = [2.0, 2.0, 2.0]
     report.summarize(res)
     assert w["status"] == "missed"
+
+
+def test_throughput_and_rss_targets(bench_modules):
+    report, _ = bench_modules
+
+    def rows(**times):
+        return {n: {"label": n, "time_s": t, "check": "ok"} for n, t in times.items()}
+
+    # W2 is "≥ 1.0× torch GB/s": a time ratio of 0.9 meets it, 1.1 misses it
+    res = {"meta": {}, "workloads": {"W2": {"desc": "", "rows": rows(compiled=[0.9], torch=[1.0])}}}
+    report.summarize(res)
+    assert res["workloads"]["W2"]["status"] == "met"
+    res["workloads"]["W2"]["rows"] = rows(compiled=[1.1], torch=[1.0])
+    report.summarize(res)
+    assert res["workloads"]["W2"]["status"] == "missed"
+    # W6: fast enough but more chain memory than torch
+    w6 = rows(compiled=[0.4], torch=[1.0])
+    w6["compiled"]["rss_delta_kb"], w6["torch"]["rss_delta_kb"] = [200], [100]
+    res = {"meta": {}, "workloads": {"W6": {"desc": "", "rows": w6}}}
+    report.summarize(res)
+    assert res["workloads"]["W6"]["status"] == "missed (time ok, RSS over)"
+    res["meta"] = {"date": "", "profile": "", "header": []}
+    assert "missed (time ok, RSS over)" in report.markdown(res)
