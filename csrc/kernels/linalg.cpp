@@ -23,6 +23,9 @@ using namespace detail;
 
 namespace {
 
+// m * n * k at or below which a float matmul skips BLAS.
+constexpr int64_t kTinyMatmul = 512;
+
 // How gemm reads one (rows x cols) matrix operand given its element strides.
 struct MatLayout {
   bool ok = false;
@@ -82,9 +85,13 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     throw ValueError("matmul: shapes " + shape_str(a_in.sizes()) + " and " + shape_str(b_in.sizes()) +
                      " are not aligned (" + std::to_string(k) + " != " + std::to_string(k2) + ")");
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw ValueError("matmul: matrix dims too large for BLAS");
-  Shape abatch(a.sizes().begin(), a.sizes().end() - 2), bbatch(b.sizes().begin(), b.sizes().end() - 2);
-  Shape batch = broadcast_shapes(abatch, bbatch, "matmul");
-  Shape out_shape = batch;
+  Shape batch;  // broadcast batch dims (none for two matrices: no allocation on that path)
+  if (a.dim() > 2 || b.dim() > 2)
+    batch = broadcast_shapes(Shape(a.sizes().begin(), a.sizes().end() - 2),
+                             Shape(b.sizes().begin(), b.sizes().end() - 2), "matmul");
+  Shape out_shape;
+  out_shape.reserve(batch.size() + 2);
+  out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
   Tensor out = Tensor::empty(out_shape, dt);
@@ -112,15 +119,20 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     return off;
   };
 
-  if (dt == DType::Int64) {
+  // int64, and tiny float problems (where a BLAS call costs more than the arithmetic): a
+  // direct loop over any strides.
+  if (dt == DType::Int64 || m * n * k <= kTinyMatmul) {
     Shape sa = batch_strides(a), sb = batch_strides(b);
-    const int64_t *pa = a.data<int64_t>(), *pb = b.data<int64_t>();
-    int64_t* pc = out.data<int64_t>();
     const int64_t ars = a.strides()[a.dim() - 2], acs = a.strides()[a.dim() - 1];
     const int64_t brs = b.strides()[b.dim() - 2], bcs = b.strides()[b.dim() - 1];
-    for (int64_t bi = 0; bi < nbatch; ++bi)
-      naive_mm<int64_t>(m, n, k, pa + batch_offset(bi, sa), ars, acs, pb + batch_offset(bi, sb), brs, bcs,
-                        pc + bi * m * n);
+    dispatch_numeric(dt, "matmul", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T *pa = a.data<T>(), *pb = b.data<T>();
+      T* pc = out.data<T>();
+      for (int64_t bi = 0; bi < nbatch; ++bi)
+        naive_mm<T>(m, n, k, pa + batch_offset(bi, sa), ars, acs, pb + batch_offset(bi, sb), brs, bcs,
+                    pc + bi * m * n);
+    });
     return out;
   }
 

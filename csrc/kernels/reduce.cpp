@@ -68,6 +68,11 @@ struct Acc<float> {
 template <class T>
 TG_INLINE T sum_block(const T* __restrict p, int64_t n) {
   constexpr int L = 64 / sizeof(T) * 2;
+  if (n < 2 * L) {  // short rows: no lanes to set up and fold
+    T r = 0;
+    for (int64_t i = 0; i < n; ++i) r += p[i];
+    return r;
+  }
   T acc[L] = {};
   int64_t i = 0;
   for (; i + L <= n; i += L)
@@ -190,10 +195,13 @@ void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
   }
   // General: iterate x, accumulating into out broadcast with stride 0 along reduced dims.
   std::fill(o, o + nout, R::init());
-  Shape ostrides = out.strides();
-  for (int64_t i = 0; i < nd; ++i)
-    if (m.reduce[i]) ostrides[i] = 0;
-  Tensor oview = out.view(x.sizes(), ostrides, 0);
+  Shape ostrides(nd, 0);
+  for (int64_t i = nd - 1, acc = 1; i >= 0; --i)
+    if (!m.reduce[i]) {
+      ostrides[i] = acc;
+      acc *= x.sizes()[i];
+    }
+  Tensor oview = out.view(x.sizes(), ostrides, out.offset());
   StridedPlan plan;
   build_plan(plan, x.sizes(), {&oview, &x});
   plan_for_range(plan, 0, plan.numel, [](char** ptr, const int64_t* s, int64_t n) {
@@ -217,31 +225,33 @@ void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
   });
 }
 
+// Reduction of x over m into a fresh tensor of shape out_shape (whose numel is the number of
+// kept elements).
+template <Kind K>
+Tensor reduce_to(const Tensor& x, const DimMask& m, const Shape& out_shape, const char* name) {
+  DType dt = x.dtype();
+  if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
+  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
+  Tensor out = Tensor::empty(out_shape, xin.dtype());
+  dispatch_numeric(xin.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_into<T, K>(out, xin, m);
+  });
+  return out.dtype() == dt ? out : to_dtype(out, dt);
+}
+
 template <Kind K>
 Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, const char* name) {
   x.check_defined(name);
   DimMask m = parse_dims(x, dims, name);
-  DType dt = x.dtype();
-  if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
-  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
   if (K != Kind::Sum) {
     for (int64_t i = 0; i < x.dim(); ++i)
       if (m.reduce[i] && x.sizes()[i] == 0)
         throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(i) +
                          " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
   }
-  if (m.count == 0) return cast(x, dt);
-  Tensor out = Tensor::empty(kept_shape(x, m, true), xin.dtype());
-  dispatch_numeric(xin.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    reduce_into<T, K>(out, xin, m);
-  });
-  if (out.dtype() != dt) out = to_dtype(out, dt);
-  if (!keepdim) {
-    Shape s = kept_shape(x, m, false);
-    out = out.view(s, contiguous_strides(s), 0);
-  }
-  return out;
+  if (m.count == 0) return cast(x, K == Kind::Sum && !is_floating(x.dtype()) ? DType::Int64 : x.dtype());
+  return reduce_to<K>(x, m, kept_shape(x, m, keepdim), name);
 }
 
 // x viewed as [outer, n, inner] around `dim` (x contiguous).
@@ -466,8 +476,8 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
     if (shape[i] == 1) dims.push_back(lead + i);
     else fail();
   }
-  Tensor r = sum(x, dims, true);
-  return r.view(shape, contiguous_strides(shape), r.offset());
+  DimMask m = parse_dims(x, dims, "sum_to");
+  return reduce_to<Kind::Sum>(x, m, shape, "sum_to");
 }
 
 }  // namespace tg::kernel

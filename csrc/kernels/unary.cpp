@@ -24,6 +24,41 @@ static TG_INLINE TO convert(TI v) {
   }
 }
 
+// Copies plan operand 1 into operand 0 by square tiles over plan dims 0 and 1 (outer dims, if
+// any, one after the other; the outer blocks are split across threads).
+template <class E>
+void copy_transposed(const StridedPlan& p) {
+  constexpr int64_t B = 32;
+  const int64_t n0 = p.size[0], n1 = p.size[1];
+  const int64_t d1 = p.stride[0][1], s0 = p.stride[1][0];  // bytes
+  int64_t outer = 1;
+  for (int d = 2; d < p.ndim; ++d) outer *= p.size[d];
+  const int64_t blocks1 = (n1 + B - 1) / B;
+  parallel_for(outer * blocks1, std::max<int64_t>(1, kGrainCheap / (B * n0)), [&](int64_t b, int64_t e) {
+    for (int64_t job = b; job < e; ++job) {
+      int64_t o = job / blocks1, j0 = (job % blocks1) * B;
+      char* dbase = p.base[0];
+      const char* sbase = p.base[1];
+      for (int d = 2, rem = 0; d < p.ndim; ++d) {
+        (void)rem;
+        int64_t i = o % p.size[d];
+        o /= p.size[d];
+        dbase += i * p.stride[0][d];
+        sbase += i * p.stride[1][d];
+      }
+      const int64_t j1 = std::min(n1, j0 + B);
+      for (int64_t i0 = 0; i0 < n0; i0 += B) {
+        const int64_t i1 = std::min(n0, i0 + B);
+        for (int64_t j = j0; j < j1; ++j) {
+          E* drow = reinterpret_cast<E*>(dbase + j * d1);
+          const char* scol = sbase + j * static_cast<int64_t>(sizeof(E));
+          for (int64_t i = i0; i < i1; ++i) drow[i] = *reinterpret_cast<const E*>(scol + i * s0);
+        }
+      }
+    }
+  });
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   const int64_t nd = dst.dim(), ns = src.dim();
   bool ok = ns <= nd;
@@ -47,6 +82,18 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   }
   StridedPlan plan;
   build_plan(plan, dst.sizes(), {&dst, &src});
+  if (dst.dtype() == src.dtype() && plan.ndim >= 2) {
+    const int64_t item = static_cast<int64_t>(dst.itemsize());
+    // A transpose (src walks dim 1 of the plan linearly, dst dim 0): tiles keep both sides in cache.
+    if (plan.stride[0][0] == item && plan.stride[1][1] == item && plan.stride[1][0] != item &&
+        plan.stride[0][1] != item) {
+      switch (item) {
+        case 1: copy_transposed<uint8_t>(plan); return;
+        case 4: copy_transposed<uint32_t>(plan); return;
+        default: copy_transposed<uint64_t>(plan); return;
+      }
+    }
+  }
   dispatch_all(dst.dtype(), [&](auto to) {
     using TO = typename decltype(to)::type;
     dispatch_all(src.dtype(), [&](auto ti) {
