@@ -14,6 +14,7 @@ def _name(engine):
     return "reference" if engine.__name__.startswith("transgrad.reference") else "compiled"
 
 
+@pytest.mark.slow
 def test_mlp_digits(engine):
     pytest.importorskip("sklearn")
     import mlp_digits
