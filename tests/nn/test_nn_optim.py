@@ -146,3 +146,16 @@ def test_matches_torch(lib, config):
     _, _, expected = run(torch_lib(), cls, kwargs)
     _, _, got = run(lib, cls, kwargs)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_step_is_seen_as_an_in_place_change(lib):
+    """A graph that saved a parameter before step() refuses to run backward after it."""
+    tg = lib.tg
+    w = lib.nn.Parameter(tg.tensor([1.0, 2.0], dtype=tg.float64))
+    x = tg.tensor([3.0, 4.0], dtype=tg.float64, requires_grad=True)
+    opt = lib.optim.SGD([w], lr=0.1)
+    (w * x).sum().backward()
+    stale = (w * x).sum()
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        stale.backward()
