@@ -26,8 +26,8 @@ The backend interface (exact attribute names; the compiled engine must provide t
     Wrap a numpy array of dtype bool/int64/float32/float64 without copying.
 ``autograd``
     A namespace with ``grad``, ``backward``, ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
-    ``is_grad_enabled``, ``Function``, ``once_differentiable``; ``build`` adds ``gradcheck``
-    and ``gradgradcheck``.
+    ``is_grad_enabled``, ``Function``, ``once_differentiable``; ``build`` adds ``gradcheck``,
+    ``gradgradcheck`` and ``functional`` (vjp, jvp, jacobian, hessian, hvp, vhp).
 ``inplace_(dst, src)``
     Write ``src`` (same shape) into ``dst``'s storage, bump its version, and give ``dst``
     ``src``'s autograd history (grad_fn/output_nr) when ``src`` has one, else none. The API
@@ -45,7 +45,7 @@ BACKENDS: Dict[type, Any] = {}  # Tensor class -> backend (gradcheck finds the e
 
 def build(namespace: Dict[str, Any], backend: Any) -> None:
     """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
-    from transgrad._api import factories, functions, gradcheck, methods
+    from transgrad._api import factories, functional, functions, gradcheck, methods
 
     BACKENDS[backend.Tensor] = backend
     fns = functions.make_functions(backend)
@@ -55,6 +55,7 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     methods.install(backend, fns, facts)
     backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)
     backend.autograd.gradgradcheck = gradcheck.make_gradgradcheck(backend)
+    backend.autograd.functional = functional.make_functional(backend, fns)
     namespace["Tensor"] = backend.Tensor
     namespace["autograd"] = backend.autograd
     for name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"):
