@@ -265,3 +265,12 @@ def test_activation_modules(lib):
              (nn.LeakyReLU(0.2), F.leaky_relu(x, 0.2)), (nn.Identity(), x)]
     for mod, expected in pairs:
         np.testing.assert_array_equal(to_numpy(mod(x)), to_numpy(expected), err_msg=repr(mod))
+
+
+def test_parameters_of_another_engine_are_refused():
+    from _nnhelpers import load_engine, nn_of
+
+    ref, comp = nn_of(load_engine("reference")), nn_of(load_engine("compiled"))
+    m = comp.nn.Module()
+    with pytest.raises(TypeError, match="same engine"):
+        m.w = ref.nn.Parameter(ref.tg.ones(2))

@@ -44,6 +44,7 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     F.__all__ = list(_functional.__all__)
 
     Parameter = make_parameter_class(E, f"{prefix}.nn")
+    _modules.PARAMETER_CLASSES.append(Parameter)
     extra = {"_E": E, "_F": F, "Parameter": Parameter}
     nn: Any = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
                           f"the engine {E.name}.")

@@ -275,9 +275,19 @@ class Module:
                       | set(self._modules))
 
 
+PARAMETER_CLASSES: list = []  # every engine's Parameter class (filled by _nn.build)
+
+
 def _is_parameter(module: Module, value: Any) -> bool:
     cls = getattr(type(module), "Parameter", None)
-    return cls is not None and isinstance(value, cls)
+    if cls is not None and isinstance(value, cls):
+        return True
+    for other in PARAMETER_CLASSES:
+        if isinstance(value, other):
+            raise TypeError(f"cannot use a Parameter of {other.__module__} in "
+                            f"{type(module).__module__}.{type(module).__name__}: a model's "
+                            "parameters and layers must come from the same engine")
+    return False
 
 
 def _is_floating(t: Any) -> bool:
