@@ -116,7 +116,7 @@ def loop_var(name: str, t: ir.Type, body) -> str:
     """The declaration of a loop variable; ``[[maybe_unused]]`` when the body ignores it."""
     unused = "" if name in _names_read(body) else "[[maybe_unused]] "
     if t.kind == "Iter":
-        return f"const auto& {name}"
+        return f"const auto& {name}"  # unpacked by unpack_lines
     return unused + (f"const Tensor& {cname(name)}" if t.is_tensor else f"int64_t {cname(name)}")
 
 
@@ -271,18 +271,136 @@ class ExprEmitter:
         return f"py::{e.op}({self.text(e.left)}, {self.text(e.right)})", PRIMARY
 
     def e_Comprehension(self, e: ir.Comprehension):
-        var = loop_var(e.var, e.var_type, (e.elt,) + e.conds)
-        push = f"comp_.push_back({self.text(e.elt)});"
-        if e.conds:
-            conds = " && ".join(self.wrap(c, _PREC["&&"] - 1) for c in e.conds)
-            push = f"if ({conds}) {push}"
-        if e.unpack:
-            lines = unpack_lines(e.var, e.unpack, e.unpack_types, (e.elt,) + e.conds)
-            push = "{ " + " ".join(lines) + " " + push + " }"
-        return (f"[&] {{ {ctype(e.type)} comp_; for ({var} : {self.iter_text(e.iter)}) {push} "
-                "return comp_; }()"), PRIMARY
+        """``py::comprehension<Shape>(dims, [&](int64_t d) { return d + 1; })``; a condition
+        is a second lambda before the element's."""
+        lambdas = []
+        for body in ((self.conds_text(e),) if e.conds else ()) + (self.text(e.elt),):
+            used = e.conds if len(lambdas) == 0 and e.conds else (e.elt,)
+            param = loop_var(e.var, e.var_type, used)
+            unpack = unpack_lines(e.var, e.unpack, e.unpack_types, used) if e.unpack else []
+            lambdas.append(f"[&]({param}) {{ {' '.join(unpack + [f'return {body};'])} }}")
+        args = ", ".join([self.iter_text(e.iter), *lambdas])
+        return f"py::comprehension<{ctype(e.type)}>({args})", PRIMARY
+
+    def conds_text(self, e: ir.Comprehension) -> str:
+        return " && ".join(self.wrap(c, _PREC["&&"] - 1) for c in e.conds)
 
     def e_FString(self, e: ir.FString):
         parts = [f"std::string({const_text(ir.Const(e.loc, ir.STR, p))})" if isinstance(p, str)
                  else f"py::str({self.text(p)})" for p in e.parts]
         return (" + ".join(parts) if parts else 'std::string("")'), _PREC["+"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Line wrapping: long statements break after the commas of a call, arguments aligned after its
+# parenthesis (as clang-format's bin packing does); breaking after a comma never changes C++.
+
+WIDTH = 100
+
+
+def wrap_text(text: str) -> str:
+    """Every line within ``WIDTH`` columns where a comma or ``?:`` allows a break."""
+    return "\n".join(out for line in text.split("\n") for out in wrap_line(line))
+
+
+def wrap_line(line: str, width: int = WIDTH) -> list[str]:
+    stripped = line.lstrip()
+    if len(line) <= width or stripped.startswith(("//", "#")):
+        return [line]
+    return _wrap(line, len(line) - len(stripped), width, len(line) - len(stripped))
+
+
+def _scan(text: str, start: int):
+    """(index, char, depth) of the characters of ``text`` from ``start``, outside literals."""
+    depth, quote = 0, ""
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+            continue
+        if ch in "\"'":
+            quote = ch
+            continue
+        if ch in ")}]":
+            depth -= 1
+        yield i, ch, depth
+        if ch in "({[":
+            depth += 1
+
+
+def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
+    """Break ``text`` after ``start``: first at a top-level ``?:``, else after the commas of the
+    first bracket that has several arguments; pieces still too long are broken again."""
+    if len(text) <= width:
+        return [text]
+    marks = [(i, ch) for i, ch, d in _scan(text, start) if d == 0 and ch in "?:" and (
+        text[i - 1:i + 2] in (" ? ", " : "))]
+    if len(marks) >= 2 and marks[0][1] == "?" and marks[1][1] == ":":
+        q, c = marks[0][0], marks[1][0]
+        pad = " " * (indent + 4)
+        out = _wrap(text[:q].rstrip(), indent, width, start)
+        out += _wrap(pad + "? " + text[q + 2:c].strip(), indent + 4, width, indent + 6)
+        return out + _wrap(pad + ": " + text[c + 2:].strip(), indent + 4, width, indent + 6)
+    for i, ch, d in _scan(text, start):
+        if ch in "({" and i < width and _matching(text, i) > 0 and len(
+                _split_commas(text[i + 1:_matching(text, i)])) > 1:
+            return _pack(text, i, indent, width)
+    return [text]
+
+
+def _pack(text: str, open_at: int, indent: int, width: int) -> list[str]:
+    close = _matching(text, open_at)
+    args = _split_commas(text[open_at + 1:close])
+    aligned = open_at + 1 <= 2 * width // 5
+    col = open_at + 1 if aligned else indent + 4
+    head, tail = text[:open_at + 1], text[close:]
+    lines: list[str] = [] if aligned else [head]
+    cur = head if aligned else " " * col
+    for k, arg in enumerate(args):
+        piece = arg.strip() + ("," if k < len(args) - 1 else tail)
+        sep = "" if cur == head or cur.isspace() else " "
+        if len(cur) + len(sep) + len(piece) <= width:
+            cur += sep + piece
+            continue
+        if cur != head and not cur.isspace():
+            lines.append(cur)
+            cur, sep = " " * col, ""
+        sub = _wrap(cur + sep + piece, col, width, len(cur) + len(sep))
+        lines += sub[:-1]
+        cur = sub[-1]
+    return lines + [cur]
+
+
+def _matching(text: str, i: int) -> int:
+    depth, quote = 0, ""
+    for j in range(i, len(text)):
+        ch = text[j]
+        if quote:
+            quote = "" if ch == quote and text[j - 1] != "\\" else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1  # closed on a later line
+
+
+def _split_commas(inner: str) -> list[str]:
+    parts, depth, quote, start = [], 0, "", 0
+    for j, ch in enumerate(inner):
+        if quote:
+            quote = "" if ch == quote and inner[j - 1] != "\\" else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "({[<" and not (ch == "<" and j and inner[j - 1] == " "):
+            depth += ch != "<" or inner[j - 1].isalnum() or inner[j - 1] == ":"
+        elif ch in ")}]>" and not (ch == ">" and j and inner[j - 1] in " -="):
+            depth -= ch != ">" or depth > 0
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:j])
+            start = j + 1
+    parts.append(inner[start:])
+    return parts

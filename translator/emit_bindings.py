@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from . import ir
-from .cpp_expr import cname, ctype, float_literal, param_type
+from .cpp_expr import cname, ctype, float_literal, param_type, wrap_text
 
 
 def _default(e: ir.Expr) -> str:
@@ -72,7 +72,8 @@ def _callable(f: ir.Function) -> str:
             decl, arg = f"{_qualify(param_type(p.type))} {cname(p.name)}", cname(p.name)
         decls.append(decl)
         args.append(arg)
-    return f"[]({', '.join(decls)}) {{ return tg::ops::{cname(f.name)}({', '.join(args)}); }}"
+    call = f"tg::ops::{cname(f.name)}({', '.join(args)})"
+    return f"[]({', '.join(decls)}) {{\n    return {call};\n  }}"
 
 
 def emit_bindings(modules: Sequence[ir.Module]) -> str:
@@ -96,5 +97,10 @@ def emit_bindings(modules: Sequence[ir.Module]) -> str:
                     a += f" = {_default(p.default)}"
                 args.append(a)
             lines.append(f"  // {f.loc.path}:{f.loc.line}")
-            lines.append(f"  m.def({', '.join([chr(34) + f.name + chr(34), _callable(f)] + args)});")
-    return "\n".join(lines + ["}", ""])
+            fn = _callable(f)
+            if "\n" in fn:  # a converting lambda: its body on lines of its own
+                head, body, end = fn.split("\n")
+                lines += [f'  m.def("{f.name}", {head}', body, f"{end}, {', '.join(args)});"]
+            else:
+                lines.append(f"  m.def({', '.join([chr(34) + f.name + chr(34), fn] + args)});")
+    return wrap_text("\n".join(lines + ["}", ""]))

@@ -21,6 +21,7 @@ from collections.abc import Set as AbstractSet
 
 from . import ir
 from .cpp_expr import (
+    WIDTH,
     ExprEmitter,
     cname,
     const_text,
@@ -29,6 +30,7 @@ from .cpp_expr import (
     loop_var,
     param_type,
     unpack_lines,
+    wrap_text,
 )
 from .ir import transform
 
@@ -150,7 +152,9 @@ def emit_header(mod: ir.Module) -> str:
 
 def emit_module(mod: ir.Module) -> dict[str, str]:
     """``{"<stem>.h": text, "<stem>.cpp": text}`` for one formula module."""
-    return {f"{mod.name}.h": emit_header(mod), f"{mod.name}.cpp": emit_source(mod)}
+    return {f"{mod.name}.h": wrap_text(emit_header(mod)), f"{mod.name}.cpp": wrap_text(
+        emit_source(mod))}
+
 
 
 def emit_source(mod: ir.Module) -> str:
@@ -235,8 +239,11 @@ def _node(f: ir.Function) -> list[str]:
         if sv.storage in ("input", "output"):
             resets.append(f"for (auto& v : {sv.name}_) v.reset();" if sv.type == ir.TENSOR_LIST
                           else f"{sv.name}_.reset();")
-    if resets:
-        lines.append(f"  void release_variables() override {{ {' '.join(resets)} }}")
+    one_line = f"  void release_variables() override {{ {' '.join(resets)} }}"
+    if resets and len(one_line) <= WIDTH:
+        lines.append(one_line)
+    elif resets:
+        lines += ["  void release_variables() override {", *[f"    {r}" for r in resets], "  }"]
     if f.once_differentiable:
         lines += ["  variable_list apply(variable_list&& grads) override {",
                   "    variable_list results;", "    {", "      NoGradGuard no_grad;",
@@ -377,4 +384,4 @@ def emit_ops_header(modules: Sequence[ir.Module]) -> str:
                   f"Tensor operator{sym}(S a, const Tensor& b) {{ return ops::{op}(a, b); }}"]
     if "neg" in names:
         lines.append("inline Tensor operator-(const Tensor& a) { return ops::neg(a); }")
-    return "\n".join(lines + ["", "}  // namespace tg", ""])
+    return wrap_text("\n".join(lines + ["", "}  // namespace tg", ""]))

@@ -297,6 +297,22 @@ std::vector<std::tuple<A, B, C>> zip(const std::vector<A>& a, const std::vector<
   return out;
 }
 
+// [f(x) for x in seq] and [f(x) for x in seq if cond(x)], into a vector type Out.
+template <class Out, class Seq, class F>
+Out comprehension(const Seq& seq, F f) {
+  Out out;
+  for (const auto& x : seq) out.push_back(f(x));
+  return out;
+}
+
+template <class Out, class Seq, class C, class F>
+Out comprehension(const Seq& seq, C cond, F f) {
+  Out out;
+  for (const auto& x : seq)
+    if (cond(x)) out.push_back(f(x));
+  return out;
+}
+
 // all()/any() of a tuple of ints (a comprehension of bools is one).
 template <class T>
 bool all(const std::vector<T>& v) {

@@ -77,3 +77,12 @@ def test_bindings_and_stubs_cover_every_formula(generated):
     assert stubbed == bound
     for name in ("sin", "sum", "cat", "max_dim", "linear", "cross_entropy"):
         assert name in bound
+
+
+def test_generated_lines_fit_in_100_columns(generated):
+    _, files = generated
+    for name, text in files.items():
+        if name.endswith((".cpp", ".h")):
+            long = [ln for ln in text.splitlines()
+                    if len(ln) > 100 and not ln.lstrip().startswith("//")]
+            assert not long, f"{name}: {long[:3]}"

@@ -169,3 +169,13 @@ def test_one_line_suites_and_early_returns(tmp_path):
         return d
     """)
     assert "if (d < 0) {" in text and "return d + n;" in text
+
+
+def test_line_wrapping_only_moves_whitespace():
+    from translator.cpp_expr import wrap_line
+
+    line = ("    Tensor d = !w.defined() ? 1.0 - t - ops::sigmoid(-x) : 1.0 - t - (1.0 + (w - 1.0)"
+            " * t) * ops::sigmoid(-x, f(\"a, b\", 2), g(3, 4));")
+    out = wrap_line(line, 60)
+    assert all(len(ln) <= 60 for ln in out[1:])
+    assert "".join(out).replace(" ", "") == line.replace(" ", "")

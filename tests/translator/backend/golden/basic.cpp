@@ -49,12 +49,14 @@ static inline Shape broadcast_shape(const Shape& a, const Shape& b) {
   // tests/translator/backend/fixtures/basic.py:138
   Shape pb = py::concat(py::repeat(Shape{1}, n - py::len(b)), b);
   // tests/translator/backend/fixtures/basic.py:139
-  if (!py::all([&] { Shape comp_; for (const auto& x_y_item : py::zip(pa, pb)) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); comp_.push_back(x == y || x == 1 || y == 1); } return comp_; }())) {
+  if (!py::all(py::comprehension<Shape>(py::zip(pa, pb),
+                                        [&](const auto& x_y_item) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); return x == y || x == 1 || y == 1; }))) {
     // tests/translator/backend/fixtures/basic.py:140
     throw ValueError(std::string("shapes ") + py::str(a) + std::string(" and ") + py::str(b) + std::string(" cannot be broadcast together"));
   }
   // tests/translator/backend/fixtures/basic.py:141
-  return [&] { Shape comp_; for (const auto& x_y_item : py::zip(pa, pb)) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); comp_.push_back(py::max(x, y)); } return comp_; }();
+  return py::comprehension<Shape>(py::zip(pa, pb),
+                                  [&](const auto& x_y_item) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); return py::max(x, y); });
 }
 
 // tests/translator/backend/fixtures/basic.py:145
@@ -290,7 +292,9 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
     // tests/translator/backend/fixtures/basic.py:85
     int64_t stop = helpers::wrap_dim(end_dim, x.dim()) + 1;
     // tests/translator/backend/fixtures/basic.py:86
-    Shape shape = py::concat(py::concat(py::slice(x.sizes(), std::nullopt, start), Shape{py::prod(py::slice(x.sizes(), start, stop))}), py::slice(x.sizes(), stop, std::nullopt));
+    Shape shape = py::concat(py::concat(py::slice(x.sizes(), std::nullopt, start),
+                                        Shape{py::prod(py::slice(x.sizes(), start, stop))}),
+                             py::slice(x.sizes(), stop, std::nullopt));
     // tests/translator/backend/fixtures/basic.py:87
     result = kernel::reshape(x, shape);
   }
@@ -324,11 +328,15 @@ Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims) {
   {
     NoGradGuard no_grad;
     // tests/translator/backend/fixtures/basic.py:97
-    int64_t count = !dims.has_value() ? x.numel() : py::prod([&] { Shape comp_; for (int64_t d : *dims) comp_.push_back(py::index(x.sizes(), d)); return comp_; }());
+    int64_t count = !dims.has_value()
+        ? x.numel()
+        : py::prod(py::comprehension<Shape>(
+            *dims, [&](int64_t d) { return py::index(x.sizes(), d); }));
     // tests/translator/backend/fixtures/basic.py:98
     factor = count > 0 ? py::truediv(1, count) : 0.0;
     // tests/translator/backend/fixtures/basic.py:99
-    groups = py::floordiv(x.dim() + 1, 2) - py::len(py::slice(x.sizes(), std::nullopt, std::nullopt, 2));
+    groups = py::floordiv(x.dim() + 1,
+                          2) - py::len(py::slice(x.sizes(), std::nullopt, std::nullopt, 2));
     // tests/translator/backend/fixtures/basic.py:100
     result = kernel::mul(x, kernel::scalar_like(x, factor * (groups + 1)));
   }
@@ -354,13 +362,16 @@ Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 struct SelectLastBackward final : Node {
   SavedVariable x_;
   std::string name() const override { return "SelectLastBackward"; }
-  SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 123}; }
+  SourceLoc location() const override { return {
+      "tests/translator/backend/fixtures/basic.py", 123}; }
   void release_variables() override { x_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor x = x_.unpack(shared_from_this());
     // tests/translator/backend/fixtures/basic.py:128
-    return {ops::reshape(ops::ones_like(x), x.sizes()) * ops::reshape(grad, py::concat(py::slice(x.sizes(), std::nullopt, -1), Shape{1}))};
+    return {ops::reshape(ops::ones_like(x),
+                         x.sizes()) * ops::reshape(
+                             grad, py::concat(py::slice(x.sizes(), std::nullopt, -1), Shape{1}))};
   }
 };
 
@@ -389,7 +400,8 @@ struct BroadcastMulBackward final : Node {
   SavedVariable other_;
   int64_t half_ = 0;
   std::string name() const override { return "BroadcastMulBackward"; }
-  SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 156}; }
+  SourceLoc location() const override { return {
+      "tests/translator/backend/fixtures/basic.py", 156}; }
   void release_variables() override { x_.reset(); other_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);

@@ -37,7 +37,8 @@ struct MaxLastBackward final : Node {
     // tests/translator/backend/fixtures/multi.py:13
     Tensor zeros = kernel::zeros_like(x);
     // tests/translator/backend/fixtures/multi.py:14
-    return {kernel::scatter_add(zeros, -1, kernel::reshape(indices, kept_), kernel::reshape(grad, kept_))};
+    return {kernel::scatter_add(zeros, -1, kernel::reshape(indices, kept_),
+                                kernel::reshape(grad, kept_))};
   }
 };
 
@@ -148,7 +149,8 @@ struct AddAllBackward final : Node {
     std::vector<Tensor> tensors;
     for (const auto& v : tensors_) tensors.push_back(v.unpack(shared_from_this()));
     // tests/translator/backend/fixtures/multi.py:49
-    return [&] { std::vector<Tensor> comp_; for ([[maybe_unused]] const Tensor& t : tensors) comp_.push_back(grad * alpha_); return comp_; }();
+    return py::comprehension<std::vector<Tensor>>(
+        tensors, [&]([[maybe_unused]] const Tensor& t) { return grad * alpha_; });
   }
 };
 
@@ -162,7 +164,8 @@ Tensor add_all(const std::vector<Tensor>& tensors, double alpha) {
     // tests/translator/backend/fixtures/multi.py:45
     for (int64_t i : py::range(1, py::len(tensors))) {
       // tests/translator/backend/fixtures/multi.py:46
-      result = kernel::add(result, kernel::mul(py::index(tensors, i), kernel::scalar_like(result, alpha)));
+      result = kernel::add(result,
+                           kernel::mul(py::index(tensors, i), kernel::scalar_like(result, alpha)));
     }
   }
   if (any_requires_grad(tensors)) {
