@@ -699,3 +699,42 @@ def test_hooks_run_in_registration_order(engine):
     (x * 1).sum().backward()
     assert order == ["a", "b"]
     np.testing.assert_allclose(x.grad.numpy(), [3.0])
+
+
+def test_in_place_on_views_from_indexing(engine):
+    tg = engine
+    a = np.arange(6.0).reshape(2, 3) + 1
+    x = f64(tg, a)
+    w = f64(tg, [10.0, 20.0])
+    y = x * 1
+    y[0].mul_(2)             # through a select view
+    y[:, 1] += w             # augmented assignment on a slice view
+    row = y[1]
+    row[1:].exp_()           # a view of a view
+    np.testing.assert_allclose(y.detach().numpy()[0], [2 * a[0, 0], 2 * a[0, 1] + 10,
+                                                       2 * a[0, 2]])
+    (y * f64(tg, np.arange(6.0).reshape(2, 3), False)).sum().backward()
+    expected = np.array([[0.0, 2.0, 4.0],
+                         [3.0, 4 * np.exp(a[1, 1] + 20), 5 * np.exp(a[1, 2])]])
+    np.testing.assert_allclose(x.grad.numpy(), expected)
+    np.testing.assert_allclose(w.grad.numpy(), [1.0, 4 * np.exp(a[1, 1] + 20)])
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        x[0].mul_(2)
+
+
+def test_in_place_on_views_matches_torch(engine):
+    torch = pytest.importorskip("torch")
+    tg = engine
+    a = np.random.default_rng(5).standard_normal((3, 4))
+
+    def program(m, x):
+        y = x.sin() * 1
+        y[1].mul_(3)
+        y[:, 2] += y[0, :3].sum() if m is tg else y[0, :3].sum()
+        y[2, 1:3].exp_()
+        return (y * y).sum()
+
+    x, tx = f64(tg, a), torch.tensor(a, requires_grad=True)
+    program(tg, x).backward()
+    program(torch, tx).backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)

@@ -7,13 +7,17 @@ including numpy's rule that advanced indices separated by a slice move to the fr
 
 Writing: without autograd, straight into the storage (numpy indexing, version bumped); with
 autograd, out of place (``where(mask, scattered values, x)``) then written in place.
+
+``Views`` remembers which results of basic indexing are views of which (base, index), so that an
+in-place op on such a view while recording rewrites its base too (Note [In-place ops]).
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Dict, List
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -64,7 +68,26 @@ def _expand_ellipsis(items: List[Any], ndim: int) -> List[Any]:
     return out
 
 
-def make_getitem(B: Any, F: Dict[str, Any]) -> Callable[[Any, Any], Any]:
+class Views:
+    """view -> (base, index) for results of basic indexing (weakly keyed by the view)."""
+
+    def __init__(self) -> None:
+        self._entries: Dict[int, Tuple[Any, Any, Any]] = {}
+
+    def add(self, view: Any, base: Any, index: Any) -> None:
+        key, entries = id(view), self._entries
+        try:
+            ref = weakref.ref(view, lambda _r: entries.pop(key, None))
+        except TypeError:  # a tensor class without weak references: views are not tracked
+            return
+        entries[key] = (ref, base, index)
+
+    def get(self, view: Any) -> Optional[Tuple[Any, Any]]:
+        entry = self._entries.get(id(view))
+        return (entry[1], entry[2]) if entry is not None and entry[0]() is view else None
+
+
+def make_getitem(B: Any, F: Dict[str, Any], views: Views) -> Callable[[Any, Any], Any]:
     T, ops = B.Tensor, B.ops
 
     def getitem(x: Any, index: Any) -> Any:
@@ -123,6 +146,8 @@ def make_getitem(B: Any, F: Dict[str, Any]) -> Callable[[Any, Any], Any]:
             out = ops.permute(out, order)
         if out is x and x.ndim:
             out = ops.slice(x, 0, None, None, 1)  # x[...] is a new view, not x itself
+        if not adv and out is not x:
+            views.add(out, x, index)
         return out
 
     return getitem

@@ -9,9 +9,12 @@ Note [In-place ops]
 ~~~~~~~~~~~~~~~~~~~
 ``x.add_(y)`` computes the out-of-place result and writes it into ``x`` (``backend.inplace_``:
 same storage, version bumped, history taken from the result). When autograd records, a leaf that
-requires grad is refused (as PyTorch) and so is a view (its base would not see the change in its
-history); the out-of-place op runs on a clone of ``x``, so a formula that saved its input saved
-the clone, not the storage about to change. Under no_grad (optimizer steps) nothing is cloned.
+requires grad is refused (as PyTorch); the out-of-place op runs on a clone of ``x``, so a formula
+that saved its input saved the clone, not the storage about to change. A view made by indexing
+(``y[0].mul_(2)``, ``y[:, 1] += w``) writes through its base: ``base[index] = new`` (recorded
+out of place, see indexing.py), then the view takes the history of a fresh ``base[index]``.
+Other views (``_is_view``) are refused while recording: their base would miss the change.
+Under no_grad (optimizer steps) nothing is cloned and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -196,7 +199,9 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
 
     put("__len__", __len__)
     put("__iter__", __iter__)
-    put("__getitem__", indexing.make_getitem(B, F))
+    views = indexing.Views()
+    getitem = indexing.make_getitem(B, F, views)
+    put("__getitem__", getitem)
     put("__repr__", _repr)
     put("__str__", _repr)
     put("__format__", lambda self, spec: format(self.item(), spec) if self.ndim == 0 and spec
@@ -210,6 +215,16 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
             if self.is_leaf and self.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
+            origin = views.get(self)
+            if origin is not None:  # a view from indexing: rewrite the base, then re-view it
+                base, index = origin
+                new = compute(F["clone"](self))
+                if tuple(new.shape) != tuple(self.shape):
+                    raise RuntimeError(f"output with shape {list(self.shape)} doesn't match "
+                                       f"the broadcast shape {list(new.shape)}")
+                setitem(base, index, new)
+                B.inplace_(self, getitem(base, index))
+                return self
             if getattr(self, "_is_view", False):
                 raise RuntimeError("in-place operation on a view of another tensor while "
                                    "recording autograd history is not supported; clone() the "
@@ -258,7 +273,8 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("zero_", lambda self: inplace(self, lambda x: facts["zeros_like"](x)))
     put("fill_", lambda self, value: inplace(
         self, lambda x: F["expand"](as_tensor(value, x), tuple(x.shape)), (value,)))
-    put("__setitem__", indexing.make_setitem(B, F, inplace))
+    setitem = indexing.make_setitem(B, F, inplace)
+    put("__setitem__", setitem)
 
     # -- copying and pickling (leaves only, as PyTorch) ------------------------------------
     def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
