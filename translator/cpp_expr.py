@@ -273,7 +273,7 @@ class ExprEmitter:
     def e_Comprehension(self, e: ir.Comprehension):
         """``py::comprehension<Shape>(dims, [&](int64_t d) { return d + 1; })``; a condition
         is a second lambda before the element's."""
-        lambdas = []
+        lambdas: list[str] = []
         for body in ((self.conds_text(e),) if e.conds else ()) + (self.text(e.elt),):
             used = e.conds if len(lambdas) == 0 and e.conds else (e.elt,)
             param = loop_var(e.var, e.var_type, used)
