@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 
 from . import ir, model
+from .diagnostics import TranslatorError
 from .emit_bindings import emit_bindings
 from .emit_cpp import emit_module, emit_ops_header
 from .emit_stubs import emit_stubs
@@ -27,8 +28,6 @@ from .verify import verify_module
 
 def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
     """Run the front end on every path (all diagnostics of all modules together)."""
-    from .diagnostics import TranslatorError
-
     try:
         from .frontend import load_module
     except ImportError:  # the front end's driver is not there yet: structure only
@@ -48,8 +47,14 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
 def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
     """Lower, verify and emit: the IR modules and ``{file name: text}``."""
     lowered = lower_modules(modules)
+    diags = []
     for m in lowered:
-        verify_module(m)
+        try:
+            verify_module(m)
+        except TranslatorError as e:
+            diags.extend(e.diagnostics)
+    if diags:
+        raise TranslatorError(diags)
     files: dict[str, str] = {}
     for m in lowered:
         files.update(emit_module(m))

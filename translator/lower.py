@@ -7,8 +7,8 @@ checked against every formula's signature and ``kernel.NAME`` calls against
 
 Invariants: Python semantics are kept exactly (Note [Python semantics in the IR]); every local
 has one type (``None`` then a tensor is an Optional[Tensor]); whatever C++ could not express
-the same way is a ``T4xx`` diagnostic at the formula's line, all of a program's diagnostics
-reported together. Expressions are lowered by ``lower_expr.ExprLowerer``; this module walks
+the same way is a ``T4xx`` diagnostic at the formula's line (the first of each formula; every
+formula's reported together). Expressions are lowered by ``lower_expr.ExprLowerer``; this module walks
 statements, functions and modules.
 
 Note [Python semantics in the IR]
