@@ -47,7 +47,7 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
 def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
     """Lower, verify and emit: the IR modules and ``{file name: text}``."""
     lowered = lower_modules(modules)
-    diags = []
+    diags: list = []
     for m in lowered:
         try:
             verify_module(m)
