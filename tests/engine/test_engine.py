@@ -738,3 +738,13 @@ def test_in_place_on_views_matches_torch(engine):
     program(tg, x).backward()
     program(torch, tx).backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+
+
+def test_in_place_on_rows_while_iterating(engine):
+    tg = engine
+    x = f64(tg, [[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    for i, row in enumerate(y):
+        row.mul_(i + 1)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1.0, 1.0], [2.0, 2.0]])

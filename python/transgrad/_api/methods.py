@@ -113,6 +113,9 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("new_tensor", lambda self, data, dtype=None: facts["tensor"](
         data, dtype=dtype or self.dtype))
 
+    views = indexing.Views()  # views made by indexing, for in-place ops through them
+    getitem = indexing.make_getitem(B, F, views)
+
     # -- operators -------------------------------------------------------------------------
     def _rev(name: str) -> Callable[[Any, Any], Any]:
         fn = F[name]
@@ -195,12 +198,10 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     def __iter__(self: Any) -> Any:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (B.ops.select(self, 0, i) for i in range(self.shape[0]))
+        return (getitem(self, i) for i in range(self.shape[0]))
 
     put("__len__", __len__)
     put("__iter__", __iter__)
-    views = indexing.Views()
-    getitem = indexing.make_getitem(B, F, views)
     put("__getitem__", getitem)
     put("__repr__", _repr)
     put("__str__", _repr)
