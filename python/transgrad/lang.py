@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import threading
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 __all__ = [
@@ -196,14 +197,18 @@ kernel = _Kernels()
 ops = _Ops()
 
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def load_builtin_formulas() -> None:
-    """Import every formula module shipped in ``transgrad.formulas`` (once)."""
+    """Import every formula module shipped in ``transgrad.formulas`` (once, thread-safe)."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    pkg = importlib.import_module("transgrad.formulas")
-    for info in pkgutil.iter_modules(pkg.__path__):
-        importlib.import_module(f"transgrad.formulas.{info.name}")
+    with _load_lock:  # re-entrant: a formula module's import may resolve ops itself
+        if _loaded:
+            return
+        pkg = importlib.import_module("transgrad.formulas")
+        for info in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"transgrad.formulas.{info.name}")
+        _loaded = True
