@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "formulas"))
-from samples import engine_call, is_floating, make_call, shipped_formulas
+from formula_samples import engine_call, is_floating, make_call, shipped_formulas
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional

@@ -5,7 +5,7 @@ Skipped when torch is not installed.
 
 import numpy as np
 import pytest
-from .samples import engine_call, is_floating, make_call, shipped_formulas
+from formula_samples import engine_call, is_floating, make_call, shipped_formulas
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch

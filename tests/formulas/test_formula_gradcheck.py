@@ -7,7 +7,7 @@ outputs that do not require grad. A float32 run checks that outputs and gradient
 
 import numpy as np
 import pytest
-from .samples import NOT_DIFFERENTIABLE, engine_call, is_floating, shipped_formulas
+from formula_samples import NOT_DIFFERENTIABLE, engine_call, is_floating, shipped_formulas
 
 FORMULAS = shipped_formulas()
 NAMES = sorted(FORMULAS)
