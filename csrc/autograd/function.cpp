@@ -110,7 +110,12 @@ struct GradCastBackward final : Node {
 
 void wrap_once_differentiable(const Node& node, const variable_list& sources,
                               variable_list& results) {
-  if (!any_requires_grad(sources)) return;
+  if (!GradMode::is_enabled()) return;
+  // The results depend on the grads and on what the node saved from its inputs: when one of
+  // them requires grad, a double backward would need this backward's derivative.
+  bool inputs_require_grad = false;
+  for (const Edge& e : node.next_edges()) inputs_require_grad = inputs_require_grad || e.valid();
+  if (!inputs_require_grad && !any_requires_grad(sources)) return;
   auto err = std::make_shared<OnceDifferentiableBackward>();
   err->origin_ = node.describe();
   SourceLoc loc = node.location();

@@ -30,10 +30,11 @@ void set_history(Tensor& output, const std::shared_ptr<Node>& node, uint32_t out
 [[noreturn]] void throw_double_backward_once_differentiable(const Node& node);
 
 // For a once_differentiable node's apply(), after computing `results` under NoGradGuard:
-// when grad mode is enabled (create_graph) and one of `sources` requires grad — pass the incoming
-// grads and the unpacked saved tensors, what the results depend on — each defined result is
+// when grad mode is enabled (create_graph) and the node's inputs or one of `sources` (the
+// incoming grads, optionally the unpacked saved tensors) require grad, each defined result is
 // replaced by a handle on the same data whose grad_fn raises
-// throw_double_backward_once_differentiable(node) when differentiated.
+// throw_double_backward_once_differentiable(node) when differentiated (instead of silently
+// acting as a constant in the double backward).
 void wrap_once_differentiable(const Node& node, const variable_list& sources,
                               variable_list& results);
 

@@ -208,3 +208,23 @@ def test_backward_inputs_of_non_leaf_fills_its_grad(compiled):
     (h * h).sum().backward(inputs=[h])
     np.testing.assert_allclose(h.grad.numpy(), [6.0, 12.0])
     assert x.grad is None
+
+
+def test_once_differentiable_result_never_silently_constant(compiled):
+    tg = compiled
+
+    class Double(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        @tg.autograd.once_differentiable
+        def backward(ctx, g):
+            return g * 2
+
+    x = f64(tg, [0.5, 1.0])
+    (g,) = tg.autograd.grad((Double.apply(x) + x * x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), [3.0, 4.0])
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        tg.autograd.grad(g.sum(), x)
