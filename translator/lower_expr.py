@@ -319,15 +319,17 @@ class ExprLowerer:
 
     def compare(self, node: cst.Comparison, loc) -> ir.Expr:
         parts: list[ir.Expr] = []
-        left = self.expr(node.left)
+        first = node.comparisons[0].operator
+        if isinstance(node.left, cst.Name) and isinstance(first, (cst.Is, cst.IsNot)):
+            # `x is None` reads only whether a captured tensor is defined (metadata)
+            left = self.name(node.left.value, self.loc(node.left), use="none")
+        else:
+            left = self.expr(node.left)
         for c in node.comparisons:
             if isinstance(c.operator, (cst.Is, cst.IsNot)):
                 if not (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"):
                     raise self.error("T401", loc, "`is` compares only with None",
                                      "use `==` for values")
-                if isinstance(node.left, cst.Name) and isinstance(left, (ir.Saved, ir.Name)):
-                    left = self.name(node.left.value, left.loc, use="none") if isinstance(
-                        left, ir.Saved) else left
                 base = left.value if isinstance(left, ir.Unwrap) else left
                 if not (base.type.is_tensor or base.type.is_optional or base.type == ir.NONE):
                     raise self.error("T402", loc, f"a {pretty(base.type)} is never None",

@@ -179,3 +179,35 @@ def test_line_wrapping_only_moves_whitespace():
     out = wrap_line(line, 60)
     assert all(len(ln) <= 60 for ln in out[1:])
     assert "".join(out).replace(" ", "") == line.replace(" ", "")
+
+
+def test_output_assigned_on_one_path_only_is_rejected(tmp_path):
+    body = """
+    @formula
+    def g(x: Tensor, flag: bool) -> Tensor:
+        if flag:
+            result = kernel.exp(x)
+
+        def backward(grad):
+            return grad
+
+        return result, backward
+    """
+    codes = {d.code for d in errors(tmp_path, body)}
+    assert codes & {"T406", "T412"}, codes
+
+
+def test_metadata_only_optional_tensor_saves_shape_and_defined(tmp_path):
+    text = cpp(tmp_path, """
+    @formula
+    def g(x: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+        result = kernel.neg(x)
+
+        def backward(grad):
+            return -grad, None if bias is None else ops.neg(grad)
+
+        return result, backward
+    """)
+    assert "bool bias_defined_ = false;" in text
+    assert "node->bias_defined_ = bias.defined();" in text
+    assert "SavedVariable bias_" not in text
