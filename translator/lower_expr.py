@@ -56,8 +56,8 @@ class ExprLowerer:
             entry = self.captures.setdefault(n, [False, set(), s.outer.bound.get(n)])
             if use == "value":
                 entry[0] = True
-            elif use != "none":
-                entry[1].add(use)
+            else:
+                entry[1].add("defined" if use == "none" else use)
             return self._narrow(ir.Saved(loc, s.outer.vars[n], n, "value"), n in s.outer.narrowed)
         if n in self.consts:
             v = self.consts[n]

@@ -211,3 +211,17 @@ def test_metadata_only_optional_tensor_saves_shape_and_defined(tmp_path):
     assert "bool bias_defined_ = false;" in text
     assert "node->bias_defined_ = bias.defined();" in text
     assert "SavedVariable bias_" not in text
+
+
+def test_is_none_on_a_plain_tensor_capture_compiles_to_its_defined_flag(tmp_path):
+    text = cpp(tmp_path, """
+    @formula
+    def g(x: Tensor, y: Tensor) -> Tensor:
+        result = kernel.neg(x)
+
+        def backward(grad):
+            return -grad, None if y is None else -grad
+
+        return result, backward
+    """)
+    assert "bool y_defined_ = false;" in text and "!y_defined_ ?" in text
