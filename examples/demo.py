@@ -11,8 +11,14 @@
 
 from __future__ import annotations
 
-import inspect
 import os
+
+# One BLAS / intra-op thread unless told otherwise: Note [Threads for small models] in
+# mlp_digits.py.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("TG_NUM_THREADS", "1")
+
+import inspect
 import subprocess
 import sys
 import textwrap

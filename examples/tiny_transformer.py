@@ -11,9 +11,15 @@ on stderr, then the loss, the next-character accuracy on held-out text, a sample
 
 from __future__ import annotations
 
+import os
+
+# One BLAS / intra-op thread unless told otherwise: Note [Threads for small models] in
+# mlp_digits.py.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("TG_NUM_THREADS", "1")
+
 import argparse
 import math
-import os
 import sys
 import time
 from typing import Any
