@@ -15,8 +15,9 @@ import os
 
 # One BLAS / intra-op thread unless told otherwise: Note [Threads for small models] in
 # mlp_digits.py.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("TG_NUM_THREADS", "1")
+if __name__ == "__main__":  # run as a script: imported (e.g. by tests), it changes nothing
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("TG_NUM_THREADS", "1")
 
 import inspect
 import subprocess

@@ -15,8 +15,9 @@ import os
 # These models multiply 64x128 matrices: BLAS and intra-op threads cost more than they give
 # (on a busy 2-core machine, 30x more). One thread each unless the user says otherwise; set
 # OPENBLAS_NUM_THREADS / TG_NUM_THREADS to override. Must run before numpy loads OpenBLAS.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("TG_NUM_THREADS", "1")
+if __name__ == "__main__":  # run as a script: imported (e.g. by tests), it changes nothing
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("TG_NUM_THREADS", "1")
 
 import argparse
 import sys
