@@ -58,6 +58,9 @@ namespace {
 
 // The grad_fn given to results of a once_differentiable backward under create_graph.
 struct OnceDifferentiableBackward final : Node {
+  void input_metadata_from(const Node& other, size_t i) {
+    input_metadata_.push_back(other.input_metadata()[i]);
+  }
   std::string origin_;       // the once_differentiable node, described (it may be gone)
   std::string origin_path_;  // owned copy: a Python Function's location dies with its node
   int origin_line_ = 0;
@@ -124,6 +127,11 @@ void wrap_once_differentiable(const Node& node, const variable_list& sources,
     err->origin_line_ = loc.line;
   }
   collect_next_edges(*err, sources);
+  // Edges to the node's inputs too, so that autograd.grad's pruning reaches the error.
+  for (size_t i = 0; i < node.next_edges().size(); ++i) {
+    err->next_edges().push_back(node.next_edge(i));
+    err->input_metadata_from(node, i);
+  }
   uint32_t nr = 0;
   for (Tensor& r : results) {
     if (!r.defined() || !is_floating(r.dtype())) continue;
