@@ -42,8 +42,9 @@ def _timed_cmd(cmd: list[str], timeout: float) -> dict[str, Any]:
             "log_tail": lines[-40:],
         }
     # ninja's progress lines ("[3/12] Building CXX object ...") say what was recompiled
-    compiled = re.findall(r"^\[\d+/\d+\] Building CXX object", p.stdout, re.MULTILINE)
-    return {"time_s": t, "cxx_compiled": len(compiled)}
+    out = p.stdout + "\n" + p.stderr
+    compiled = re.findall(r"^\s*\[\d+/\d+\] Building CXX object", out, re.MULTILINE)
+    return {"time_s": t, "cxx_compiled": len(compiled), "log_tail": out.splitlines()[-40:]}
 
 
 def _first_error(lines: list[str]) -> str:
@@ -120,7 +121,7 @@ def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
                 if "error" in r:
                     row.update(r)
                     break
-                row.update(time_s=[r["time_s"]], metric=[r["time_s"]])
+                row.update(time_s=[r["time_s"]], metric=[r["time_s"]], log_tail=r["log_tail"])
                 row["label"] += f", {r['cxx_compiled']} C++ files compiled"
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
