@@ -274,3 +274,15 @@ def test_parameters_of_another_engine_are_refused():
     m = comp.nn.Module()
     with pytest.raises(TypeError, match="same engine"):
         m.w = ref.nn.Parameter(ref.tg.ones(2))
+
+
+def test_deepcopy_copies_parameters(lib):
+    import copy
+
+    m = mlp(lib)
+    m2 = copy.deepcopy(m)
+    w, w2 = m[0].weight, m2[0].weight
+    assert isinstance(w2, lib.nn.Parameter) and w2.requires_grad and w2.is_leaf
+    np.testing.assert_array_equal(to_numpy(w2), to_numpy(w))
+    assert not np.shares_memory(to_numpy(w2), to_numpy(w))
+    assert [n for n, _ in m2.named_parameters()] == [n for n, _ in m.named_parameters()]

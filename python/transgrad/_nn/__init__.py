@@ -93,6 +93,14 @@ def make_parameter_class(E: Engine, module_name: str) -> type:
                    "requires_grad=True, sharing data with the tensor it was made from.",
         "__repr__": lambda self: "Parameter containing:\n" + Base.__repr__(self),
     }
+
+    def __deepcopy__(self: Any, memo: dict) -> Any:  # copy.deepcopy(model): fresh data, as torch
+        if id(self) not in memo:
+            with E.no_grad():
+                memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
+    body["__deepcopy__"] = __deepcopy__
     if _is_extension_type(Base):
         def __init__(self: Any, data: Any = None, requires_grad: bool = True) -> None:
             Base.__init__(self, E.module.zeros(0) if data is None else data, requires_grad)
