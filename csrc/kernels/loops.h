@@ -18,6 +18,13 @@
 
 #define TG_INLINE inline __attribute__((always_inline))
 
+// Note [SIMD clones] (unary.cpp): compute-bound loops also get an x86-64-v3 (AVX2 + FMA) version.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TG_NO_CLONES)
+#define TG_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define TG_CLONES
+#endif
+
 namespace tg::kernel::detail {
 
 template <class TO, class TI, class F>

@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
@@ -94,22 +97,67 @@ T sum_contig(const T* p, int64_t n) {
 }
 
 template <class T>
-TG_INLINE T max_op(T a, T b) { return (b != b || b > a) ? b : a; }
+TG_INLINE T max_op(T a, T b) {  // NaN propagates; `|` (not `||`) keeps it branch-free
+  return ((b != b) | (b > a)) ? b : a;
+}
 template <class T>
-TG_INLINE T min_op(T a, T b) { return (b != b || b < a) ? b : a; }
+TG_INLINE T min_op(T a, T b) {
+  return ((b != b) | (b < a)) ? b : a;
+}
+
+template <class T, bool IsMax>
+T minmax_scalar(const T* __restrict p, int64_t n, T init) {
+  T r = init;
+  for (int64_t i = 0; i < n; ++i) r = IsMax ? max_op(r, p[i]) : min_op(r, p[i]);
+  return r;
+}
+
+#if defined(__SSE2__)
+// max/min with NaN propagation on SSE2: maxps/minps drop NaNs, so NaNs are tracked on the side
+// (the compiler does not vectorise the NaN-aware scalar form).
+template <bool IsMax>
+float minmax_f32(const float* p, int64_t n, float init) {
+  __m128 a0 = _mm_set1_ps(init), a1 = a0, nan = _mm_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128 x0 = _mm_loadu_ps(p + i), x1 = _mm_loadu_ps(p + i + 4);
+    a0 = IsMax ? _mm_max_ps(a0, x0) : _mm_min_ps(a0, x0);
+    a1 = IsMax ? _mm_max_ps(a1, x1) : _mm_min_ps(a1, x1);
+    nan = _mm_or_ps(nan, _mm_or_ps(_mm_cmpunord_ps(x0, x0), _mm_cmpunord_ps(x1, x1)));
+  }
+  if (_mm_movemask_ps(nan)) return std::numeric_limits<float>::quiet_NaN();
+  alignas(16) float lanes[8];
+  _mm_store_ps(lanes, a0);
+  _mm_store_ps(lanes + 4, a1);
+  float r = minmax_scalar<float, IsMax>(lanes, 8, init);
+  return minmax_scalar<float, IsMax>(p + i, n - i, r);
+}
+template <bool IsMax>
+double minmax_f64(const double* p, int64_t n, double init) {
+  __m128d a0 = _mm_set1_pd(init), a1 = a0, nan = _mm_setzero_pd();
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m128d x0 = _mm_loadu_pd(p + i), x1 = _mm_loadu_pd(p + i + 2);
+    a0 = IsMax ? _mm_max_pd(a0, x0) : _mm_min_pd(a0, x0);
+    a1 = IsMax ? _mm_max_pd(a1, x1) : _mm_min_pd(a1, x1);
+    nan = _mm_or_pd(nan, _mm_or_pd(_mm_cmpunord_pd(x0, x0), _mm_cmpunord_pd(x1, x1)));
+  }
+  if (_mm_movemask_pd(nan)) return std::numeric_limits<double>::quiet_NaN();
+  alignas(16) double lanes[4];
+  _mm_store_pd(lanes, a0);
+  _mm_store_pd(lanes + 2, a1);
+  double r = minmax_scalar<double, IsMax>(lanes, 4, init);
+  return minmax_scalar<double, IsMax>(p + i, n - i, r);
+}
+#endif
 
 template <class T, bool IsMax>
 T minmax_contig(const T* __restrict p, int64_t n, T init) {
-  constexpr int L = 8;
-  T acc[L];
-  for (int j = 0; j < L; ++j) acc[j] = init;
-  int64_t i = 0;
-  for (; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) acc[j] = IsMax ? max_op(acc[j], p[i + j]) : min_op(acc[j], p[i + j]);
-  T r = init;
-  for (int j = 0; j < L; ++j) r = IsMax ? max_op(r, acc[j]) : min_op(r, acc[j]);
-  for (; i < n; ++i) r = IsMax ? max_op(r, p[i]) : min_op(r, p[i]);
-  return r;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float>) return minmax_f32<IsMax>(p, n, init);
+  if constexpr (std::is_same_v<T, double>) return minmax_f64<IsMax>(p, n, init);
+#endif
+  return minmax_scalar<T, IsMax>(p, n, init);
 }
 
 enum class Kind { Sum, Max, Min };
@@ -328,31 +376,94 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
 
 Tensor floating(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64); }
 
-enum class SoftKind { Softmax, LogSoftmax };
+
+// Row kernels (contiguous rows of length n), restrict pointers so that they vectorise.
+template <class T>
+TG_INLINE T row_max(const T* __restrict p, int64_t n) {
+  return minmax_contig<T, true>(p, n, -std::numeric_limits<T>::infinity());
+}
+template <class T>
+TG_INLINE T finite_or_zero(T m) {
+  return (m - m == T(0)) ? m : T(0);  // the reference shifts by 0 where the max is not finite
+}
+template <class T>
+TG_INLINE T row_sum_exp(const T* __restrict p, int64_t n, T m) {
+  constexpr int L = 16;
+  T acc[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] += vec::exp(p[i + j] - m);
+  T s = 0;
+  for (; i < n; ++i) s += vec::exp(p[i] - m);
+  for (int j = 0; j < L; ++j) s += acc[j];
+  return s;
+}
+template <class T>
+TG_INLINE void row_exp(T* __restrict o, const T* __restrict p, int64_t n, T m) {
+  for (int64_t i = 0; i < n; ++i) o[i] = vec::exp(p[i] - m);
+}
+template <class T>
+TG_INLINE void row_scale(T* __restrict o, int64_t n, T s) {
+  for (int64_t i = 0; i < n; ++i) o[i] *= s;
+}
+template <class T>
+TG_INLINE void row_shift(T* __restrict o, const T* __restrict p, int64_t n, T s) {
+  for (int64_t i = 0; i < n; ++i) o[i] = p[i] - s;
+}
+
+enum class SoftKind { Softmax, LogSoftmax, LogSumExp };
+
+// rows [b, e) of a [rows, n] contiguous x; LogSumExp writes one value per row.
+template <class T, SoftKind S>
+TG_INLINE void soft_rows(T* out, const T* x, int64_t b, int64_t e, int64_t n) {
+  for (int64_t r = b; r < e; ++r) {
+    const T* row = x + r * n;
+    const T m = finite_or_zero(row_max(row, n));
+    if constexpr (S == SoftKind::LogSumExp) {
+      out[r] = m + std::log(row_sum_exp(row, n, m));
+    } else if constexpr (S == SoftKind::LogSoftmax) {
+      row_shift(out + r * n, row, n, T(m + std::log(row_sum_exp(row, n, m))));
+    } else {
+      T* orow = out + r * n;
+      row_exp(orow, row, n, m);
+      row_scale(orow, n, T(T(1) / sum_contig(orow, n)));
+    }
+  }
+}
+
+#define TG_SOFT_ROWS(NAME, KIND)                                                              \
+  TG_CLONES void NAME##_f32(float* out, const float* x, int64_t b, int64_t e, int64_t n) {     \
+    soft_rows<float, KIND>(out, x, b, e, n);                                                  \
+  }                                                                                           \
+  TG_CLONES void NAME##_f64(double* out, const double* x, int64_t b, int64_t e, int64_t n) {   \
+    soft_rows<double, KIND>(out, x, b, e, n);                                                 \
+  }
+TG_SOFT_ROWS(softmax_rows, SoftKind::Softmax)
+TG_SOFT_ROWS(log_softmax_rows, SoftKind::LogSoftmax)
+TG_SOFT_ROWS(logsumexp_rows, SoftKind::LogSumExp)
+#undef TG_SOFT_ROWS
+
+template <class T, SoftKind S>
+void run_soft_rows(T* out, const T* x, int64_t rows, int64_t n) {
+  parallel_for(rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    if constexpr (std::is_same_v<T, float>) {
+      if constexpr (S == SoftKind::Softmax) softmax_rows_f32(out, x, b, e, n);
+      else if constexpr (S == SoftKind::LogSoftmax) log_softmax_rows_f32(out, x, b, e, n);
+      else logsumexp_rows_f32(out, x, b, e, n);
+    } else {
+      if constexpr (S == SoftKind::Softmax) softmax_rows_f64(out, x, b, e, n);
+      else if constexpr (S == SoftKind::LogSoftmax) log_softmax_rows_f64(out, x, b, e, n);
+      else logsumexp_rows_f64(out, x, b, e, n);
+    }
+  });
+}
 
 // softmax / log_softmax along the middle axis of [outer, n, inner], x contiguous.
 template <class T, SoftKind S>
 void softmax_rows(T* out, const T* x, const Around& a) {
+  if (a.inner == 1) return run_soft_rows<T, S>(out, x, a.outer, a.n);
   const int64_t per = a.n * a.inner;
   parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(per, 1)), [&](int64_t b, int64_t e) {
-    if (a.inner == 1) {
-      for (int64_t o = b; o < e; ++o) {
-        const T* row = x + o * a.n;
-        T* orow = out + o * a.n;
-        T m = minmax_contig<T, true>(row, a.n, -std::numeric_limits<T>::infinity());
-        if (!std::isfinite(m)) m = T(0);  // as the reference: shift by 0 where the max is not finite
-        for (int64_t i = 0; i < a.n; ++i) orow[i] = vec::exp(row[i] - m);
-        T s = sum_contig(orow, a.n);
-        if constexpr (S == SoftKind::Softmax) {
-          T inv = T(1) / s;
-          for (int64_t i = 0; i < a.n; ++i) orow[i] *= inv;
-        } else {
-          T shift = m + std::log(s);
-          for (int64_t i = 0; i < a.n; ++i) orow[i] = row[i] - shift;
-        }
-      }
-      return;
-    }
     std::vector<T> mx(a.inner), sm(a.inner);
     for (int64_t o = b; o < e; ++o) {
       const T* base = x + o * per;
@@ -360,8 +471,7 @@ void softmax_rows(T* out, const T* x, const Around& a) {
       std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
       for (int64_t r = 0; r < a.n; ++r)
         for (int64_t i = 0; i < a.inner; ++i) mx[i] = max_op(mx[i], base[r * a.inner + i]);
-      for (int64_t i = 0; i < a.inner; ++i)
-        if (!std::isfinite(mx[i])) mx[i] = T(0);
+      for (int64_t i = 0; i < a.inner; ++i) mx[i] = finite_or_zero(mx[i]);
       std::fill(sm.begin(), sm.end(), T(0));
       for (int64_t r = 0; r < a.n; ++r)
         for (int64_t i = 0; i < a.inner; ++i) {
@@ -429,21 +539,7 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
     Tensor out = Tensor::empty(kept_shape(xf, m, keepdim), xf.dtype());
     dispatch_floating(xf.dtype(), "logsumexp", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T* p = xf.data<T>();
-      T* o = out.data<T>();
-      parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / a.n), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          const T* row = p + r * a.n;
-          T mx = minmax_contig<T, true>(row, a.n, -std::numeric_limits<T>::infinity());
-          if (std::isinf(mx)) {
-            o[r] = mx;
-            continue;
-          }
-          T s = 0;
-          for (int64_t i = 0; i < a.n; ++i) s += vec::exp(row[i] - mx);
-          o[r] = mx + std::log(s);
-        }
-      });
+      run_soft_rows<T, SoftKind::LogSumExp>(out.data<T>(), xf.data<T>(), a.outer, a.n);
     });
     return out;
   }

@@ -159,12 +159,6 @@ Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF
   return out;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(TG_NO_CLONES)
-#define TG_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
-#else
-#define TG_CLONES
-#endif
-
 #define TG_SIMD_LOOPS(NAME)                                                             \
   TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
     for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -57,7 +58,11 @@ class ThreadPool {
     t_in_parallel = true;
     work();
     t_in_parallel = false;
-    while (done_chunks_.load(std::memory_order_acquire) < chunks_) TG_PAUSE();
+    // A worker may have been descheduled mid-chunk: spin briefly, then yield the core to it.
+    for (int spins = 0; done_chunks_.load(std::memory_order_acquire) < chunks_; ++spins) {
+      if (spins < 4096) TG_PAUSE();
+      else std::this_thread::yield();
+    }
     claim_.store(0, std::memory_order_release);
     if (error_) std::rethrow_exception(error_);
     return true;
@@ -84,11 +89,12 @@ class ThreadPool {
     t_in_parallel = true;
     uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
-      // Spin a little: kernels often come back to back.
-      int spins = 0;
-      while (generation_.load(std::memory_order_acquire) == seen && spins < 20000) {
+      // Spin a little (~50 us): kernels often come back to back, and waking a sleeping thread
+      // costs more than a small job. Bounded, so an idle pool does not steal a core.
+      const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
         TG_PAUSE();
-        ++spins;
+        if ((spins & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;
       }
       if (generation_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(m_);
