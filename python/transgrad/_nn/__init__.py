@@ -1,7 +1,7 @@
 """nn and optim, written once and built for each engine.
 
-``build(engine_module, prefix)`` returns the three public namespaces for one engine:
-``nn`` (Module, Parameter, layers, losses), ``functional`` and ``optim``. ``transgrad.nn`` /
+``build(engine_module, prefix)`` returns the public namespaces for one engine: ``nn``
+(Module, Parameter, layers, losses), ``functional``, ``utils`` (gradient clipping) and ``optim``. ``transgrad.nn`` /
 ``transgrad.optim`` build them over the compiled engine, ``transgrad.reference.nn`` /
 ``transgrad.reference.optim`` over the reference engine: the same code, so both engines train
 the same way (tests/nn compares their losses step by step).
@@ -22,6 +22,7 @@ from typing import Any
 from . import functional as _functional
 from . import modules as _modules
 from . import optim as _optim
+from . import utils as _utils
 from .engine import Engine
 
 __all__ = ["Engine", "build"]
@@ -49,14 +50,19 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     nn: Any = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
                           f"the engine {E.name}.")
     nn.__dict__.update(_specialise(_modules.MODULES, extra, nn.__name__))
+    utils: Any = types.ModuleType(f"{prefix}.nn.utils", _utils.__doc__)
+    for name in _utils.__all__:
+        utils.__dict__[name] = _bind(getattr(_utils, name), E, utils.__name__)
+    utils.__all__ = list(_utils.__all__)
     nn.Parameter = Parameter
     nn.functional = F
-    nn.__all__ = ["Parameter", "functional"] + [c.__name__ for c in _modules.MODULES]
+    nn.utils = utils
+    nn.__all__ = ["Parameter", "functional", "utils"] + [c.__name__ for c in _modules.MODULES]
 
     optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
     optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
     optim.__all__ = [c.__name__ for c in _optim.OPTIMIZERS]
-    return types.SimpleNamespace(nn=nn, functional=F, optim=optim, engine=E)
+    return types.SimpleNamespace(nn=nn, functional=F, utils=utils, optim=optim, engine=E)
 
 
 def _bind(fn: Any, E: Engine, module_name: str) -> Any:
