@@ -270,6 +270,10 @@ class FunctionLowerer(ExprLowerer):
     def bind(self, name: str, t: ir.Type, loc) -> None:
         if t == ir.NONE:
             t = ir.OPT_TENSOR
+        if name in self.captures:
+            raise self.error("T405", loc, f"the backward assigns `{name}` after reading the "
+                             f"forward's `{name}`: in Python that read would fail "
+                             "(UnboundLocalError)", "give the backward's local another name")
         old = self.scope.vars.get(name)
         if old is None:
             self.scope.vars[name] = t

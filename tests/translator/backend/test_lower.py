@@ -225,3 +225,21 @@ def test_is_none_on_a_plain_tensor_capture_compiles_to_its_defined_flag(tmp_path
         return result, backward
     """)
     assert "bool y_defined_ = false;" in text and "!y_defined_ ?" in text
+
+
+def test_backward_rebinding_a_captured_name_is_rejected(tmp_path):
+    body = """
+    @formula
+    def g(x: Tensor) -> Tensor:
+        result = kernel.neg(x)
+
+        def backward(grad):
+            y = -x
+            x = -grad
+            return x + y
+
+        return result, backward
+    """
+    diags = errors(tmp_path, body)
+    assert [d.code for d in diags] == ["T405"], [d.render() for d in diags]
+    assert diags[0].loc.line == line_of(body, "x = -grad")
