@@ -6,7 +6,7 @@
 ``transgrad.reference.optim`` over the reference engine: the same code, so both engines train
 the same way (tests/nn compares their losses step by step).
 
-How it is specialised: every template class (``modules.MODULES``, ``optim.OPTIMIZERS``) gets
+How it is specialised: every template class (``layers.MODULES``, ``optim.OPTIMIZERS``) gets
 one subclass per engine that sets ``_E`` (the ``Engine`` adapter), ``_F`` (functional bound
 to the engine) and ``Parameter``; the subclass tree mirrors the template tree, so
 ``isinstance(tg.nn.Linear(2, 3), tg.nn.Module)`` holds and user subclasses of
@@ -20,7 +20,8 @@ import types
 from typing import Any
 
 from . import functional as _functional
-from . import modules as _modules
+from . import layers as _layers
+from . import module as _module
 from . import optim as _optim
 from . import utils as _utils
 from .engine import Engine
@@ -45,11 +46,11 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     F.__all__ = list(_functional.__all__)
 
     Parameter = make_parameter_class(E, f"{prefix}.nn")
-    _modules.PARAMETER_CLASSES.append(Parameter)
+    _module.PARAMETER_CLASSES.append(Parameter)
     extra = {"_E": E, "_F": F, "Parameter": Parameter}
     nn: Any = types.ModuleType(f"{prefix}.nn", "Neural-network layers (Module, Linear, ...) for "
                           f"the engine {E.name}.")
-    nn.__dict__.update(_specialise(_modules.MODULES, extra, nn.__name__))
+    nn.__dict__.update(_specialise(_layers.MODULES, extra, nn.__name__))
     utils: Any = types.ModuleType(f"{prefix}.nn.utils", _utils.__doc__)
     for name in _utils.__all__:
         utils.__dict__[name] = _bind(getattr(_utils, name), E, utils.__name__)
@@ -57,7 +58,7 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     nn.Parameter = Parameter
     nn.functional = F
     nn.utils = utils
-    nn.__all__ = ["Parameter", "functional", "utils"] + [c.__name__ for c in _modules.MODULES]
+    nn.__all__ = ["Parameter", "functional", "utils"] + [c.__name__ for c in _layers.MODULES]
 
     optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
     optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
