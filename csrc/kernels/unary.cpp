@@ -1,7 +1,8 @@
 // Elementwise unary kernels, cast and the copy helpers.
 //
 // Note [SIMD clones]
-// The build targets baseline x86-64 (SSE2). The transcendental loops (exp, log, tanh, sigmoid),
+// The build targets baseline x86-64 (SSE2). The transcendental loops (exp, log, tanh, sigmoid,
+// sin, cos),
 // which are compute bound, are also compiled for x86-64-v3 (AVX2 + FMA) through GCC's
 // target_clones: the dynamic loader picks the best version once. See also vecmath.h.
 #pragma GCC optimize("no-trapping-math")
@@ -166,6 +167,20 @@ Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF
   TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
     for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
   }
+#define TG_TRIG_LOOPS(NAME)                                                             \
+  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
+    for (int64_t i = 0; i < n; ++i)                                                     \
+      if (vec::trig_needs_libm(in[i])) o[i] = std::NAME(in[i]);                         \
+  }                                                                                     \
+  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
+    for (int64_t i = 0; i < n; ++i)                                                     \
+      if (vec::trig_needs_libm(in[i])) o[i] = std::NAME(in[i]);                         \
+  }
+TG_TRIG_LOOPS(sin)
+TG_TRIG_LOOPS(cos)
+#undef TG_TRIG_LOOPS
 TG_SIMD_LOOPS(exp)
 TG_SIMD_LOOPS(log)
 TG_SIMD_LOOPS(tanh)
@@ -190,13 +205,18 @@ TG_SIMD_UNARY(exp)
 TG_SIMD_UNARY(log)
 TG_SIMD_UNARY(tanh)
 TG_SIMD_UNARY(sigmoid)
+// sin/cos: the strided fallback uses libm directly (the cloned loops patch large arguments).
+Tensor sin(const Tensor& x) {
+  return floating_unary_simd(x, "sin", sin_f32, sin_f64, [](auto v) { return std::sin(v); });
+}
+Tensor cos(const Tensor& x) {
+  return floating_unary_simd(x, "cos", cos_f32, cos_f64, [](auto v) { return std::cos(v); });
+}
 TG_FLOAT_UNARY(log1p, kGrainExpensive, std::log1p(v))
 TG_FLOAT_UNARY(expm1, kGrainExpensive, std::expm1(v))
 TG_FLOAT_UNARY(sqrt, kGrainCheap, std::sqrt(v))
 TG_FLOAT_UNARY(rsqrt, kGrainCheap, T(1) / std::sqrt(v))
 TG_FLOAT_UNARY(reciprocal, kGrainCheap, T(1) / v)
-TG_FLOAT_UNARY(sin, kGrainExpensive, std::sin(v))
-TG_FLOAT_UNARY(cos, kGrainExpensive, std::cos(v))
 TG_FLOAT_UNARY(tan, kGrainExpensive, std::tan(v))
 TG_FLOAT_UNARY(erf, kGrainExpensive, std::erf(v))
 

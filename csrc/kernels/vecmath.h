@@ -154,6 +154,51 @@ inline __attribute__((always_inline)) double tanh(double x) {
   return x != x ? x : r;
 }
 
+// sin and cos (Cephes sin/cos): reduction by pi/4 in three parts, then the sine or cosine
+// polynomial picked per octant. Accurate for |x| <= kTrigMaxD; callers route larger arguments
+// to libm (see trig_needs_libm).
+constexpr double kTrigMaxD = 1.0e8;
+
+template <bool IsCos>
+inline __attribute__((always_inline)) double sincos_impl(double x) {
+  double ax = x < 0.0 ? -x : x;
+  const double magic = 6755399441055744.0;
+  double t = ax * 1.27323954473516268615;
+  double r = (t + magic) - magic;
+  r = r > t ? r - 1.0 : r;
+  int64_t j = as_int(r + magic) - as_int(magic);
+  const int64_t odd = j & 1;
+  j += odd;
+  double y = r + (odd ? 1.0 : 0.0);
+  j &= 7;
+  int64_t neg = IsCos ? 0 : (x < 0.0 ? 1 : 0);
+  neg ^= (j > 3) ? 1 : 0;
+  j = j > 3 ? j - 4 : j;
+  if (IsCos) neg ^= (j > 1) ? 1 : 0;
+  double g = ((ax - y * 7.85398125648498535156e-1) - y * 3.77489470793079817668e-8) - y * 2.69515142907905952645e-15;
+  double z = g * g;
+  double c = 1.0 - 0.5 * z +
+             z * z *
+                 (((((-1.13585365213876817300e-11 * z + 2.08757008419747316778e-9) * z - 2.75573141792967388112e-7) * z +
+                    2.48015872888517045348e-5) * z - 1.38888888888730564116e-3) * z + 4.16666666666665929218e-2);
+  double sn = g + g * z *
+                      (((((1.58962301576546568060e-10 * z - 2.50507477628578072866e-8) * z + 2.75573136213857245213e-6) * z -
+                         1.98412698295895385996e-4) * z + 8.33333333332211858878e-3) * z - 1.66666666666666307295e-1);
+  const bool use_cos = IsCos ? !(j == 1 || j == 2) : (j == 1 || j == 2);
+  double res = use_cos ? c : sn;
+  res = neg ? -res : res;
+  return x != x ? x : res;
+}
+
+// float goes through the double algorithm: as fast once vectorised, and the float reduction
+// loses relative accuracy near the zeros of sin.
+inline __attribute__((always_inline)) float sin(float x) { return static_cast<float>(sincos_impl<false>(double(x))); }
+inline __attribute__((always_inline)) float cos(float x) { return static_cast<float>(sincos_impl<true>(double(x))); }
+inline __attribute__((always_inline)) double sin(double x) { return sincos_impl<false>(x); }
+inline __attribute__((always_inline)) double cos(double x) { return sincos_impl<true>(x); }
+inline bool trig_needs_libm(float x) { return !(x <= float(kTrigMaxD) && x >= -float(kTrigMaxD)) && x == x; }
+inline bool trig_needs_libm(double x) { return !(x <= kTrigMaxD && x >= -kTrigMaxD) && x == x; }
+
 // 1 / (1 + e^-x) without overflow: with e = e^-|x|, sigmoid = 1/(1+e) for x >= 0 and e/(1+e)
 // otherwise.
 template <class T>
