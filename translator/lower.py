@@ -7,8 +7,9 @@ checked against every formula's signature and ``kernel.NAME`` calls against
 
 Invariants: Python semantics are kept exactly (Note [Python semantics in the IR]); every local
 has one type (``None`` then a tensor is an Optional[Tensor]); whatever C++ could not express
-the same way is a ``T4xx`` diagnostic at the formula's line (the first of each formula; every
-formula's reported together). Expressions are lowered by ``lower_expr.ExprLowerer``; this module walks
+the same way is a ``T4xx`` diagnostic at the formula's line, every one of the program reported
+together (Note [Error recovery]: a failed statement is skipped and the names it assigns are
+poisoned, so later reads of them add no cascade of errors). Expressions are lowered by ``lower_expr.ExprLowerer``; this module walks
 statements, functions and modules.
 
 Note [Python semantics in the IR]
@@ -52,16 +53,18 @@ def _lower_module(program: Program, mod: model.Module):
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
     helpers, functions = [], []
-    for h in mod.helpers:
+    entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
+    for entity in entities:
+        lw = FunctionLowerer(program, mod, entity.name)
         try:
-            helpers.append(FunctionLowerer(program, mod, h.name).helper(h))
+            if isinstance(entity, model.Helper):
+                helpers.append(lw.helper(entity))
+            else:
+                functions.append(lw.formula(entity))
         except LowerError as e:
-            errors.append(e.diagnostic)
-    for f in mod.formulas:
-        try:
-            functions.append(FunctionLowerer(program, mod, f.name).formula(f))
-        except LowerError as e:
-            errors.append(e.diagnostic)
+            if e.diagnostic is not None:
+                lw.errors.append(e.diagnostic)
+        errors.extend(lw.errors)
     return ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions)), errors
 
 
@@ -111,6 +114,8 @@ class FunctionLowerer(ExprLowerer):
         slots = diff + [o for o in f.outputs if o in opts.hidden_outputs]
         outputs = []
         for name in f.outputs:
+            if name in self.poisoned:
+                raise LowerError(None)
             t = forward_scope.vars.get(name)
             if t is None or not t.is_tensor:
                 raise self.error("T412", f.loc, f"output `{name}` of `{f.name}` is not a tensor "
@@ -202,10 +207,14 @@ class FunctionLowerer(ExprLowerer):
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    out.extend(self.small(small, top))
+                    out.extend(self.recover(small, top))
                 continue
             before = list(self.assigned)
-            lowered = self.compound(stmt)
+            try:
+                lowered = self.compound(stmt)
+            except LowerError as e:
+                self.record(e, stmt)
+                continue
             if top:
                 new = [n for n in self.assigned if n not in before and n not in self.declared]
                 for n in dict.fromkeys(new):
@@ -213,6 +222,22 @@ class FunctionLowerer(ExprLowerer):
                     self.declared.add(n)
             out.append(lowered)
         return tuple(out)
+
+    def recover(self, small: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
+        """Lower one statement; on an error, record it and go on with the next statement
+        (Note [Error recovery])."""
+        try:
+            return self.small(small, top)
+        except LowerError as e:
+            self.record(e, small)
+            return []
+
+    def record(self, e: LowerError, node: cst.CSTNode) -> None:
+        """Note [Error recovery]: the names a failed statement assigns are *poisoned*: reading
+        one later fails silently, so one mistake gives one diagnostic, not a cascade."""
+        if e.diagnostic is not None:
+            self.errors.append(e.diagnostic)
+        self.poisoned.update(_assigned_names(node))
 
     def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
         loc = self.loc(s)
@@ -398,6 +423,31 @@ def _exits(stmts: Sequence[ir.Stmt]) -> bool:
         if isinstance(s, ir.If) and _exits(s.then) and _exits(s.orelse):
             return True
     return False
+
+
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            names.update(_target_names(n.target))
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            names.update(_target_names(n.target))
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            names.update(_target_names(n.target))
+
+    node.visit(_Targets())
+    return names
+
+
+def _target_names(t: cst.BaseExpression) -> list[str]:
+    if isinstance(t, cst.Name):
+        return [t.value]
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [n for e in t.elements for n in _target_names(e.value)]
+    return []
 
 
 def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:

@@ -46,8 +46,11 @@ def parse_type(spelling: str) -> ir.Type | None:
 
 
 class LowerError(Exception):
-    def __init__(self, diagnostic: Diagnostic):
-        super().__init__(diagnostic.render())
+    """A T4xx diagnostic; ``diagnostic`` is None for a read of a poisoned name (a name whose
+    statement already failed: its error was reported there)."""
+
+    def __init__(self, diagnostic: Diagnostic | None):
+        super().__init__(diagnostic.render() if diagnostic else "poisoned name")
         self.diagnostic = diagnostic
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import libcst as cst
 
 from . import ir, model
+from .diagnostics import Diagnostic
 from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
 
 _BINOPS = {cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
@@ -39,6 +40,8 @@ class ExprLowerer:
         self.tensor_params: list | None = None
         self.returns_spelling = ""
         self.consts = {c.name: c.value for c in mod.constants}
+        self.errors: list[Diagnostic] = []      # recovered errors (Note [Error recovery])
+        self.poisoned: set[str] = set()
 
     def loc(self, node: cst.CSTNode) -> model.Loc:
         return self.mod.loc_of(node)
@@ -49,6 +52,8 @@ class ExprLowerer:
     # -- names --------------------------------------------------------------------------------
 
     def name(self, n: str, loc: model.Loc, use: str = "value") -> ir.Expr:
+        if n in self.poisoned:
+            raise LowerError(None)
         s = self.scope
         if n in s.vars:
             return self._narrow(ir.Name(loc, s.vars[n], n), n in s.narrowed)

@@ -243,3 +243,17 @@ def test_backward_rebinding_a_captured_name_is_rejected(tmp_path):
     diags = errors(tmp_path, body)
     assert [d.code for d in diags] == ["T405"], [d.render() for d in diags]
     assert diags[0].loc.line == line_of(body, "x = -grad")
+
+
+def test_every_error_of_a_formula_is_reported_once(tmp_path):
+    body = """
+    @helper
+    def f(a: int, k: int) -> int:
+        p = a ** k
+        q = p + 1
+        r = (1, 2) * 1.5
+        return q + a
+    """
+    diags = errors(tmp_path, body)
+    assert [(d.code, d.loc.line) for d in diags] == [
+        ("T408", line_of(body, "p = a ** k")), ("T402", line_of(body, "r = (1, 2)"))]
