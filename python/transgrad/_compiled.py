@@ -46,7 +46,7 @@ class _Mode:
         self._prev = _is_enabled()
         _set_enabled(self._enabled)
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         _set_enabled(self._prev)
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -170,7 +170,7 @@ def _location(cls: type) -> Tuple[str, int]:
             loc = (inspect.getsourcefile(fn) or "", fn.__code__.co_firstlineno)
         except (TypeError, OSError, AttributeError):
             loc = ("", 0)
-        setattr(cls, "_tg_location", loc)
+        cls._tg_location = loc  # type: ignore[attr-defined]
     return loc
 
 
@@ -180,7 +180,7 @@ def _call_backward(cls: type) -> Callable[..., Any]:
         def backward(ctx: Any, *grads: Any) -> Any:
             return cls.backward(ctx, *grads)
 
-        setattr(cls, "_tg_backward", backward)
+        cls._tg_backward = backward  # type: ignore[attr-defined]
     return backward
 
 
@@ -273,4 +273,4 @@ def _instancemethod(fn: Any) -> Any:
 
 _install_fast_operators()
 
-__all__ = sorted(k for k in _namespace if not k.startswith("_"))
+__all__ = [k for k in sorted(_namespace) if not k.startswith("_")]
