@@ -1,5 +1,7 @@
-"""build: time to translate every formula module, and with ``--build`` a full wheel build and
-an incremental rebuild after touching one formula module.
+"""build: time to translate every formula module; with ``--build``, in a copy of the working
+tree, a full wheel build and two incremental rebuilds: after touching one formula module (mtime
+only) and after editing it (a comment line at the top). Each build row says how many C++ files
+ninja compiled.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ def formula_modules() -> list[str]:
     )
 
 
-def _timed_cmd(cmd: list[str], timeout: float) -> dict[str, Any]:
+def _timed_cmd(cmd: list[str], timeout: float, cwd: str = REPO) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         p = subprocess.run(
-            cmd, check=False, cwd=REPO, capture_output=True, text=True, timeout=timeout
+            cmd, check=False, cwd=cwd, capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
@@ -86,43 +88,54 @@ def run_build(sz: wl.Sizes, full_build: bool, timeout: float) -> dict[str, Any]:
             row["time_s"].append(r["time_s"])
             row["metric"].append(r["time_s"])
     if full_build:
+        res["rows"].update(_wheel_builds(mods, timeout))
         res["notes"].append(
-            "full build: `pip wheel . --no-build-isolation --no-deps -C "
-            "build-dir=<tmp>/build -w <tmp>/wheel` in a fresh build dir; "
-            "rebuild: the same command after os.utime() on one formula module "
-            "(translator re-runs; files whose content is unchanged are not "
-            "rewritten, so only what depends on changed output recompiles)"
+            "builds run in a copy of the working tree (so concurrent edits cannot leak into "
+            "the rebuild): `pip wheel . --no-build-isolation --no-deps -v -C "
+            "build-dir=<tmp>/build -w <tmp>/wheel`, first in a fresh build dir, then again "
+            "after os.utime() on one formula module (the translator re-runs and rewrites only "
+            "changed files), then after adding a comment line at the top of that module (its "
+            "line numbers shift, so its generated .cpp changes)"
         )
-        tmp = tempfile.mkdtemp(prefix="tg-bench-build-")
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            ".",
-            "--no-build-isolation",
-            "--no-deps",
-            "-v",  # the build's output, to count what was recompiled
-            "-C",
-            f"build-dir={tmp}/build",
-            "-w",
-            f"{tmp}/wheel",
-        ]
-        try:
-            for name, label in (
-                ("full", "full build (pip wheel)"),
-                ("rebuild", "rebuild after touching one module"),
-            ):
-                if name == "rebuild" and mods:
-                    os.utime(mods[0])
-                    label += f" ({os.path.relpath(mods[0], REPO)})"
-                r = _timed_cmd(cmd, max(timeout, 3600.0))  # a C++ build on 2 cores is slow
-                row = res["rows"][name] = {"label": label}
-                if "error" in r:
-                    row.update(r)
-                    break
-                row.update(time_s=[r["time_s"]], metric=[r["time_s"]], log_tail=r["log_tail"])
-                row["label"] += f", {r['cxx_compiled']} C++ files compiled"
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
     return res
+
+
+def _wheel_builds(mods: list[str], timeout: float) -> dict[str, Any]:
+    rows: dict[str, Any] = {}
+    tmp = tempfile.mkdtemp(prefix="tg-bench-build-")
+    src = os.path.join(tmp, "src")
+    shutil.copytree(
+        REPO, src, ignore=shutil.ignore_patterns(".git", "build", "__pycache__", "*.so", ".*cache")
+    )
+    cmd = [
+        *(sys.executable, "-m", "pip", "wheel", ".", "--no-build-isolation", "--no-deps"),
+        "-v",  # the build's output, to count what was recompiled
+        *("-C", f"build-dir={tmp}/build", "-w", f"{tmp}/wheel"),
+    ]
+    target = os.path.join(src, os.path.relpath(mods[0], REPO)) if mods else None
+    steps = [("full", "full build (pip wheel)")]
+    if target:
+        rel = os.path.relpath(target, src)
+        steps += [
+            ("touch", f"rebuild after touching {rel} (mtime only)"),
+            ("edit", f"rebuild after adding a comment line to {rel}"),
+        ]
+    try:
+        for name, label in steps:
+            if name == "touch":
+                os.utime(target)
+            elif name == "edit":
+                with open(target) as f:
+                    text = f.read()
+                with open(target, "w") as f:
+                    f.write("# edited by bench/run.py --build\n" + text)
+            r = _timed_cmd(cmd, max(timeout, 3600.0), cwd=src)  # a C++ build on 2 cores is slow
+            row = rows[name] = {"label": label}
+            if "error" in r:
+                row.update(r)
+                break
+            row.update(time_s=[r["time_s"]], metric=[r["time_s"]], log_tail=r["log_tail"])
+            row["label"] += f", {r['cxx_compiled']} C++ files compiled"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
