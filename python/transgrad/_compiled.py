@@ -22,9 +22,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from transgrad import _C
+from transgrad import _C as _C_module
 from transgrad._api import build as _build
 
+_C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
 _run_backward = _C.autograd.run_backward
 _is_enabled = _C.is_grad_enabled
@@ -166,7 +167,7 @@ def _location(cls: type) -> Tuple[str, int]:
     loc = cls.__dict__.get("_tg_location")
     if loc is None:
         try:
-            fn = inspect.unwrap(cls.backward)
+            fn = inspect.unwrap(cls.backward)  # type: ignore[attr-defined]
             loc = (inspect.getsourcefile(fn) or "", fn.__code__.co_firstlineno)
         except (TypeError, OSError, AttributeError):
             loc = ("", 0)
@@ -178,7 +179,7 @@ def _call_backward(cls: type) -> Callable[..., Any]:
     backward = cls.__dict__.get("_tg_backward")
     if backward is None:
         def backward(ctx: Any, *grads: Any) -> Any:
-            return cls.backward(ctx, *grads)
+            return cls.backward(ctx, *grads)  # type: ignore[attr-defined]
 
         cls._tg_backward = backward  # type: ignore[attr-defined]
     return backward
@@ -238,9 +239,10 @@ for _name, _value in (("backward", backward), ("grad", grad), ("Function", Funct
                       ("set_grad_enabled", set_grad_enabled), ("is_grad_enabled", is_grad_enabled),
                       ("detect_anomaly", detect_anomaly)):
     setattr(autograd, _name, _value)
-autograd.__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
-                    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-                    "detect_anomaly", "gradcheck", "gradgradcheck"]
+setattr(autograd, "__all__", [  # noqa: B010 (a module attribute mypy does not know)
+    "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
+    "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "gradcheck",
+    "gradgradcheck"])
 sys.modules["transgrad.autograd"] = autograd
 
 backend: Any = types.SimpleNamespace(
