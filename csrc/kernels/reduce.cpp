@@ -8,7 +8,9 @@
 // output operand has stride 0 along the reduced dims (single-threaded). Float sums accumulate in
 // blocks of 16 lanes and combine blocks in double, which keeps float32 error near numpy's
 // pairwise summation.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")  // lets the vec:: selects vectorise (vecmath.h)
+#endif
 #include <algorithm>
 #include <cmath>
 #include <limits>

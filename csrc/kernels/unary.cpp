@@ -5,7 +5,9 @@
 // sin, cos),
 // which are compute bound, are also compiled for x86-64-v3 (AVX2 + FMA) through GCC's
 // target_clones: the dynamic loader picks the best version once. See also vecmath.h.
-#pragma GCC optimize("no-trapping-math")
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")  // lets the vec:: selects vectorise (vecmath.h)
+#endif
 #include <cmath>
 #include <limits>
 
