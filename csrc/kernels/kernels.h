@@ -103,3 +103,4 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 double item(const Tensor& x);
 
 }  // namespace tg::kernel
+#include "kernels/kernels_nn.h"  // the neural-network section of signatures.py (appended last)
