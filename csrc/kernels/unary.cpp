@@ -169,11 +169,21 @@ Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF
   TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
     for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
   }
+// float32: blocks whose arguments are all small take the float reduction, others the double one.
 #define TG_TRIG_LOOPS(NAME)                                                             \
   TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
-    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
-    for (int64_t i = 0; i < n; ++i)                                                     \
-      if (vec::trig_needs_libm(in[i])) o[i] = std::NAME(in[i]);                         \
+    for (int64_t b = 0; b < n; b += 256) {                                              \
+      const int64_t m = n - b < 256 ? n - b : 256;                                      \
+      int32_t big = 0;                                                                  \
+      for (int64_t i = 0; i < m; ++i) big += (in[b + i] > vec::kTrigFastF) | (in[b + i] < -vec::kTrigFastF); \
+      if (big == 0) {                                                                   \
+        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME##_fast(in[b + i]);         \
+      } else {                                                                          \
+        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME(in[b + i]);                \
+        for (int64_t i = 0; i < m; ++i)                                                 \
+          if (vec::trig_needs_libm(in[b + i])) o[b + i] = std::NAME(in[b + i]);         \
+      }                                                                                 \
+    }                                                                                   \
   }                                                                                     \
   TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
     for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \

@@ -159,6 +159,37 @@ inline __attribute__((always_inline)) double tanh(double x) {
 // to libm (see trig_needs_libm).
 constexpr double kTrigMaxD = 1.0e8;
 
+// float octant reduction (Cephes sinf/cosf): fast, but for large |x| the float reduction loses
+// relative accuracy near the zeros of sin; used for |x| <= kTrigFastF only (see unary.cpp).
+constexpr float kTrigFastF = 64.0f;
+template <bool IsCos>
+inline __attribute__((always_inline)) float sincos_impl(float x) {
+  float ax = x < 0.0f ? -x : x;
+  const float magic = 12582912.0f;
+  float t = ax * 1.27323954473516f;
+  float r = (t + magic) - magic;
+  r = r > t ? r - 1.0f : r;  // floor
+  int32_t j = static_cast<int32_t>(r);
+  const int32_t odd = j & 1;
+  j += odd;
+  float y = r + static_cast<float>(odd);
+  j &= 7;
+  int32_t neg = IsCos ? 0 : (x < 0.0f ? 1 : 0);
+  neg ^= (j > 3) ? 1 : 0;
+  j = j > 3 ? j - 4 : j;
+  if (IsCos) neg ^= (j > 1) ? 1 : 0;
+  float g = ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+  float z = g * g;
+  float c = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+  float sn = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * g + g;
+  const bool use_cos = IsCos ? !(j == 1 || j == 2) : (j == 1 || j == 2);
+  float res = use_cos ? c : sn;
+  res = neg ? -res : res;
+  return x != x ? x : res;
+}
+inline __attribute__((always_inline)) float sin_fast(float x) { return sincos_impl<false>(x); }
+inline __attribute__((always_inline)) float cos_fast(float x) { return sincos_impl<true>(x); }
+
 template <bool IsCos>
 inline __attribute__((always_inline)) double sincos_impl(double x) {
   double ax = x < 0.0 ? -x : x;
