@@ -45,8 +45,13 @@ def _timed_cmd(cmd: list[str], timeout: float, cwd: str = REPO) -> dict[str, Any
         }
     # ninja's progress lines ("[3/12] Building CXX object ...") say what was recompiled
     out = p.stdout + "\n" + p.stderr
-    compiled = re.findall(r"^\s*\[\d+/\d+\] Building CXX object", out, re.MULTILINE)
-    return {"time_s": t, "cxx_compiled": len(compiled), "log_tail": out.splitlines()[-40:]}
+    compiled = re.findall(r"^\s*\[\d+/\d+\] Building CXX object (\S+)", out, re.MULTILINE)
+    return {
+        "time_s": t,
+        "cxx_compiled": len(compiled),
+        "cxx_files": compiled,
+        "log_tail": out.splitlines()[-40:],
+    }
 
 
 def _first_error(lines: list[str]) -> str:
@@ -134,7 +139,8 @@ def _wheel_builds(mods: list[str], timeout: float) -> dict[str, Any]:
             if "error" in r:
                 row.update(r)
                 break
-            row.update(time_s=[r["time_s"]], metric=[r["time_s"]], log_tail=r["log_tail"])
+            row.update(time_s=[r["time_s"]], metric=[r["time_s"]])
+            row.update(log_tail=r["log_tail"], cxx_files=r["cxx_files"])
             row["label"] += f", {r['cxx_compiled']} C++ files compiled"
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
