@@ -22,7 +22,7 @@ from .diagnostics import TranslatorError
 from .emit_bindings import emit_bindings
 from .emit_cpp import emit_module, emit_ops_header
 from .emit_stubs import emit_stubs
-from .lower import lower_modules
+from .lower import lower_program
 from .verify import verify_module
 
 
@@ -46,9 +46,11 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
 
 def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
     """Lower, verify and emit: the IR modules and ``{file name: text}``."""
-    lowered = lower_modules(modules)
-    diags: list = []
+    lowered, diags = lower_program(modules)
+    failed = {d.loc.path for d in diags}
     for m in lowered:
+        if m.path in failed:  # its IR is partial: verifying it would only repeat errors
+            continue
         try:
             verify_module(m)
         except TranslatorError as e:
@@ -62,6 +64,21 @@ def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], d
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
     return lowered, files
+
+
+def check_modules(modules: Sequence[model.Module], context: Sequence[model.Module] = ()) -> list:
+    """The back end's diagnostics (T4xx) for ``modules``, without writing anything.
+
+    ``context`` supplies the other formula modules their ``ops.NAME`` calls resolve against
+    (the shipped formulas, for a user's module); only diagnostics of ``modules`` are returned.
+    """
+    paths = {m.path for m in modules}
+    program = list(modules) + [m for m in context if m.path not in paths]
+    try:
+        translate(program)
+    except TranslatorError as e:
+        return [d for d in e.diagnostics if d.loc.path in paths]
+    return []
 
 
 def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".") -> list[str]:

@@ -48,6 +48,14 @@ def shipped_formulas() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
 
 
+def shipped_modules() -> list:
+    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in)."""
+    root = shipped_formulas()
+    names = sorted(os.listdir(root)) if os.path.isdir(root) else []
+    return [load_module(os.path.join(root, f)) for f in names
+            if f.endswith(".py") and f != "__init__.py"]
+
+
 def _shipped_module(name: str) -> str | None:
     """The shipped formula module called ``name``, or the one defining formula ``name``."""
     root = shipped_formulas()
@@ -91,12 +99,17 @@ def run_check(args: argparse.Namespace) -> int:
     if missing:
         return 2
     diags: list[Diagnostic] = []
-    formulas = 0
+    modules = []
     for f in files:
         try:
-            formulas += len(load_module(f).formulas)
+            modules.append(load_module(f))
         except TranslatorError as e:
             diags.extend(e.diagnostics)
+    if modules and importlib.util.find_spec(f"{__package__}.backend") is not None:
+        # what the front end accepts must also be expressible in C++ (T4xx)
+        diags.extend(importlib.import_module(f"{__package__}.backend").check_modules(
+            modules, shipped_modules()))
+    formulas = sum(len(m.formulas) for m in modules)
     if diags:
         print(render_all(diags), file=sys.stderr)
     if not args.quiet:

@@ -55,9 +55,24 @@ T305    a tensor passed where a kernel expects a non-tensor, or the reverse
 T306    missing or unsupported parameter / return type annotation
 T307    branch or boolean test on tensor data (``if t:``, ``t and ...``)
 T308    unsupported tensor attribute (only ``shape``, ``ndim``, ``dtype``, ``numel``)
+T401    a construct the compiled engine cannot express (chained assignment, ``for``-``else``,
+        an op for an operator that has none, ...)
+T402    type mismatch (e.g. a float where an int is declared, branches of different types)
+T403    unknown op or helper, or a formula name defined twice
+T404    wrong arguments to an op or helper
+T405    a local bound to two types (a C++ local has one type)
+T406    a name possibly unbound where it is read
+T407    the backward's grads or returned gradients do not match the formula
+T408    ``int ** int`` with a non-literal exponent (its type would depend on the value)
+T409    truth value of a tensor (chained or ``in`` comparisons of tensors)
+T410    a path through a helper, composite or backward without a ``return``
+T411    an operator on tensors whose op no formula module defines
+T412    an output that is not a fresh tensor (a parameter returned as an output)
+T413    a parameter or return type the compiled engine cannot take
 ======  =====================================================================================
 
-T4xx codes belong to the back end (``lower``/``verify``), which documents them.
+T4xx codes come from the back end (``lower``/``verify``); ``python -m translator check`` runs it
+too, so a formula the front end accepts but C++ cannot express is still refused at its line.
 """
 
 from __future__ import annotations
@@ -102,6 +117,20 @@ CODES = {
     "T306": "parameter type",
     "T307": "branch on tensor data",
     "T308": "unsupported tensor attribute",
+    # back end (lower / verify); see Note [Back-end codes] in lower_env.py
+    "T401": "construct the compiled engine cannot express",
+    "T402": "type mismatch",
+    "T403": "unknown op or helper",
+    "T404": "wrong arguments to an op or helper",
+    "T405": "a local bound to two types",
+    "T406": "a name possibly unbound where read",
+    "T407": "backward grads/returns do not match",
+    "T408": "int ** int with a non-literal exponent",
+    "T409": "truth value of a tensor",
+    "T410": "a path without return",
+    "T411": "an operator whose op is not defined",
+    "T412": "an output that is not a fresh tensor",
+    "T413": "unsupported parameter or return type",
 }
 
 

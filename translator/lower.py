@@ -36,6 +36,14 @@ _ERRORS = {"ValueError", "IndexError", "TypeError", "RuntimeError"}
 
 def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
     """Lower every module of the program; raises TranslatorError with all T4xx diagnostics."""
+    out, diags = lower_program(modules)
+    if diags:
+        raise TranslatorError(diags)
+    return out
+
+
+def lower_program(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], list]:
+    """Lower every module; the IR of each (partial where it had errors) and all diagnostics."""
     program = Program.build(modules)
     out, diags = [], []
     for mod in modules:
@@ -43,9 +51,7 @@ def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
         out.append(lowered)
         diags.extend(errors)
     diags.extend(program.diagnostics)
-    if diags:
-        raise TranslatorError(diags)
-    return tuple(out)
+    return tuple(out), diags
 
 
 def _lower_module(program: Program, mod: model.Module):

@@ -21,7 +21,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from . import ir, model
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, make_diagnostic
 
 _SIMPLE_TYPES = {
     "Tensor": ir.TENSOR, "Sequence[Tensor]": ir.TENSOR_LIST, "list[Tensor]": ir.TENSOR_LIST,
@@ -88,9 +88,7 @@ class Program:
 
 
 def diag(mod: model.Module, code: str, loc: model.Loc, message: str, hint: str) -> Diagnostic:
-    lines = mod.source.splitlines()
-    line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
-    return Diagnostic(code, loc, message, hint, line)
+    return make_diagnostic(code, loc, message, hint, mod.source)
 
 
 def pretty(t: ir.Type) -> str:

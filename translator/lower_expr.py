@@ -63,7 +63,9 @@ class ExprLowerer:
                 entry[0] = True
             else:
                 entry[1].add("defined" if use == "none" else use)
-            return self._narrow(ir.Saved(loc, s.outer.vars[n], n, "value"), n in s.outer.narrowed)
+            # narrowed by a test in the forward (saved unwrapped) or in this backward
+            narrowed = n in s.outer.narrowed or n in s.narrowed
+            return self._narrow(ir.Saved(loc, s.outer.vars[n], n, "value"), narrowed)
         if n in self.consts:
             v = self.consts[n]
             t = ir.BOOL if isinstance(v, bool) else ir.INT if isinstance(v, int) else ir.FLOAT

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from translator.diagnostics import CODES, TranslatorError, render_all
+from translator.backend import check_modules
+from translator.cli import shipped_modules
 from translator.frontend import load_module
 from translator.model import CaptureKind
 
@@ -26,11 +28,13 @@ UPDATE_COMMAND = "UPDATE_SNAPSHOTS=1 PYTHONPATH=python:. python -m pytest tests/
 
 
 def diagnostics_of(path: Path):
+    """Front-end diagnostics; when there are none, the back end's (T4xx) in the context of the
+    shipped formulas, as `python -m translator check` reports them."""
     try:
-        load_module(str(path))
+        module = load_module(str(path))
     except TranslatorError as e:
         return list(e.diagnostics)
-    return []
+    return check_modules([module], shipped_modules())
 
 
 @pytest.mark.parametrize("path", REJECT, ids=lambda p: p.stem)
@@ -59,7 +63,12 @@ def test_rejected_with_expected_message(path):
 
 def test_rejection_corpus_covers_every_code():
     covered = {p.stem.split("_")[0].upper() for p in REJECT}
-    assert set(CODES) - covered == set(), "every diagnostic code needs a corpus/reject file"
+    # Reachable only in a program without the shipped formulas (an operator whose op is not
+    # defined) or after the front end already refused the type (T306): covered by
+    # tests/translator/backend/test_lower.py instead.
+    unit_tested_only = {"T411", "T413"}
+    assert set(CODES) - covered - unit_tested_only == set(), (
+        "every diagnostic code needs a corpus/reject file")
     assert len(REJECT) >= 15
 
 

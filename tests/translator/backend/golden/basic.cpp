@@ -34,7 +34,9 @@ static inline int64_t checked_dim(int64_t dim, int64_t ndim) {
   // tests/translator/backend/fixtures/basic.py:117
   if (dim < -ndim || dim >= ndim) {
     // tests/translator/backend/fixtures/basic.py:118
-    throw IndexError(std::string("dim ") + py::str(dim) + std::string(" is out of range for a tensor with ") + py::str(ndim) + std::string(" dims"));
+    throw IndexError(std::string("dim ") + py::str(dim) +
+                     std::string(" is out of range for a tensor with ") + py::str(ndim) +
+                     std::string(" dims"));
   }
   // tests/translator/backend/fixtures/basic.py:119
   return py::mod(dim, ndim);
@@ -52,7 +54,8 @@ static inline Shape broadcast_shape(const Shape& a, const Shape& b) {
   if (!py::all(py::comprehension<Shape>(py::zip(pa, pb),
                                         [&](const auto& x_y_item) { int64_t x = std::get<0>(x_y_item); int64_t y = std::get<1>(x_y_item); return x == y || x == 1 || y == 1; }))) {
     // tests/translator/backend/fixtures/basic.py:140
-    throw ValueError(std::string("shapes ") + py::str(a) + std::string(" and ") + py::str(b) + std::string(" cannot be broadcast together"));
+    throw ValueError(std::string("shapes ") + py::str(a) + std::string(" and ") + py::str(b) +
+                     std::string(" cannot be broadcast together"));
   }
   // tests/translator/backend/fixtures/basic.py:141
   return py::comprehension<Shape>(py::zip(pa, pb),

@@ -22,9 +22,9 @@ def clamp(x: Tensor, low: Optional[float] = None, high: Optional[float] = None) 
     def backward(grad):
         keep = ops.ones_like(x)
         if low is not None:
-            keep = keep * ops.ge(x, ops.full_like(x, low))
+            keep = keep * (x >= low)
         if high is not None:
-            keep = keep * ops.le(x, ops.full_like(x, high))
+            keep = keep * (x <= high)
         return grad * keep
 
     return result, backward

@@ -11,7 +11,7 @@ def max_dim(x: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]
     def backward(grad):
         g = grad if keepdim else ops.unsqueeze(grad, dim)
         i = indices if keepdim else ops.unsqueeze(indices, dim)
-        return ops.scatter_add(ops.zeros(x.shape), dim, i, g)
+        return ops.scatter_add(ops.zeros(x.shape, grad.dtype), dim, i, g)
 
     return (values, indices), backward
 
@@ -23,8 +23,10 @@ def split_exp(x: Tensor) -> tuple[Tensor, Tensor]:
     b = kernel.exp(kernel.neg(x))
 
     def backward(grad, grad_b):
-        ga = 0.0 if grad is None else grad * a
-        gb = 0.0 if grad_b is None else grad_b * b
-        return ga - gb
+        if grad is None:
+            return -(grad_b * b)
+        if grad_b is None:
+            return grad * a
+        return grad * a - grad_b * b
 
     return (a, b), backward
