@@ -21,6 +21,12 @@ if _util.find_spec(__name__ + "._C") is None:  # not built: reference engine and
     _C = None
     _C_error = ImportError("the extension module transgrad._C is not built")
 else:
+    try:  # load OpenBLAS (PyPI's scipy-openblas32) globally, wherever the wheel was installed
+        import scipy_openblas32 as _blas
+
+        _blas.get_openblas_config()
+    except (ImportError, OSError):  # the rpath next to site-packages may still find it
+        pass
     from . import _C  # noqa: F401  (an ImportError here is a broken build: let it surface)
 
     _C_error = None
