@@ -89,9 +89,9 @@ class ThreadPool {
     t_in_parallel = true;
     uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
-      // Spin a little (~50 us): kernels often come back to back, and waking a sleeping thread
+      // Spin a while (~200 us): kernels often come back to back, and waking a sleeping thread
       // costs more than a small job. Bounded, so an idle pool does not steal a core.
-      const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
       for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
         TG_PAUSE();
         if ((spins & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;

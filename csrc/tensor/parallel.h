@@ -6,7 +6,7 @@
 // configured, when called from inside a parallel region (no nesting), or when another thread
 // already runs a parallel region (the autograd engine and several Python threads may call
 // kernels at once; the loser runs serially instead of waiting). The calling thread takes part,
-// so the pool has num_threads - 1 workers; they spin briefly after each job (back-to-back ops
+// so the pool has num_threads - 1 workers; they spin ~200 us after each job (back-to-back ops
 // are common) and then sleep on a condition variable. Exceptions thrown by f are rethrown on
 // the calling thread. The default thread count is the number of cores (TG_NUM_THREADS
 // overrides it).
