@@ -67,14 +67,11 @@ def header(libs: list[Lib], sz: wl.Sizes, profile: str) -> list[str]:
                     f"{'; '.join(blas.get('transgrad', ['none loaded']))}"
                 )
         elif lib.name == "reference":
-            lines.append(
-                "transgrad.reference: "
-                + (
-                    f"not measured: {lib.skip}"
-                    if lib.skip
-                    else "pure Python on numpy (numpy's BLAS)"
-                )
-            )
+            if lib.skip:
+                lines.append(f"transgrad.reference: not measured: {lib.skip}")
+            else:
+                where = os.path.dirname(getattr(lib.m, "__file__", "") or "?")
+                lines.append(f"transgrad.reference from {where}: pure Python on numpy")
         elif lib.name == "torch":
             if lib.skip:
                 lines.append(f"torch: not measured: {lib.skip}")
