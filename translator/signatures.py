@@ -107,6 +107,23 @@ matmul(Tensor a, Tensor b) -> Tensor
 
 # reading data (forward only: the capture rule rejects saving what it returns)
 item(Tensor x) -> float
+
+# neural-network ops (csrc/kernels/kernels_nn.h; reference/kernels_nn.py). Images are
+# (N, C, H, W); kernel_size/stride/padding/dilation are (h, w) pairs. im2col gives
+# (N, C*kh*kw, oh*ow) with rows ordered (c, i, j) as torch's unfold; col2im sums it back
+# (its adjoint); max_pool2d's indices are flat into H*W; pads are torch's (last dim first,
+# negative crops); sort/topk break ties by the lower index.
+im2col(Tensor x, Shape kernel_size, Shape stride, Shape padding, Shape dilation) -> Tensor
+col2im(Tensor cols, Shape input_size, Shape kernel_size, Shape stride, Shape padding, Shape dilation) -> Tensor
+max_pool2d(Tensor x, Shape kernel_size, Shape stride, Shape padding, Shape dilation) -> (Tensor, Tensor)
+adaptive_pool_weights(Tensor x, int in_size, int out_size) -> Tensor
+cumsum(Tensor x, int dim) -> Tensor
+flip(Tensor x, Dims dims) -> Tensor
+tril(Tensor x, int diagonal) -> Tensor
+triu(Tensor x, int diagonal) -> Tensor
+pad(Tensor x, Shape pads, float value) -> Tensor
+sort(Tensor x, int dim, bool descending) -> (Tensor, Tensor)
+topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
 """
 
 _PARAM_TYPES = frozenset({

@@ -11,6 +11,8 @@
 
 namespace py = pybind11;
 
+void register_kernels_nn(py::module_& m);  // bind_kernels_nn.cpp
+
 void register_kernels(py::module_& m) {
   namespace k = tg::kernel;
   using tg::Shape;
@@ -71,6 +73,7 @@ void register_kernels(py::module_& m) {
   m.def("select_scatter", &k::select_scatter, x, py::arg("source"), py::arg("dim"), py::arg("index"));
 
   m.def("item", &k::item, x);
+  register_kernels_nn(m);
 
   // Intra-op thread count (Note [Intra-op threads]); underscored: not kernels.
   m.def("_get_num_threads", &tg::get_num_threads);

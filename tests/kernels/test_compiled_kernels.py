@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 from transgrad.reference import kernels as K
+from kernel_cases_nn import add_cases as add_nn_cases
 from transgrad.translator.signatures import KERNELS
 
 pytestmark = pytest.mark.compiled
@@ -224,6 +225,8 @@ for _dt in DTYPES:
 case("matmul", rand((3, 4), np.float32), rand((4, 2), np.float64))
 for _v in [np.array(2.5), np.array([3]), np.array([[True]]), np.array([1.0, 2.0])]:
     case("item", _v)
+
+add_nn_cases(case, rand, variants)  # kernel_cases_nn.py: the neural-network section
 
 # --- large inputs: the multithreaded paths -----------------------------------------------------
 _big = rand((300, 700), np.float32)

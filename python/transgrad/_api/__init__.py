@@ -45,14 +45,16 @@ BACKENDS: Dict[type, Any] = {}  # Tensor class -> backend (gradcheck finds the e
 
 def build(namespace: Dict[str, Any], backend: Any) -> None:
     """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
-    from transgrad._api import factories, functional, functions, gradcheck, methods
+    from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
 
     BACKENDS[backend.Tensor] = backend
     fns = functions.make_functions(backend)
+    fns.update(extra_functions.make_functions(backend, fns))
     facts = factories.make_factories(backend)
     namespace.update(facts)
     namespace.update(fns)
     methods.install(backend, fns, facts)
+    extra_functions.install_methods(backend, fns)
     backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)
     backend.autograd.gradgradcheck = gradcheck.make_gradgradcheck(backend)
     backend.autograd.functional = functional.make_functional(backend, fns)

@@ -762,3 +762,22 @@ def item(x: Any) -> float:
         raise ValueError(f"item: only a tensor with one element can be converted to a Python "
                          f"number, got shape {_shape(a)}")
     return float(a.reshape(-1)[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Neural-network kernels (conv, pooling, misc): the last section of signatures.py, in their own
+# module to keep this one small.
+
+from transgrad.reference.kernels_nn import (  # noqa: F401 - re-exported kernels
+    adaptive_pool_weights,
+    col2im,
+    cumsum,
+    flip,
+    im2col,
+    max_pool2d,
+    pad,
+    sort,
+    topk,
+    tril,
+    triu,
+)

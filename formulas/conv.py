@@ -1,0 +1,82 @@
+"""Convolution formulas: im2col / col2im (each the adjoint of the other) and conv1d / conv2d as
+composites over them and the BLAS-backed matmul.
+
+Note [Convolution as im2col + matmul]
+conv2d unfolds the input into columns (N, C*kh*kw, oh*ow) (kernel.im2col), splits them into
+``groups`` blocks and multiplies each block by its filters, (G, O/G, C/G*kh*kw), with one
+batched matmul. Its input-gradient is then a transposed convolution: the matmul's backward
+multiplies by the filters' transpose, and im2col's backward is col2im, whose own backward is
+im2col again. Both are linear, so every derivative order is an exact formula (no
+once_differentiable) and double backward through a conv works like any other composite.
+"""
+
+from transgrad.lang import Optional, Shape, T, Tensor, case, formula, helper, kernel, ops, samples
+
+
+@helper
+def conv_out_size(size: int, k: int, stride: int, padding: int, dilation: int) -> int:
+    """Output extent of a window sweep (Note [Window geometry] in reference/kernels_nn.py)."""
+    return (size + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+
+
+@samples(case(T(2, 3, 5, 4), (2, 2), (1, 1), (0, 0), (1, 1)),
+         case(T(1, 2, 6, 5), (3, 2), (2, 1), (1, 1), (1, 2)))
+@formula
+def im2col(x: Tensor, kernel_size: Shape, stride: Shape, padding: Shape, dilation: Shape) -> Tensor:
+    """(N, C, H, W) -> (N, C*kh*kw, oh*ow): the input patch under each window, as columns."""
+    result = kernel.im2col(x, kernel_size, stride, padding, dilation)
+
+    def backward(grad):
+        return ops.col2im(grad, x.shape[2:], kernel_size, stride, padding, dilation)
+
+    return result, backward
+
+
+@samples(case(T(2, 12, 12), (5, 4), (2, 2), (1, 1), (0, 0), (1, 1)),
+         case(T(1, 12, 15), (6, 5), (3, 2), (2, 1), (1, 1), (1, 2)))
+@formula
+def col2im(cols: Tensor, input_size: Shape, kernel_size: Shape, stride: Shape, padding: Shape,
+           dilation: Shape) -> Tensor:
+    """The adjoint of im2col: columns summed back into (N, C, *input_size) images."""
+    result = kernel.col2im(cols, input_size, kernel_size, stride, padding, dilation)
+
+    def backward(grad):
+        return ops.im2col(grad, kernel_size, stride, padding, dilation)
+
+    return result, backward
+
+
+@samples(case(T(2, 3, 5, 4), T(4, 3, 2, 2), T(4)),
+         case(T(1, 4, 6, 5), T(6, 2, 3, 2), None, (2, 1), (1, 1), (1, 2), 2),
+         case(T(2, 2, 4, 4), T(2, 1, 3, 3), T(2), (1, 1), (1, 1), (1, 1), 2))
+@formula
+def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Shape = (1, 1),
+           padding: Shape = (0, 0), dilation: Shape = (1, 1), groups: int = 1) -> Tensor:
+    """2-D cross-correlation of (N, C, H, W) with (O, C/groups, kh, kw) filters, plus bias (O,)
+    (Note [Convolution as im2col + matmul])."""
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d: expected 4-D input and weight, got {x.shape}, {weight.shape}")
+    n = x.shape[0]
+    out_channels = weight.shape[0]
+    if groups < 1 or x.shape[1] != weight.shape[1] * groups or out_channels % groups != 0:
+        raise ValueError(f"conv2d: input {x.shape} and weight {weight.shape} mismatch: groups {groups}")
+    kh = weight.shape[2]
+    kw = weight.shape[3]
+    oh = conv_out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
+    ow = conv_out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    cols = ops.im2col(x, (kh, kw), stride, padding, dilation)
+    filters = ops.reshape(weight, (groups, out_channels // groups, -1))
+    y = ops.reshape(ops.matmul(filters, ops.reshape(cols, (n, groups, -1, oh * ow))),
+                    (n, out_channels, oh, ow))
+    return y if bias is None else y + ops.reshape(bias, (out_channels, 1, 1))
+
+
+@samples(case(T(2, 3, 7), T(4, 3, 3), T(4)),
+         case(T(1, 4, 9), T(2, 2, 2), None, 2, 1, 2, 2))
+@formula
+def conv1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: int = 1,
+           padding: int = 0, dilation: int = 1, groups: int = 1) -> Tensor:
+    """1-D cross-correlation of (N, C, L) with (O, C/groups, k): conv2d over a height of 1."""
+    y = ops.conv2d(ops.unsqueeze(x, 2), ops.unsqueeze(weight, 2), bias, (1, stride),
+                   (0, padding), (1, dilation), groups)
+    return ops.squeeze(y, (2,))

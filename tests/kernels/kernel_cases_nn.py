@@ -1,0 +1,90 @@
+"""Cases for the neural-network kernels (the last section of signatures.py), registered into
+test_compiled_kernels.py's table by ``add_cases(case, rand, variants)``: every case runs the
+compiled kernel against the reference one (same values, dtype and shape, or the same error).
+"""
+
+import numpy as np
+
+# (input shape, kernel_size, stride, padding, dilation)
+WINDOWS = [
+    ((2, 3, 5, 4), (2, 2), (1, 1), (0, 0), (1, 1)),
+    ((1, 2, 7, 6), (3, 2), (2, 1), (1, 1), (1, 2)),
+    ((2, 1, 8, 9), (3, 3), (2, 3), (1, 0), (2, 1)),
+    ((1, 2, 4, 4), (4, 4), (1, 1), (2, 2), (1, 1)),
+    ((1, 1, 1, 1), (1, 1), (1, 1), (0, 0), (1, 1)),
+    ((3, 4, 12, 10), (5, 3), (1, 2), (2, 1), (1, 1)),
+]
+BAD_WINDOWS = [
+    ((1, 1, 2, 2), (3, 3), (1, 1), (0, 0), (1, 1)),  # too small
+    ((1, 1, 5, 5), (2,), (1, 1), (0, 0), (1, 1)),  # not a pair
+    ((1, 1, 5, 5), (2, 2), (0, 1), (0, 0), (1, 1)),  # zero stride
+    ((1, 1, 5, 5), (2, 2), (1, 1), (-1, 0), (1, 1)),  # negative padding
+]
+
+
+def _out(hw, k, s, p, d):
+    return tuple((hw[a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) // s[a] + 1 for a in range(2))
+
+
+def add_cases(case, rand, variants):
+    for shape, k, s, p, d in WINDOWS + BAD_WINDOWS:
+        for dt in (np.float32, np.float64):
+            x = rand(shape, dt)
+            for v in variants(x)[:2]:
+                case("im2col", v, k, s, p, d)
+                case("max_pool2d", v, k, s, p, d)
+            if len(k) == 2 and min(s) > 0 and min(_out(shape[2:], k, s, p, d)) >= 1:
+                rows, length = shape[1] * k[0] * k[1], int(np.prod(_out(shape[2:], k, s, p, d)))
+                case("col2im", rand((shape[0], rows, length), dt), shape[2:], k, s, p, d)
+    case("im2col", rand((2, 3, 5), np.float64), (2, 2), (1, 1), (0, 0), (1, 1))
+    case("im2col", rand((1, 1, 5, 5), np.int64), (2, 2), (1, 1), (0, 0), (1, 1))
+    case("max_pool2d", rand((1, 1, 5, 5), np.int64), (2, 2), (1, 1), (0, 0), (1, 1))
+    case("max_pool2d", rand((1, 1, 5, 5), np.float64), (2, 2), (1, 1), (2, 2), (1, 1))
+    nan = rand((1, 1, 4, 4), np.float64)
+    nan[0, 0, 1, 2] = np.nan
+    case("max_pool2d", nan, (2, 2), (1, 1), (0, 0), (1, 1))
+    case("max_pool2d", np.full((1, 1, 3, 3), -np.inf), (2, 2), (1, 1), (1, 1), (1, 1))
+    case("col2im", rand((1, 8, 6), np.float64), (4, 4), (2, 2), (1, 1), (0, 0), (1, 1))  # bad L
+    case("col2im", rand((1, 7, 9), np.float64), (4, 4), (2, 2), (1, 1), (0, 0), (1, 1))  # bad rows
+    for dt in (np.float32, np.float64):
+        for n_in, n_out in [(5, 3), (7, 7), (4, 1), (3, 5), (10, 4)]:
+            case("adaptive_pool_weights", rand((2,), dt), n_in, n_out)
+    case("adaptive_pool_weights", rand((2,), np.int64), 4, 2)
+    case("adaptive_pool_weights", rand((2,), np.float64), 0, 2)
+
+    for dt in (np.float32, np.float64, np.int64, np.bool_):
+        for shape, dim in [((3, 4), 1), ((2, 3, 4), -3), ((5,), 0), ((), 0), ((0, 3), 1),
+                           ((3, 4), 2)]:
+            for v in variants(rand(shape, dt))[:3]:
+                case("cumsum", v, dim)
+                case("sort", v, dim, False)
+                case("sort", v, dim, True)
+        for shape, dims in [((3, 4), (1,)), ((2, 3, 4), (0, -1)), ((5,), ()), ((), ()),
+                            ((2, 3), (0, 0)), ((2, 3), (2,))]:
+            for v in variants(rand(shape, dt))[:3]:
+                case("flip", v, dims)
+        for shape, diag in [((4, 4), 0), ((2, 3, 5), 1), ((4, 3), -1), ((3, 3), 5), ((5,), 0)]:
+            for v in variants(rand(shape, dt))[:2]:
+                case("tril", v, diag)
+                case("triu", v, diag)
+        for shape, pads, value in [((3, 4), (1, 2), 0.0), ((2, 3, 4), (1, 0, 2, 1), 0.5),
+                                   ((3, 5), (-1, 2, 1, -1), 2.0), ((3,), (0, 0), 1.0),
+                                   ((3, 4), (1,), 0.0), ((3, 4), (-3, -3), 0.0),
+                                   ((2, 2), (1, 1, 1, 1, 1, 1), 0.0), ((3, 4), (-4, 0), 0.0)]:
+            case("pad", rand(shape, dt), pads, value)
+        for shape, k, dim, largest in [((3, 5), 2, -1, True), ((2, 6, 3), 3, 1, False),
+                                       ((5,), 5, 0, True), ((5,), 0, 0, True), ((5,), 6, 0, True),
+                                       ((4, 3), 2, 0, False)]:
+            case("topk", rand(shape, dt), k, dim, largest)
+    ties = np.array([[1.0, 3.0, 1.0, np.nan, 3.0, -1.0, np.nan, 1.0]])
+    for desc in (False, True):
+        case("sort", ties, 1, desc)
+        case("topk", ties, 3, 1, desc)
+    case("sort", np.array([[2, 1, 2, 1, 2]]), -1, True)
+    big = rand((300, 700), np.float32)
+    case("cumsum", big, 0)
+    case("sort", big, 1, True)
+    case("flip", big, (0, 1))
+    case("pad", big, (3, 3, 2, 2), 1.0)
+    case("im2col", rand((4, 16, 30, 30), np.float32), (3, 3), (1, 1), (1, 1), (1, 1))
+    case("max_pool2d", rand((4, 16, 30, 30), np.float32), (3, 3), (2, 2), (1, 1), (1, 1))
