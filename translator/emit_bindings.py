@@ -96,7 +96,7 @@ def emit_bindings(modules: Sequence[ir.Module]) -> str:
                 elif p.default is not None:
                     a += f" = {_default(p.default)}"
                 args.append(a)
-            lines.append(f"  // {f.loc.path}:{f.loc.line}")
+            lines.append(f"  // {f.loc.path}")  # no line: editing a body must not touch this file
             fn = _callable(f)
             if "\n" in fn:  # a converting lambda: its body on lines of its own
                 head, body, end = fn.split("\n")

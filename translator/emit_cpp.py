@@ -141,12 +141,15 @@ class Block:
         raise AssertionError(f"cannot emit {type(s).__name__}")
 
 
+# Note [Stable headers]: every generated .cpp includes ops.h and so every module header, and
+# bindings.cpp binds every formula. Neither carries line numbers, so editing a formula's body
+# (or shifting its lines) rewrites only that module's .cpp, and the build recompiles only it.
 def emit_header(mod: ir.Module) -> str:
     lines = [banner(mod.path).rstrip(), "#pragma once", "", "#include <cstdint>",
              "#include <optional>", "#include <tuple>", "#include <vector>", "",
              '#include "tensor/tensor.h"', "", "namespace tg::ops {", ""]
     for f in mod.functions:
-        lines += [f"// {f.loc.path}:{f.loc.line}", signature(f, True) + ";"]
+        lines += [signature(f, True) + ";"]  # no line numbers: see Note [Stable headers]
     return "\n".join(lines + ["", "}  // namespace tg::ops", ""])
 
 

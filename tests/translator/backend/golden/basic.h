@@ -10,29 +10,17 @@
 
 namespace tg::ops {
 
-// tests/translator/backend/fixtures/basic.py:12
 Tensor neg(const Tensor& x);
-// tests/translator/backend/fixtures/basic.py:22
 Tensor add(const Tensor& x, const Tensor& other);
-// tests/translator/backend/fixtures/basic.py:32
 Tensor mul(const Tensor& x, const Tensor& other);
-// tests/translator/backend/fixtures/basic.py:42
 Tensor exp(const Tensor& x);
-// tests/translator/backend/fixtures/basic.py:52
 Tensor reshape(const Tensor& x, const Shape& shape);
-// tests/translator/backend/fixtures/basic.py:62
 Tensor sum_to(const Tensor& x, const Shape& shape);
-// tests/translator/backend/fixtures/basic.py:72
 Tensor ones_like(const Tensor& x);
-// tests/translator/backend/fixtures/basic.py:83
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
-// tests/translator/backend/fixtures/basic.py:96
 Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims = std::nullopt);
-// tests/translator/backend/fixtures/basic.py:109
 Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
-// tests/translator/backend/fixtures/basic.py:123
 Tensor select_last(const Tensor& x, int64_t index);
-// tests/translator/backend/fixtures/basic.py:156
 Tensor broadcast_mul(const Tensor& x, const Tensor& other);
 
 }  // namespace tg::ops

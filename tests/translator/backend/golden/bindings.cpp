@@ -12,65 +12,65 @@
 namespace py = pybind11;
 
 void register_ops(py::module_& m) {
-  // tests/translator/backend/fixtures/basic.py:12
+  // tests/translator/backend/fixtures/basic.py
   m.def("neg", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::neg), py::arg("x"));
-  // tests/translator/backend/fixtures/basic.py:22
+  // tests/translator/backend/fixtures/basic.py
   m.def("add", static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::add),
         py::arg("x"), py::arg("other"));
-  // tests/translator/backend/fixtures/basic.py:32
+  // tests/translator/backend/fixtures/basic.py
   m.def("mul", static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::mul),
         py::arg("x"), py::arg("other"));
-  // tests/translator/backend/fixtures/basic.py:42
+  // tests/translator/backend/fixtures/basic.py
   m.def("exp", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::exp), py::arg("x"));
-  // tests/translator/backend/fixtures/basic.py:52
+  // tests/translator/backend/fixtures/basic.py
   m.def("reshape",
         static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Shape&)>(&tg::ops::reshape),
         py::arg("x"), py::arg("shape"));
-  // tests/translator/backend/fixtures/basic.py:62
+  // tests/translator/backend/fixtures/basic.py
   m.def("sum_to",
         static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Shape&)>(&tg::ops::sum_to),
         py::arg("x"), py::arg("shape"));
-  // tests/translator/backend/fixtures/basic.py:72
+  // tests/translator/backend/fixtures/basic.py
   m.def("ones_like", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::ones_like),
         py::arg("x"));
-  // tests/translator/backend/fixtures/basic.py:83
+  // tests/translator/backend/fixtures/basic.py
   m.def("flatten",
         static_cast<tg::Tensor (*)(const tg::Tensor&, int64_t, int64_t)>(&tg::ops::flatten),
         py::arg("x"), py::arg("start_dim") = int64_t{0}, py::arg("end_dim") = int64_t{-1});
-  // tests/translator/backend/fixtures/basic.py:96
+  // tests/translator/backend/fixtures/basic.py
   m.def("scale_mean",
         static_cast<tg::Tensor (*)(const tg::Tensor&,
                                    const std::optional<tg::Shape>&)>(&tg::ops::scale_mean),
         py::arg("x"), py::arg("dims") = py::none());
-  // tests/translator/backend/fixtures/basic.py:109
+  // tests/translator/backend/fixtures/basic.py
   m.def("affine", [](const tg::Tensor& x, const tg::Tensor& weight,
                      std::optional<tg::Tensor> bias) {
     return tg::ops::affine(x, weight, bias ? *bias : tg::Tensor());
   }, py::arg("x"), py::arg("weight"), py::arg_v("bias", py::none(), "None"));
-  // tests/translator/backend/fixtures/basic.py:123
+  // tests/translator/backend/fixtures/basic.py
   m.def("select_last",
         static_cast<tg::Tensor (*)(const tg::Tensor&, int64_t)>(&tg::ops::select_last),
         py::arg("x"), py::arg("index"));
-  // tests/translator/backend/fixtures/basic.py:156
+  // tests/translator/backend/fixtures/basic.py
   m.def("broadcast_mul",
         static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::broadcast_mul),
         py::arg("x"), py::arg("other"));
-  // tests/translator/backend/fixtures/multi.py:8
+  // tests/translator/backend/fixtures/multi.py
   m.def("max_last",
         static_cast<std::tuple<tg::Tensor, tg::Tensor> (*)(
             const tg::Tensor&, bool)>(&tg::ops::max_last), py::arg("x"),
         py::arg("keepdim") = false);
-  // tests/translator/backend/fixtures/multi.py:21
+  // tests/translator/backend/fixtures/multi.py
   m.def("normalize", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::normalize),
         py::arg("x"));
-  // tests/translator/backend/fixtures/multi.py:33
+  // tests/translator/backend/fixtures/multi.py
   m.def("log_norm", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::log_norm),
         py::arg("norm"));
-  // tests/translator/backend/fixtures/multi.py:43
+  // tests/translator/backend/fixtures/multi.py
   m.def("add_all",
         static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&, double)>(&tg::ops::add_all),
         py::arg("tensors"), py::arg("alpha") = 1.0);
-  // tests/translator/backend/fixtures/multi.py:55
+  // tests/translator/backend/fixtures/multi.py
   m.def("weighted_first",
         static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&,
                                    const tg::Tensor&)>(&tg::ops::weighted_first),

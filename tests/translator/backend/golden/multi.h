@@ -10,15 +10,10 @@
 
 namespace tg::ops {
 
-// tests/translator/backend/fixtures/multi.py:8
 std::tuple<Tensor, Tensor> max_last(const Tensor& x, bool keepdim = false);
-// tests/translator/backend/fixtures/multi.py:21
 Tensor normalize(const Tensor& x);
-// tests/translator/backend/fixtures/multi.py:33
 Tensor log_norm(const Tensor& norm);
-// tests/translator/backend/fixtures/multi.py:43
 Tensor add_all(const std::vector<Tensor>& tensors, double alpha = 1.0);
-// tests/translator/backend/fixtures/multi.py:55
 Tensor weighted_first(const std::vector<Tensor>& tensors, const Tensor& weight);
 
 }  // namespace tg::ops
