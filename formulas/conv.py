@@ -2,9 +2,11 @@
 composites over them and the BLAS-backed matmul.
 
 Note [Convolution as im2col + matmul]
-conv2d unfolds the input into columns (N, C*kh*kw, oh*ow) (kernel.im2col), splits them into
-``groups`` blocks and multiplies each block by its filters, (G, O/G, C/G*kh*kw), with one
-batched matmul. Its input-gradient is then a transposed convolution: the matmul's backward
+conv2d unfolds the input into columns (N, C*kh*kw, oh*ow) (kernel.im2col), lays them out as
+rows (N*oh*ow, C*kh*kw) and multiplies them by the filters (C*kh*kw, O) in ONE 2-D matmul: one
+large BLAS gemm forward and backward, where a matmul batched over N would run N small ones.
+With ``groups`` the rows and filters split into G blocks: one matmul batched over G. The
+result (N*oh*ow, O) is returned as an (N, O, oh, ow) view. Its input-gradient is then a transposed convolution: the matmul's backward
 multiplies by the filters' transpose, and im2col's backward is col2im, whose own backward is
 im2col again. Both are linear, so every derivative order is an exact formula (no
 once_differentiable) and double backward through a conv works like any other composite.
@@ -64,10 +66,17 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Sha
     kw = weight.shape[3]
     oh = conv_out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     ow = conv_out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    if oh < 1 or ow < 1:
+        raise ValueError(f"conv2d: input {x.shape} is too small for weight {weight.shape}")
     cols = ops.im2col(x, (kh, kw), stride, padding, dilation)
-    filters = ops.reshape(weight, (groups, out_channels // groups, -1))
-    y = ops.reshape(ops.matmul(filters, ops.reshape(cols, (n, groups, -1, oh * ow))),
-                    (n, out_channels, oh, ow))
+    rows = ops.reshape(ops.transpose(cols, 1, 2), (n * oh * ow, -1))  # (N*L, C*kh*kw)
+    if groups == 1:
+        flat = ops.matmul(rows, ops.transpose(ops.reshape(weight, (out_channels, -1)), 0, 1))
+    else:
+        per_group = ops.transpose(ops.reshape(rows, (n * oh * ow, groups, -1)), 0, 1)
+        filters = ops.transpose(ops.reshape(weight, (groups, out_channels // groups, -1)), 1, 2)
+        flat = ops.reshape(ops.transpose(ops.matmul(per_group, filters), 0, 1), (n * oh * ow, -1))
+    y = ops.permute(ops.reshape(flat, (n, oh, ow, out_channels)), (0, 3, 1, 2))
     return y if bias is None else y + ops.reshape(bias, (out_channels, 1, 1))
 
 

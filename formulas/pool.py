@@ -40,6 +40,8 @@ def avg_pool2d(x: Tensor, kernel_size: Shape, stride: Shape, padding: Shape = (0
         raise ValueError(f"avg_pool2d: expected a 4-D (N, C, H, W) input, got shape {x.shape}")
     oh = pool_out_size(x.shape[2], kernel_size[0], stride[0], padding[0], 1)
     ow = pool_out_size(x.shape[3], kernel_size[1], stride[1], padding[1], 1)
+    if oh < 1 or ow < 1:
+        raise ValueError(f"avg_pool2d: input {x.shape} is too small for kernel {kernel_size}")
     cols = ops.im2col(x, kernel_size, stride, padding, (1, 1))
     windows = ops.reshape(cols, (x.shape[0], x.shape[1], kernel_size[0] * kernel_size[1], -1))
     return ops.reshape(ops.mean(windows, (2,)), (x.shape[0], x.shape[1], oh, ow))

@@ -27,9 +27,15 @@ Lines lines(const Shape& s, int64_t d) {
   return l;
 }
 
-// A 0-d tensor accepts dim 0 and -1 (as PyTorch).
-int64_t wrap_dim0(int64_t dim, const Tensor& x) {
-  return x.dim() == 0 ? wrap_dim(dim, 1, x.sizes()) * 0 : wrap_dim(dim, x.dim(), x.sizes());
+// A dim wrapped into [0, ndim); a 0-d tensor accepts 0 and -1 (as PyTorch). The error names
+// the kernel and the shape.
+int64_t wrap_dim0(int64_t dim, const Tensor& x, const char* name) {
+  const int64_t n = std::max<int64_t>(x.dim(), 1);
+  if (dim < -n || dim >= n)
+    throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) +
+                     " is out of range for a tensor of shape " + shape_str(x.sizes()) + " (expected a dim in [" +
+                     std::to_string(-n) + ", " + std::to_string(n - 1) + "])");
+  return x.dim() == 0 ? 0 : (dim < 0 ? dim + n : dim);
 }
 
 template <class T>
@@ -80,7 +86,7 @@ std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, b
 
 Tensor cumsum(const Tensor& x, int64_t dim) {
   x.check_defined("cumsum");
-  const int64_t d = wrap_dim0(dim, x);
+  const int64_t d = wrap_dim0(dim, x, "cumsum");
   const DType od = is_floating(x.dtype()) ? x.dtype() : DType::Int64;
   Tensor src = to_dtype(as_contiguous(x), od);
   src = as_contiguous(src);
@@ -108,7 +114,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   const int64_t nd = x.dim();
   std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t d : dims) {
-    const int64_t w = nd == 0 ? wrap_dim(d, 1, x.sizes()) : wrap_dim(d, nd, x.sizes());
+    const int64_t w = wrap_dim0(d, x, "flip");
     if (flipped[w]) throw ValueError("flip: dim " + shape_str(dims) + " appears more than once");
     flipped[w] = true;
   }
@@ -216,13 +222,13 @@ Tensor pad(const Tensor& x, const Shape& pads, double value) {
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   x.check_defined("sort");
-  const int64_t d = wrap_dim0(dim, x);
+  const int64_t d = wrap_dim0(dim, x, "sort");
   return sorted_lines(x, d, x.dim() == 0 ? 1 : x.sizes()[d], descending, "sort");
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest) {
   x.check_defined("topk");
-  const int64_t d = wrap_dim0(dim, x);
+  const int64_t d = wrap_dim0(dim, x, "topk");
   const int64_t size = x.dim() == 0 ? 1 : x.sizes()[d];
   if (k < 0 || k > size)
     throw ValueError("topk: k " + std::to_string(k) + " is out of range for dimension " + std::to_string(dim) +
