@@ -34,7 +34,7 @@ def sub(x: Tensor, other: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4), T(3, 4)), case(T(2, 1, 3), T(4, 1)))
-@formula
+@formula(inplace_saves_copy=True)
 def mul(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.mul(x, other)
 
@@ -45,7 +45,7 @@ def mul(x: Tensor, other: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4), T(3, 4, low=0.5, high=2.0)), case(T(2, 1, 3), T(4, 1, low=0.5)))
-@formula
+@formula(inplace_saves_copy=True)
 def div(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.div(x, other)
 
@@ -56,7 +56,7 @@ def div(x: Tensor, other: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4, low=0.5, high=2.0), T(3, 4)), case(T(3, 1, low=0.5), T(4, low=-1.0)))
-@formula
+@formula(inplace_saves_copy=True)
 def pow(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.pow(x, other)
 
@@ -77,7 +77,7 @@ def pow(x: Tensor, other: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4), T(3, 4)), case(T(2, 1, 3), T(4, 1)))
-@formula
+@formula(inplace_saves_copy=True)
 def maximum(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.maximum(x, other)
 
@@ -89,7 +89,7 @@ def maximum(x: Tensor, other: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4), T(3, 4)), case(T(2, 1, 3), T(4, 1)))
-@formula
+@formula(inplace_saves_copy=True)
 def minimum(x: Tensor, other: Tensor) -> Tensor:
     result = kernel.minimum(x, other)
 

@@ -25,7 +25,7 @@ def neg(x: Tensor) -> Tensor:
 
 
 @samples(T(3, 4))
-@formula
+@formula(inplace_saves_copy=True)
 def abs(x: Tensor) -> Tensor:
     result = kernel.abs(x)
 
@@ -58,7 +58,7 @@ def relu(x: Tensor) -> Tensor:
 
 
 @samples(case(T(3, 4), -0.5, 0.5), case(T(5), min=-0.3), case(T(2, 3), max=0.7))
-@formula
+@formula(inplace_saves_copy=True)
 def clamp(x: Tensor, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:
     result = kernel.clamp(x, min, max)
 

@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "default: all shipped formulas",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.add_argument("--inplace", action="store_true",
+                       help="also print each formula's in-place verdict (translator/inplace.py)")
     check.set_defaults(func=run_check)
 
 
@@ -110,6 +112,14 @@ def run_check(args: argparse.Namespace) -> int:
         diags.extend(importlib.import_module(f"{__package__}.backend").check_modules(
             modules, shipped_modules()))
     formulas = sum(len(m.formulas) for m in modules)
+    if getattr(args, "inplace", False):
+        from .inplace import check_inplace
+
+        for m in modules:
+            for f in m.formulas:
+                v = check_inplace(f)
+                if v.kind != "none":
+                    print(f"{f.name}_: {v.kind}: {v.reason}")
     if diags:
         print(render_all(diags), file=sys.stderr)
     if not args.quiet:

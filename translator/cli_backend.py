@@ -74,6 +74,9 @@ def run_show(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     python, cpp = found
+    verdict = _inplace_line(args.name, modules)
+    if verdict:
+        python += "\n\n" + verdict
     if args.stacked:
         print(python + "\n" + "-" * 40 + "\n" + cpp)
     else:
@@ -93,6 +96,17 @@ def _find(name: str, modules, files) -> tuple | None:
             cpp = _cpp_of(files[f"{mod.name}.cpp"], mod.path, start)
             return python, cpp
     return None
+
+
+def _inplace_line(name: str, modules) -> str:
+    from .inplace import check_inplace
+
+    for mod in modules:
+        for f in mod.formulas:
+            if f.name == name:
+                v = check_inplace(f)
+                return f"# in-place {name}_: {v.kind}: {v.reason}"
+    return ""
 
 
 def _cpp_of(text: str, path: str, line: int) -> str:

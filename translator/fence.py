@@ -78,6 +78,7 @@ OPTIONS = {
     "hidden_outputs": (tuple, str),
     "once_differentiable": (bool,),
     "materialize_grads": (bool,),
+    "inplace_saves_copy": (bool,),
 }
 _UNSUPPORTED_STMT = {
     cst.While: "`while` loops",

@@ -45,6 +45,7 @@ class Options:
     hidden_outputs: tuple[str, ...] = ()
     once_differentiable: bool = False
     materialize_grads: bool = False
+    inplace_saves_copy: bool = False  # the in-place variant saves a copy of the input (inplace.py)
 
 
 class CaptureKind(enum.Enum):

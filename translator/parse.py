@@ -151,6 +151,7 @@ def _parse_options(dec: cst.Decorator | None, env: dict[str, Any]) -> Options:
         hidden_outputs=tuple(hidden) if isinstance(hidden, (tuple, list)) else (),
         once_differentiable=bool(values.get("once_differentiable", False)),
         materialize_grads=bool(values.get("materialize_grads", False)),
+        inplace_saves_copy=bool(values.get("inplace_saves_copy", False)),
     )
 
 

@@ -5,9 +5,16 @@
 namespace tg::autograd {
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  if (!grads.empty() && grads[0].defined()) {
-    accumulate_into_grad(autograd_meta(variable), std::move(grads[0]));
+  if (grads.empty() || !grads[0].defined()) return {};
+  AutogradMeta& m = autograd_meta(variable);
+  accumulate_into_grad(m, std::move(grads[0]));
+  std::vector<std::function<void(const Tensor&)>> hooks;  // post-accumulate-grad hooks
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (m.post_acc_hooks.empty()) return {};
+    for (auto& entry : m.post_acc_hooks) hooks.push_back(entry.second);
   }
+  for (auto& hook : hooks) hook(variable);
   return {};
 }
 

@@ -144,10 +144,31 @@ bool remove_hook(const Tensor& t, uint64_t id) {
   return m != nullptr && remove_hook(*m, id);
 }
 
+uint64_t register_post_accumulate_grad_hook(const Tensor& t,
+                                            std::function<void(const Tensor&)> hook) {
+  if (!t.requires_grad())
+    throw RuntimeError("cannot register a hook on a tensor that doesn't require gradient");
+  if (!t.is_leaf())
+    throw RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors");
+  AutogradMeta& m = autograd_meta(t);
+  uint64_t id = next_hook_id();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.post_acc_hooks.push_back({id, std::move(hook)});
+  return id;
+}
+
 bool remove_hook(AutogradMeta& m, uint64_t id) {
   if (m.grad_fn && m.grad_fn->remove_hook(id)) return true;
   TensorHook dead;  // destroyed after the lock is dropped
+  std::function<void(const Tensor&)> dead_post;
   std::lock_guard<std::mutex> lock(m.mutex);
+  for (auto it = m.post_acc_hooks.begin(); it != m.post_acc_hooks.end(); ++it) {
+    if (it->first == id) {
+      dead_post = std::move(it->second);
+      m.post_acc_hooks.erase(it);
+      return true;
+    }
+  }
   for (auto it = m.hooks.begin(); it != m.hooks.end(); ++it) {
     if (it->first == id) {
       dead = std::move(it->second);

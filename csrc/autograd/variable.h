@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -28,6 +29,8 @@ struct AutogradMeta {
   std::mutex mutex;  // guards grad, grad_accumulator creation and hooks
   Tensor grad;
   std::vector<std::pair<uint64_t, TensorHook>> hooks;  // leaf hooks (run by AccumulateGrad)
+  // Leaf hooks run by AccumulateGrad after `.grad` was updated (post-accumulate-grad hooks).
+  std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_acc_hooks;
 };
 
 // The tensor's meta, created when missing. Not thread-safe against a concurrent first creation
@@ -54,6 +57,8 @@ bool retains_grad(const Tensor& t);
 uint64_t register_hook(const Tensor& t, TensorHook hook);
 bool remove_hook(const Tensor& t, uint64_t id);
 bool remove_hook(AutogradMeta& meta, uint64_t id);
+// Registers hook(leaf) to run after the leaf's `.grad` was accumulated; leaves only.
+uint64_t register_post_accumulate_grad_hook(const Tensor& t, std::function<void(const Tensor&)> hook);
 
 // Accumulates `g` into meta.grad (locked). Under grad mode the sum is recorded (create_graph).
 void accumulate_into_grad(AutogradMeta& meta, Tensor g);

@@ -343,7 +343,18 @@ void init_autograd(py::module_& m) {
             if (n->remove_hook(id)) return;
           if (auto mm = meta.lock()) remove_hook(*mm, id);
         }};
-      });
+      })
+      .def("register_post_accumulate_grad_hook", [](const Tensor& self, py::function fn) {
+        PyObjectRef ref(std::move(fn));
+        uint64_t id = register_post_accumulate_grad_hook(self, [ref](const Tensor& leaf) {
+          py::gil_scoped_acquire gil;
+          ref.object()(leaf);
+        });
+        std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
+        return RemovableHandle{[meta, id] {
+          if (auto mm = meta.lock()) remove_hook(*mm, id);
+        }};
+      }, "hook(tensor) runs after the leaf's .grad was accumulated in backward.");
 
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));

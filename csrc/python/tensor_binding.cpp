@@ -194,6 +194,27 @@ std::string tensor_repr(const Tensor& t) {
   return out + ")";
 }
 
+const char* const kNonLeafGradWarning =
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead.";
+
+// backend.set_history_ of transgrad._api: dst takes src's history, no data is copied (a view
+// replayed from its rebased base, Note [In-place on views] in _api/views.py).
+void set_history(Tensor& dst, const Tensor& src) {
+  if (const auto& fn = src.grad_fn()) {
+    autograd::AutogradMeta& m = autograd::autograd_meta(dst);
+    m.grad_fn = fn;
+    m.output_nr = src.output_nr();
+  } else if (dst.grad_fn()) {
+    autograd::AutogradMeta& m = autograd::autograd_meta(dst);
+    m.grad_fn.reset();
+    m.output_nr = 0;
+  }
+}
+
 // backend.inplace_ of transgrad._api (Note [In-place ops] there).
 void inplace(Tensor& dst, const Tensor& src) {
   dst.check_defined("inplace_");
@@ -275,6 +296,10 @@ void init_tensor(py::module_& m) {
       .def_property(
           "grad", [](const Tensor& t) -> py::object {
             Tensor g = t.grad();
+            // As torch: only when the grad is missing (backward(inputs=...) may set one).
+            if (!g.defined() && !t.is_leaf() && !autograd::retains_grad(t) &&
+                PyErr_WarnEx(PyExc_UserWarning, kNonLeafGradWarning, 1) != 0)
+              throw py::error_already_set();
             return g.defined() ? py::cast(std::move(g)) : py::none();
           },
           [](Tensor& t, py::object g) {
@@ -348,6 +373,8 @@ void init_tensor(py::module_& m) {
   m.def("tensor", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none(),
         py::arg("requires_grad") = false, "A tensor holding a copy of `data`.");
   m.def("_to_numpy", &tensor_to_numpy);
+  m.def("_set_history", &set_history, py::arg("dst"), py::arg("src"),
+        "dst takes src's autograd history (no copy).");
   m.def("inplace_", &inplace, py::arg("dst"), py::arg("src"),
         "Writes src into dst's storage, bumps its version and gives dst src's history.");
   m.def(

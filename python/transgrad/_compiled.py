@@ -247,7 +247,7 @@ sys.modules["transgrad.autograd"] = autograd
 
 backend: Any = types.SimpleNamespace(
     name="transgrad", Tensor=Tensor, ops=_C.ops, from_numpy=_C.from_numpy, autograd=autograd,
-    inplace_=_C.inplace_)
+    inplace_=_C.inplace_, set_history_=_C._set_history)
 
 _namespace: Dict[str, Any] = {}
 _build(_namespace, backend)

@@ -45,6 +45,7 @@ class FormulaOptions:
     hidden_outputs: Tuple[str, ...] = ()
     once_differentiable: bool = False
     materialize_grads: bool = False
+    inplace_saves_copy: bool = False  # Note [In-place variants] in translator/inplace.py
 
 
 @dataclasses.dataclass
@@ -77,12 +78,14 @@ def _check(fn: Callable[..., Any]) -> None:
 
 
 def formula(fn: Optional[Callable[..., Any]] = None, *, differentiable_outputs=None,
-            hidden_outputs=(), once_differentiable=False, materialize_grads=False):
+            hidden_outputs=(), once_differentiable=False, materialize_grads=False,
+            inplace_saves_copy=False):
     """Declare a derivative formula (``@formula`` or ``@formula(option=...)``)."""
 
     options = FormulaOptions(
         tuple(differentiable_outputs) if differentiable_outputs is not None else None,
-        tuple(hidden_outputs), bool(once_differentiable), bool(materialize_grads))
+        tuple(hidden_outputs), bool(once_differentiable), bool(materialize_grads),
+        bool(inplace_saves_copy))
 
     def register(f: Callable[..., Any]) -> FormulaDef:
         _check(f)

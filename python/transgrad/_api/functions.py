@@ -19,6 +19,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from transgrad._api import views
 from transgrad._api.factories import as_dtype
 
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
@@ -502,6 +503,7 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
     F["clip"], F["swapaxes"], F["absolute"], F["multiply"] = clamp, transpose, F["abs"], F["mul"]
     F["subtract"], F["divide"], F["greater"], F["less"] = sub, div, F["gt"], F["lt"]
     F["_scalar"], F["_as_tensor"] = scalar, as_tensor
+    views.track(B, F)  # view results know their base (Note [In-place on views])
     return F
 
 

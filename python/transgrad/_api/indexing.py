@@ -8,16 +8,17 @@ including numpy's rule that advanced indices separated by a slice move to the fr
 Writing: without autograd, straight into the storage (numpy indexing, version bumped); with
 autograd, out of place (``where(mask, scattered values, x)``) then written in place.
 
-``Views`` remembers which results of basic indexing are views of which (base, index), so that an
-in-place op on such a view while recording rewrites its base too (Note [In-place ops]).
+Results of basic indexing are registered as views of ``x`` (views.py), so that an in-place op
+on such a view while recording rewrites its base too (Note [In-place on views]).
 """
 
 from __future__ import annotations
 
 import math
 import operator
-import weakref
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
+
+from transgrad._api.views import Views
 
 import numpy as np
 
@@ -68,29 +69,16 @@ def _expand_ellipsis(items: List[Any], ndim: int) -> List[Any]:
     return out
 
 
-class Views:
-    """view -> (base, index) for results of basic indexing (weakly keyed by the view)."""
-
-    def __init__(self) -> None:
-        self._entries: Dict[int, Tuple[Any, Any, Any]] = {}
-
-    def add(self, view: Any, base: Any, index: Any) -> None:
-        key, entries = id(view), self._entries
-        try:
-            ref = weakref.ref(view, lambda _r: entries.pop(key, None))
-        except TypeError:  # a tensor class without weak references: views are not tracked
-            return
-        entries[key] = (ref, base, index)
-
-    def get(self, view: Any) -> Optional[Tuple[Any, Any]]:
-        entry = self._entries.get(id(view))
-        return (entry[1], entry[2]) if entry is not None and entry[0]() is view else None
-
-
 def make_getitem(B: Any, F: Dict[str, Any], views: Views) -> Callable[[Any, Any], Any]:
     T, ops = B.Tensor, B.ops
 
     def getitem(x: Any, index: Any) -> Any:
+        out, is_view = get(x, index)
+        if is_view:
+            views.add(out, x, (lambda b: get(b, index)[0], (), {}))
+        return out
+
+    def get(x: Any, index: Any) -> Tuple[Any, bool]:
         items = _expand_ellipsis(_items(T, index), x.ndim)
         adv = [k for k, i in enumerate(items) if isinstance(i, tuple)]
         if len(adv) > 1:
@@ -146,9 +134,7 @@ def make_getitem(B: Any, F: Dict[str, Any], views: Views) -> Callable[[Any, Any]
             out = ops.permute(out, order)
         if out is x and x.ndim:
             out = ops.slice(x, 0, None, None, 1)  # x[...] is a new view, not x itself
-        if not adv and out is not x:
-            views.add(out, x, index)
-        return out
+        return out, not adv and out is not x
 
     return getitem
 
@@ -207,6 +193,6 @@ def make_setitem(B: Any, F: Dict[str, Any], inplace: Callable[..., Any]) -> Call
         def ops_index_add(zeros: Any, v: Any) -> Any:
             return B.ops.index_add(zeros, 0, B.from_numpy(positions.reshape(-1).copy()), v)
 
-        inplace(x, compute, (value,))
+        inplace(x, compute, (value,), None)  # where() saves only the mask: no copy of x
 
     return setitem

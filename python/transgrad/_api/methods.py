@@ -20,11 +20,12 @@ Under no_grad (optimizer steps) nothing is cloned and nothing is recorded.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
 from transgrad._api import indexing
+from transgrad._api.views import refresh_views, registry_for, scatter_into_base
 from transgrad._api.functions import shape_arg
 
 
@@ -113,7 +114,10 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("new_tensor", lambda self, data, dtype=None: facts["tensor"](
         data, dtype=dtype or self.dtype))
 
-    views = indexing.Views()  # views made by indexing, for in-place ops through them
+    views = registry_for(B)  # views and their bases (Note [In-place on views])
+    if not hasattr(T, "_is_view"):  # the compiled engine: views are known from the registry
+        put("_is_view", property(lambda self: views.get(self) is not None))
+        put("_base", property(lambda self: getattr(views.get(self), "base", None)))
     getitem = indexing.make_getitem(B, F, views)
 
     # -- operators -------------------------------------------------------------------------
@@ -209,57 +213,94 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
         else _repr(self))
 
     # -- in-place (Note [In-place ops]) ----------------------------------------------------
-    def inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = ()) -> Any:
+    def refuse(self: Any, formula: Optional[str]) -> bool:
+        """Whether the in-place op must run on a copy; raises for an unsafe variant."""
+        if formula is None:
+            return False
+        v = inplace_verdict(formula)
+        if v is None or v.needs_copy:
+            return True
+        if not v.allowed:
+            raise RuntimeError(
+                f"{formula}_(): cannot run in place while autograd records: {v.reason} "
+                f"(the saved input would be lost). Use the out-of-place op instead "
+                f"(y = x.{formula}()), or run it under no_grad(); a formula of your own can ask "
+                f"for a copy with @formula(inplace_saves_copy=True).")
+        return False
+
+    def inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
+                formula: Optional[str] = "?") -> Any:
         recording = ag.is_grad_enabled() and (self.requires_grad or builtins_any(
             isinstance(o, T) and o.requires_grad for o in operands))
-        if recording:
-            if self.is_leaf and self.requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                                   "in-place operation.")
-            origin = views.get(self)
-            if origin is not None:  # a view from indexing: rewrite the base, then re-view it
-                base, index = origin
-                new = compute(F["clone"](self))
-                if tuple(new.shape) != tuple(self.shape):
-                    raise RuntimeError(f"output with shape {list(self.shape)} doesn't match "
-                                       f"the broadcast shape {list(new.shape)}")
-                setitem(base, index, new)
-                B.inplace_(self, getitem(base, index))
-                return self
-            if getattr(self, "_is_view", False):
-                raise RuntimeError("in-place operation on a view of another tensor while "
-                                   "recording autograd history is not supported; clone() the "
-                                   "view first or use the out-of-place op")
-            new = compute(F["clone"](self))
-        else:
+        if not recording:
             with ag.no_grad():
                 new = compute(self)
+            B.inplace_(self, _fit(self, new, False))
+            return self
+        if self.is_leaf and self.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        info = views.get(self)
+        if info is not None:
+            if info.multi is not None:
+                fn, i = info.multi
+                raise RuntimeError(
+                    f"Output {i} of {fn}() is a view and is being modified in place. This view "
+                    f"is one of several views returned by {fn}(), which do not allow their "
+                    "outputs to be modified in place while autograd records. Replace the "
+                    "in-place operation by an out-of-place one, or clone() the view first.")
+            if info.base.is_leaf and info.base.requires_grad:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                                   "in an in-place operation.")
+        copy = formula == "?" or refuse(self, formula)
+        new = _fit(self, compute(F["clone"](self) if copy else self), True)
+        if info is None:
+            B.inplace_(self, new)
+            refresh_views(B, views, self)
+            return self
+        base_new = scatter_into_base(B, F, info, new)  # Note [In-place on views]
+        B.inplace_(info.base, base_new)
+        refresh_views(B, views, info.base)
+        return self
+
+    def _fit(self: Any, new: Any, recording: bool) -> Any:
         if tuple(new.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {list(new.shape)}")
         if new.dtype != self.dtype:
             with ag.set_grad_enabled(recording):
                 new = F["cast"](new, self.dtype)
-        B.inplace_(self, new)
-        return self
+        return new
 
-    def _inplace_binary(name: str) -> Callable[..., Any]:
+    def _inplace_binary(name: str, formula: str) -> Callable[..., Any]:
         fn = F[name]
 
         def method(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-            return inplace(self, lambda x: fn(x, other, *args, **kwargs), (other,))
+            return inplace(self, lambda x: fn(x, other, *args, **kwargs), (other,), formula)
 
+        method.__name__ = f"{name}_"
         return method
 
-    for name in ("add", "sub", "mul", "div", "pow", "clamp", "maximum", "minimum"):
-        put(f"{name}_", _inplace_binary(name))
+    for name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
+        put(f"{name}_", _inplace_binary(name, name))
     for op, name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
                      ("pow", "pow")):
-        put(f"__i{op}__", _inplace_binary(name))
-    for name in ("neg", "exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos"):
-        put(f"{name}_", (lambda fn: lambda self: inplace(self, fn))(F[name]))
+        put(f"__i{op}__", _inplace_binary(name, name))
+
+    def _inplace_unary(name: str) -> Callable[..., Any]:
+        fn = F[name]
+
+        def method(self: Any) -> Any:
+            return inplace(self, fn, (), name)
+
+        method.__name__ = f"{name}_"
+        return method
+
+    for name in UNARY_INPLACE:
+        put(f"{name}_", _inplace_unary(name))
     put("clamp_", lambda self, min=None, max=None: inplace(
-        self, lambda x: F["clamp"](x, min, max), (min, max)))
+        self, lambda x: F["clamp"](x, min, max), (min, max), "clamp"))
+    put("clip_", T.clamp_)
 
     def copy_(self: Any, src: Any) -> Any:
         src = as_tensor(src, self)
@@ -268,12 +309,12 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
             s = F["cast"](src, self.dtype)
             return F["expand"](s, tuple(self.shape))
 
-        return inplace(self, compute, (src,))
+        return inplace(self, compute, (src,), None)
 
     put("copy_", copy_)
-    put("zero_", lambda self: inplace(self, lambda x: facts["zeros_like"](x)))
+    put("zero_", lambda self: inplace(self, lambda x: facts["zeros_like"](x), (), None))
     put("fill_", lambda self, value: inplace(
-        self, lambda x: F["expand"](as_tensor(value, x), tuple(x.shape)), (value,)))
+        self, lambda x: F["expand"](as_tensor(value, x), tuple(x.shape)), (value,), None))
     setitem = indexing.make_setitem(B, F, inplace)
     put("__setitem__", setitem)
 
@@ -296,6 +337,31 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
 
 
 builtins_any, builtins_bool = any, bool
+
+# x.NAME_() for these unary formulas; whether it may run while recording is the translator's
+# verdict (translator/inplace.py, Note [In-place variants]).
+UNARY_INPLACE = ("neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
+                 "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf")
+_verdicts: Dict[str, Any] = {}
+
+
+def inplace_verdict(formula: str) -> Any:
+    """The translator's in-place verdict for a shipped formula (None: unknown, use a copy)."""
+    if formula not in _verdicts:
+        verdict = None
+        try:
+            from transgrad import lang
+            from transgrad.translator.frontend import formula_model
+            from transgrad.translator.inplace import check_inplace
+
+            lang.load_builtin_formulas()
+            fdef = lang.REGISTRY.get(formula)
+            if fdef is not None:
+                verdict = check_inplace(formula_model(fdef.fn))
+        except Exception:  # no translator (or libcst) at hand: the safe answer is a copy
+            verdict = None
+        _verdicts[formula] = verdict
+    return _verdicts[formula]
 
 
 def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:

@@ -45,6 +45,11 @@ def inplace_(dst: Tensor, src: Tensor) -> None:
         dst.grad_fn, dst.output_nr = None, 0  # the new value does not depend on anything
 
 
+def set_history_(dst: Tensor, src: Tensor) -> None:
+    """Give ``dst`` the history of ``src`` (a view replayed from its base), without copying."""
+    dst.grad_fn, dst.output_nr = src.grad_fn, src.output_nr
+
+
 backend: Any = types.SimpleNamespace(
     name="transgrad.reference", Tensor=Tensor, ops=_Ops(), from_numpy=from_numpy,
-    autograd=autograd, inplace_=inplace_)
+    autograd=autograd, inplace_=inplace_, set_history_=set_history_)

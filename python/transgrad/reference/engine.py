@@ -213,11 +213,15 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 captured[i] = grads[nr] if nr < len(grads) else None
             if node not in runs:
                 continue
+            if node._node_pre_hooks:
+                grads = _node_pre_hooks(node, grads)
             try:
                 outs = node.apply(grads)
             except Exception as exc:
                 _note(exc, node)
                 raise
+            if node._node_post_hooks:
+                outs = _node_post_hooks(node, list(outs), grads)
             if not retain_graph:
                 node.release_variables()
             if is_anomaly_enabled():
@@ -234,6 +238,30 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
     finally:
         _set_grad(prev_mode)
     return captured
+
+
+def _node_pre_hooks(node: Node, grads: List[Any]) -> List[Any]:
+    for hook in list(node._node_pre_hooks or ()):
+        r = hook(tuple(grads))
+        if r is not None:
+            r = list(r) if isinstance(r, (tuple, list)) else [r]
+            if len(r) != len(grads):
+                raise RuntimeError(f"pre-hook of {node.describe()} returned {len(r)} gradients, "
+                                   f"expected {len(grads)}")
+            grads = r
+    return grads
+
+
+def _node_post_hooks(node: Node, outs: List[Any], grads: List[Any]) -> List[Any]:
+    for hook in list(node._node_post_hooks or ()):
+        r = hook(tuple(outs), tuple(grads))
+        if r is not None:
+            r = list(r) if isinstance(r, (tuple, list)) else [r]
+            if len(r) != len(outs):
+                raise RuntimeError(f"hook of {node.describe()} returned {len(r)} gradients, "
+                                   f"expected {len(outs)}")
+            outs = r
+    return outs
 
 
 def _note(exc: Exception, node: Node) -> None:

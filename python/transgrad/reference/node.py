@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from transgrad.reference.tensor import Tensor
+from transgrad.reference.tensor import HookHandle, Tensor
 
 Edge = Optional[Tuple["Node", int]]
 
@@ -40,7 +40,7 @@ class Node:
     """A backward function of the graph (see the module docstring)."""
 
     __slots__ = ("next_edges", "n_outputs", "sequence_nr", "_pre_hooks", "_retained",
-                 "__weakref__")
+                 "_node_pre_hooks", "_node_post_hooks", "__weakref__")
     location: Optional[str] = None  # the formula's "path:line", when there is one
 
     def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
@@ -49,6 +49,8 @@ class Node:
         self.sequence_nr: float = next(_sequence)
         self._pre_hooks: Optional[Dict[int, List[Any]]] = None  # output_nr -> tensor hooks
         self._retained: Optional[Dict[int, Any]] = None         # output_nr -> weakref(tensor)
+        self._node_pre_hooks: Optional[List[Any]] = None   # hook(grad_outputs)
+        self._node_post_hooks: Optional[List[Any]] = None  # hook(grad_inputs, grad_outputs)
 
     def name(self) -> str:
         return type(self).__name__
@@ -63,6 +65,21 @@ class Node:
 
     def apply(self, grads: List[Any]) -> List[Any]:
         raise NotImplementedError
+
+    def register_prehook(self, hook: Any) -> Any:
+        """``hook(grad_outputs)`` runs before the node; may return new grad_outputs."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(hook)
+        return HookHandle(self._node_pre_hooks, hook)
+
+    def register_hook(self, hook: Any) -> Any:
+        """``hook(grad_inputs, grad_outputs)`` runs after the node; may return new
+        grad_inputs (the gradients of the forward inputs)."""
+        if self._node_post_hooks is None:
+            self._node_post_hooks = []
+        self._node_post_hooks.append(hook)
+        return HookHandle(self._node_post_hooks, hook)
 
     def release_variables(self) -> None:
         """Free saved tensors (after a backward without retain_graph)."""
@@ -116,6 +133,8 @@ class AccumulateGrad(Node):
         else:
             np.add(var._grad._data, grad._data, out=var._grad._data)
             var._grad._bump_version()
+        for hook in list(var._post_acc_hooks or ()):
+            hook(var)
         return []
 
 

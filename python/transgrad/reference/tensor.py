@@ -23,6 +23,7 @@ such writes under ``no_grad`` on tensors no graph has saved, or call ``_bump_ver
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, List, Optional
 
 import numpy as np
@@ -30,6 +31,12 @@ import numpy as np
 SUPPORTED_DTYPES = frozenset(np.dtype(n) for n in ("bool", "int64", "float32", "float64",
                                                     "complex128"))
 FLOATING_KINDS = "fc"
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead.")
 
 
 class VersionCounter:
@@ -57,7 +64,7 @@ class Tensor:
     ``from_numpy``; ``Tensor(array)`` wraps an array without copying (fresh version counter)."""
 
     __slots__ = ("_data", "_vc", "_base", "_requires_grad", "grad_fn", "output_nr", "_grad",
-                 "_retains_grad", "_hooks", "_grad_acc", "__weakref__")
+                 "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         if type(data) is not np.ndarray:
@@ -75,6 +82,7 @@ class Tensor:
         self._retains_grad = False
         self._hooks: Optional[List[Callable[..., Any]]] = None  # leaf hooks (non-leaf: on grad_fn)
         self._grad_acc: Any = None  # weakref to this leaf's AccumulateGrad node
+        self._post_acc_hooks: Optional[List[Callable[..., Any]]] = None  # hook(self) after .grad
         if requires_grad:
             self.requires_grad = True
 
@@ -118,6 +126,9 @@ class Tensor:
     def _is_view(self) -> bool:
         return self._base is not None
 
+    def _shares_storage(self, other: "Tensor") -> bool:
+        return self._vc is other._vc
+
     # -- autograd state --------------------------------------------------------------------
 
     @property
@@ -148,6 +159,8 @@ class Tensor:
 
     @property
     def grad(self) -> Optional["Tensor"]:
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -189,6 +202,18 @@ class Tensor:
             hooks = self.grad_fn._hooks_for(self.output_nr, create=True)
         hooks.append(hook)
         return HookHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Any], Any]) -> HookHandle:
+        """``hook(self)`` runs after backward accumulated into this leaf's ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        self._post_acc_hooks.append(hook)
+        return HookHandle(self._post_acc_hooks, hook)
 
     def detach(self) -> "Tensor":
         """A tensor sharing storage (and version counter) with this one, without history."""

@@ -1,0 +1,163 @@
+"""Views for autograd: which tensor is a view of which base, and how to rebuild it from the base.
+
+Input: the backend and the function table of ``functions.make_functions``. Output: the view
+functions (view/reshape when strides allow, transpose, permute, expand, squeeze, unsqueeze,
+narrow, select, diagonal, movedim, t, ...) wrapped so that each result sharing its input's
+storage is registered here with its base and the *chain* of calls that rebuilds it from the
+base; multi-view functions (split, chunk, unbind) register their outputs as such. Indexing
+registers basic-index results the same way (indexing.py).
+
+Note [In-place on views]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A view shares storage and version counter with its base (both engines' kernels). When an
+in-place op on a view ``v`` of ``base`` records (methods.py, Note [In-place ops]), its result
+``new`` is written into ``base`` *out of place and differentiably*, PyTorch's CopySlices in
+formulas: the positions of ``v`` in ``base`` come from replaying ``v``'s chain on
+``arange(base.numel)``; ``base_new = where(mask, index_add(zeros, positions, new), base)``; then
+``base`` is overwritten with ``base_new`` and takes its history. So the gradient of the view's
+region flows through the in-place op, the rest to ``base``'s old history, to any order. Every
+registered view of ``base`` (``v`` included) then gets a fresh grad_fn by replaying its chain
+on the new ``base`` (no copy: ``set_history_``). Refused while recording: a view of a leaf that
+requires grad, an output of a multi-view function, and a view whose elements overlap (expand).
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+Step = Tuple[Callable[..., Any], tuple, dict]
+
+
+class ViewInfo:
+    __slots__ = ("ref", "base", "chain", "multi")
+
+    def __init__(self, ref: Any, base: Any, chain: Tuple[Step, ...],
+                 multi: Optional[Tuple[str, int]]) -> None:
+        self.ref, self.base, self.chain, self.multi = ref, base, chain, multi
+
+
+class Views:
+    """view -> ViewInfo (weakly keyed by the view's Python object); base -> its live views."""
+
+    def __init__(self) -> None:
+        self._info: Dict[int, ViewInfo] = {}
+        self._children: Dict[int, Dict[int, Any]] = {}
+
+    def add(self, view: Any, src: Any, step: Step,
+            multi: Optional[Tuple[str, int]] = None) -> None:
+        if view is src or not src._shares_storage(view):
+            return
+        parent = self.get(src)
+        base, chain = (parent.base, parent.chain + (step,)) if parent else (src, (step,))
+        key, info_map, children = id(view), self._info, self._children
+        bkey = id(base)
+
+        def forget(_r: Any) -> None:
+            info_map.pop(key, None)
+            kids = children.get(bkey)
+            if kids is not None:
+                kids.pop(key, None)
+                if not kids:
+                    children.pop(bkey, None)
+
+        try:
+            ref = weakref.ref(view, forget)
+        except TypeError:  # a tensor class without weak references: views are not tracked
+            return
+        info_map[key] = ViewInfo(ref, base, chain, multi or (parent.multi if parent else None))
+        children.setdefault(bkey, {})[key] = ref
+
+    def get(self, view: Any) -> Optional[ViewInfo]:
+        info = self._info.get(id(view))
+        return info if info is not None and info.ref() is view else None
+
+    def children(self, base: Any) -> List[Any]:
+        kids = self._children.get(id(base), {})
+        return [v for v in (r() for r in list(kids.values())) if v is not None and
+                self.get(v) is not None and self.get(v).base is base]  # type: ignore[union-attr]
+
+
+_REGISTRIES: Dict[int, Views] = {}
+
+
+def registry_for(B: Any) -> Views:
+    """The view registry of backend ``B`` (one per engine)."""
+    return _REGISTRIES.setdefault(id(B.Tensor), Views())
+
+
+def replay(chain: Tuple[Step, ...], base: Any) -> Any:
+    out = base
+    for fn, args, kwargs in chain:
+        out = fn(out, *args, **kwargs)
+    return out
+
+
+VIEW_FUNCTIONS = ("reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "expand",
+                  "broadcast_to", "permute", "transpose", "swapaxes", "t", "movedim", "narrow",
+                  "select", "diagonal")
+MULTI_VIEW_FUNCTIONS = ("split", "chunk", "unbind")
+
+
+def track(B: Any, F: Dict[str, Any]) -> None:
+    """Wrap the view functions of ``F`` so that their results are registered (in place)."""
+    views = registry_for(B)
+
+    def single(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def view_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+            out = fn(x, *args, **kwargs)
+            views.add(out, x, (fn, args, kwargs))
+            return out
+
+        return view_fn
+
+    def multi(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def views_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+            outs = fn(x, *args, **kwargs)
+            for i, out in enumerate(outs):
+                views.add(out, x, (lambda b, i=i: fn(b, *args, **kwargs)[i], (), {}),
+                          multi=(name, i))
+            return outs
+
+        return views_fn
+
+    for name in VIEW_FUNCTIONS:
+        if name in F:
+            F[name] = single(name, F[name])
+    for name in MULTI_VIEW_FUNCTIONS:
+        if name in F:
+            F[name] = multi(name, F[name])
+
+
+def scatter_into_base(B: Any, F: Dict[str, Any], info: ViewInfo, new: Any) -> Any:
+    """``base`` with the view's elements replaced by ``new``, recorded out of place (Note [In-place
+    on views])."""
+    base = info.base
+    n = int(np.prod(base.shape, dtype=np.int64))
+    with B.autograd.no_grad():
+        where_ = replay(info.chain, B.from_numpy(np.arange(n, dtype=np.int64).reshape(
+            tuple(base.shape))))
+    positions = np.array(where_, dtype=np.int64).reshape(-1)
+    if np.unique(positions).size != positions.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location (an expanded view). "
+                           "Please clone() the tensor before performing the operation.")
+    mask = np.zeros(n, dtype=bool)
+    mask[positions] = True
+    zeros = B.from_numpy(np.zeros(n, np.dtype(base.dtype)))
+    flat = B.ops.index_add(zeros, 0, B.from_numpy(positions), F["reshape"](new, -1))
+    return F["where"](B.from_numpy(mask.reshape(tuple(base.shape))),
+                      F["reshape"](flat, tuple(base.shape)), base)
+
+
+def refresh_views(B: Any, views: Views, base: Any) -> None:
+    """Give every registered view of ``base`` a grad_fn replayed from ``base``'s new history."""
+    for v in views.children(base):
+        info = views.get(v)
+        if info is not None:
+            B.set_history_(v, replay(info.chain, base))
