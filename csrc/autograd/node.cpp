@@ -33,9 +33,8 @@ struct NodeHooks {
 
 Node::Node() : sequence_nr_(next_sequence_nr()) {
   live_nodes.fetch_add(1, std::memory_order_relaxed);
-  // Most formulas take one or two tensors: one allocation each instead of growing.
+  // Most formulas take one or two tensors: one allocation instead of growing.
   next_edges_.reserve(2);
-  input_metadata_.reserve(2);
 }
 Node::Node(uint64_t sequence_nr) : sequence_nr_(sequence_nr) {
   live_nodes.fetch_add(1, std::memory_order_relaxed);

@@ -15,6 +15,7 @@
 // one after releasing their saved variables and edges, so destruction uses constant C++ stack.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -48,12 +49,87 @@ struct Edge {
   bool valid() const { return function != nullptr; }
 };
 
+// Note [Inline metadata]
+// Every node records the shape of each forward input and output (Note [Node directions]).
+// Kept as std::vector<TensorMeta> with a Shape each, that was five heap allocations per
+// recorded op on the hot path of small-tensor chains (W1). Sizes of up to kInlineDims dims and
+// the first N metadata entries live inside the node instead; larger ones spill to the heap.
+
+// Sizes of a forward tensor; compares with and converts to Shape (the conversion allocates,
+// and is only needed on broadcast and error paths).
+class MetaSizes {
+ public:
+  MetaSizes() = default;
+  MetaSizes& operator=(const Shape& s) {
+    n_ = s.size();
+    if (n_ <= kInlineDims) {
+      std::copy(s.begin(), s.end(), small_);
+      big_.clear();
+    } else {
+      big_ = s;
+    }
+    return *this;
+  }
+  size_t size() const { return n_; }
+  const int64_t* begin() const { return n_ <= kInlineDims ? small_ : big_.data(); }
+  const int64_t* end() const { return begin() + n_; }
+  int64_t operator[](size_t i) const { return begin()[i]; }
+  operator Shape() const { return Shape(begin(), end()); }
+
+  friend bool operator==(const MetaSizes& a, const Shape& b) {
+    return a.n_ == b.size() && std::equal(b.begin(), b.end(), a.begin());
+  }
+  friend bool operator==(const Shape& a, const MetaSizes& b) { return b == a; }
+  friend bool operator!=(const MetaSizes& a, const Shape& b) { return !(a == b); }
+  friend bool operator!=(const Shape& a, const MetaSizes& b) { return !(b == a); }
+
+ private:
+  static constexpr size_t kInlineDims = 4;
+  size_t n_ = 0;
+  int64_t small_[kInlineDims] = {};
+  Shape big_;
+};
+
 // Shape and dtype of a forward tensor; `defined` is false for a None input.
 struct TensorMeta {
-  Shape sizes;
+  MetaSizes sizes;
   DType dtype = DType::Float32;
   bool defined = false;
 };
+
+// A sequence whose first N elements live inline (default-constructed when unused).
+template <class T, size_t N>
+class InlineVec {
+ public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  T& operator[](size_t i) { return i < N ? small_[i] : rest_[i - N]; }
+  const T& operator[](size_t i) const { return i < N ? small_[i] : rest_[i - N]; }
+  void push_back(T v) {
+    if (n_ < N) {
+      small_[n_] = std::move(v);
+    } else {
+      rest_.push_back(std::move(v));
+    }
+    ++n_;
+  }
+  void resize(size_t n) {
+    for (size_t i = n; i < std::min(n_, N); ++i) small_[i] = T();
+    if (n > N) {
+      rest_.resize(n - N);
+    } else {
+      rest_.clear();
+    }
+    n_ = n;
+  }
+
+ private:
+  T small_[N];
+  std::vector<T> rest_;
+  size_t n_ = 0;
+};
+using InputMetadata = InlineVec<TensorMeta, 2>;
+using OutputMetadata = InlineVec<TensorMeta, 1>;
 
 // A hook on the gradient of one tensor: returns a replacement, or an undefined Tensor to keep
 // the gradient unchanged.
@@ -91,7 +167,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Forward inputs (one per next edge), see Note [Node directions].
   void add_input_metadata(const Tensor& forward_input);
-  const std::vector<TensorMeta>& input_metadata() const { return input_metadata_; }
+  const InputMetadata& input_metadata() const { return input_metadata_; }
   // Forward outputs: how many grads apply() receives, and their shapes/dtypes.
   void set_output_metadata(uint32_t output_nr, const Tensor& forward_output);
   uint32_t num_inputs() const { return static_cast<uint32_t>(output_metadata_.size()); }
@@ -123,8 +199,8 @@ struct Node : std::enable_shared_from_this<Node> {
  protected:
   uint64_t sequence_nr_;
   std::vector<Edge> next_edges_;
-  std::vector<TensorMeta> input_metadata_;
-  std::vector<TensorMeta> output_metadata_;
+  InputMetadata input_metadata_;    // Note [Inline metadata]
+  OutputMetadata output_metadata_;
 
  private:
   NodeHooks& hooks();
