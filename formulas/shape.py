@@ -1,4 +1,5 @@
-"""Shape formulas: views (reshape, expand, permute, transpose, unsqueeze, squeeze), copies
+"""Shape formulas: views (reshape, expand, permute, transpose, unsqueeze, squeeze, diagonal
+<-> diagonal_scatter), copies
 (contiguous, clone), joins (cat, stack), and the creation composites backwards use for zeros.
 
 Backwards undo the shape change with another op of this family (reshape <-> reshape, expand ->
@@ -145,6 +146,31 @@ def squeeze(x: Tensor, dims: Optional[Dims] = None) -> Tensor:
 
     def backward(grad):
         return ops.reshape(grad, x.shape)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 0, 0, 1), case(T(3, 4), 1, 0, 1), case(T(2, 3, 4), -1, 2, 0))
+@formula
+def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    result = kernel.diagonal(x, offset, dim1, dim2)
+
+    def backward(grad):
+        return ops.diagonal_scatter(ops.zeros(x.shape, grad.dtype), grad, offset, dim1, dim2)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3), 0, 0, 1), case(T(3, 4), T(2), -1, 0, 1))
+@formula
+def diagonal_scatter(x: Tensor, source: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    result = kernel.diagonal_scatter(x, source, offset, dim1, dim2)
+
+    def backward(grad):
+        hole = ops.zeros(source.shape, grad.dtype)
+        return (ops.diagonal_scatter(grad, hole, offset, dim1, dim2),
+                ops.diagonal(grad, offset, dim1, dim2))
 
     return result, backward
 

@@ -124,6 +124,11 @@ triu(Tensor x, int diagonal) -> Tensor
 pad(Tensor x, Shape pads, float value) -> Tensor
 sort(Tensor x, int dim, bool descending) -> (Tensor, Tensor)
 topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
+
+# ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
+# dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
+diagonal(Tensor x, int offset, int dim1, int dim2) -> Tensor
+diagonal_scatter(Tensor x, Tensor source, int offset, int dim1, int dim2) -> Tensor
 """
 
 _PARAM_TYPES = frozenset({

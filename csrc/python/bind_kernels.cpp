@@ -71,6 +71,9 @@ void register_kernels(py::module_& m) {
   m.def("slice_scatter", &k::slice_scatter, x, py::arg("source"), py::arg("dim"), py::arg("start"),
         py::arg("stop"), py::arg("step"));
   m.def("select_scatter", &k::select_scatter, x, py::arg("source"), py::arg("dim"), py::arg("index"));
+  m.def("diagonal", &k::diagonal, x, py::arg("offset"), py::arg("dim1"), py::arg("dim2"));
+  m.def("diagonal_scatter", &k::diagonal_scatter, x, py::arg("source"), py::arg("offset"),
+        py::arg("dim1"), py::arg("dim2"));
 
   m.def("item", &k::item, x);
   register_kernels_nn(m);

@@ -22,6 +22,8 @@ VIEWS = {
     "unsqueeze": lambda x: x.unsqueeze(1),
     "squeeze": lambda x: x[:1].squeeze(0),
     "flatten": lambda x: x.flatten(),
+    "diagonal": lambda x: x.diagonal(),
+    "diagonal_offset": lambda x: x.diagonal(2),
 }
 
 
@@ -73,6 +75,8 @@ INPLACE_ON_VIEW = {
     "unsqueeze_relu": lambda y, w: y.unsqueeze(0)[0, 1].relu_(),
     "permute_copy": lambda y, w: y.permute(1, 0)[2].copy_(w[:2]),
     "narrow_zero": lambda y, w: y.narrow(1, 0, 2).zero_(),
+    "diagonal_mul": lambda y, w: y.diagonal(1).mul_(w[:2]),
+    "diagonal_of_view": lambda y, w: y.view(3, 4).diagonal(-1, 1, 0).exp_(),
 }
 
 
@@ -177,3 +181,17 @@ def test_views_made_under_no_grad_write_through(engine):
         x.t()[1].add_(2.0)
     np.testing.assert_array_equal(arr(x), [[1.0, 3.0], [0.0, 2.0]])
     assert x._version == 2
+
+
+def test_diagonal_matches_torch_and_gradchecks(engine):
+    torch = pytest.importorskip("torch")
+    tg = engine
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for args in [(), (1,), (-1, 2, 0), (0, -1, -2), (5,)]:
+        mine = tg.tensor(a, dtype=F64).diagonal(*args)
+        theirs = torch.tensor(a).diagonal(*args)
+        assert tuple(mine.shape) == tuple(theirs.shape)
+        np.testing.assert_array_equal(arr(mine), theirs.numpy())
+    x = tg.tensor(np.random.default_rng(1).normal(size=(3, 4)), dtype=F64, requires_grad=True)
+    assert tg.autograd.gradcheck(lambda t: t.diagonal(1) * 2.0, (x,))
+    assert tg.autograd.gradgradcheck(lambda t: (t.diagonal(-1) ** 2), (x,))

@@ -387,6 +387,12 @@ def make_functions(B: Any) -> Dict[str, Any]:  # noqa: C901 - one flat table of 
     def select(x: Any, dim: int, index: int) -> Any:
         return ops.select(x, dim, index)
 
+    def diagonal(x: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+        return ops.diagonal(x, offset, dim1, dim2)
+
+    def diagonal_scatter(x: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+        return ops.diagonal_scatter(x, src, offset, dim1, dim2)
+
     # -- linear algebra --------------------------------------------------------------------
 
     def matmul(x: Any, other: Any) -> Any:

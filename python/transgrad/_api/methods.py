@@ -54,7 +54,7 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
                  "flatten", "unflatten", "squeeze", "unsqueeze", "expand", "broadcast_to",
                  "permute", "transpose", "swapaxes", "t", "movedim", "contiguous", "clone",
                  "narrow", "split", "chunk", "unbind", "index_select", "gather", "index_add",
-                 "scatter_add", "select", "matmul", "mm", "bmm", "dot", "outer", "argmax",
+                 "scatter_add", "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax",
                  "argmin", "all", "any", "logical_not", "logical_and", "logical_or", "isnan",
                  "isinf", "isfinite", "allclose", "equal", "negative", "multiply", "subtract",
                  "divide", "true_divide", "absolute", "floor", "ceil", "round", "trunc",

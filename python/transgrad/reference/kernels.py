@@ -781,3 +781,42 @@ from transgrad.reference.kernels_nn import (  # noqa: F401 - re-exported kernels
     tril,
     triu,
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Views for autograd (issue 4): diagonal (a writable view, the diagonal as the last dim, as
+# torch) and diagonal_scatter (a copy).
+
+
+def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int, name: str) -> np.ndarray:
+    if a.ndim < 2:
+        raise ValueError(f"{name}: expected a tensor of at least 2 dims, got shape {_shape(a)}")
+    d1, d2 = _wrap_dim(dim1, a.ndim, name), _wrap_dim(dim2, a.ndim, name)
+    if d1 == d2:
+        raise ValueError(f"{name}: dim1 and dim2 cannot be the same dim ({dim1}, {dim2})")
+    s1, s2 = a.shape[d1], a.shape[d2]
+    n = max(min(s1, s2 - offset) if offset >= 0 else min(s1 + offset, s2), 0)
+    start = [0] * a.ndim
+    if n > 0:
+        start[d2 if offset >= 0 else d1] = abs(offset)
+    corner = a[tuple(np.s_[s:] for s in start)]
+    rest = [d for d in range(a.ndim) if d not in (d1, d2)]
+    shape = tuple(a.shape[d] for d in rest) + (n,)
+    strides = tuple(a.strides[d] for d in rest) + (a.strides[d1] + a.strides[d2],)
+    return np.lib.stride_tricks.as_strided(corner, shape, strides,
+                                           writeable=bool(a.flags.writeable))
+
+
+def diagonal(x: Any, offset: int, dim1: int, dim2: int) -> Any:
+    return _view(_diagonal_view(_arr(x), offset, dim1, dim2, "diagonal"), x)
+
+
+def diagonal_scatter(x: Any, source: Any, offset: int, dim1: int, dim2: int) -> Any:
+    a, src = _arr(x), _arr(source)
+    out = a.copy()
+    diag = _diagonal_view(out, offset, dim1, dim2, "diagonal_scatter")
+    if src.shape != diag.shape:
+        raise ValueError(f"diagonal_scatter: source has shape {_shape(src)}, expected "
+                         f"{_shape(diag)} (the diagonal of x {_shape(a)})")
+    diag[...] = src
+    return _new(out)
