@@ -1,5 +1,17 @@
 // matmul through CBLAS gemm.
 //
+// Note [BLAS threads]
+// OpenBLAS has its own thread pool, whose threads busy-wait after a call just as ours do
+// (Note [Intra-op threads]); on a small machine the two pools then fight for the cores and a
+// small gemm following an elementwise op (or the reverse) can wait for a descheduled spinner
+// for milliseconds. Changing OpenBLAS's thread count per call is not an option: the count is
+// one process-wide variable (openblas_set_num_threads_local sets it too), so two threads
+// calling matmul at once would race on it. The policy is therefore fixed: OpenBLAS runs
+// single-threaded (set once, before the first gemm), and a gemm of at least kParallelGemm
+// multiply-adds is split into row (or column) blocks of the output over our pool, one
+// single-threaded gemm per block. Blocks are independent, so a busy pool (another Python
+// thread, the engine) just runs them one after the other on the caller.
+//
 // Note [BLAS symbols]
 // The PyPI OpenBLAS build (scipy-openblas32) prefixes every symbol: its cblas.h declares
 // scipy_cblas_sgemm/scipy_cblas_dgemm (32-bit blasint), not cblas_sgemm. TG_CBLAS(name) picks
@@ -8,14 +20,18 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
+#include "tensor/parallel.h"
 
 #ifdef TG_CBLAS_UNPREFIXED
 #define TG_CBLAS(name) cblas_##name
+#define TG_OPENBLAS(name) openblas_##name
 #else
 #define TG_CBLAS(name) scipy_cblas_##name
+#define TG_OPENBLAS(name) scipy_openblas_##name
 #endif
 
 namespace tg::kernel {
@@ -42,14 +58,42 @@ MatLayout layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   return {};
 }
 
+// m * n * k from which a gemm is split over the intra-op pool (Note [BLAS threads]).
+constexpr int64_t kParallelGemm = int64_t(1) << 22;
+// Smallest block (rows or columns of the output) a split gemm hands to one thread.
+constexpr int64_t kGemmBlock = 32;
+
 template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T* c, int64_t ldc) {
+void gemm1(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+           T* c, int64_t ldc) {
   const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
     TG_CBLAS(sgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
   } else {
     TG_CBLAS(dgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+  }
+}
+
+// C (m x n, row-major, ldc) = op(A) op(B); large products split over the pool by blocks of
+// rows of C (or of columns when C is short and wide).
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T* c, int64_t ldc) {
+  static std::once_flag single_threaded_blas;
+  std::call_once(single_threaded_blas, [] { TG_OPENBLAS(set_num_threads)(1); });
+  if (m * n * k < kParallelGemm || get_num_threads() <= 1) {
+    gemm1<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  if (m >= n) {
+    // Rows [i0, i1) of C need rows [i0, i1) of op(A): A[i0] (row-major) or column i0 (transposed).
+    parallel_for(m, kGemmBlock, [&](int64_t i0, int64_t i1) {
+      gemm1<T>(ta, tb, i1 - i0, n, k, a + (ta ? i0 : i0 * lda), lda, b, ldb, c + i0 * ldc, ldc);
+    });
+  } else {
+    parallel_for(n, kGemmBlock, [&](int64_t j0, int64_t j1) {
+      gemm1<T>(ta, tb, m, j1 - j0, k, a, lda, b + (tb ? j0 * ldb : j0), ldb, c + j0, ldc);
+    });
   }
 }
 
