@@ -11,10 +11,12 @@ The backend interface (exact attribute names; the compiled engine must provide t
     numpy dtype), ``requires_grad`` (settable), ``grad`` (settable), ``grad_fn``, ``is_leaf``,
     ``output_nr``, ``backward(gradient=None, retain_graph=None, create_graph=False,
     inputs=None)``, ``detach()``, ``requires_grad_(b=True)``, ``retain_grad()``,
-    ``retains_grad``, ``register_hook(fn)``, ``item()``, ``numpy()`` and ``__array__``
+    ``retains_grad``, ``register_hook(fn)``, ``register_post_accumulate_grad_hook(fn)``,
+    ``_shares_storage(other)``, ``item()``, ``numpy()`` and ``__array__``
     (zero-copy), ``_version`` and ``_bump_version()``; optionally ``_is_view`` (True for a view
     of another tensor's storage: in-place ops on it are then refused while recording).
-    ``grad_fn`` objects provide ``name()``, ``next_functions`` and ``location``
+    ``grad_fn`` objects provide ``name()``, ``next_functions``, ``register_prehook(fn)``,
+    ``register_hook(fn)`` and ``location``
     ("formulas/unary.py:12", or None).
     Everything else (ops as methods, operators, indexing, ``__repr__``) is installed here.
 ``ops``
@@ -32,6 +34,9 @@ The backend interface (exact attribute names; the compiled engine must provide t
     Write ``src`` (same shape) into ``dst``'s storage, bump its version, and give ``dst``
     ``src``'s autograd history (grad_fn/output_nr) when ``src`` has one, else none. The API
     layer checks the leaf rule and clones saved operands first (Note [In-place ops]).
+``set_history_(dst, src)``
+    Give ``dst`` the history of ``src`` without copying data (a view replayed from its rebased
+    base, Note [In-place on views] in views.py).
 ``name``
     The engine's module name (messages; unpickling imports it to find the backend again).
 """

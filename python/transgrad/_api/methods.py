@@ -9,12 +9,13 @@ Note [In-place ops]
 ~~~~~~~~~~~~~~~~~~~
 ``x.add_(y)`` computes the out-of-place result and writes it into ``x`` (``backend.inplace_``:
 same storage, version bumped, history taken from the result). When autograd records, a leaf that
-requires grad is refused (as PyTorch); the out-of-place op runs on a clone of ``x``, so a formula
-that saved its input saved the clone, not the storage about to change. A view made by indexing
-(``y[0].mul_(2)``, ``y[:, 1] += w``) writes through its base: ``base[index] = new`` (recorded
-out of place, see indexing.py), then the view takes the history of a fresh ``base[index]``.
-Other views (``_is_view``) are refused while recording: their base would miss the change.
-Under no_grad (optimizer steps) nothing is cloned and nothing is recorded.
+requires grad (or a view of one) is refused, as PyTorch. Whether the op may read ``x`` itself
+or must run on a copy is the translator's verdict for its formula (translator/inplace.py, Note
+[In-place variants]): ``safe`` (exp_, relu_, neg_, add_) computes from ``x`` directly; ``copy``
+(mul_, div_, clamp_: ``@formula(inplace_saves_copy=True)``) computes from a clone, which the node
+saves; ``unsafe`` (sin_, log_) is refused with the reason. A registered view (views.py) writes
+through its base: Note [In-place on views]. Under no_grad (optimizer steps) nothing is cloned,
+nothing is recorded and every variant runs.
 """
 
 from __future__ import annotations

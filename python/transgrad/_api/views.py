@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-Step = Tuple[Callable[..., Any], tuple, dict]
+Step = tuple[Callable[..., Any], tuple, dict]
 
 
 class ViewInfo:
-    __slots__ = ("ref", "base", "chain", "multi")
+    __slots__ = ("base", "chain", "multi", "ref")
 
-    def __init__(self, ref: Any, base: Any, chain: Tuple[Step, ...],
-                 multi: Optional[Tuple[str, int]]) -> None:
+    def __init__(self, ref: Any, base: Any, chain: tuple[Step, ...],
+                 multi: tuple[str, int] | None) -> None:
         self.ref, self.base, self.chain, self.multi = ref, base, chain, multi
 
 
@@ -44,11 +45,11 @@ class Views:
     """view -> ViewInfo (weakly keyed by the view's Python object); base -> its live views."""
 
     def __init__(self) -> None:
-        self._info: Dict[int, ViewInfo] = {}
-        self._children: Dict[int, Dict[int, Any]] = {}
+        self._info: dict[int, ViewInfo] = {}
+        self._children: dict[int, dict[int, Any]] = {}
 
     def add(self, view: Any, src: Any, step: Step,
-            multi: Optional[Tuple[str, int]] = None) -> None:
+            multi: tuple[str, int] | None = None) -> None:
         if view is src or not src._shares_storage(view):
             return
         parent = self.get(src)
@@ -71,17 +72,17 @@ class Views:
         info_map[key] = ViewInfo(ref, base, chain, multi or (parent.multi if parent else None))
         children.setdefault(bkey, {})[key] = ref
 
-    def get(self, view: Any) -> Optional[ViewInfo]:
+    def get(self, view: Any) -> ViewInfo | None:
         info = self._info.get(id(view))
         return info if info is not None and info.ref() is view else None
 
-    def children(self, base: Any) -> List[Any]:
+    def children(self, base: Any) -> list[Any]:
         kids = self._children.get(id(base), {})
         return [v for v in (r() for r in list(kids.values())) if v is not None and
                 self.get(v) is not None and self.get(v).base is base]  # type: ignore[union-attr]
 
 
-_REGISTRIES: Dict[int, Views] = {}
+_REGISTRIES: dict[int, Views] = {}
 
 
 def registry_for(B: Any) -> Views:
@@ -89,7 +90,7 @@ def registry_for(B: Any) -> Views:
     return _REGISTRIES.setdefault(id(B.Tensor), Views())
 
 
-def replay(chain: Tuple[Step, ...], base: Any) -> Any:
+def replay(chain: tuple[Step, ...], base: Any) -> Any:
     out = base
     for fn, args, kwargs in chain:
         out = fn(out, *args, **kwargs)
@@ -102,7 +103,7 @@ VIEW_FUNCTIONS = ("reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "ex
 MULTI_VIEW_FUNCTIONS = ("split", "chunk", "unbind")
 
 
-def track(B: Any, F: Dict[str, Any]) -> None:
+def track(B: Any, F: dict[str, Any]) -> None:
     """Wrap the view functions of ``F`` so that their results are registered (in place)."""
     views = registry_for(B)
 
@@ -134,7 +135,7 @@ def track(B: Any, F: Dict[str, Any]) -> None:
             F[name] = multi(name, F[name])
 
 
-def scatter_into_base(B: Any, F: Dict[str, Any], info: ViewInfo, new: Any) -> Any:
+def scatter_into_base(B: Any, F: dict[str, Any], info: ViewInfo, new: Any) -> Any:
     """``base`` with the view's elements replaced by ``new``, recorded out of place (Note [In-place
     on views])."""
     base = info.base
