@@ -195,3 +195,21 @@ def test_diagonal_matches_torch_and_gradchecks(engine):
     x = tg.tensor(np.random.default_rng(1).normal(size=(3, 4)), dtype=F64, requires_grad=True)
     assert tg.autograd.gradcheck(lambda t: t.diagonal(1) * 2.0, (x,))
     assert tg.autograd.gradgradcheck(lambda t: (t.diagonal(-1) ** 2), (x,))
+
+
+def test_inplace_on_base_refreshes_existing_views(engine):
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+    results = []
+    for lib in (engine, torch):
+        x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+        y = x * 2.0
+        col = y.t()[1]            # a view made before the base changes
+        flat = y.view(6)
+        y.mul_(x)                 # in place on the base
+        y[0, 0] = 9.0             # and through an index of it
+        loss = (col * col).sum() + (flat * 3.0).sum() + y.sum()
+        loss.backward()
+        results.append([np.asarray(t.detach()) for t in (col, flat, x.grad)])
+    for m, t in zip(*results):
+        np.testing.assert_allclose(m, t, rtol=1e-12)
