@@ -58,7 +58,8 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     nn.Parameter = Parameter
     nn.functional = F
     nn.utils = utils
-    nn.__all__ = ["Parameter", "functional", "utils"] + [c.__name__ for c in _layers.MODULES]
+    nn.__all__ = ["Parameter", "functional", "utils"] + [
+        c.__name__ for c in _layers.MODULES if not c.__name__.startswith("_")]
 
     optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
     optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))

@@ -4,7 +4,11 @@
 ``transgrad.reference.nn.functional``), so users call them as in PyTorch:
 ``F.cross_entropy(logits, target)``. Each maps to a formula of ``formulas/nn.py`` (or of the
 core families) wherever one exists; the string options PyTorch takes (``reduction``,
-``approximate``) are decoded here, because the formula language has no strings.
+``approximate``) are decoded here, because the formula language has no strings. The
+convolution, pooling and batch-norm functions delegate to the engine's PyTorch-style API
+functions of the same names (``tg.conv2d`` ...: ``_api/extra_functions.py``), which already
+decode torch's argument forms (ints or pairs, ``padding="same"``, unbatched inputs) and update
+batch norm's running statistics in place.
 """
 
 from __future__ import annotations
@@ -69,6 +73,67 @@ def dropout(E: Engine, input: Any, p: float = 0.5, training: bool = True) -> Any
         return input * 0.0
     mask = E.bernoulli_mask(tuple(input.shape), 1.0 - p, input.dtype)
     return input * mask * (1.0 / (1.0 - p))
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution, pooling, batch norm (the engine's API functions; Note [Torch argument forms] in
+# _api/extra_functions.py)
+
+
+def _api(E: Engine, name: str) -> Any:
+    fn = getattr(E.module, name, None)
+    if fn is None:
+        raise AttributeError(f"{E.name} has no function {name!r} (see "
+                             f"_api/extra_functions.py)")
+    return fn
+
+
+def conv1d(E: Engine, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
+    """1-D convolution (cross-correlation, as torch) of (N, C_in, L) or (C_in, L) by weight
+    (C_out, C_in / groups, k); ``padding`` an int, "valid" or "same"."""
+    return _api(E, "conv1d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(E: Engine, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
+    """2-D convolution of (N, C_in, H, W) or (C_in, H, W) by weight (C_out, C_in / groups,
+    kh, kw); window arguments an int or a pair, ``padding`` also "valid" or "same"."""
+    return _api(E, "conv2d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(E: Engine, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
+    also the flat index of each maximum in its input plane, as torch."""
+    return _api(E, "max_pool2d")(input, kernel_size, stride, padding, dilation,
+                                 ceil_mode=ceil_mode, return_indices=return_indices)
+
+
+def avg_pool2d(E: Engine, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Any:
+    return _api(E, "avg_pool2d")(input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(E: Engine, input: Any, output_size: Any) -> Any:
+    """Average over the windows that split H and W into ``output_size`` (an int or a pair;
+    None keeps that dim), as torch."""
+    return _api(E, "adaptive_avg_pool2d")(input, output_size)
+
+
+def batch_norm(E: Engine, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
+               bias: Any = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Any:
+    """Normalise each channel (dim 1) of (N, C[, ...]): by the batch statistics when
+    ``training`` (and then update the running stats in place, torch's momentum convention),
+    else by ``running_mean`` / ``running_var``."""
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("batch_norm: running_mean and running_var are needed when not "
+                         "training")
+    return _api(E, "batch_norm")(input, running_mean, running_var, weight, bias,
+                                 bool(training), float(momentum), float(eps))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +305,12 @@ def one_hot(E: Engine, tensor: Any, num_classes: int = -1) -> Any:
 
 
 __all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
     "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
     "cross_entropy",
     "dropout",
     "elu",
@@ -250,6 +320,7 @@ __all__ = [
     "leaky_relu",
     "linear",
     "log_softmax",
+    "max_pool2d",
     "mse_loss",
     "nll_loss",
     "one_hot",

@@ -1,4 +1,5 @@
-"""nn layers, engine-neutral: containers, layers with parameters, activations, losses.
+"""nn layers, engine-neutral: containers, layers with parameters (linear, embedding, norms,
+convolutions), pooling, activations, losses.
 
 Templates like ``Module`` (see module.py): ``_nn.build`` specialises each per engine, in the
 order of ``MODULES`` (a base before its subclasses).
@@ -143,6 +144,248 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution and batch norm
+
+
+def _ntuple(v: Any, n: int, name: str) -> tuple:
+    t = (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
+    if len(t) != n:
+        raise ValueError(f"{name} must be an int or a {n}-tuple of ints, got {v!r}")
+    return t
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: arguments, torch's initialisation, repr.
+
+    Initialisation as torch (``kaiming_uniform_(a=sqrt(5))``): weight and bias
+    ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups * prod(kernel_size).
+    """
+
+    _n = 0            # spatial dims
+    _function = ""    # the functional it runs
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+        super().__init__()
+        n = self._n
+        if groups <= 0 or in_channels % groups or out_channels % groups:
+            raise ValueError(f"{type(self).__name__}: in_channels ({in_channels}) and "
+                             f"out_channels ({out_channels}) must be divisible by groups "
+                             f"({groups}), a positive int")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} "
+                                      "is not supported (only 'zeros')")
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size = _ntuple(kernel_size, n, "kernel_size")
+        self.stride = _ntuple(stride, n, "stride")
+        self.dilation = _ntuple(dilation, n, "dilation")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"padding must be 'valid', 'same', an int or a tuple, got "
+                                 f"{padding!r}")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding: Any = padding
+        else:
+            self.padding = _ntuple(padding, n, "padding")
+        self.groups, self.padding_mode = int(groups), padding_mode
+        E, b = self._E, self._bound()
+        shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+        self.weight = self.Parameter(E.uniform(shape, -b, b, dtype))
+        self.bias = (self.Parameter(E.uniform((self.out_channels,), -b, b, dtype)) if bias
+                     else None)
+        if not bias:
+            self.register_parameter("bias", None)
+
+    def _bound(self) -> float:
+        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
+        return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+
+    def reset_parameters(self) -> None:
+        """Fresh draws from the engine's generator, with torch's bounds (class docstring)."""
+        E, b = self._E, self._bound()
+        for p in (self.weight, self.bias):
+            if p is not None:
+                E.assign_(p, E.uniform(tuple(p.shape), -b, b, p.dtype))
+
+    def forward(self, x: Any) -> Any:
+        return getattr(self._F, self._function)(x, self.weight, self.bias, self.stride,
+                                                self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * self._n:
+            s += f", padding={self.padding!r}" if isinstance(self.padding, str) \
+                else f", padding={self.padding}"
+        if self.dilation != (1,) * self._n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) or (C_in, L): weight (C_out, C_in / groups, k)."""
+
+    _n, _function = 1, "conv1d"
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) or (C_in, H, W): weight
+    (C_out, C_in / groups, kh, kw)."""
+
+    _n, _function = 2, "conv2d"
+
+
+class _BatchNorm(Module):
+    """Batch norm over the channel dim (dim 1), as torch.
+
+    Parameters ``weight`` (ones) and ``bias`` (zeros) when ``affine``; buffers
+    ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (int64 0-d)
+    when ``track_running_stats``. Training normalises by the batch statistics and updates the
+    running ones in place: ``(1 - momentum) * running + momentum * batch`` (the batch
+    variance unbiased), with ``momentum=None`` a cumulative average
+    (``momentum = 1 / num_batches_tracked``). Eval normalises by the running statistics
+    (by the batch's when there are none).
+    """
+
+    _dims: tuple = ()   # the input ranks accepted
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
+        self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        m, dt = self._E.module, self._E.dtype(dtype)
+        if self.affine:
+            self.weight = self.Parameter(m.ones(self.num_features, dtype=dt))
+            self.bias = self.Parameter(m.zeros(self.num_features, dtype=dt))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", m.zeros(self.num_features, dtype=dt))
+            self.register_buffer("running_var", m.ones(self.num_features, dtype=dt))
+            self.register_buffer("num_batches_tracked", m.tensor(0, dtype=m.int64))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            E = self._E
+            E.assign_(self.running_mean, self.running_mean.detach() * 0.0)
+            E.assign_(self.running_var, self.running_var.detach() * 0.0 + 1.0)
+            E.assign_(self.num_batches_tracked, self.num_batches_tracked.detach() * 0)
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            E = self._E
+            E.assign_(self.weight, self.weight.detach() * 0.0 + 1.0)
+            E.assign_(self.bias, self.bias.detach() * 0.0)
+
+    def forward(self, x: Any) -> Any:
+        if x.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"{type(self).__name__}: expected {want} input (got {x.ndim}D "
+                             f"input)")
+        if x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}({self.num_features}): input has "
+                             f"{x.shape[1]} channels (dim 1), shape {tuple(x.shape)}")
+        factor = 0.0 if self.momentum is None else float(self.momentum)
+        if self.training and self.track_running_stats:
+            n = self.num_batches_tracked
+            self._E.assign_(n, n.detach() + 1)
+            if self.momentum is None:
+                factor = 1.0 / float(n.item())
+        use_batch = self.training or self.running_mean is None
+        track = not self.training or self.track_running_stats
+        return self._F.batch_norm(x, self.running_mean if track else None,
+                                  self.running_var if track else None, self.weight, self.bias,
+                                  use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm of (N, C) or (N, C, L) inputs (statistics over N and L)."""
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm of (N, C, H, W) inputs (statistics over N, H and W)."""
+
+    _dims = (4,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling
+
+
+class MaxPool2d(Module):
+    """Max over (kh, kw) windows; ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, x: Any) -> Any:
+        return self._F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                                  self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """Mean over (kh, kw) windows; ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, x: Any) -> Any:
+        return self._F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                  self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed ``output_size`` (an int or a pair; None keeps that dim)."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Any) -> Any:
+        return self._F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +556,9 @@ class BCEWithLogitsLoss(Module):
 
 
 MODULES = (
-    Module, Sequential, ModuleList, Linear, Embedding, LayerNorm, Identity, Flatten, ReLU, Tanh,
+    Module, Sequential, ModuleList, Linear, Embedding, LayerNorm, _ConvNd, Conv1d, Conv2d,
+    _BatchNorm, BatchNorm1d, BatchNorm2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity,
+    Flatten, ReLU, Tanh,
     Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU, Softmax, LogSoftmax, Dropout,
     CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss,
 )
