@@ -42,8 +42,21 @@ bool scalar_operand(py::handle obj, const Tensor& like, Tensor& out) {
   return false;
 }
 
+// The Tensor held by `h` when h is exactly a _C.Tensor (not a subclass), without pybind11's
+// type lookups (several per call otherwise); null when the slow path must decide.
+const Tensor* exact_tensor(py::handle h) {
+  static PyTypeObject* const tensor_type = reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());
+  if (Py_TYPE(h.ptr()) != tensor_type) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<const Tensor*>(inst->simple_value_holder[0]);
+}
+
 template <BinaryOp Op, bool Reflected>
 py::object binary(const char* name, py::handle self, py::handle other) {
+  const Tensor* fa = exact_tensor(self);
+  const Tensor* fb = fa ? exact_tensor(other) : nullptr;
+  if (fb) return py::cast(Reflected ? Op(*fb, *fa) : Op(*fa, *fb));
   const Tensor& a = self.cast<const Tensor&>();
   if (py::isinstance<Tensor>(other)) {
     const Tensor& b = other.cast<const Tensor&>();
