@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, Tuple
 
 # Types: Tensor, Optional[Tensor], Sequence[Tensor], int, float, bool, Scalar, Shape, Dims, DType,
 # Optional[int], Optional[float]. Returns: Tensor, (Tensor, Tensor), int, float.
@@ -147,7 +146,7 @@ class KernelParam:
 @dataclasses.dataclass(frozen=True)
 class KernelSig:
     name: str
-    params: Tuple[KernelParam, ...]
+    params: tuple[KernelParam, ...]
     returns: str  # "Tensor", "(Tensor, Tensor)", "int" or "float"
     line: int     # line of this declaration in this file
 
@@ -160,8 +159,8 @@ _LINE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(.+)$")
 _PARAM = re.compile(r"^(.+?)\s+(\w+)$")
 
 
-def _parse(table: str, first_line: int) -> Dict[str, KernelSig]:
-    sigs: Dict[str, KernelSig] = {}
+def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
+    sigs: dict[str, KernelSig] = {}
     for offset, raw in enumerate(table.splitlines()):
         text = raw.strip()
         if not text or text.startswith("#"):
@@ -199,4 +198,10 @@ def _split_params(text: str) -> list:
     return out
 
 
-KERNELS: Dict[str, KernelSig] = _parse(_TABLE, first_line=26)
+def _table_line() -> int:
+    """The line of ``_TABLE = \"\"\"`` in this file, so declarations know their own lines."""
+    with open(__file__, encoding="utf-8") as f:
+        return next(i for i, text in enumerate(f, 1) if text.startswith('_TABLE = """'))
+
+
+KERNELS: dict[str, KernelSig] = _parse(_TABLE, first_line=_table_line())
