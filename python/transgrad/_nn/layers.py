@@ -220,8 +220,7 @@ class _ConvNd(Module):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != (0,) * self._n:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) \
-                else f", padding={self.padding}"
+            s += f", padding={self.padding}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -247,7 +246,8 @@ class Conv2d(_ConvNd):
 class _BatchNorm(Module):
     """Batch norm over the channel dim (dim 1), as torch.
 
-    Parameters ``weight`` (ones) and ``bias`` (zeros) when ``affine``; buffers
+    Parameters ``weight`` (ones) and ``bias`` (zeros; none with ``bias=False``) when
+    ``affine``; buffers
     ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (int64 0-d)
     when ``track_running_stats``. Training normalises by the batch statistics and updates the
     running ones in place: ``(1 - momentum) * running + momentum * batch`` (the batch
@@ -260,14 +260,17 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 dtype: Any = None) -> None:
+                 dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
         self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
         m, dt = self._E.module, self._E.dtype(dtype)
         if self.affine:
             self.weight = self.Parameter(m.ones(self.num_features, dtype=dt))
-            self.bias = self.Parameter(m.zeros(self.num_features, dtype=dt))
+            if bias:
+                self.bias = self.Parameter(m.zeros(self.num_features, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -291,7 +294,8 @@ class _BatchNorm(Module):
         if self.affine:
             E = self._E
             E.assign_(self.weight, self.weight.detach() * 0.0 + 1.0)
-            E.assign_(self.bias, self.bias.detach() * 0.0)
+            if self.bias is not None:
+                E.assign_(self.bias, self.bias.detach() * 0.0)
 
     def forward(self, x: Any) -> Any:
         if x.ndim not in self._dims:
@@ -315,7 +319,8 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
