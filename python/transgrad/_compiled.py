@@ -24,6 +24,7 @@ import numpy as np
 
 from transgrad import _C as _C_module
 from transgrad._api import build as _build
+from transgrad._api.grad_mode import make_grad_modes
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
@@ -38,60 +39,7 @@ def is_grad_enabled() -> bool:
     return _is_enabled()
 
 
-class _Mode:
-    """Sets grad mode on enter and restores it on exit; also usable as a decorator."""
-
-    _enabled = True
-
-    def __enter__(self) -> None:
-        self._prev = _is_enabled()
-        _set_enabled(self._enabled)
-
-    def __exit__(self, *exc: object) -> None:
-        _set_enabled(self._prev)
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        enabled = self._enabled
-
-        @functools.wraps(fn)
-        def run(*args: Any, **kwargs: Any) -> Any:
-            prev = _is_enabled()
-            _set_enabled(enabled)
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _set_enabled(prev)
-
-        return run
-
-
-class no_grad(_Mode):
-    """Disable recording: results of ops do not require grad."""
-
-    _enabled = False
-
-
-class enable_grad(_Mode):
-    """Enable recording (e.g. inside a ``no_grad`` block)."""
-
-    _enabled = True
-
-
-class set_grad_enabled(_Mode):
-    """``set_grad_enabled(mode)`` sets grad mode at once, and restores the previous mode when used
-    as a context manager."""
-
-    def __init__(self, mode: bool) -> None:
-        self._prev = _is_enabled()
-        self._enabled = builtins.bool(mode)
-        _set_enabled(self._enabled)
-
-    def __enter__(self) -> None:
-        _set_enabled(self._enabled)
-
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        _set_enabled(self._prev)  # as a decorator, the constructor call must not change the mode
-        return super().__call__(fn)
+no_grad, enable_grad, set_grad_enabled = make_grad_modes(_is_enabled, _set_enabled)
 
 
 @contextlib.contextmanager
