@@ -8,8 +8,11 @@ formula's parameter names and defaults. Helpers are not bound (they are module-p
 Invariants: the Tensor class and ``tg::python::dtype_from_py`` come from the hand-written
 module (csrc/python/); a formula is bound directly when pybind11 can convert all its
 parameters, else through a lambda that converts DType parameters (any dtype spelling) and
-Optional[Tensor] ones (None -> an undefined Tensor); forward ops keep the GIL (they are fast;
-only backward releases it). Output is in module order and reproducible.
+Optional[Tensor] ones (None -> an undefined Tensor). Every op with Tensor parameters runs through
+``tg::python::ReleaseGilIfLarge`` (Note [GIL in forward ops], csrc/python/common.h): the GIL is
+released while the op runs when a Tensor argument is large, so several Python threads compute at
+once; small ops keep it (releasing costs more than they take). Conversions that need Python
+(dtypes) run before the GIL is released. Output is in module order and reproducible.
 """
 
 from __future__ import annotations
@@ -59,21 +62,33 @@ def _wrapper_param(p: ir.Param) -> tuple[str, str]:
 
 
 def _callable(f: ir.Function) -> str:
-    if not any(_needs_wrapper(p.type) for p in f.params):
-        params = ", ".join(_qualify(param_type(p.type)) for p in f.params)
-        ptr = f"{_qualify(ctype(f.returns))} (*)({params})"
-        return f"static_cast<{ptr}>(&tg::ops::{cname(f.name)})"
+    """The function bound for ``f``: a lambda that converts what pybind11 cannot (dtypes,
+    optional tensors), releases the GIL for large tensors, and calls the formula."""
     decls: list[str] = []
+    converted: list[str] = []
     args: list[str] = []
+    tensors: list[str] = []
     for p in f.params:
+        n = cname(p.name)
         if _needs_wrapper(p.type):
             decl, arg = _wrapper_param(p)
+            if p.type.is_tensor:  # std::optional<Tensor>: the guard reads it as is
+                args.append(arg)
+            else:  # a dtype: converted with the GIL held
+                converted.append(f"    auto {n}_ = {arg};")
+                args.append(f"{n}_")
         else:
-            decl, arg = f"{_qualify(param_type(p.type))} {cname(p.name)}", cname(p.name)
+            decl = f"{_qualify(param_type(p.type))} {n}"
+            args.append(n)
+        if p.type.is_tensor or p.type == ir.TENSOR_LIST:
+            tensors.append(n)
         decls.append(decl)
-        args.append(arg)
     call = f"tg::ops::{cname(f.name)}({', '.join(args)})"
-    return f"[]({', '.join(decls)}) {{\n    return {call};\n  }}"
+    body = converted[:]
+    if tensors:
+        body.append(f"    tg::python::ReleaseGilIfLarge nogil({', '.join(tensors)});")
+    body.append(f"    return {call};")
+    return "[](" + ", ".join(decls) + ") {\n" + "\n".join(body) + "\n  }"
 
 
 def emit_bindings(modules: Sequence[ir.Module]) -> str:
@@ -97,10 +112,6 @@ def emit_bindings(modules: Sequence[ir.Module]) -> str:
                     a += f" = {_default(p.default)}"
                 args.append(a)
             lines.append(f"  // {f.loc.path}")  # no line: editing a body must not touch this file
-            fn = _callable(f)
-            if "\n" in fn:  # a converting lambda: its body on lines of its own
-                head, body, end = fn.split("\n")
-                lines += [f'  m.def("{f.name}", {head}', body, f"{end}, {', '.join(args)});"]
-            else:
-                lines.append(f"  m.def({', '.join([chr(34) + f.name + chr(34), fn] + args)});")
+            head, *body, end = _callable(f).split("\n")
+            lines += [f'  m.def("{f.name}", {head}', *body, f"{end}, {', '.join(args)});"]
     return wrap_text("\n".join(lines + ["}", ""]))

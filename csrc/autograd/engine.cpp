@@ -171,11 +171,23 @@ bool has_nan(const Tensor& g) {
   return kernel::item(kernel::sum(kernel::cast(nan, DType::Float64), all, false)) > 0;
 }
 
+// Note [Anomaly mode]: where the node was made, for the end of an error message.
+std::string forward_trace(const Node& fn) {
+  const AnomalyMetadata* meta = fn.anomaly_metadata();
+  if (meta == nullptr)
+    return "\n(no forward traceback: " + fn.name() + " was made while detect_anomaly() was "
+           "off; run the forward inside detect_anomaly() to see where)";
+  std::string trace = meta->format();
+  if (trace.empty()) return "";
+  return "\nThe forward call that made " + fn.name() + " (most recent call last):\n" + trace;
+}
+
 void check_anomaly(const Node& fn, const variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i)
     if (grads[i].defined() && has_nan(grads[i]))
       throw RuntimeError("function " + fn.describe() + " returned nan values in its gradient " +
-                         "at index " + index_str(i) + " (detected by detect_anomaly)");
+                         "at index " + index_str(i) + " (detected by detect_anomaly)." +
+                         forward_trace(fn));
 }
 
 void add_to_buffer(Tensor& slot, Tensor&& g) {
@@ -188,13 +200,17 @@ void add_to_buffer(Tensor& slot, Tensor&& g) {
 }
 
 // An error raised inside a node's backward says which node (and formula line) it came from.
+// Under anomaly mode the message ends with where the node was made.
 template <class E>
 [[noreturn]] void rethrow_with_node(const E& e, const Node& fn) {
   std::string msg = e.what();
   std::string loc = format_location(fn.location());
-  if (msg.find(fn.name()) != std::string::npos || (!loc.empty() && msg.find(loc) != std::string::npos))
-    throw;  // the message already names the node
-  throw E(msg + " (raised in the backward of " + fn.describe() + ")");
+  std::string trace = AnomalyMode::is_enabled() ? forward_trace(fn) : "";
+  if (msg.find(fn.name()) != std::string::npos || (!loc.empty() && msg.find(loc) != std::string::npos)) {
+    if (trace.empty()) throw;  // the message already names the node
+    throw E(msg + trace);
+  }
+  throw E(msg + " (raised in the backward of " + fn.describe() + ")" + trace);
 }
 
 variable_list call_apply(Node& fn, variable_list&& inputs) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autograd/engine.h"
 #include "autograd/variable.h"
 #include "kernels/kernels.h"
 
@@ -11,7 +12,15 @@ namespace {
 std::atomic<uint64_t> sequence_counter{0};
 std::atomic<uint64_t> hook_counter{0};
 std::atomic<int64_t> live_nodes{0};
+std::atomic<AnomalyCapture> anomaly_capture{nullptr};
 }  // namespace
+
+void set_anomaly_capture(AnomalyCapture capture) { anomaly_capture.store(capture); }
+
+void Node::record_anomaly() {
+  if (!AnomalyMode::is_enabled()) return;
+  if (AnomalyCapture capture = anomaly_capture.load()) anomaly_ = capture();
+}
 
 int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
 
@@ -35,6 +44,7 @@ Node::Node() : sequence_nr_(next_sequence_nr()) {
   live_nodes.fetch_add(1, std::memory_order_relaxed);
   // Most formulas take one or two tensors: one allocation instead of growing.
   next_edges_.reserve(2);
+  record_anomaly();
 }
 Node::Node(uint64_t sequence_nr) : sequence_nr_(sequence_nr) {
   live_nodes.fetch_add(1, std::memory_order_relaxed);

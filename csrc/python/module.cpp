@@ -36,4 +36,5 @@ PYBIND11_MODULE(_C, m) {
   py::module_ ops = m.def_submodule("ops", "The formulas, compiled (differentiable ops).");
   register_ops(ops);
   tg::python::init_operators(m);
+  tg::python::init_anomaly();
 }

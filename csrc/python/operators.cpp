@@ -52,18 +52,23 @@ const Tensor* exact_tensor(py::handle h) {
   return static_cast<const Tensor*>(inst->simple_value_holder[0]);
 }
 
+// Runs the op with the GIL released when a tensor is large (Note [GIL in forward ops]).
+template <BinaryOp Op, bool Reflected>
+Tensor call(const Tensor& a, const Tensor& b) {
+  ReleaseGilIfLarge nogil(a, b);
+  return Reflected ? Op(b, a) : Op(a, b);
+}
+
 template <BinaryOp Op, bool Reflected>
 py::object binary(const char* name, py::handle self, py::handle other) {
   const Tensor* fa = exact_tensor(self);
   const Tensor* fb = fa ? exact_tensor(other) : nullptr;
-  if (fb) return py::cast(Reflected ? Op(*fb, *fa) : Op(*fa, *fb));
+  if (fb) return py::cast(call<Op, Reflected>(*fa, *fb));
   const Tensor& a = self.cast<const Tensor&>();
-  if (py::isinstance<Tensor>(other)) {
-    const Tensor& b = other.cast<const Tensor&>();
-    return py::cast(Reflected ? Op(b, a) : Op(a, b));
-  }
+  if (py::isinstance<Tensor>(other))
+    return py::cast(call<Op, Reflected>(a, other.cast<const Tensor&>()));
   Tensor s;
-  if (scalar_operand(other, a, s)) return py::cast(Reflected ? Op(s, a) : Op(a, s));
+  if (scalar_operand(other, a, s)) return py::cast(call<Op, Reflected>(a, s));
   return fallbacks()[name](self, other);
 }
 
@@ -86,7 +91,10 @@ void init_operators(py::module_& m) {
   def_binary<&ops::mul, true>(f, "__rmul__");
   def_binary<&ops::div, false>(f, "__truediv__");
   def_binary<&ops::div, true>(f, "__rtruediv__");
-  f.def("__neg__", [](const Tensor& t) { return ops::neg(t); });
+  f.def("__neg__", [](const Tensor& t) {
+    ReleaseGilIfLarge nogil(t);
+    return ops::neg(t);
+  });
   // Makes a builtin callable bind `self` like a Python function when set on a class.
   m.def("_instancemethod", [](py::function fn) {
     return py::reinterpret_steal<py::object>(PyInstanceMethod_New(fn.ptr()));

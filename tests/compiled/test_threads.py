@@ -2,6 +2,7 @@
 may run backward at once (on separate graphs or on one shared graph), grad mode is per thread,
 Python hooks and Functions run in whichever thread runs the backward."""
 
+import sys
 import threading
 import time
 
@@ -228,3 +229,86 @@ def test_threads_double_backward(compiled, create_graph):
     a = np.array([0.5, 1.0, 1.5])
     for gg in results:
         np.testing.assert_allclose(gg, 2 * np.cos(a) - a * np.sin(a))
+
+
+
+def gil_free_share(fn):
+    """How much a counter thread runs while ``fn()`` runs on this thread, relative to its rate
+    while this thread sleeps (GIL released): about 1 when fn releases the GIL, near 0 when it
+    holds it. The switch interval is made long, so the counter gets the GIL only when this
+    thread gives it up (the counter itself yields it at every step). Returns (share, result)."""
+    done = threading.Event()
+    ready = threading.Event()
+    progress = [0]
+
+    def counter():
+        ready.set()
+        while not done.is_set():
+            progress[0] += 1
+            time.sleep(0)  # releases the GIL: this thread gets it back at once
+
+    old = sys.getswitchinterval()
+    th = threading.Thread(target=counter)
+    th.start()
+    ready.wait(10)
+    sys.setswitchinterval(2.0)
+    try:
+        start, t0 = progress[0], time.perf_counter()
+        time.sleep(0.3)
+        alone = (progress[0] - start) / (time.perf_counter() - t0)
+        start, t0 = progress[0], time.perf_counter()
+        result = fn()
+        during = (progress[0] - start) / (time.perf_counter() - t0)
+    finally:
+        sys.setswitchinterval(old)
+        done.set()
+        th.join()
+    return during / max(alone, 1.0), result
+
+
+def test_python_function_takes_the_gil_only_while_it_runs(compiled):
+    """A backward with a Python Function in the middle of large C++ nodes: another Python
+    thread keeps running during it (the GIL is taken for the Function's backward only)."""
+    tg = compiled
+    calls = []
+
+    class Scale(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(threading.get_ident())
+            return g * 2.0
+
+    x = tg.tensor(np.linspace(0.0, 1.0, 1 << 20), requires_grad=True)
+    y = x
+    for _ in range(20):
+        y = (y * 1.0001).sin()
+    y = Scale.apply(y)
+    for _ in range(20):
+        y = (y * 1.0001).sin()
+    loss = y.sum()
+    share, _ = gil_free_share(loss.backward)
+    assert calls == [threading.get_ident()]  # ran once, in the thread that called backward
+    assert x.grad is not None and np.isfinite(x.grad.numpy()).all()
+    assert share > 0.15, f"the other thread ran {share:.0%} of its speed during the backward"
+
+
+def test_forward_of_large_ops_releases_the_gil(compiled):
+    """Forward ops on large tensors run without the GIL (Note [GIL in forward ops]); small
+    ones keep it."""
+    tg = compiled
+
+    def chain(n, reps):
+        y = tg.tensor(np.linspace(0.0, 1.0, n))
+        for _ in range(reps):
+            y = tg.ops.sin(y) * 1.0001  # a generated binding, then a fast operator
+        return y
+
+    share, y = gil_free_share(lambda: chain(1 << 21, 30))
+    assert np.isfinite(y.numpy()).all()
+    assert share > 0.15, f"the other thread ran {share:.0%} of its speed during the forward"
+    share, _ = gil_free_share(lambda: chain(16, 20000))
+    assert share < 0.2, f"the other thread ran {share:.0%} of its speed during small ops"

@@ -214,3 +214,126 @@ def test_function_without_grad_needed_records_nothing(engine):
     assert Id.apply(f64(tg, [1.0], requires_grad=False)).grad_fn is None
     with tg.no_grad():
         assert Id.apply(f64(tg, [1.0])).grad_fn is None
+
+
+def test_function_error_in_backward_keeps_its_type(engine):
+    tg = engine
+
+    class Raises(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("custom failure in backward")
+
+    y = Raises.apply(f64(tg, [1.0])).sum()
+    with pytest.raises(ValueError, match="custom failure in backward"):
+        y.backward()
+
+
+def test_function_saved_tensors_after_backward_without_retain_graph(engine):
+    tg = engine
+    holder = {}
+
+    class Keep(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            holder["ctx"] = ctx
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2
+
+    x = f64(tg, [1.0])
+    y = Keep.apply(x * 1).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    with pytest.raises(RuntimeError, match="second time|no longer available"):
+        holder["ctx"].saved_tensors
+
+
+def test_function_needs_input_grad_with_non_tensors_and_none_saved(engine):
+    tg = engine
+    seen = {}
+
+    class Scale(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, x, y, flag):
+            ctx.save_for_backward(x, None, y)
+            ctx.k = k
+            return x * k + y
+
+        @staticmethod
+        def backward(ctx, g):
+            x, none, y = ctx.saved_tensors
+            seen["needs"], seen["none"] = ctx.needs_input_grad, none
+            return None, g * ctx.k, None, None
+
+    x, y = f64(tg, [1.0, 2.0]), f64(tg, [3.0, 4.0], requires_grad=False)
+    Scale.apply(3.0, x, y, True).sum().backward()
+    assert seen == {"needs": (False, True, False, False), "none": None}
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_function_materializes_the_grad_of_an_unused_output(engine):
+    tg = engine
+    got = []
+
+    class Two(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            got.append((ga.numpy().copy(), gb.numpy().copy()))
+            return ga * 2 + gb * 3
+
+    x = f64(tg, [1.0, 2.0])
+    a, b = Two.apply(x)
+    assert a.grad_fn is b.grad_fn
+    b.sum().backward()
+    np.testing.assert_array_equal(got[0][0], [0.0, 0.0])  # a's grad: zeros, shaped like a
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_function_gradgradcheck_with_saved_input(engine):
+    tg = engine
+
+    class Cube(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 * x * x
+
+    assert tg.autograd.gradcheck(Cube.apply, (f64(tg, [0.3, -0.7]),))
+    assert tg.autograd.gradgradcheck(Cube.apply, (f64(tg, [0.3, -0.7]),))
+
+
+def test_function_grad_fn_location_is_its_backward(engine):
+    tg = engine
+
+    class Loc(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    node = Loc.apply(f64(tg, [1.0])).grad_fn
+    assert node.name() == "LocBackward"
+    if engine.__name__ == "transgrad":  # the compiled node knows its source line
+        assert node.location is not None and node.location.startswith(__file__)

@@ -265,18 +265,23 @@ def _node_post_hooks(node: Node, outs: List[Any], grads: List[Any]) -> List[Any]
 
 
 def _note(exc: Exception, node: Node) -> None:
-    """Say which node raised (Python >= 3.11 shows notes under the traceback)."""
-    if hasattr(exc, "add_note") and not getattr(exc, "_tg_noted", False) and (
-            node.describe() not in str(exc)):
+    """Say which node raised (Python >= 3.11 shows notes under the traceback) and, under
+    detect_anomaly(), where the node was made (Note [Anomaly mode] in csrc/autograd/node.h)."""
+    if not hasattr(exc, "add_note") or getattr(exc, "_tg_noted", False):
+        return
+    if node.describe() not in str(exc):
         exc.add_note(f"(raised in the backward of {node.describe()})")
-        exc._tg_noted = True  # type: ignore[attr-defined]
+    if is_anomaly_enabled():
+        exc.add_note(node.forward_trace().lstrip("\n"))
+    exc._tg_noted = True  # type: ignore[attr-defined]
 
 
 def _check_nan(node: Node, grads: List[Any]) -> None:
     for i, g in enumerate(grads):
         if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
             raise RuntimeError(f"function {node.describe()} returned nan values in its gradient "
-                               f"at index {i} (detected by detect_anomaly)")
+                               f"at index {i} (detected by detect_anomaly)."
+                               + node.forward_trace())
 
 
 def node_inputs(node: Node) -> int:

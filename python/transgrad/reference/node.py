@@ -22,6 +22,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from transgrad._api.anomaly import capture_frames, format_frames
+from transgrad.reference.grad_mode import _anomaly
 from transgrad.reference.tensor import HookHandle, Tensor
 
 Edge = Optional[Tuple["Node", int]]
@@ -40,7 +42,7 @@ class Node:
     """A backward function of the graph (see the module docstring)."""
 
     __slots__ = ("next_edges", "n_outputs", "sequence_nr", "_pre_hooks", "_retained",
-                 "_node_pre_hooks", "_node_post_hooks", "__weakref__")
+                 "_node_pre_hooks", "_node_post_hooks", "anomaly_frames", "__weakref__")
     location: Optional[str] = None  # the formula's "path:line", when there is one
 
     def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
@@ -51,6 +53,8 @@ class Node:
         self._retained: Optional[Dict[int, Any]] = None         # output_nr -> weakref(tensor)
         self._node_pre_hooks: Optional[List[Any]] = None   # hook(grad_outputs)
         self._node_post_hooks: Optional[List[Any]] = None  # hook(grad_inputs, grad_outputs)
+        # Under detect_anomaly(): the Python stack that made the node (transgrad._api.anomaly).
+        self.anomaly_frames: Optional[List[Any]] = capture_frames() if _anomaly[0] else None
 
     def name(self) -> str:
         return type(self).__name__
@@ -99,6 +103,14 @@ class Node:
         if self._retained is None:
             self._retained = {}
         self._retained[output_nr] = weakref.ref(tensor)
+
+    def forward_trace(self) -> str:
+        """The end of an anomaly-mode error message: where the node was made."""
+        if self.anomaly_frames is None:
+            return (f"\n(no forward traceback: {self.name()} was made while detect_anomaly() was "
+                    "off; run the forward inside detect_anomaly() to see where)")
+        return (f"\nThe forward call that made {self.name()} (most recent call last):\n"
+                + format_frames(self.anomaly_frames))
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"

@@ -13,66 +13,89 @@ namespace py = pybind11;
 
 void register_ops(py::module_& m) {
   // tests/translator/backend/fixtures/basic.py
-  m.def("neg", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::neg), py::arg("x"));
+  m.def("neg", [](const tg::Tensor& x) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::neg(x);
+  }, py::arg("x"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("add", static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::add),
-        py::arg("x"), py::arg("other"));
+  m.def("add", [](const tg::Tensor& x, const tg::Tensor& other) {
+    tg::python::ReleaseGilIfLarge nogil(x, other);
+    return tg::ops::add(x, other);
+  }, py::arg("x"), py::arg("other"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("mul", static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::mul),
-        py::arg("x"), py::arg("other"));
+  m.def("mul", [](const tg::Tensor& x, const tg::Tensor& other) {
+    tg::python::ReleaseGilIfLarge nogil(x, other);
+    return tg::ops::mul(x, other);
+  }, py::arg("x"), py::arg("other"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("exp", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::exp), py::arg("x"));
+  m.def("exp", [](const tg::Tensor& x) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::exp(x);
+  }, py::arg("x"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("reshape",
-        static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Shape&)>(&tg::ops::reshape),
-        py::arg("x"), py::arg("shape"));
+  m.def("reshape", [](const tg::Tensor& x, const tg::Shape& shape) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::reshape(x, shape);
+  }, py::arg("x"), py::arg("shape"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("sum_to",
-        static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Shape&)>(&tg::ops::sum_to),
-        py::arg("x"), py::arg("shape"));
+  m.def("sum_to", [](const tg::Tensor& x, const tg::Shape& shape) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::sum_to(x, shape);
+  }, py::arg("x"), py::arg("shape"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("ones_like", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::ones_like),
-        py::arg("x"));
+  m.def("ones_like", [](const tg::Tensor& x) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::ones_like(x);
+  }, py::arg("x"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("flatten",
-        static_cast<tg::Tensor (*)(const tg::Tensor&, int64_t, int64_t)>(&tg::ops::flatten),
-        py::arg("x"), py::arg("start_dim") = int64_t{0}, py::arg("end_dim") = int64_t{-1});
+  m.def("flatten", [](const tg::Tensor& x, int64_t start_dim, int64_t end_dim) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::flatten(x, start_dim, end_dim);
+  }, py::arg("x"), py::arg("start_dim") = int64_t{0}, py::arg("end_dim") = int64_t{-1});
   // tests/translator/backend/fixtures/basic.py
-  m.def("scale_mean",
-        static_cast<tg::Tensor (*)(const tg::Tensor&,
-                                   const std::optional<tg::Shape>&)>(&tg::ops::scale_mean),
-        py::arg("x"), py::arg("dims") = py::none());
+  m.def("scale_mean", [](const tg::Tensor& x, const std::optional<tg::Shape>& dims) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::scale_mean(x, dims);
+  }, py::arg("x"), py::arg("dims") = py::none());
   // tests/translator/backend/fixtures/basic.py
   m.def("affine", [](const tg::Tensor& x, const tg::Tensor& weight,
                      std::optional<tg::Tensor> bias) {
+    tg::python::ReleaseGilIfLarge nogil(x, weight, bias);
     return tg::ops::affine(x, weight, bias ? *bias : tg::Tensor());
   }, py::arg("x"), py::arg("weight"), py::arg_v("bias", py::none(), "None"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("select_last",
-        static_cast<tg::Tensor (*)(const tg::Tensor&, int64_t)>(&tg::ops::select_last),
-        py::arg("x"), py::arg("index"));
+  m.def("select_last", [](const tg::Tensor& x, int64_t index) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::select_last(x, index);
+  }, py::arg("x"), py::arg("index"));
   // tests/translator/backend/fixtures/basic.py
-  m.def("broadcast_mul",
-        static_cast<tg::Tensor (*)(const tg::Tensor&, const tg::Tensor&)>(&tg::ops::broadcast_mul),
-        py::arg("x"), py::arg("other"));
+  m.def("broadcast_mul", [](const tg::Tensor& x, const tg::Tensor& other) {
+    tg::python::ReleaseGilIfLarge nogil(x, other);
+    return tg::ops::broadcast_mul(x, other);
+  }, py::arg("x"), py::arg("other"));
   // tests/translator/backend/fixtures/multi.py
-  m.def("max_last",
-        static_cast<std::tuple<tg::Tensor, tg::Tensor> (*)(
-            const tg::Tensor&, bool)>(&tg::ops::max_last), py::arg("x"),
-        py::arg("keepdim") = false);
+  m.def("max_last", [](const tg::Tensor& x, bool keepdim) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::max_last(x, keepdim);
+  }, py::arg("x"), py::arg("keepdim") = false);
   // tests/translator/backend/fixtures/multi.py
-  m.def("normalize", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::normalize),
-        py::arg("x"));
+  m.def("normalize", [](const tg::Tensor& x) {
+    tg::python::ReleaseGilIfLarge nogil(x);
+    return tg::ops::normalize(x);
+  }, py::arg("x"));
   // tests/translator/backend/fixtures/multi.py
-  m.def("log_norm", static_cast<tg::Tensor (*)(const tg::Tensor&)>(&tg::ops::log_norm),
-        py::arg("norm"));
+  m.def("log_norm", [](const tg::Tensor& norm) {
+    tg::python::ReleaseGilIfLarge nogil(norm);
+    return tg::ops::log_norm(norm);
+  }, py::arg("norm"));
   // tests/translator/backend/fixtures/multi.py
-  m.def("add_all",
-        static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&, double)>(&tg::ops::add_all),
-        py::arg("tensors"), py::arg("alpha") = 1.0);
+  m.def("add_all", [](const std::vector<tg::Tensor>& tensors, double alpha) {
+    tg::python::ReleaseGilIfLarge nogil(tensors);
+    return tg::ops::add_all(tensors, alpha);
+  }, py::arg("tensors"), py::arg("alpha") = 1.0);
   // tests/translator/backend/fixtures/multi.py
-  m.def("weighted_first",
-        static_cast<tg::Tensor (*)(const std::vector<tg::Tensor>&,
-                                   const tg::Tensor&)>(&tg::ops::weighted_first),
-        py::arg("tensors"), py::arg("weight"));
+  m.def("weighted_first", [](const std::vector<tg::Tensor>& tensors, const tg::Tensor& weight) {
+    tg::python::ReleaseGilIfLarge nogil(tensors, weight);
+    return tg::ops::weighted_first(tensors, weight);
+  }, py::arg("tensors"), py::arg("weight"));
 }
