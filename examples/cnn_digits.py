@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mlp_digits import Progress, load_digits, load_engine
+from mlp_digits import Progress, load_digits, load_engine, print_result, result
 
 
 def make_model(nn: Any, dt: Any, channels: int = 8) -> Any:
@@ -79,13 +79,7 @@ def train(engine: str = "compiled", epochs: int = 15, channels: int = 8, lr: flo
                 bar.update(step, f"epoch {epoch + 1}/{epochs} loss {loss_value:.4f}")
     if bar is not None:
         bar.close()
-    model.eval()  # batch norm now uses its running statistics
-    with tg.no_grad():
-        logits = model(tg.tensor(xte, dtype=dt))
-    accuracy = float((np.asarray(logits).argmax(1) == yte).mean())
-    seconds = time.perf_counter() - start
-    return {"engine": engine, "loss": loss_value, "accuracy": accuracy, "seconds": seconds,
-            "train": len(xtr), "test": len(xte)}
+    return result(tg, model, engine, loss_value, start, xtr, xte, yte, dt)  # eval: running stats
 
 
 def main(argv: Any = None) -> int:
@@ -98,9 +92,7 @@ def main(argv: Any = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     a = p.parse_args(argv)
-    r = train(a.engine, a.epochs, a.channels, a.lr, a.batch_size, a.seed, a.dtype)
-    print(f"{r['engine']} engine: final batch loss {r['loss']:.4f}, test accuracy "
-          f"{100 * r['accuracy']:.1f}% ({r['test']} images), {r['seconds']:.1f} s")
+    print_result(train(a.engine, a.epochs, a.channels, a.lr, a.batch_size, a.seed, a.dtype))
     return 0
 
 

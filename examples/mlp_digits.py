@@ -118,13 +118,24 @@ def train(engine: str = "compiled", epochs: int = 20, hidden: int = 128, lr: flo
                 bar.update(step, f"epoch {epoch + 1}/{epochs} loss {loss_value:.4f}")
     if bar is not None:
         bar.close()
+    return result(tg, model, engine, loss_value, start, xtr, xte.astype(np.dtype(dtype)), yte, dt)
+
+
+def result(tg: Any, model: Any, engine: str, loss_value: float, start: float, xtr: Any,
+           xte: Any, yte: Any, dt: Any) -> dict:
+    """Test accuracy in eval mode (e.g. batch norm on its running statistics) and the report."""
     model.eval()
     with tg.no_grad():
-        logits = model(tg.tensor(xte.astype(np.dtype(dtype)), dtype=dt))
+        logits = model(tg.tensor(xte, dtype=dt))
     accuracy = float((np.asarray(logits).argmax(1) == yte).mean())
     seconds = time.perf_counter() - start
     return {"engine": engine, "loss": loss_value, "accuracy": accuracy, "seconds": seconds,
             "train": len(xtr), "test": len(xte)}
+
+
+def print_result(r: dict) -> None:
+    print(f"{r['engine']} engine: final batch loss {r['loss']:.4f}, test accuracy "
+          f"{100 * r['accuracy']:.1f}% ({r['test']} images), {r['seconds']:.1f} s")
 
 
 def main(argv: Any = None) -> int:
@@ -137,9 +148,7 @@ def main(argv: Any = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     a = p.parse_args(argv)
-    r = train(a.engine, a.epochs, a.hidden, a.lr, a.batch_size, a.seed, a.dtype)
-    print(f"{r['engine']} engine: final batch loss {r['loss']:.4f}, test accuracy "
-          f"{100 * r['accuracy']:.1f}% ({r['test']} images), {r['seconds']:.1f} s")
+    print_result(train(a.engine, a.epochs, a.hidden, a.lr, a.batch_size, a.seed, a.dtype))
     return 0
 
 
