@@ -35,7 +35,9 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from .diagnostics import Diagnostic, capture_message, format_message, make_diagnostic
+from .capture_messages import capture_message
+from .diagnostics import Diagnostic, make_diagnostic
+from .messages import format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
 from .parse import dotted_name, walk
 from .signatures import KERNELS

@@ -45,7 +45,8 @@ from .captures import (
     gather_module_info,
     param_types,
 )
-from .diagnostics import Diagnostic, format_message, make_diagnostic
+from .diagnostics import Diagnostic, make_diagnostic
+from .messages import format_message
 from .model import Formula, Module
 from .parse import (
     annotation_spelling,
@@ -106,7 +107,7 @@ class _Fence:
         self.diags: list[Diagnostic] = []
 
     def report(self, key: str, node: cst.CSTNode, /, **fields: object) -> None:
-        """Diagnose ``node`` with ``diagnostics.MESSAGES[key]``, underlining the whole node."""
+        """Diagnose ``node`` with ``messages.MESSAGES[key]``, underlining the whole node."""
         code, message, hint = format_message(key, **fields)
         r = self.mod.positions.get(node)
         width = r.end.column - r.start.column if r and r.start.line == r.end.line else 1

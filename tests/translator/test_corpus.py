@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from translator.diagnostics import CODES, TranslatorError, render_all
+from translator.diagnostic_codes import CODES
+from translator.diagnostics import TranslatorError, render_all
 from translator.backend import check_modules
 from translator.cli import shipped_modules
 from translator.frontend import load_module

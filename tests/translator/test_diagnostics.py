@@ -2,7 +2,8 @@
 
 import pytest
 
-from translator.diagnostics import CODES, Diagnostic, TranslatorError, make_diagnostic, render_all
+from translator.diagnostic_codes import CODES
+from translator.diagnostics import Diagnostic, TranslatorError, make_diagnostic, render_all
 from translator.model import Loc
 
 
@@ -50,7 +51,7 @@ def test_translator_error_sorts_and_renders_all():
 
 
 def test_codes_are_documented_in_the_module_docstring():
-    import translator.diagnostics as d
+    import translator.diagnostic_codes as d
 
     assert len(CODES) >= 15
     for code in CODES:
@@ -61,7 +62,7 @@ def test_message_table_codes_and_fields():
     import re
     import string
 
-    from translator.diagnostics import MESSAGES, format_message
+    from translator.messages import MESSAGES, format_message
 
     for key, (code, message, hint) in MESSAGES.items():
         assert code in CODES, key
