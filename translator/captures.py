@@ -39,8 +39,8 @@ from .capture_messages import capture_message
 from .diagnostics import Diagnostic, make_diagnostic
 from .messages import format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
-from .parse import dotted_name, walk
 from .signatures import KERNELS
+from .syntax import dotted_name, target_names, walk
 
 TENSOR, ITEM, MUTABLE = 1, 2, 4  # kind flags; 0 = plain non-tensor value
 METADATA = frozenset({"shape", "ndim", "dtype", "numel"})
@@ -527,7 +527,7 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
         if isinstance(s, (cst.For, cst.While)):
             inner = block(s.body.body)
             if isinstance(s, cst.For):
-                for n in _target_names(s.target):
+                for n in target_names(s.target):
                     inner[n] = inner.get(n, 0) + 1
             return {n: 2 * c for n, c in inner.items()}
         out = {}
@@ -539,19 +539,11 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
                 elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                     targets = [small.target]
                 for t in targets:
-                    for n in _target_names(t):
+                    for n in target_names(t):
                         out[n] = out.get(n, 0) + 1
         return out
 
     return block([s for i, s in enumerate(body) if i != skip])
-
-
-def _target_names(t: cst.BaseExpression) -> list[str]:
-    if isinstance(t, cst.Name):
-        return [t.value]
-    if isinstance(t, (cst.Tuple, cst.List)):
-        return [n for el in t.elements for n in _target_names(el.value)]
-    return []
 
 
 def _within(scope, ancestor) -> bool:

@@ -46,18 +46,12 @@ from .captures import (
     param_types,
 )
 from .diagnostics import Diagnostic, make_diagnostic
+from .literals import is_constant, literal_value
 from .messages import format_message
 from .model import Formula, Module
-from .parse import (
-    annotation_spelling,
-    child_nodes,
-    decorator_name,
-    dotted_name,
-    is_constant,
-    literal_value,
-    walk,
-)
+from .parse import annotation_spelling, decorator_name
 from .signatures import KERNELS, KernelParam
+from .syntax import child_nodes, dotted_name, walk
 
 # fmt: off
 LANG_NAMES = frozenset((

@@ -182,6 +182,8 @@ def _front_end_version() -> str:
         here = os.path.dirname(os.path.abspath(__file__))
         for name in (
             "parse.py",
+            "syntax.py",
+            "literals.py",
             "fence.py",
             "captures.py",
             "diagnostics.py",

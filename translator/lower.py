@@ -30,6 +30,7 @@ from .diagnostics import TranslatorError
 from .ir import transform
 from .lower_env import LowerError, Program, Scope, parse_type
 from .lower_expr import ExprLowerer
+from .syntax import target_names
 
 _ERRORS = {"ValueError", "IndexError", "TypeError", "RuntimeError"}
 
@@ -436,24 +437,16 @@ def _assigned_names(node: cst.CSTNode) -> set[str]:
 
     class _Targets(cst.CSTVisitor):
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
         def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            names.update(_target_names(n.target))
+            names.update(target_names(n.target))
 
     node.visit(_Targets())
     return names
-
-
-def _target_names(t: cst.BaseExpression) -> list[str]:
-    if isinstance(t, cst.Name):
-        return [t.value]
-    if isinstance(t, (cst.Tuple, cst.List)):
-        return [n for e in t.elements for n in _target_names(e.value)]
-    return []
 
 
 def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:

@@ -13,22 +13,20 @@ the one positions were computed on (node identity is what ``loc_of`` relies on).
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import TranslatorError, make_diagnostic
+from .literals import NO_VALUE, literal_value
 from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
+from .syntax import dotted_name
 
 # Spellings of annotation names that mean the same type.
 _ALIASES = {"Tuple": "tuple", "List": "list"}
-_NO_VALUE = object()
 
 
 def parse_module(path: str, root: str) -> Module:
@@ -137,7 +135,7 @@ def _parse_options(dec: cst.Decorator | None, env: dict[str, Any]) -> Options:
         if arg.keyword is None:
             continue
         v = literal_value(arg.value, env)
-        if v is _NO_VALUE:
+        if v is NO_VALUE:
             continue
         values[arg.keyword.value] = v
     diff = values.get("differentiable_outputs")
@@ -174,7 +172,7 @@ def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> For
         outs = returned_outputs(last)
         if outs is not None:
             outputs = outs
-        elif last is not _NO_VALUE:
+        elif last is not NO_VALUE:
             result = last
     forward = []
     for stmt in body:
@@ -220,14 +218,14 @@ def returned_outputs(value: Any) -> tuple[str, ...] | None:
 
 
 def _return_value(stmt: cst.BaseStatement) -> Any:
-    """The expression of a final ``return`` statement; _NO_VALUE for a bare return; else None."""
+    """The expression of a final ``return`` statement; NO_VALUE for a bare return; else None."""
     if (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
         and isinstance(stmt.body[0], cst.Return)
     ):
         value = stmt.body[0].value
-        return _NO_VALUE if value is None else value
+        return NO_VALUE if value is None else value
     return None
 
 
@@ -261,7 +259,7 @@ def _parse_params(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> tupl
         default_value = None
         if param.default is not None:
             v = literal_value(param.default, env)
-            default_value = None if v is _NO_VALUE else v
+            default_value = None if v is NO_VALUE else v
         out.append(
             Param(param.name.value, ann, param.default, default_value, mod.loc_of(param.name))
         )
@@ -320,73 +318,8 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def dotted_name(expr: cst.BaseExpression) -> str | None:
-    """``a.b.c`` for a chain of attributes on a name, else None."""
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        base = dotted_name(expr.value)
-        return f"{base}.{expr.attr.value}" if base else None
-    return None
-
-
 # ---------------------------------------------------------------------------------------------
-# Fast traversal (Note [Fast walk]): libcst's visitors rebuild every node they pass, which made
-# checking all formulas take most of a second; reading the dataclass fields directly does not.
-
-_SKIP_FIELDS = frozenset(
-    {
-        "lpar",
-        "rpar",
-        "leading_lines",
-        "lines_after_decorators",
-        "header",
-        "footer",
-        "comma",
-        "semicolon",
-        "newline",
-        "trailing_whitespace",
-        "equal",
-        "colon",
-        "dot",
-        "star",
-    }
-)
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The syntactic children of ``node`` (no whitespace, commas or parentheses)."""
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name
-            for f in dataclasses.fields(node)
-            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
-        )
-    for name in names:
-        v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif isinstance(v, (list, tuple)):
-            for x in v:
-                if isinstance(x, cst.CSTNode):
-                    yield x
-
-
-def walk(node: cst.CSTNode, skip: tuple[type[cst.CSTNode], ...] = ()) -> Iterator[cst.CSTNode]:
-    """``node`` and its descendants, pre-order; not below a (non-root) node of a ``skip`` type."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if n is not node and skip and isinstance(n, skip):
-            continue
-        stack.extend(reversed(list(child_nodes(n))))
-
-
-# ---------------------------------------------------------------------------------------------
-# Literal values and module constants
+# Module constants
 
 
 def _collect_constants(mod: Module) -> list[Constant]:
@@ -409,71 +342,3 @@ def _collect_constants(mod: Module) -> list[Constant]:
             env[target.value] = v
             out.append(Constant(target.value, v, mod.loc_of(target)))
     return out
-
-
-_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
-_MATH_FUNCS = {"sqrt", "log", "exp", "log2", "log10", "sin", "cos", "tan", "atan", "erf", "tanh"}
-_BINOPS = {
-    cst.Add: lambda a, b: a + b,
-    cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b,
-    cst.Divide: lambda a, b: a / b,
-    cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b,
-    cst.Power: lambda a, b: a**b,
-}
-
-
-def literal_value(expr: cst.BaseExpression, env: dict[str, Any]) -> Any:
-    """The value of a constant expression (numbers, bools, None, strings, tuples, arithmetic,
-    ``math`` constants and functions, names in ``env``); ``_NO_VALUE`` when not constant."""
-    try:
-        return _eval(expr, env)
-    except (_NotConstant, ArithmeticError, ValueError, TypeError):
-        return _NO_VALUE
-
-
-def is_constant(value: Any) -> bool:
-    return value is not _NO_VALUE
-
-
-class _NotConstant(Exception):
-    pass
-
-
-def _eval(e: cst.BaseExpression, env: dict[str, Any]) -> Any:
-    if isinstance(e, (cst.Integer, cst.Float)):
-        return e.evaluated_value
-    if isinstance(e, (cst.SimpleString, cst.ConcatenatedString)):
-        v = e.evaluated_value
-        if isinstance(v, str):
-            return v
-        raise _NotConstant
-    if isinstance(e, cst.Name):
-        if e.value in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[e.value]
-        if e.value in env:
-            return env[e.value]
-        raise _NotConstant
-    if isinstance(e, (cst.Tuple, cst.List)):
-        if any(isinstance(el, cst.StarredElement) for el in e.elements):
-            raise _NotConstant
-        return tuple(_eval(el.value, env) for el in e.elements)
-    if isinstance(e, cst.UnaryOperation):
-        v = _eval(e.expression, env)
-        if isinstance(e.operator, cst.Minus):
-            return -v
-        if isinstance(e.operator, cst.Plus):
-            return +v
-        if isinstance(e.operator, cst.Not):
-            return not v
-        raise _NotConstant
-    if isinstance(e, cst.BinaryOperation) and type(e.operator) in _BINOPS:
-        return _BINOPS[type(e.operator)](_eval(e.left, env), _eval(e.right, env))
-    if isinstance(e, cst.Attribute) and dotted_name(e) in {f"math.{k}" for k in _MATH_CONSTANTS}:
-        return _MATH_CONSTANTS[e.attr.value]
-    if isinstance(e, cst.Call) and not any(a.keyword or a.star for a in e.args):
-        name = dotted_name(e.func)
-        if name and name.startswith("math.") and name[5:] in _MATH_FUNCS:
-            return getattr(math, name[5:])(*(_eval(a.value, env) for a in e.args))
-    raise _NotConstant
