@@ -6,10 +6,10 @@ Stage 2 of the front end. Input: a parsed ``Module``. Output: a list of diagnost
 Checked here: module-level statements and imports; decorators and formula options; parameter
 kinds and type annotations; the shape of a formula (one top-level ``def backward`` with one
 parameter per differentiable + hidden output, a final ``return outputs, backward``, options
-naming real outputs); statements and expressions of forward, backward and helpers; names;
-tensor attributes; ``kernel.*`` calls against ``signatures.KERNELS`` (existence, arity,
-keywords, tensor vs non-tensor arguments) and ``kernel.*`` inside a backward unless
-``once_differentiable``; branches on tensor data. Capture-rule matters (closures, walrus,
+naming real outputs); statements of forward, backward and helpers; their expressions
+(``fence_expr``): names, tensor attributes, ``kernel.*`` calls against ``signatures.KERNELS``
+(existence, arity, keywords, tensor vs non-tensor arguments) and ``kernel.*`` inside a
+backward unless ``once_differentiable``; branches on tensor data. Capture-rule matters (closures, walrus,
 nonlocal, default arguments of backward) are left to ``captures``.
 
 The subset accepted (what the back end must lower), Note [Accepted subset]:
@@ -21,60 +21,27 @@ The subset accepted (what the back end must lower), Note [Accepted subset]:
   captured: T209), subscripts and slices, arithmetic, comparisons (chained), ``and``/``or``/
   ``not`` and conditional expressions on non-tensors, list comprehensions and generator
   expressions, calls to ``kernel.*`` (checked), ``ops.*``, ``@helper`` functions, ``math.*``
-  and the builtins in ``BUILTINS``; tensor metadata ``.shape .ndim .dtype .numel``.
+  and the builtins in ``subset.BUILTINS``; tensor metadata ``.shape .ndim .dtype .numel``.
 
 Invariants: never raises on a module ``parse`` accepted; reports every problem it finds.
 """
 
 from __future__ import annotations
 
-import builtins
-import difflib
-import math
 from collections.abc import Sequence
 
 import libcst as cst
 
-from .captures import (
-    METADATA,
-    MUTABLE,
-    TENSOR,
-    TENSOR_TYPES,
-    KindEnv,
-    ModuleInfo,
-    gather_module_info,
-    param_types,
-)
 from .diagnostics import Diagnostic, make_diagnostic
+from .fence_expr import Ctx, ExprChecker
+from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo, gather_module_info, param_types
 from .literals import is_constant, literal_value
 from .messages import format_message
 from .model import Formula, Module
 from .parse import annotation_spelling, decorator_name
-from .signatures import KERNELS, KernelParam
-from .syntax import child_nodes, dotted_name, walk
+from .subset import BUILTINS, EXCEPTIONS, LANG_NAMES, OPTIONS, PARAM_TYPES
+from .syntax import dotted_name, walk
 
-# fmt: off
-LANG_NAMES = frozenset((
-    "formula", "helper", "samples", "case", "T", "I", "B", "Tensor", "Optional", "Sequence",
-    "Scalar", "Shape", "Dims", "DType", "kernel", "ops",
-))
-_BASE_TYPES = ("Tensor", "int", "float", "bool", "Scalar", "Shape", "Dims", "DType")
-PARAM_TYPES = (
-    frozenset(_BASE_TYPES) | {f"Optional[{t}]" for t in _BASE_TYPES} | {"Sequence[Tensor]"}
-)
-BUILTINS = frozenset((
-    "len", "range", "min", "max", "abs", "tuple", "list", "int", "float", "bool", "enumerate",
-    "zip", "reversed", "sum", "sorted", "all", "any", "round",
-))
-# fmt: on
-EXCEPTIONS = frozenset({"ValueError", "IndexError", "TypeError", "RuntimeError"})
-OPTIONS = {
-    "differentiable_outputs": (tuple, str),
-    "hidden_outputs": (tuple, str),
-    "once_differentiable": (bool,),
-    "materialize_grads": (bool,),
-    "inplace_saves_copy": (bool,),
-}
 _UNSUPPORTED_STMT = {
     cst.While: "`while` loops",
     cst.Try: "`try`",
@@ -127,7 +94,7 @@ class _Fence:
             self._check_returns(h.node, h.returns, helper=True)
             env = KindEnv(self.info, param_types(h.params))
             known, local = self._known(h.node)
-            self._check_block(h.node.body.body, _Ctx(env, known, local, False, False))
+            self._check_block(h.node.body.body, Ctx(env, known, local, False, False))
 
     def _check_module_small(self, small: cst.BaseSmallStatement, constants: set[str]) -> None:
         if isinstance(small, cst.ImportFrom):
@@ -245,7 +212,7 @@ class _Fence:
         if f.backward is None:  # composite
             if not _find_returns(fn.body):
                 self.report("no_return", fn.name, name=f.name)
-            self._check_block(body, _Ctx(env, known, local, False, once))
+            self._check_block(body, Ctx(env, known, local, False, once))
             return
         last = body[-1]
         if not f.outputs:
@@ -259,14 +226,14 @@ class _Fence:
             for ret in () if isinstance(s, nested_kinds) else _find_returns(s):
                 self.report("forward_return", ret, name=f.name)
         self._check_block(
-            [s for s in body if s is not bw], _Ctx(env, known, local, False, once), True
+            [s for s in body if s is not bw], Ctx(env, known, local, False, once), True
         )
         self._check_outputs(f, bw)
         self._check_params(bw, "backward", annotations=False)
         bw_env = env.child()
         for name in f.backward.params:
             bw_env.set(name, TENSOR)
-        self._check_block(bw.body.body, _Ctx(bw_env, known, local, True, once))
+        self._check_block(bw.body.body, Ctx(bw_env, known, local, True, once))
 
     def _check_outputs(self, f: Formula, bw: cst.FunctionDef) -> None:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
@@ -313,7 +280,7 @@ class _Fence:
     # -- statements ---------------------------------------------------------------------------
 
     def _check_block(
-        self, stmts: Sequence[cst.CSTNode], ctx: _Ctx, final_return: bool = False
+        self, stmts: Sequence[cst.CSTNode], ctx: Ctx, final_return: bool = False
     ) -> None:
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -338,7 +305,7 @@ class _Fence:
             elif not isinstance(stmt, cst.FunctionDef):  # backward: on its own; others: T208
                 self.report("statement", stmt, what=_statement_name(stmt))
 
-    def _check_small(self, small: cst.BaseSmallStatement, ctx: _Ctx, is_final: bool) -> None:
+    def _check_small(self, small: cst.BaseSmallStatement, ctx: Ctx, is_final: bool) -> None:
         if isinstance(small, cst.Assign):
             for t in small.targets:
                 self._check_target(t.target)
@@ -375,16 +342,13 @@ class _Fence:
         elif not isinstance(t, cst.Name):
             self.report("assign_target", t)
 
-    def _check_test(self, test: cst.BaseExpression, ctx: _Ctx) -> None:
-        self._check_expr(test, ctx)
-        self._tensor_test(test, ctx)
+    def _check_test(self, test: cst.BaseExpression, ctx: Ctx) -> None:
+        checker = ExprChecker(self.info, self.report, ctx)
+        checker.check(test)
+        checker.tensor_test(test)
 
-    def _tensor_test(self, test: cst.BaseExpression, ctx: _Ctx) -> None:
-        if ctx.env.kind_of(test) & TENSOR:
-            self.report("tensor_test", test)
-
-    def _check_expr(self, e: cst.BaseExpression, ctx: _Ctx) -> None:
-        _ExprChecker(self, ctx).check(e)
+    def _check_expr(self, e: cst.BaseExpression, ctx: Ctx) -> None:
+        ExprChecker(self.info, self.report, ctx).check(e)
 
 
 def _statement_name(stmt: cst.CSTNode) -> str:
@@ -392,201 +356,6 @@ def _statement_name(stmt: cst.CSTNode) -> str:
     return what or f"`{type(stmt).__name__}` statements"
 
 
-class _Ctx:
-    def __init__(
-        self, env: KindEnv, known: set[str], local: set[str], in_backward: bool, once: bool
-    ):
-        self.env, self.known, self.local = env, known, local
-        self.in_backward, self.once = in_backward, once
-
-
-class _ExprChecker:
-    """Checks one expression: names, attributes, calls (kernels!), unsupported forms.
-
-    ``visit_<NodeType>`` methods run before the node's children; returning False skips them.
-    """
-
-    def __init__(self, fence: _Fence, ctx: _Ctx):
-        self.fence, self.ctx = fence, ctx
-        self.report = fence.report
-
-    def check(self, node: cst.CSTNode) -> None:
-        bad = _UNSUPPORTED_EXPR.get(type(node))
-        if bad is not None:
-            self.report("expression", node, what=bad)
-            return
-        method = getattr(self, "visit_" + type(node).__name__, None)
-        if method is not None and method(node) is False:
-            return
-        for child in child_nodes(node):
-            self.check(child)
-
-    def visit_Name(self, n: cst.Name) -> None:
-        # a formula named like a builtin (``sum``, ``abs``) is what the name means in Python
-        if n.value in self.fence.info.formulas and n.value not in self.ctx.local:
-            self.report("formula_call", n, name=n.value)
-        elif n.value not in self.ctx.known:
-            self.report("unknown_name", n, name=n.value)
-
-    def visit_Arg(self, a: cst.Arg) -> bool:
-        if a.star:
-            self.report("star_arg", a)
-        self.check(a.value)
-        return False
-
-    def visit_Attribute(self, a: cst.Attribute) -> bool:
-        base, attr = dotted_name(a.value), a.attr.value
-        if base == "kernel":
-            self.report("kernel_uncalled", a, kernel=attr)
-        elif base == "math":
-            if not hasattr(math, attr):
-                self.report("math_missing", a, attr=attr)
-        else:
-            if base != "ops" and attr not in METADATA:
-                of = " of a tensor" if self.ctx.env.kind_of(a.value) & TENSOR else ""
-                self.report("attribute", a.attr, attr=attr, of=of)
-            self.check(a.value)
-        return False
-
-    def visit_Call(self, c: cst.Call) -> bool:
-        name = dotted_name(c.func) or ""
-        info, ctx = self.fence.info, self.ctx
-        if name.startswith("kernel.") and isinstance(c.func, cst.Attribute):
-            self._kernel_call(c, c.func.attr.value)
-        elif not isinstance(c.func, cst.Name):
-            self.check(c.func)
-        elif name in info.helpers:
-            if ctx.in_backward and not ctx.once and name in info.uses_kernels:
-                self.report("helper_kernel_backward", c.func, name=name)
-        elif name in EXCEPTIONS or (name in LANG_NAMES and name not in ("kernel", "ops")):
-            self.report("not_callable", c.func, name=name)
-        elif name not in BUILTINS and hasattr(builtins, name) and name not in ctx.known:
-            self.report("builtin", c.func, name=name, builtins=", ".join(sorted(BUILTINS)))
-        else:
-            self.check(c.func)
-        for a in c.args:
-            self.check(a)
-        return False
-
-    def _kernel_call(self, c: cst.Call, kname: str) -> None:
-        sig = KERNELS.get(kname)
-        if sig is None:
-            close = difflib.get_close_matches(kname, KERNELS, n=1)
-            suggestion = f"; did you mean `kernel.{close[0]}`?" if close else ""
-            self.report("kernel_unknown", c.func, kernel=kname, suggestion=suggestion)
-            return
-        if self.ctx.in_backward and not self.ctx.once:
-            self.report("kernel_in_backward", c.func, kernel=kname)
-        params = sig.params
-        signature = f"kernel.{kname}({', '.join(f'{p.type} {p.name}' for p in params)})"
-        facts = {"kernel": kname, "signature": signature}
-        positional = [a for a in c.args if a.keyword is None and not a.star]
-        if len(positional) > len(params):
-            self.report("kernel_too_many", c, expected=len(params), got=len(positional), **facts)
-        bound = {p.name: a for p, a in zip(params, positional)}
-        names = {p.name for p in params}
-        unknown = False
-        for a in c.args:
-            k = a.keyword.value if a.keyword else None
-            if a.keyword is None or k is None:
-                continue
-            if k not in names:
-                unknown = True
-                self.report("kernel_keyword", a.keyword, keyword=k, **facts)
-            elif k in bound:
-                self.report("kernel_keyword_twice", a.keyword, keyword=k, **facts)
-            else:
-                bound[k] = a
-        missing = ", ".join(f"`{p.name}`" for p in params if p.name not in bound)
-        if missing and len(positional) <= len(params) and not unknown:
-            keywords = any(a.keyword for a in c.args)
-            key = "kernel_missing_keyword" if keywords else "kernel_missing"
-            self.report(key, c, missing=missing, **facts)
-        for p in params:
-            if p.name in bound:
-                self._check_arg(kname, p, bound[p.name].value)
-
-    def _check_arg(self, kname: str, p: KernelParam, value: cst.BaseExpression) -> None:
-        env = self.ctx.env
-        kind = env.kind_of(value)
-        param = f"{p.type} {p.name}"
-        if p.type in TENSOR_TYPES:
-            if not kind & TENSOR and _definitely_scalar(value, env):
-                self.report("kernel_want_tensor", value, kernel=kname, param=param)
-        elif kind & TENSOR:
-            self.report("kernel_want_value", value, kernel=kname, param=param)
-
-    def visit_Lambda(self, n: cst.Lambda) -> bool:
-        return False  # captures (T208)
-
-    def visit_NamedExpr(self, n: cst.NamedExpr) -> bool:
-        self.check(n.value)  # the walrus itself: captures (T210)
-        return False
-
-    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp) -> bool:
-        env = self.ctx.env.child()
-        checker = _ExprChecker(
-            self.fence,
-            _Ctx(env, self.ctx.known, self.ctx.local, self.ctx.in_backward, self.ctx.once),
-        )
-        for_in: cst.CompFor | None = node.for_in
-        while for_in is not None:
-            checker.check(for_in.iter)
-            env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
-            for cond in for_in.ifs:
-                checker.check(cond)
-            for_in = for_in.inner_for_in
-        checker.check(node.elt)
-        return False
-
-    def visit_ListComp(self, n: cst.ListComp) -> bool:
-        return self._comprehension(n)
-
-    def visit_GeneratorExp(self, n: cst.GeneratorExp) -> bool:
-        return self._comprehension(n)
-
-    def visit_BooleanOperation(self, n: cst.BooleanOperation) -> None:
-        for side in (n.left, n.right):
-            self.fence._tensor_test(side, self.ctx)
-
-    def visit_UnaryOperation(self, n: cst.UnaryOperation) -> None:
-        if isinstance(n.operator, cst.Not):
-            self.fence._tensor_test(n.expression, self.ctx)
-
-    def visit_IfExp(self, n: cst.IfExp) -> None:
-        self.fence._tensor_test(n.test, self.ctx)
-
-
-_UNSUPPORTED_EXPR = {
-    cst.Dict: "dict displays",
-    cst.Set: "set displays",
-    cst.DictComp: "dict comprehensions",
-    cst.SetComp: "set comprehensions",
-    cst.FormattedString: "f-strings",
-    cst.Await: "`await` expressions",
-    cst.Yield: "`yield` expressions",
-    cst.StarredElement: "starred elements",
-    cst.Ellipsis: "`...`",
-}
-
-
-def _definitely_scalar(e: cst.BaseExpression, env: KindEnv) -> bool:
-    """True when ``e`` is surely not a tensor (a literal, metadata, or a known non-tensor)."""
-    if isinstance(e, (cst.Integer, cst.Float, cst.Tuple, cst.Comparison)):
-        return True
-    if isinstance(e, cst.Name):
-        return e.value in ("True", "False") or env.knows(e.value)
-    if isinstance(e, cst.Attribute):
-        return e.attr.value in METADATA
-    if isinstance(e, cst.UnaryOperation):
-        return _definitely_scalar(e.expression, env)
-    if isinstance(e, cst.BinaryOperation):
-        return _definitely_scalar(e.left, env) and _definitely_scalar(e.right, env)
-    if isinstance(e, cst.Call):
-        return dotted_name(e.func) in ("len", "int", "float", "min", "max") and all(
-            _definitely_scalar(a.value, env) for a in e.args
-        )
-    return False
 
 
 def _nested_functions(node: cst.CSTNode) -> list[cst.FunctionDef]:
