@@ -9,8 +9,8 @@ parameter per differentiable + hidden output, a final ``return outputs, backward
 naming real outputs); statements of forward, backward and helpers; their expressions
 (``fence_expr``): names, tensor attributes, ``kernel.*`` calls against ``signatures.KERNELS``
 (existence, arity, keywords, tensor vs non-tensor arguments) and ``kernel.*`` inside a
-backward unless ``once_differentiable``; branches on tensor data. Capture-rule matters (closures, walrus,
-nonlocal, default arguments of backward) are left to ``captures``.
+backward unless ``once_differentiable``; branches on tensor data. Capture-rule matters
+(closures, walrus, nonlocal, default arguments of backward) are left to ``captures``.
 
 The subset accepted (what the back end must lower), Note [Accepted subset]:
 * statements: assignments to names and tuples of names (also annotated and augmented),

@@ -1,8 +1,8 @@
 """Lower, environment: types, scopes, the program's signatures and errors (part of ``lower``).
 
-Shared by ``lower``, ``lower_expr`` and ``lower_call``; ``transform`` is also used by the later
-stages to walk the IR. Input: annotation spellings, model modules. Output: ``ir.Type``s, the
-``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
+Shared by ``lower`` and its parts (``lower_stmt``, ``lower_expr``, ``lower_cond``,
+``lower_names``, ``lower_call``). Input: annotation spellings, model modules. Output:
+``ir.Type``s, the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
 
 Note [Back-end codes] (the T4xx family; the front end owns T1xx-T3xx):
 

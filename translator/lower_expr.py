@@ -10,125 +10,26 @@ ARCHITECTURE operator/scalar rule. Errors are ``LowerError`` with a T4xx diagnos
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import libcst as cst
 
-from . import ir, model
-from .diagnostics import Diagnostic
-from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
+from . import ir
+from .lower_cond import CondLowerer
+from .lower_env import parse_type, pretty
+from .subset import METADATA
 
 _BINOPS = {cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
            cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
            cst.MatrixMultiply: "matmul"}
 _TENSOR_BINOP = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "matmul": "matmul"}
-_CMPOPS = {cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
-           cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne", cst.In: "in",
-           cst.NotIn: "notin"}
 _MATH_CONSTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586,
                 "inf": float("inf"), "nan": float("nan")}
-class ExprLowerer:
-    def __init__(self, program: Program, mod: model.Module, name: str):
-        self.program, self.mod, self.formula_name = program, mod, name
-        self.scope = Scope()
-        self.declared: set[str] = set()
-        self.assigned: list[str] = []
-        self.loop_vars: set[str] = set()
-        self.captures: dict[str, list] = {}
-        self.return_type: ir.Type | None = None
-        self.tensor_params: list | None = None
-        self.returns_spelling = ""
-        self.consts = {c.name: c.value for c in mod.constants}
-        self.errors: list[Diagnostic] = []      # recovered errors (Note [Error recovery])
-        self.poisoned: set[str] = set()
 
-    def loc(self, node: cst.CSTNode) -> model.Loc:
-        return self.mod.loc_of(node)
 
-    def error(self, code: str, loc: model.Loc, message: str, hint: str) -> LowerError:
-        return LowerError(diag(self.mod, code, loc, message, hint))
-
-    # -- names --------------------------------------------------------------------------------
-
-    def name(self, n: str, loc: model.Loc, use: str = "value") -> ir.Expr:
-        if n in self.poisoned:
-            raise LowerError(None)
-        s = self.scope
-        if n in s.vars:
-            return self._narrow(ir.Name(loc, s.vars[n], n), n in s.narrowed)
-        if s.outer is not None and n in s.outer.vars:
-            entry = self.captures.setdefault(n, [False, set(), s.outer.bound.get(n)])
-            if use == "value":
-                entry[0] = True
-            else:
-                entry[1].add("defined" if use == "none" else use)
-            # narrowed by a test in the forward (saved unwrapped) or in this backward
-            narrowed = n in s.outer.narrowed or n in s.narrowed
-            return self._narrow(ir.Saved(loc, s.outer.vars[n], n, "value"), narrowed)
-        if n in self.consts:
-            v = self.consts[n]
-            t = ir.BOOL if isinstance(v, bool) else ir.INT if isinstance(v, int) else ir.FLOAT
-            return ir.ModuleConst(loc, t, n)
-        if n in ("True", "False"):
-            return ir.Const(loc, ir.BOOL, n == "True")
-        if n == "None":
-            return ir.Const(loc, ir.NONE, None)
-        if n in self.loop_vars:
-            raise self.error("T406", loc, f"`{n}` is a loop variable read after its loop",
-                             "copy it to another local inside the loop")
-        raise self.error("T401", loc, f"`{n}` is not a local, parameter or module constant here",
-                         "compute it in this function")
-
-    @staticmethod
-    def _narrow(e: ir.Expr, narrowed: bool) -> ir.Expr:
-        if narrowed and e.type.is_optional:
-            return ir.Unwrap(e.loc, e.type.inner, e) if not e.type.is_tensor else dataclasses.replace(
-                e, type=ir.TENSOR)
-        return e
-
-    # -- coercion -----------------------------------------------------------------------------
-
-    def coerce(self, e: ir.Expr, want: ir.Type, what: str = "") -> ir.Expr:
-        t = e.type
-        if t == want:
-            return e
-        if want.is_tensor and t.is_tensor:
-            return e
-        if t == ir.NONE and (want.is_optional or want == ir.TENSOR_LIST):
-            return ir.Const(e.loc, want, None)
-        if want.is_optional and t != ir.NONE:
-            return self.coerce(e, want.inner, what)
-        if want == ir.FLOAT and t in (ir.INT, ir.BOOL) or want == ir.INT and t == ir.BOOL:
-            return e
-        if want == ir.DTYPE and isinstance(e, ir.Const) and e.value in DTYPE_NAMES:
-            return ir.DTypeConst(e.loc, ir.DTYPE, e.value)
-        if isinstance(e, ir.MakeTuple) and not e.elems and want in (ir.SHAPE, ir.TENSOR_LIST):
-            return dataclasses.replace(e, type=want)
-        if isinstance(e, ir.MakeTuple) and want == ir.TENSOR_LIST and all(
-                x.type.is_tensor for x in e.elems):
-            return dataclasses.replace(e, type=want)
-        if want == ir.SHAPE and isinstance(e, ir.MakeTuple) and all(
-                x.type in (ir.INT, ir.BOOL) for x in e.elems):
-            return dataclasses.replace(e, type=want)
-        raise self.error("T402", e.loc, f"{what or 'this value'} is a {pretty(t)} where a "
-                         f"{pretty(want)} is expected", "convert it explicitly (int(), float(), "
-                         "tuple(...)) or pass the right value")
-
-    def unify(self, a: ir.Type, b: ir.Type, loc) -> ir.Type:
-        if a == b:
-            return a
-        if a.is_tensor and b.is_tensor:
-            return ir.OPT_TENSOR
-        if ir.NONE in (a, b):
-            other = b if a == ir.NONE else a
-            return ir.OPT_TENSOR if other.is_tensor else ir.optional(other)
-        if a.is_number and b.is_number:
-            return ir.FLOAT if ir.FLOAT in (a, b) else ir.INT
-        if a.is_optional and a.arg == b or b.is_optional and b.arg == a:
-            return a if a.is_optional else b
-        raise self.error("T402", loc, f"the two branches give a {pretty(a)} and a {pretty(b)}",
-                         "make both branches the same type")
+class ExprLowerer(CondLowerer):
+    """Lowers expressions; names and coercion come from ``lower_names``, conditions and
+    comparisons from ``lower_cond``, calls from ``lower_call``."""
 
     # -- expressions --------------------------------------------------------------------------
 
@@ -180,7 +81,7 @@ class ExprLowerer:
                 return ir.Const(loc, ir.FLOAT, _MATH_CONSTS[attr])
             raise self.error("T401", loc, f"math.{attr} is not a constant the translator knows",
                              "use math.pi, math.e, math.tau, math.inf or math.nan")
-        if attr not in ("shape", "ndim", "dtype", "numel"):
+        if attr not in METADATA:
             raise self.error("T401", loc, f"attribute `.{attr}` cannot be translated",
                              "use .shape, .ndim, .dtype or .numel of a tensor")
         if isinstance(node.value, cst.Name):
@@ -242,12 +143,6 @@ class ExprLowerer:
             return ir.Const(loc, t, int(v) if t == ir.INT else float(v))
         return ir.Num(loc, t, op, left, right)
 
-    def require_op(self, name: str, loc, what: str) -> str:
-        if name not in self.program.formulas:
-            raise self.error("T411", loc, f"`{what}` on tensors means ops.{name}, which no "
-                             "formula module defines", f"define a formula `{name}`")
-        return name
-
     def unary(self, node: cst.UnaryOperation, loc) -> ir.Expr:
         if isinstance(node.operator, cst.Not):
             return ir.Not(loc, ir.BOOL, self.condition(node.expression))
@@ -264,126 +159,6 @@ class ExprLowerer:
         if isinstance(v, ir.Const) and isinstance(v.value, (int, float)):
             return ir.Const(loc, t, -v.value)
         return ir.Neg(loc, t, v)
-
-    def condition(self, node: cst.BaseExpression) -> ir.Expr:
-        """An expression in a boolean context (if, not, and/or, x if c else y): its truth."""
-        if isinstance(node, cst.BooleanOperation):
-            return self.boolop(node, self.loc(node), condition=True)
-        return self.truth(self.expr(node))
-
-    def truth(self, e: ir.Expr) -> ir.Expr:
-        t = e.type
-        if t == ir.BOOL:
-            return e
-        if t.is_tensor:
-            raise self.error("T409", e.loc, "the truth value of a tensor is its data, which the "
-                             "translated code cannot branch on", "test `x is None` or metadata")
-        if t in (ir.INT, ir.FLOAT):
-            return ir.Compare(e.loc, ir.BOOL, "ne", e, ir.Const(e.loc, t, 0))
-        if t in (ir.SHAPE, ir.TENSOR_LIST):
-            n = ir.Call(e.loc, ir.INT, "builtin", "len", (e,))
-            return ir.Compare(e.loc, ir.BOOL, "ne", n, ir.Const(e.loc, ir.INT, 0))
-        raise self.error("T402", e.loc, f"the truth value of a {pretty(t)}",
-                         "compare explicitly, e.g. `x is not None`")
-
-    def boolop(self, node: cst.BooleanOperation, loc, condition: bool) -> ir.Expr:
-        op = "and" if isinstance(node.operator, cst.And) else "or"
-        left = self.condition(node.left) if condition else self.expr(node.left)
-        then_f, else_f = self.none_facts(node.left)
-        saved = set(self.scope.narrowed)
-        self.scope.narrowed |= then_f if op == "and" else else_f
-        right = self.condition(node.right) if condition else self.expr(node.right)
-        self.scope.narrowed = saved
-        for side in (left, right):
-            if side.type != ir.BOOL:
-                raise self.error("T402", side.loc, f"`{op}` of a {pretty(side.type)} returns "
-                                 "one of its operands, not a bool", "use it in a condition, or "
-                                 "write `x if x is not None else y`")
-        values: list[ir.Expr] = []
-        for side in (left, right):
-            values.extend(side.values if isinstance(side, ir.BoolOp) and side.op == op else [side])
-        return ir.BoolOp(loc, ir.BOOL, op, tuple(values))
-
-    def none_facts(self, node: cst.BaseExpression) -> tuple[set[str], set[str]]:
-        """Optionals known not None when ``node`` is true, and when it is false."""
-        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
-                node.left, cst.Name):
-            c = node.comparisons[0]
-            if isinstance(c.comparator, cst.Name) and c.comparator.value == "None":
-                n = {node.left.value}
-                if isinstance(c.operator, cst.IsNot):
-                    return n, set()
-                if isinstance(c.operator, cst.Is):
-                    return set(), n
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            t, f = self.none_facts(node.expression)
-            return f, t
-        if isinstance(node, cst.BooleanOperation):
-            lt, lf = self.none_facts(node.left)
-            rt, rf = self.none_facts(node.right)
-            return (lt | rt, set()) if isinstance(node.operator, cst.And) else (set(), lf | rf)
-        return set(), set()
-
-    def compare(self, node: cst.Comparison, loc) -> ir.Expr:
-        parts: list[ir.Expr] = []
-        first = node.comparisons[0].operator
-        if isinstance(node.left, cst.Name) and isinstance(first, (cst.Is, cst.IsNot)):
-            # `x is None` reads only whether a captured tensor is defined (metadata)
-            left = self.name(node.left.value, self.loc(node.left), use="none")
-        else:
-            left = self.expr(node.left)
-        for c in node.comparisons:
-            if isinstance(c.operator, (cst.Is, cst.IsNot)):
-                if not (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"):
-                    raise self.error("T401", loc, "`is` compares only with None",
-                                     "use `==` for values")
-                base = left.value if isinstance(left, ir.Unwrap) else left
-                if not (base.type.is_tensor or base.type.is_optional or base.type == ir.NONE):
-                    raise self.error("T402", loc, f"a {pretty(base.type)} is never None",
-                                     "remove the test")
-                parts.append(ir.IsNone(loc, ir.BOOL, base, isinstance(c.operator, cst.IsNot)))
-                continue
-            op = _CMPOPS.get(type(c.operator))
-            right = self.expr(c.comparator)
-            if op is None:
-                raise self.error("T401", loc, "this comparison cannot be translated",
-                                 "use < <= > >= == != in")
-            parts.append(self._compare1(op, left, right, loc, len(node.comparisons) > 1))
-            left = right
-        return parts[0] if len(parts) == 1 else ir.BoolOp(loc, ir.BOOL, "and", tuple(parts))
-
-    def _compare1(self, op: str, left: ir.Expr, right: ir.Expr, loc, chained: bool) -> ir.Expr:
-        lt, rt = left.type, right.type
-        if lt.is_tensor or rt.is_tensor:
-            if chained or op in ("in", "notin"):
-                raise self.error("T409", loc, "chained or `in` comparisons of tensors",
-                                 "compare two values at a time and combine with ops")
-            return ir.TensorOp(loc, ir.TENSOR, self.require_op(op, loc, op), (left, right))
-        if op in ("in", "notin"):
-            if rt != ir.SHAPE or not lt.is_number:
-                raise self.error("T402", loc, "`in` tests an int in a shape or dims tuple",
-                                 "test membership in a Shape/Dims")
-            return ir.Compare(loc, ir.BOOL, op, left, right)
-        if lt == ir.DTYPE or rt == ir.DTYPE:
-            left, right = self.coerce(left, ir.DTYPE), self.coerce(right, ir.DTYPE)
-        ok = (lt.is_number and rt.is_number) or (op in ("eq", "ne") and (
-            left.type == right.type or {lt.kind, rt.kind} == {"Shape"}))
-        if not ok:
-            raise self.error("T402", loc, f"cannot compare a {pretty(lt)} with a {pretty(rt)}",
-                             "compare values of the same type")
-        return ir.Compare(loc, ir.BOOL, op, left, right)
-
-    def ifexp(self, node: cst.IfExp, loc) -> ir.Expr:
-        cond = self.condition(node.test)
-        then_f, else_f = self.none_facts(node.test)
-        saved = set(self.scope.narrowed)
-        self.scope.narrowed = saved | then_f
-        then = self.expr(node.body)
-        self.scope.narrowed = saved | else_f
-        orelse = self.expr(node.orelse)
-        self.scope.narrowed = saved
-        t = self.unify(then.type, orelse.type, loc)
-        return ir.IfExp(loc, t, cond, self.coerce(then, t), self.coerce(orelse, t))
 
     def subscript(self, node: cst.Subscript, loc) -> ir.Expr:
         value = self.expr(node.value)
@@ -527,5 +302,3 @@ class ExprLowerer:
             raise self.error("T413", loc, f"a formula returning `{spelling or value.type}`",
                              "annotate it -> Tensor")
         return t
-
-
