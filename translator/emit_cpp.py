@@ -320,7 +320,7 @@ def _forward(f: ir.Function) -> list[str]:
     conds = ([f"any_requires_grad({{{', '.join(singles)}}})"] if singles else []) + [
         f"any_requires_grad({cname(p.name)})" for p in tensor_params if p.type == ir.TENSOR_LIST]
     lines += [f"  if ({' || '.join(conds) or 'false'}) {{",
-              f"    auto node = std::make_shared<{f.node_name}>();"]
+              f"    auto node = make_node<{f.node_name}>();"]
     lines += [f"    collect_next_edges(*node, {cname(p.name)});" for p in tensor_params]
     lines += [f"    node->{n}_size_ = {cname(n)}.size();" for n in sorted(_list_sizes_needed(f))]
     after: list[str] = []

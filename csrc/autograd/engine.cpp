@@ -24,7 +24,7 @@ std::atomic<bool> anomaly_enabled{false};
 struct GraphRoot final : Node {
   GraphRoot(const std::vector<Edge>& roots, variable_list grads)
       : Node(std::numeric_limits<uint64_t>::max()), grads_(std::move(grads)) {
-    next_edges_ = roots;
+    next_edges_.assign(roots.begin(), roots.end());
   }
   std::string name() const override { return "GraphRoot"; }
   variable_list apply(variable_list&&) override { return std::move(grads_); }

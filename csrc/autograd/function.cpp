@@ -119,7 +119,7 @@ void wrap_once_differentiable(const Node& node, const variable_list& sources,
   bool inputs_require_grad = false;
   for (const Edge& e : node.next_edges()) inputs_require_grad = inputs_require_grad || e.valid();
   if (!inputs_require_grad && !any_requires_grad(sources)) return;
-  auto err = std::make_shared<OnceDifferentiableBackward>();
+  auto err = make_node<OnceDifferentiableBackward>();
   err->origin_ = node.describe();
   SourceLoc loc = node.location();
   if (loc.path != nullptr) {
@@ -147,7 +147,7 @@ Tensor grad_add(const Tensor& a, const Tensor& b) {
     out = kernel::add(a, b);
   }
   if (any_requires_grad({&a, &b})) {
-    auto node = std::make_shared<GradAddBackward>();
+    auto node = make_node<GradAddBackward>();
     collect_next_edges(*node, a);
     collect_next_edges(*node, b);
     set_history(out, node, 0);
@@ -162,7 +162,7 @@ Tensor grad_sum_to(const Tensor& g, const Shape& shape) {
     out = kernel::sum_to(g, shape);
   }
   if (any_requires_grad({&g})) {
-    auto node = std::make_shared<GradSumToBackward>();
+    auto node = make_node<GradSumToBackward>();
     node->input_shape_ = g.sizes();
     collect_next_edges(*node, g);
     set_history(out, node, 0);
@@ -177,7 +177,7 @@ Tensor grad_expand(const Tensor& g, const Shape& shape) {
     out = kernel::expand(g, shape);
   }
   if (any_requires_grad({&g})) {
-    auto node = std::make_shared<GradExpandBackward>();
+    auto node = make_node<GradExpandBackward>();
     node->input_shape_ = g.sizes();
     collect_next_edges(*node, g);
     set_history(out, node, 0);
@@ -193,7 +193,7 @@ Tensor grad_cast(const Tensor& g, DType dtype) {
     out = kernel::cast(g, dtype);
   }
   if (any_requires_grad({&g}) && is_floating(g.dtype())) {
-    auto node = std::make_shared<GradCastBackward>();
+    auto node = make_node<GradCastBackward>();
     node->input_dtype_ = g.dtype();
     collect_next_edges(*node, g);
     set_history(out, node, 0);

@@ -55,7 +55,7 @@ namespace {
 // Note [Iterative teardown]: moves each edge into `stack` when it holds the last reference to
 // its node; callers free the node's saved variables first (they may hold further references to
 // the same nodes through their grad_fn).
-void gather_next_nodes(std::vector<Edge>& edges, std::vector<std::shared_ptr<Node>>& stack) {
+void gather_next_nodes(edge_list& edges, std::vector<std::shared_ptr<Node>>& stack) {
   for (Edge& e : edges) {
     if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
   }

@@ -48,6 +48,8 @@ struct Edge {
   Edge(std::shared_ptr<Node> f, uint32_t nr) : function(std::move(f)), input_nr(nr) {}
   bool valid() const { return function != nullptr; }
 };
+// A node's next edges live as long as the node: from the small-object cache too.
+using edge_list = std::vector<Edge, SmallAlloc<Edge>>;
 
 // Note [Inline metadata]
 // Every node records the shape of each forward input and output (Note [Node directions]).
@@ -172,8 +174,8 @@ struct Node : std::enable_shared_from_this<Node> {
   std::string describe() const;
 
   uint64_t sequence_nr() const { return sequence_nr_; }
-  std::vector<Edge>& next_edges() { return next_edges_; }
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  edge_list& next_edges() { return next_edges_; }
+  const edge_list& next_edges() const { return next_edges_; }
   const Edge& next_edge(size_t i) const { return next_edges_[i]; }
   size_t num_outputs() const { return next_edges_.size(); }
 
@@ -213,7 +215,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
  protected:
   uint64_t sequence_nr_;
-  std::vector<Edge> next_edges_;
+  edge_list next_edges_;
   InputMetadata input_metadata_;    // Note [Inline metadata]
   OutputMetadata output_metadata_;
 
@@ -223,6 +225,13 @@ struct Node : std::enable_shared_from_this<Node> {
   std::atomic<NodeHooks*> hooks_{nullptr};
   std::unique_ptr<AnomalyMetadata> anomaly_;
 };
+
+// Makes a node: every node of a recorded op is allocated from the small-object cache (Note
+// [Small object cache]); nodes too large for it get a plain allocation.
+template <class T, class... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::allocate_shared<T>(SmallAlloc<T>(), std::forward<Args>(args)...);
+}
 
 // Applies a tensor hook and checks its result keeps the gradient's shape.
 Tensor apply_tensor_hook(const TensorHook& hook, const Tensor& grad, const char* where);

@@ -82,7 +82,8 @@ namespace autograd {
 
 AutogradMeta& autograd_meta(const Tensor& t) {
   TensorImpl* impl = t.unsafe_impl();
-  if (!impl->autograd_meta) impl->autograd_meta = std::make_shared<AutogradMeta>();
+  if (!impl->autograd_meta)
+    impl->autograd_meta = std::allocate_shared<AutogradMeta>(SmallAlloc<AutogradMeta>());
   return *impl->autograd_meta;
 }
 
@@ -95,7 +96,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   AutogradMeta& m = autograd_meta(leaf);
   std::lock_guard<std::mutex> lock(m.mutex);
   if (auto acc = m.grad_accumulator.lock()) return acc;
-  auto acc = std::make_shared<AccumulateGrad>(leaf);
+  auto acc = make_node<AccumulateGrad>(leaf);
   acc->add_input_metadata(leaf);
   acc->set_output_metadata(0, leaf);
   m.grad_accumulator = acc;

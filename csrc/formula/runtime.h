@@ -6,9 +6,9 @@
 // IndexError), and errors are raised where Python raises them (as tg::ValueError /
 // tg::IndexError, which the bindings map to Python exceptions).
 //
-// Header-only; depends on the standard library and tensor/errors.h only. Integer arguments
-// are any integral type (the translator emits bare literals), computed in int64_t; anything
-// else is computed in double, exactly as CPython computes floats.
+// Header-only; depends on the standard library, tensor/errors.h and tensor/small_alloc.h only.
+// Integer arguments are any integral type (the translator emits bare literals), computed in
+// int64_t; anything else is computed in double, exactly as CPython computes floats.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tensor/errors.h"
+#include "tensor/small_alloc.h"
 
 namespace tg::py {
 
@@ -176,13 +177,13 @@ inline double math_exp(double x) {
 // ---------------------------------------------------------------------------------------------
 // Tuples (shapes, dims) and lists
 
-template <class T>
-int64_t len(const std::vector<T>& v) {
+template <class T, class A>
+int64_t len(const std::vector<T, A>& v) {
   return static_cast<int64_t>(v.size());
 }
 
-template <class T>
-const T& index(const std::vector<T>& v, int64_t i) {
+template <class T, class A>
+const T& index(const std::vector<T, A>& v, int64_t i) {
   const int64_t n = len(v);
   const int64_t j = i < 0 ? i + n : i;
   if (j < 0 || j >= n) throw IndexError("tuple index out of range");
@@ -190,9 +191,9 @@ const T& index(const std::vector<T>& v, int64_t i) {
 }
 
 // v[start:stop:step] with Python's clamping of out-of-range bounds.
-template <class T>
-std::vector<T> slice(const std::vector<T>& v, std::optional<int64_t> start,
-                     std::optional<int64_t> stop, int64_t step = 1) {
+template <class T, class A>
+std::vector<T, A> slice(const std::vector<T, A>& v, std::optional<int64_t> start,
+                        std::optional<int64_t> stop, int64_t step = 1) {
   if (step == 0) throw ValueError("slice step cannot be zero");
   const int64_t n = len(v);
   auto adjust = [n, step](std::optional<int64_t> b, bool is_start) {
@@ -207,7 +208,7 @@ std::vector<T> slice(const std::vector<T>& v, std::optional<int64_t> start,
     return x;
   };
   const int64_t lo = adjust(start, true), hi = adjust(stop, false);
-  std::vector<T> out;
+  std::vector<T, A> out;
   if (step > 0) {
     for (int64_t i = lo; i < hi; i += step) out.push_back(v[static_cast<size_t>(i)]);
   } else {
@@ -216,81 +217,81 @@ std::vector<T> slice(const std::vector<T>& v, std::optional<int64_t> start,
   return out;
 }
 
-template <class T>
-std::vector<T> concat(std::vector<T> a, const std::vector<T>& b) {
+template <class T, class A>
+std::vector<T, A> concat(std::vector<T, A> a, const std::vector<T, A>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
-template <class T>
-std::vector<T> repeat(const std::vector<T>& v, int64_t times) {
-  std::vector<T> out;
+template <class T, class A>
+std::vector<T, A> repeat(const std::vector<T, A>& v, int64_t times) {
+  std::vector<T, A> out;
   for (int64_t k = 0; k < times; ++k) out.insert(out.end(), v.begin(), v.end());
   return out;
 }
 
-template <class T, class U>
-bool contains(const std::vector<T>& v, const U& x) {
+template <class T, class A, class U>
+bool contains(const std::vector<T, A>& v, const U& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-template <class T>
-std::vector<T> sorted(std::vector<T> v, bool reverse = false) {
+template <class T, class A>
+std::vector<T, A> sorted(std::vector<T, A> v, bool reverse = false) {
   std::stable_sort(v.begin(), v.end());
   if (reverse) std::reverse(v.begin(), v.end());
   return v;
 }
 
-template <class T>
-std::vector<T> reversed(std::vector<T> v) {
+template <class T, class A>
+std::vector<T, A> reversed(std::vector<T, A> v) {
   std::reverse(v.begin(), v.end());
   return v;
 }
 
-template <class T>
-T min(const std::vector<T>& v) {
+template <class T, class A>
+T min(const std::vector<T, A>& v) {
   if (v.empty()) throw ValueError("min() arg is an empty sequence");
   return *std::min_element(v.begin(), v.end());
 }
 
-template <class T>
-T max(const std::vector<T>& v) {
+template <class T, class A>
+T max(const std::vector<T, A>& v) {
   if (v.empty()) throw ValueError("max() arg is an empty sequence");
   return *std::max_element(v.begin(), v.end());
 }
 
-template <class T>
-T sum(const std::vector<T>& v) {
+template <class T, class A>
+T sum(const std::vector<T, A>& v) {
   T s = 0;
   for (const T& x : v) s += x;
   return s;
 }
 
-template <class T>
-T prod(const std::vector<T>& v) {
+template <class T, class A>
+T prod(const std::vector<T, A>& v) {
   T s = 1;
   for (const T& x : v) s *= x;
   return s;
 }
 
 // enumerate(v, start) and zip(a, b[, c]) (shortest): vectors of tuples, for range-for loops.
-template <class T>
-std::vector<std::tuple<int64_t, T>> enumerate(const std::vector<T>& v, int64_t start = 0) {
+template <class T, class A>
+std::vector<std::tuple<int64_t, T>> enumerate(const std::vector<T, A>& v, int64_t start = 0) {
   std::vector<std::tuple<int64_t, T>> out;
   for (const T& x : v) out.emplace_back(start++, x);
   return out;
 }
 
-template <class A, class B>
-std::vector<std::tuple<A, B>> zip(const std::vector<A>& a, const std::vector<B>& b) {
+template <class A, class AA, class B, class AB>
+std::vector<std::tuple<A, B>> zip(const std::vector<A, AA>& a, const std::vector<B, AB>& b) {
   std::vector<std::tuple<A, B>> out;
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) out.emplace_back(a[i], b[i]);
   return out;
 }
 
-template <class A, class B, class C>
-std::vector<std::tuple<A, B, C>> zip(const std::vector<A>& a, const std::vector<B>& b,
-                                     const std::vector<C>& c) {
+template <class A, class AA, class B, class AB, class C, class AC>
+std::vector<std::tuple<A, B, C>> zip(const std::vector<A, AA>& a, const std::vector<B, AB>& b,
+                                     const std::vector<C, AC>& c) {
   std::vector<std::tuple<A, B, C>> out;
   for (size_t i = 0; i < a.size() && i < b.size() && i < c.size(); ++i)
     out.emplace_back(a[i], b[i], c[i]);
@@ -314,13 +315,13 @@ Out comprehension(const Seq& seq, C cond, F f) {
 }
 
 // all()/any() of a tuple of ints (a comprehension of bools is one).
-template <class T>
-bool all(const std::vector<T>& v) {
+template <class T, class A>
+bool all(const std::vector<T, A>& v) {
   return std::all_of(v.begin(), v.end(), [](const T& x) { return x != 0; });
 }
 
-template <class T>
-bool any(const std::vector<T>& v) {
+template <class T, class A>
+bool any(const std::vector<T, A>& v) {
   return std::any_of(v.begin(), v.end(), [](const T& x) { return x != 0; });
 }
 
@@ -350,12 +351,17 @@ class range {
   };
   iterator begin() const { return {start_, step_, stop_}; }
   iterator end() const { return {stop_, step_, stop_}; }
-  std::vector<int64_t> to_vector() const {
-    std::vector<int64_t> out;
+  // A Shape (tensor/tensor.h), spelled without depending on tensor.h.
+  template <class A = SmallAlloc<int64_t>>
+  std::vector<int64_t, A> to_vector() const {
+    std::vector<int64_t, A> out;
     for (int64_t i : *this) out.push_back(i);
     return out;
   }
-  operator std::vector<int64_t>() const { return to_vector(); }
+  template <class A>
+  operator std::vector<int64_t, A>() const {
+    return to_vector<A>();
+  }
 
  private:
   int64_t start_, stop_, step_;
@@ -377,7 +383,8 @@ inline std::string str(double x) {
   if (s.find_first_of(".einn") == std::string::npos) s += ".0";
   return s;
 }
-inline std::string str(const std::vector<int64_t>& v) {
+template <class A>
+std::string str(const std::vector<int64_t, A>& v) {
   std::string s = "(";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + (v.size() == 1 ? ",)" : ")");

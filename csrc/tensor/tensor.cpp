@@ -116,7 +116,7 @@ Storage::~Storage() {
 }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
-  auto s = std::make_shared<Storage>();
+  auto s = std::allocate_shared<Storage>(SmallAlloc<Storage>());
   if (nbytes <= kInlineBytes) {
     s->data = inline_data(*s);
   } else {
@@ -127,7 +127,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
 }
 
 std::shared_ptr<Storage> Storage::external(void* data, size_t nbytes, std::shared_ptr<void> owner) {
-  auto s = std::make_shared<Storage>();
+  auto s = std::allocate_shared<Storage>(SmallAlloc<Storage>());
   s->data = data;
   s->nbytes = nbytes;
   s->owner = owner ? std::move(owner) : std::shared_ptr<void>(data, [](void*) {});
@@ -184,7 +184,7 @@ void Tensor::check_defined(const char* what) const {
 }
 
 Tensor Tensor::empty(const Shape& sizes, DType dtype) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(SmallAlloc<TensorImpl>());
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (s < 0) throw ValueError("negative dimension in shape " + shape_str(sizes));
@@ -215,7 +215,7 @@ Tensor Tensor::from_external(void* data, Shape sizes, Shape strides, DType dtype
   size_t item = tg::itemsize(dtype);
   char* base = static_cast<char*>(data) + lo * static_cast<int64_t>(item);
   size_t nbytes = n == 0 ? 0 : static_cast<size_t>(hi - lo + 1) * item;
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(SmallAlloc<TensorImpl>());
   impl->storage = Storage::external(base, nbytes, std::move(owner));
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
@@ -226,7 +226,7 @@ Tensor Tensor::from_external(void* data, Shape sizes, Shape strides, DType dtype
 }
 
 Tensor Tensor::view(Shape sizes, Shape strides, int64_t offset) const {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(SmallAlloc<TensorImpl>());
   impl->storage = impl_->storage;
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensor/errors.h"
+#include "tensor/small_alloc.h"
 
 namespace tg {
 
@@ -20,7 +21,9 @@ struct Node;
 }  // namespace autograd
 
 enum class DType : uint8_t { Bool, Int64, Float32, Float64 };
-using Shape = std::vector<int64_t>;  // sizes, strides (in elements), dims
+// Sizes, strides (in elements), dims. Their blocks come from the small-object cache: every
+// tensor has two (Note [Small object cache]).
+using Shape = std::vector<int64_t, SmallAlloc<int64_t>>;
 
 // "bool", "int64", "float32", "float64" (the Python spelling).
 const char* dtype_name(DType);
@@ -51,7 +54,7 @@ struct Storage {
   std::atomic<uint32_t> version{0};
   unsigned char inline_buf[kInlineBytes + 64];
 
-  Storage() {}  // user-provided: make_shared must not zero inline_buf
+  Storage() {}  // user-provided: allocate_shared must not zero inline_buf
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   ~Storage();

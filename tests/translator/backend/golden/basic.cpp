@@ -104,7 +104,7 @@ Tensor neg(const Tensor& x) {
     result = kernel::neg(x);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<NegBackward>();
+    auto node = make_node<NegBackward>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
   }
@@ -131,7 +131,7 @@ Tensor add(const Tensor& x, const Tensor& other) {
     result = kernel::add(x, other);
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = std::make_shared<AddBackward>();
+    auto node = make_node<AddBackward>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     set_history(result, node, 0);
@@ -164,7 +164,7 @@ Tensor mul(const Tensor& x, const Tensor& other) {
     result = kernel::mul(x, other);
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = std::make_shared<MulBackward>();
+    auto node = make_node<MulBackward>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     node->x_ = SavedVariable(x, /*is_output=*/false);
@@ -197,7 +197,7 @@ Tensor exp(const Tensor& x) {
     result = kernel::exp(x);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<ExpBackward>();
+    auto node = make_node<ExpBackward>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
     node->result_ = SavedVariable(result, /*is_output=*/true);
@@ -226,7 +226,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     result = kernel::reshape(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<ReshapeBackward>();
+    auto node = make_node<ReshapeBackward>();
     collect_next_edges(*node, x);
     node->x_shape_ = x.sizes();
     set_history(result, node, 0);
@@ -258,7 +258,7 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
     result = kernel::sum_to(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<SumToBackward>();
+    auto node = make_node<SumToBackward>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     node->shape_ = shape;
@@ -302,7 +302,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
     result = kernel::reshape(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<FlattenBackward>();
+    auto node = make_node<FlattenBackward>();
     collect_next_edges(*node, x);
     node->x_shape_ = x.sizes();
     set_history(result, node, 0);
@@ -344,7 +344,7 @@ Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims) {
     result = kernel::mul(x, kernel::scalar_like(x, factor * (groups + 1)));
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<ScaleMeanBackward>();
+    auto node = make_node<ScaleMeanBackward>();
     collect_next_edges(*node, x);
     node->factor_ = factor;
     node->groups_ = groups;
@@ -389,7 +389,7 @@ Tensor select_last(const Tensor& x, int64_t index) {
     result = kernel::select(x, dim, index);
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<SelectLastBackward>();
+    auto node = make_node<SelectLastBackward>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     set_history(result, node, 0);
@@ -429,7 +429,7 @@ Tensor broadcast_mul(const Tensor& x, const Tensor& other) {
     result = kernel::mul(kernel::expand(x, shape), kernel::expand(other, shape));
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = std::make_shared<BroadcastMulBackward>();
+    auto node = make_node<BroadcastMulBackward>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     node->x_ = SavedVariable(x, /*is_output=*/false);

@@ -55,7 +55,7 @@ std::tuple<Tensor, Tensor> max_last(const Tensor& x, bool keepdim) {
     kept = py::concat(py::slice(x.sizes(), std::nullopt, -1), Shape{1});
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<MaxLastBackward>();
+    auto node = make_node<MaxLastBackward>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     node->kept_ = kept;
@@ -96,7 +96,7 @@ Tensor normalize(const Tensor& x) {
     result = kernel::mul(x, kernel::reciprocal(norm));
   }
   if (any_requires_grad({&x})) {
-    auto node = std::make_shared<NormalizeBackward>();
+    auto node = make_node<NormalizeBackward>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
     set_history(norm, node, 1);
@@ -129,7 +129,7 @@ Tensor log_norm(const Tensor& norm) {
     result = kernel::log(norm);
   }
   if (any_requires_grad({&norm})) {
-    auto node = std::make_shared<LogNormBackward>();
+    auto node = make_node<LogNormBackward>();
     collect_next_edges(*node, norm);
     set_history(result, node, 0);
     node->result_ = SavedVariable(result, /*is_output=*/true);
@@ -169,7 +169,7 @@ Tensor add_all(const std::vector<Tensor>& tensors, double alpha) {
     }
   }
   if (any_requires_grad(tensors)) {
-    auto node = std::make_shared<AddAllBackward>();
+    auto node = make_node<AddAllBackward>();
     collect_next_edges(*node, tensors);
     for (const Tensor& t : tensors) node->tensors_.emplace_back(t, false);
     node->alpha_ = alpha;
@@ -207,7 +207,7 @@ Tensor weighted_first(const std::vector<Tensor>& tensors, const Tensor& weight) 
     result = kernel::mul(py::index(tensors, 0), weight);
   }
   if (any_requires_grad({&weight}) || any_requires_grad(tensors)) {
-    auto node = std::make_shared<WeightedFirstBackward>();
+    auto node = make_node<WeightedFirstBackward>();
     collect_next_edges(*node, tensors);
     collect_next_edges(*node, weight);
     node->tensors_size_ = tensors.size();
