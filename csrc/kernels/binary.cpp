@@ -87,13 +87,13 @@ Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, 
   check_pair(a, b, name);
   DType common = promote_types(a.dtype(), b.dtype());
   if (to_float && !is_floating(common)) common = DType::Float64;
-  Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
+  Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   Tensor fast;
-  if (common == DType::Float32 && f32 && float_fast_path(ac, bc, *f32, fast)) return fast;
-  if (common == DType::Float64 && f64 && float_fast_path(ac, bc, *f64, fast)) return fast;
+  if (common == DType::Float32 && f32 && float_fast_path(*ac, *bc, *f32, fast)) return fast;
+  if (common == DType::Float64 && f64 && float_fast_path(*ac, *bc, *f64, fast)) return fast;
   return dispatch_all(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return binary_op<T, T, T>(ac, bc, name, grain, [&](T x, T y) { return T(f(x, y)); });
+    return binary_op<T, T, T>(*ac, *bc, name, grain, [&](T x, T y) { return T(f(x, y)); });
   });
 }
 
@@ -101,10 +101,10 @@ template <class F>
 Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
   check_pair(a, b, name);
   DType common = promote_types(a.dtype(), b.dtype());
-  Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
+  Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_all(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return binary_op<bool, T, T>(ac, bc, name, kGrainCheap, [&](T x, T y) { return bool(f(x, y)); });
+    return binary_op<bool, T, T>(*ac, *bc, name, kGrainCheap, [&](T x, T y) { return bool(f(x, y)); });
   });
 }
 

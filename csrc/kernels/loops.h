@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/kernels.h"
 #include "tensor/dispatch.h"
@@ -133,6 +134,29 @@ void copy_into(const Tensor& dst, const Tensor& src);
 
 // x itself when it already has dtype d, else a converted copy.
 Tensor to_dtype(const Tensor& x, DType d);
+
+// A kernel's operand used by reference: the caller's own handle when it needs no conversion
+// (the common case, and no reference-count round trip per operand), else a converted copy held
+// here. Made by as_dtype (guaranteed elision: neither copyable nor movable), alive for the call.
+class Operand {
+ public:
+  explicit Operand(const Tensor& x) : ref_(&x) {}
+  explicit Operand(Tensor&& converted) : owned_(std::move(converted)), ref_(&owned_) {}
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+  const Tensor& operator*() const { return *ref_; }
+  const Tensor* operator->() const { return ref_; }
+
+ private:
+  Tensor owned_;
+  const Tensor* ref_;
+};
+
+// to_dtype(x, d) as an Operand.
+inline Operand as_dtype(const Tensor& x, DType d) {
+  if (x.dtype() == d) return Operand(x);
+  return Operand(to_dtype(x, d));
+}
 
 // A contiguous tensor with x's values: x's own storage when x is contiguous.
 Tensor as_contiguous(const Tensor& x);

@@ -132,10 +132,10 @@ namespace {
 template <class F>
 Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
   x.check_defined(name);
-  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
-  return dispatch_floating(xf.dtype(), name, [&](auto tag) {
+  Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
+  return dispatch_floating(xf->dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return unary_op<T, T>(xf, grain, [&](T v) { return f(v); });
+    return unary_op<T, T>(*xf, grain, [&](T v) { return f(v); });
   });
 }
 
@@ -146,17 +146,17 @@ using LoopF64 = void (*)(double*, const double*, int64_t);
 template <class F>
 Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF64 f64, F f) {
   x.check_defined(name);
-  Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
-  if (!xf.is_contiguous()) return floating_unary(xf, name, kGrainExpensive, f);
-  Tensor out = Tensor::empty(xf.sizes(), xf.dtype());
-  const int64_t n = xf.numel();
-  if (xf.dtype() == DType::Float32) {
+  Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
+  if (!xf->is_contiguous()) return floating_unary(*xf, name, kGrainExpensive, f);
+  Tensor out = Tensor::empty(xf->sizes(), xf->dtype());
+  const int64_t n = xf->numel();
+  if (xf->dtype() == DType::Float32) {
     float* o = out.data<float>();
-    const float* in = xf.data<float>();
+    const float* in = xf->data<float>();
     parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f32(o + b, in + b, e - b); });
   } else {
     double* o = out.data<double>();
-    const double* in = xf.data<double>();
+    const double* in = xf->data<double>();
     parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f64(o + b, in + b, e - b); });
   }
   return out;
