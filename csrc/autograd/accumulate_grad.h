@@ -14,7 +14,9 @@ namespace tg::autograd {
 struct AccumulateGrad final : Node {
   // Highest priority: a leaf's gradient is stored as soon as it is complete.
   explicit AccumulateGrad(Tensor leaf)
-      : Node(std::numeric_limits<uint64_t>::max()), variable(std::move(leaf)) {}
+      : Node(std::numeric_limits<uint64_t>::max()), variable(std::move(leaf)) {
+    is_accumulate_grad_ = true;
+  }
 
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }

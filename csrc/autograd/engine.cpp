@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -54,16 +55,73 @@ struct ReadyOrder {
   }
 };
 
+// Per reachable node: how many edges into it have not delivered yet, and its input buffer.
+struct Pending {
+  int dependencies = 0;
+  variable_list buffer;
+};
+
+// Note [Pending table]
+// The Pending of each node reachable in a task, in discovery order, found through an
+// open-addressing table (Node* -> index; linear probing, power-of-two size, at most half full).
+// A node-based std::unordered_map made one heap allocation per reachable node, all alive until
+// the task ends: on a long chain of small ops they overflowed malloc's per-thread cache and,
+// with the hashing, cost ~3% of W1.
+class PendingTable {
+ public:
+  PendingTable() : cells_(kInitialCells), mask_(kInitialCells - 1) {}
+
+  // The entry of `n`, created when missing (second: whether it was).
+  std::pair<Pending*, bool> try_emplace(Node* n) {
+    size_t i = home(n);
+    while (cells_[i].node != nullptr) {
+      if (cells_[i].node == n) return {&entries_[cells_[i].index], false};
+      i = (i + 1) & mask_;
+    }
+    if (2 * (entries_.size() + 1) > cells_.size()) {
+      grow();
+      return try_emplace(n);
+    }
+    cells_[i] = {n, static_cast<uint32_t>(entries_.size())};
+    entries_.emplace_back();
+    return {&entries_.back(), true};
+  }
+
+ private:
+  static constexpr size_t kInitialCells = 64;
+  struct Cell {
+    Node* node = nullptr;
+    uint32_t index = 0;
+  };
+
+  size_t home(const Node* n) const {
+    // Fibonacci hashing of the address (its low bits are alignment zeros).
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(n) * 0x9E3779B97F4A7C15ull) >> 32) &
+           mask_;
+  }
+
+  void grow() {
+    std::vector<Cell> old(cells_.size() * 2);
+    old.swap(cells_);
+    mask_ = cells_.size() - 1;
+    for (const Cell& c : old) {
+      if (c.node == nullptr) continue;
+      size_t i = home(c.node);
+      while (cells_[i].node != nullptr) i = (i + 1) & mask_;
+      cells_[i] = c;
+    }
+  }
+
+  std::vector<Cell> cells_;
+  size_t mask_;
+  std::vector<Pending> entries_;  // by discovery order; pointers valid until the next insertion
+};
+
 struct GraphTask {
   bool keep_graph;
   bool create_graph;
   bool accumulate_grad;
-  // Per reachable node: how many edges into it have not delivered yet, and its input buffer.
-  struct Pending {
-    int dependencies = 0;
-    variable_list buffer;
-  };
-  std::unordered_map<Node*, Pending> pending;
+  PendingTable pending;
   std::unordered_map<Node*, ExecInfo> exec_info;      // empty: run everything
   variable_list captured;
 };
@@ -76,8 +134,8 @@ void compute_dependencies(GraphTask& task, Node* root) {
     for (const Edge& e : n->next_edges()) {
       Node* f = e.function.get();
       if (f == nullptr) continue;
-      auto [it, first_visit] = task.pending.try_emplace(f);
-      ++it->second.dependencies;
+      auto [pending, first_visit] = task.pending.try_emplace(f);
+      ++pending->dependencies;
       if (first_visit) stack.push_back(f);
     }
   }
@@ -233,7 +291,7 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
   variable_list inputs = std::move(item.inputs);
   if (inputs.size() < fn.num_inputs()) inputs.resize(fn.num_inputs());
 
-  if (fn.has_hooks() || dynamic_cast<AccumulateGrad*>(&fn) != nullptr) {
+  if (fn.has_hooks() || fn.is_accumulate_grad()) {
     fn.run_tensor_pre_hooks(inputs);
     if (task.accumulate_grad) fn.run_retains_grad(inputs);
   }
@@ -273,7 +331,7 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
       auto it = task.exec_info.find(next);
       if (it == task.exec_info.end() || !it->second.should_visit()) continue;
     }
-    auto& pending = task.pending[next];
+    Pending& pending = *task.pending.try_emplace(next).first;
     variable_list& buffer = pending.buffer;
     if (buffer.size() <= e.input_nr) buffer.resize(std::max<size_t>(e.input_nr + 1, next->num_inputs()));
     add_to_buffer(buffer[e.input_nr], std::move(outputs[i]));

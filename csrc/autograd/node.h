@@ -202,6 +202,9 @@ struct Node : std::enable_shared_from_this<Node> {
   bool remove_hook(uint64_t id);
   bool has_hooks() const { return hooks_.load(std::memory_order_acquire) != nullptr; }
 
+  // An AccumulateGrad (it runs its leaf's hooks): a flag, no dynamic_cast per evaluated node.
+  bool is_accumulate_grad() const { return is_accumulate_grad_; }
+
   // Where the node was made, when anomaly mode was on then (Note [Anomaly mode]); else null.
   const AnomalyMetadata* anomaly_metadata() const { return anomaly_.get(); }
 
@@ -218,6 +221,7 @@ struct Node : std::enable_shared_from_this<Node> {
   edge_list next_edges_;
   InputMetadata input_metadata_;    // Note [Inline metadata]
   OutputMetadata output_metadata_;
+  bool is_accumulate_grad_ = false;  // set by AccumulateGrad
 
  private:
   NodeHooks& hooks();
