@@ -34,6 +34,15 @@ inline __attribute__((always_inline)) int64_t as_int(double f) {
   std::memcpy(&i, &f, 8);
   return i;
 }
+// 2^e for a biased exponent e, built from bits. The shift is unsigned: for a NaN input the
+// callers' e is garbage (their results are then replaced by the NaN), and a signed shift of
+// it would be undefined behaviour (UBSan: "left shift ... cannot be represented").
+inline __attribute__((always_inline)) float pow2_biased(int32_t e) {
+  return as_float(static_cast<int32_t>(static_cast<uint32_t>(e) << 23));
+}
+inline __attribute__((always_inline)) double pow2_biased(int64_t e) {
+  return as_double(static_cast<int64_t>(static_cast<uint64_t>(e) << 52));
+}
 
 // e^x, float. x = n ln2 + g, |g| <= ln2/2; e^g by a degree-7 polynomial; 2^n split in two
 // factors so that denormal results come out right.
@@ -50,7 +59,7 @@ inline __attribute__((always_inline)) float exp(float x) {
              1.6666665459e-1f) * g + 5.0000001201e-1f;
   y = y * z + g + 1.0f;
   int32_t n1 = n >> 1, n2 = n - n1;
-  y = y * as_float((n1 + 127) << 23) * as_float((n2 + 127) << 23);
+  y = y * pow2_biased(n1 + 127) * pow2_biased(n2 + 127);
   y = x > 88.72283935546875f ? std::numeric_limits<float>::infinity() : y;
   y = x < -103.97f ? 0.0f : y;
   return x != x ? x : y;
@@ -71,7 +80,7 @@ inline __attribute__((always_inline)) double exp(double x) {
               2.00000000000000000009e0;
   double y = 1.0 + 2.0 * (px / (qx - px));
   int64_t n1 = n >> 1, n2 = n - n1;
-  y = y * as_double((n1 + 1023) << 52) * as_double((n2 + 1023) << 52);
+  y = y * pow2_biased(n1 + 1023) * pow2_biased(n2 + 1023);
   y = x > 709.782712893384 ? std::numeric_limits<double>::infinity() : y;
   y = x < -745.2 ? 0.0 : y;
   return x != x ? x : y;
