@@ -21,6 +21,8 @@ namespace tg {
 namespace {
 
 thread_local bool t_in_parallel = false;
+// Threads currently inside run_parallel (Note [Inter-op first]).
+std::atomic<int> g_active_callers{0};
 
 class ThreadPool {
  public:
@@ -161,8 +163,17 @@ int get_num_threads() { return pool().num_threads(); }
 void set_num_threads(int n) { pool().resize(n); }
 
 namespace detail {
-bool run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
-  return pool().run(n, grain, fn, ctx);
+void run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
+  if (t_in_parallel) {  // a chunk of a parallel region: never nested
+    fn(ctx, 0, n);
+    return;
+  }
+  // Note [Inter-op first]: count this thread in while its kernel runs, serial or split.
+  struct Active {
+    int others = g_active_callers.fetch_add(1, std::memory_order_acq_rel);
+    ~Active() { g_active_callers.fetch_sub(1, std::memory_order_acq_rel); }
+  } active;
+  if (active.others > 0 || !pool().run(n, grain, fn, ctx)) fn(ctx, 0, n);
 }
 }  // namespace detail
 

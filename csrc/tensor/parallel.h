@@ -5,7 +5,8 @@
 // n < grain (the check is inline, so small tensors pay one comparison), when one thread is
 // configured, when called from inside a parallel region (no nesting), or when another thread
 // already runs a parallel region (the autograd engine and several Python threads may call
-// kernels at once; the loser runs serially instead of waiting). The calling thread takes part,
+// kernels at once; the loser runs serially instead of waiting), or when another thread is
+// inside a large kernel at the same time (Note [Inter-op first]). The calling thread takes part,
 // so the pool has num_threads - 1 workers; they spin ~200 us after each job (back-to-back ops
 // are common) and then sleep on a condition variable. Exceptions thrown by f are rethrown on
 // the calling thread. The default thread count is the number of cores (TG_NUM_THREADS
@@ -19,21 +20,31 @@ namespace tg {
 int get_num_threads();
 void set_num_threads(int n);
 
+// Note [Inter-op first]
+// Several Python threads (or a backward and a forward) running large kernels at once already
+// keep the cores busy. Splitting each of their kernels over the pool as well would put three
+// or more runnable threads on two cores, and a split kernel waits for its slowest chunk, so a
+// descheduled chunk stalls the whole op (two threads ran at 0.8x the throughput of one). A
+// kernel therefore uses the pool only while no other thread is inside a large kernel: each
+// caller of run_parallel counts itself in for the duration of its kernel, serial or not.
+
 namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t begin, int64_t end);
-// Returns false when the pool is not available (busy, nested, single-threaded): the caller
-// then runs the whole range itself.
-bool run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx);
+// Runs fn over [0, n): split over the pool when it is available and no other thread is inside
+// a large kernel, else on the calling thread alone.
+void run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx);
 }  // namespace detail
 
 template <class F>
 inline void parallel_for(int64_t n, int64_t grain, const F& f) {
   if (n <= 0) return;
-  if (n < 2 * grain || !detail::run_parallel(
-                           n, grain,
-                           [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
-                           const_cast<void*>(static_cast<const void*>(&f))))
+  if (n < 2 * grain) {
     f(0, n);
+    return;
+  }
+  detail::run_parallel(
+      n, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
 }
 
 // Elements above which elementwise/reduction kernels split work across threads.
