@@ -67,8 +67,18 @@ def _status(key: str, rows: dict[str, Any]) -> str:
     if key == "W6-1M":
         return "met" if row.get("time_s") else "missed"
     if key == "W7":
-        s = _median(row.get("metric") or [])
-        return "n/a" if s is None else ("met" if s >= tgt.bound else "missed")
+        # Note [W7 on two cores]: with its intra-op pool on, one thread already spreads a
+        # 200k-element op over both cores, so two threads cannot reach 2x its throughput on a
+        # 2-core machine; the same run with one intra-op thread measures what the target is
+        # about, the engine letting Python threads run at once. Both are judged and shown.
+        def judged(r: dict[str, Any] | None) -> str | None:
+            s = _median((r or {}).get("metric") or [])
+            return None if s is None else ("met" if s >= tgt.bound else "missed")
+
+        default, single = judged(row), judged(rows.get("compiled-1t"))
+        if default is None:
+            return "n/a"
+        return default if single is None else f"{default}; 1 intra-op thread: {single}"
     r = row.get("ratio", {}).get(tgt.baseline)
     if r is None:
         return f"n/a: no {tgt.baseline} row"
