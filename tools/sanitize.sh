@@ -42,10 +42,12 @@ build() {
 runtime() { "${CXX:-g++}" -print-file-name="$1"; }
 
 run_pytest() {  # PKG PRELOAD pytest-args...
+  # --capture=no: pytest captures each test's stderr, and a sanitizer that stops the process
+  # mid-test would take its report down with the capture (exit code 66, no message).
   local pkg=$1 preload=$2
   shift 2
   (cd "$root" && PYTHONPATH="$pkg" TG_REQUIRE_COMPILED=1 LD_PRELOAD="$preload" \
-    setarch "$(uname -m)" -R "$python" -m pytest -q -p no:cacheprovider "$@")
+    setarch "$(uname -m)" -R "$python" -m pytest -q --capture=no -p no:cacheprovider "$@")
 }
 
 thread() {
