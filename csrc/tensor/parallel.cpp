@@ -1,5 +1,7 @@
 #include "tensor/parallel.h"
 
+#include "tensor/errors.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -160,7 +163,10 @@ ThreadPool& pool() {
 }  // namespace
 
 int get_num_threads() { return pool().num_threads(); }
-void set_num_threads(int n) { pool().resize(n); }
+void set_num_threads(int n) {
+  if (n < 1) throw ValueError("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  pool().resize(n);
+}
 
 namespace detail {
 void run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx) {

@@ -16,6 +16,7 @@ import builtins
 import contextlib
 import functools
 import inspect
+import operator
 import sys
 import types
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -200,6 +201,21 @@ backend: Any = types.SimpleNamespace(
 _namespace: Dict[str, Any] = {}
 _build(_namespace, backend)
 _namespace["ops"] = _C.ops
+
+
+def get_num_threads() -> int:
+    """Threads a large kernel may be split over (the cores, or TG_NUM_THREADS when set)."""
+    return int(_C._kernels._get_num_threads())
+
+
+def set_num_threads(n: int) -> None:
+    """Sets the intra-op thread count (as ``torch.set_num_threads``); 1 turns splitting off.
+    Kernels of several Python threads running at once are never split (Note [Inter-op
+    first] in csrc/tensor/parallel.h)."""
+    _C._kernels._set_num_threads(operator.index(n))
+
+
+_namespace["get_num_threads"], _namespace["set_num_threads"] = get_num_threads, set_num_threads
 # The API exports dtypes named bool/float/int: code above spells the builtins as builtins.X.
 globals().update(_namespace)
 

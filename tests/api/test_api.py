@@ -358,3 +358,25 @@ def test_numpy_functions_accept_tensors(engine):
     np.testing.assert_allclose(np.max(t, axis=0, keepdims=True).numpy(), a.max(0, keepdims=True))
     np.testing.assert_allclose((np.float64(2.0) * t).numpy(), 2 * a)
     np.testing.assert_allclose((np.ones(3) - t).numpy(), 1 - a)
+
+
+def test_num_threads_round_trip_and_results_do_not_depend_on_it(engine):
+    tg = engine
+    x = np.random.default_rng(0).standard_normal(300_000)
+    saved = tg.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2):
+            tg.set_num_threads(n)
+            assert tg.get_num_threads() == n
+            t = tg.tensor(x, requires_grad=True)
+            (t.sin() * t).sum().backward()
+            results.append(t.grad.numpy())
+        np.testing.assert_array_equal(results[0], results[1])
+        with pytest.raises(ValueError, match="positive number of threads, got 0"):
+            tg.set_num_threads(0)
+        with pytest.raises(TypeError):
+            tg.set_num_threads(1.5)
+    finally:
+        tg.set_num_threads(saved)
+    assert tg.get_num_threads() == saved

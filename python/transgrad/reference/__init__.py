@@ -9,6 +9,8 @@ formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 (autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
 """
 
+import operator
+
 from transgrad._api import build as _build
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
@@ -18,7 +20,25 @@ from transgrad.reference.tensor import Tensor
 _build(globals(), _backend)
 ops = _backend.ops
 
-__all__ = ["Tensor", "apply_formula", "autograd", "ops"]
+_num_threads = 1
+
+
+def get_num_threads() -> int:
+    """The value last given to set_num_threads (1 by default): the reference engine runs every
+    kernel on the calling thread, in numpy."""
+    return _num_threads
+
+
+def set_num_threads(n: int) -> None:
+    """Accepted for API parity with ``transgrad``; pure Python splits nothing."""
+    global _num_threads
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"set_num_threads: expected a positive number of threads, got {n}")
+    _num_threads = n
+
+
+__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "ops", "set_num_threads"]
 
 
 def __getattr__(name: str):
