@@ -21,7 +21,8 @@ import re
 from collections.abc import Sequence
 
 from . import ir
-from .cpp_expr import cname, ctype, float_literal, param_type, wrap_text
+from .cpp_expr import cname, ctype, float_literal, param_type
+from .cpp_wrap import wrap_text
 
 
 def _default(e: ir.Expr) -> str:

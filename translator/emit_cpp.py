@@ -21,7 +21,6 @@ from collections.abc import Set as AbstractSet
 
 from . import ir
 from .cpp_expr import (
-    WIDTH,
     ExprEmitter,
     cname,
     const_text,
@@ -30,8 +29,8 @@ from .cpp_expr import (
     loop_var,
     param_type,
     unpack_lines,
-    wrap_text,
 )
+from .cpp_wrap import WIDTH, wrap_text
 from .ir import transform
 
 GENERATOR = "transgrad.translator"

@@ -172,7 +172,7 @@ def test_one_line_suites_and_early_returns(tmp_path):
 
 
 def test_line_wrapping_only_moves_whitespace():
-    from translator.cpp_expr import wrap_line
+    from translator.cpp_wrap import wrap_line
 
     line = ("    Tensor d = !w.defined() ? 1.0 - t - ops::sigmoid(-x) : 1.0 - t - (1.0 + (w - 1.0)"
             " * t) * ops::sigmoid(-x, f(\"a, b\", 2), g(3, 4));")
