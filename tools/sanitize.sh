@@ -2,7 +2,8 @@
 # Build transgrad._C with sanitizers and run the tests under them.
 #
 #   tools/sanitize.sh thread    ThreadSanitizer: the threading tests (tests/compiled/test_threads.py,
-#                               tests/compiled/test_stress.py, the engine's thread tests)
+#                               tests/compiled/test_stress.py, test_small_alloc.py, the engine's
+#                               thread tests; known false positives: tools/tsan.supp)
 #   tools/sanitize.sh address   AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite
 #   tools/sanitize.sh all       both (the default)
 #
@@ -56,11 +57,11 @@ thread() {
   echo "== ThreadSanitizer: threading tests"
   # The pool's workers and OpenBLAS threads are created by the instrumented library or are
   # outside it; report only races, in our code, and stop at the first.
-  TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 report_signal_unsafe=0 ${TSAN_OPTIONS:-}" \
+  TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 report_signal_unsafe=0 suppressions=$root/tools/tsan.supp ${TSAN_OPTIONS:-}" \
     TG_STRESS_SECONDS=${TG_STRESS_SECONDS:-3} \
     run_pytest "$pkg" "$(runtime libtsan.so)" \
-    tests/compiled/test_threads.py tests/compiled/test_stress.py \
-    tests/engine/test_engine.py -k "thread or stress" "$@"
+    tests/compiled/test_threads.py tests/compiled/test_stress.py tests/compiled/test_small_alloc.py \
+    tests/engine/test_engine.py -k "thread or stress or alloc" "$@"
 }
 
 address() {
