@@ -24,8 +24,10 @@ namespace tg {
 namespace {
 
 thread_local bool t_in_parallel = false;
-// Threads currently inside run_parallel (Note [Inter-op first]).
+// Threads currently inside run_parallel, and how many kernels ran serially because another
+// thread was inside one (Note [Inter-op first]).
 std::atomic<int> g_active_callers{0};
+std::atomic<uint64_t> g_serial_runs{0};
 
 class ThreadPool {
  public:
@@ -97,9 +99,13 @@ class ThreadPool {
       // Spin a while (~200 us): kernels often come back to back, and waking a sleeping thread
       // costs more than a small job. Bounded, so an idle pool does not steal a core.
       const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+      const uint64_t serial_seen = g_serial_runs.load(std::memory_order_relaxed);
       for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
         TG_PAUSE();
         if ((spins & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;
+        // Threads met inside kernels and run them serially (Note [Inter-op first]): the next
+        // job is not coming soon, and the core is theirs.
+        if (g_serial_runs.load(std::memory_order_relaxed) != serial_seen) break;
       }
       if (generation_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(m_);
@@ -179,7 +185,12 @@ void run_parallel(int64_t n, int64_t grain, RangeFn fn, void* ctx) {
     int others = g_active_callers.fetch_add(1, std::memory_order_acq_rel);
     ~Active() { g_active_callers.fetch_sub(1, std::memory_order_acq_rel); }
   } active;
-  if (active.others > 0 || !pool().run(n, grain, fn, ctx)) fn(ctx, 0, n);
+  if (active.others > 0) {
+    g_serial_runs.fetch_add(1, std::memory_order_relaxed);
+    fn(ctx, 0, n);
+  } else if (!pool().run(n, grain, fn, ctx)) {
+    fn(ctx, 0, n);
+  }
 }
 }  // namespace detail
 
