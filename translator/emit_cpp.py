@@ -266,9 +266,9 @@ def _node(f: ir.Function) -> list[str]:
         if sv.type == ir.TENSOR_LIST:
             lines += [f"    std::vector<Tensor> {cname(sv.name)};",
                       (f"    for (const auto& v : {sv.name}_) "
-                      f"{cname(sv.name)}.push_back(v.unpack(shared_from_this()));")]
+                      f"{cname(sv.name)}.push_back(v.unpack(*this));")]
         else:
-            lines.append(f"    Tensor {cname(sv.name)} = {sv.name}_.unpack(shared_from_this());")
+            lines.append(f"    Tensor {cname(sv.name)} = {sv.name}_.unpack(*this);")
     block = Block(ExprEmitter(saved))
     block.return_stmt = lambda s, ind: _backward_return(block.ex, f, s, ind)
     lines += block.stmts(bw.body, "    ")

@@ -148,8 +148,8 @@ struct MulBackward final : Node {
   void release_variables() override { x_.reset(); other_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor x = x_.unpack(shared_from_this());
-    Tensor other = other_.unpack(shared_from_this());
+    Tensor x = x_.unpack(*this);
+    Tensor other = other_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:36
     return {grad * other, grad * x};
   }
@@ -182,7 +182,7 @@ struct ExpBackward final : Node {
   void release_variables() override { result_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor result = result_.unpack(shared_from_this());
+    Tensor result = result_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:46
     return {grad * result};
   }
@@ -243,7 +243,7 @@ struct SumToBackward final : Node {
   void release_variables() override { x_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor x = x_.unpack(shared_from_this());
+    Tensor x = x_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:66
     return {ops::reshape(grad, shape_) * ops::ones_like(x)};
   }
@@ -370,7 +370,7 @@ struct SelectLastBackward final : Node {
   void release_variables() override { x_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor x = x_.unpack(shared_from_this());
+    Tensor x = x_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:128
     return {ops::reshape(ops::ones_like(x),
                          x.sizes()) * ops::reshape(
@@ -408,8 +408,8 @@ struct BroadcastMulBackward final : Node {
   void release_variables() override { x_.reset(); other_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor x = x_.unpack(shared_from_this());
-    Tensor other = other_.unpack(shared_from_this());
+    Tensor x = x_.unpack(*this);
+    Tensor other = other_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:162
     return {grad * other * (half_ + 1), grad * x};
   }

@@ -32,8 +32,8 @@ struct MaxLastBackward final : Node {
   }
   variable_list compute(variable_list&& grads) {
     Tensor grad = std::move(grads[0]);
-    Tensor x = x_.unpack(shared_from_this());
-    Tensor indices = indices_.unpack(shared_from_this());
+    Tensor x = x_.unpack(*this);
+    Tensor indices = indices_.unpack(*this);
     // tests/translator/backend/fixtures/multi.py:13
     Tensor zeros = kernel::zeros_like(x);
     // tests/translator/backend/fixtures/multi.py:14
@@ -75,8 +75,8 @@ struct NormalizeBackward final : Node {
   variable_list apply(variable_list&& grads) override {
     Tensor grad = materialize_grad(grads, 0);
     Tensor grad_norm = materialize_grad(grads, 1);
-    Tensor norm = norm_.unpack(shared_from_this());
-    Tensor result = result_.unpack(shared_from_this());
+    Tensor norm = norm_.unpack(*this);
+    Tensor result = result_.unpack(*this);
     // tests/translator/backend/fixtures/multi.py:26
     Tensor inner = ops::sum_to(grad * result, norm.sizes());
     // tests/translator/backend/fixtures/multi.py:27
@@ -114,7 +114,7 @@ struct LogNormBackward final : Node {
   void release_variables() override { result_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor result = result_.unpack(shared_from_this());
+    Tensor result = result_.unpack(*this);
     // tests/translator/backend/fixtures/multi.py:37
     return {grad * ops::exp(-result)};
   }
@@ -147,7 +147,7 @@ struct AddAllBackward final : Node {
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     std::vector<Tensor> tensors;
-    for (const auto& v : tensors_) tensors.push_back(v.unpack(shared_from_this()));
+    for (const auto& v : tensors_) tensors.push_back(v.unpack(*this));
     // tests/translator/backend/fixtures/multi.py:49
     return py::comprehension<std::vector<Tensor>>(
         tensors, [&]([[maybe_unused]] const Tensor& t) { return grad * alpha_; });
@@ -187,7 +187,7 @@ struct WeightedFirstBackward final : Node {
   void release_variables() override { weight_.reset(); }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
-    Tensor weight = weight_.unpack(shared_from_this());
+    Tensor weight = weight_.unpack(*this);
     // tests/translator/backend/fixtures/multi.py:60
     {
       variable_list grads_out;
