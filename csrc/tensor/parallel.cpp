@@ -45,7 +45,7 @@ class ThreadPool {
   }
 
   bool run(int64_t n, int64_t grain, detail::RangeFn fn, void* ctx) {
-    if (num_threads_ <= 1 || t_in_parallel) return false;
+    if (num_threads_ <= 1) return false;  // nesting is refused by run_parallel
     std::unique_lock<std::mutex> run(run_mutex_, std::try_to_lock);
     if (!run.owns_lock()) return false;
     int64_t chunks = std::min<int64_t>(num_threads_, n / grain);

@@ -39,8 +39,6 @@ constexpr size_t kClasses = kSmallAllocMax / kGranule;
 constexpr size_t kClassBytes = size_t(1) << 20;
 constexpr size_t kMaxBlocks = 8192;
 
-
-
 constexpr std::array<uint32_t, kClasses> make_caps() {
   std::array<uint32_t, kClasses> caps{};
   for (size_t c = 0; c < kClasses; ++c) {

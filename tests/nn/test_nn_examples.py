@@ -48,6 +48,7 @@ def test_demo_main_job():
         assert out.count("gradcheck ok, gradgradcheck ok") == 1, out
     else:
         assert out.count("gradcheck ok, gradgradcheck ok") == 2, out
-        assert re.search(r"max \|reference - compiled\| = 0\.0e\+00", out), out
+        diff = re.search(r"max \|reference - compiled\| = (\S+)", out)
+        assert diff and float(diff.group(1)) <= 1e-12, out  # the differential tests' tolerance
     acc = re.search(r"test accuracy ([\d.]+)%", out)
     assert acc and float(acc.group(1)) > 90.0, out
