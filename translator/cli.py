@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     register(sub)
+    from .import_yaml import register as register_import_yaml  # derivatives.yaml importer
+
+    register_import_yaml(sub)
     if importlib.util.find_spec(f"{__package__}.cli_backend") is not None:
         # the back end's commands (emit, show); an error inside it is not hidden
         importlib.import_module(f"{__package__}.cli_backend").register(sub)
