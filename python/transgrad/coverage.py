@@ -1,0 +1,484 @@
+"""Coverage of PyTorch's derivative table, measured: ``python -m transgrad.coverage``.
+
+Stage: a measuring tool over the public API (both engines) with torch as the oracle. Input: the
+installed torch (its ``derivatives.yaml`` and torch itself). Output: one line per entry of the
+table, a summary of counts, and optionally a JSON file:
+
+* verified: transgrad computes the entry, and value, VJP and VJP-of-VJP match torch in float64 on
+  every case of ``TWINS`` on every engine checked;
+* covered (mismatch: what): transgrad computes it, but a check failed or it raised;
+* not covered (reason): no transgrad function, an in-place variant, a backward op, no mapping;
+* out of scope: sparse, nested, quantized, backend-specific, ``_foreach``, complex-only (the
+  importer's families: ``translator/import_yaml.py`` ``OUT_OF_SCOPE``).
+
+``TWINS`` is the mapping from a yaml entry to the call that exercises it, as data: the function's
+path (the same on ``transgrad``/``transgrad.reference`` and ``torch``, which share names; a leading
+``.`` is a Tensor method; ``nn.functional.X`` the functional API), and the cases, each a
+``case(...)`` of ``T``/``I``/``B`` tensor specs and plain values. Where transgrad's signature
+differs from torch's, the difference is spelled in the case (never adapted silently). torch
+stays optional: without it the tool says so and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import sys
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from transgrad.lang import B, I, T, case
+
+RTOL, ATOL = 1e-7, 1e-9  # float64 throughout
+
+
+@dataclasses.dataclass(frozen=True)
+class Twin:
+    """How a yaml entry is exercised: ``call`` on both libraries, on each of ``cases``."""
+
+    call: str
+    cases: tuple[case, ...]
+
+
+def _unary(low: float = -2.0, high: float = 2.0) -> tuple[case, ...]:
+    return (case(T(3, 4, low=low, high=high)), case(T(2, 3, 5, low=low, high=high)),
+            case(T(low=low, high=high)))
+
+
+def _binary(low: float = -2.0, high: float = 2.0) -> tuple[case, ...]:
+    return (case(T(3, 4, low=low, high=high), T(3, 4, low=low, high=high)),
+            case(T(3, 4, low=low, high=high), T(4, low=low, high=high)),
+            case(T(2, 1, 4, low=low, high=high), T(3, 1, low=low, high=high)))
+
+
+def _dims() -> tuple[case, ...]:
+    return (case(T(3, 4)), case(T(2, 3, 4), 1), case(T(2, 3, 4), (0, 2), keepdim=True),
+            case(T(2, 3, 4), -1, True))
+
+
+def _dim() -> tuple[case, ...]:
+    return (case(T(3, 4), 1), case(T(2, 3, 4), -2, True), case(T(5), 0))
+
+
+_POS = (0.5, 2.0)
+_UNARY = {
+    "abs": (), "neg": (), "exp": (), "expm1": (), "sin": (), "cos": (), "tan": (-1.0, 1.0),
+    "tanh": (), "sigmoid": (), "relu": (), "sign": (), "sgn": (), "erf": (), "erfc": (),
+    "erfinv": (-0.9, 0.9), "sinh": (), "cosh": (), "asinh": (), "acosh": (1.5, 3.0),
+    "atanh": (-0.8, 0.8), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (), "exp2": (),
+    "log": _POS, "log2": _POS, "log10": _POS, "log1p": (-0.5, 2.0), "sqrt": _POS,
+    "rsqrt": _POS, "reciprocal": _POS, "lgamma": (0.5, 3.0), "digamma": (0.5, 3.0),
+    "deg2rad": (), "rad2deg": (), "sinc": (), "logit": (0.1, 0.9), "i0": (), "trunc": (),
+    "floor": (), "ceil": (), "round": (), "frac": (), "clone": (), "nan_to_num": (),
+}
+_FUNCTIONAL = {
+    "hardsigmoid": "hardsigmoid", "silu": "silu", "mish": "mish", "elu": "elu", "celu": "celu",
+    "gelu": "gelu", "leaky_relu": "leaky_relu", "softplus": "softplus", "hardtanh": "hardtanh",
+    "hardshrink": "hardshrink", "softshrink": "softshrink", "log_sigmoid_forward": "logsigmoid",
+    "hardswish": "hardswish",
+}
+_BINARY = {
+    "add.Tensor": ("add", ()), "sub.Tensor": ("sub", ()), "mul.Tensor": ("mul", ()),
+    "div.Tensor": ("div", _POS), "pow.Tensor_Tensor": ("pow", _POS), "maximum": ("maximum", ()),
+    "minimum": ("minimum", ()), "fmax": ("fmax", ()), "fmin": ("fmin", ()),
+    "atan2": ("atan2", _POS), "hypot": ("hypot", _POS), "xlogy.Tensor": ("xlogy", _POS),
+    "copysign.Tensor": ("copysign", _POS), "logaddexp": ("logaddexp", ()),
+    "logaddexp2": ("logaddexp2", ()),
+}
+
+TWINS: dict[str, Twin] = {
+    **{n: Twin(n, _unary(*lim)) for n, lim in _UNARY.items()},
+    **{n: Twin("nn.functional." + f, _unary()) for n, f in _FUNCTIONAL.items()},
+    **{n: Twin(f, _binary(*lim)) for n, (f, lim) in _BINARY.items()},
+    "lerp.Tensor": Twin("lerp", (case(T(3, 4), T(3, 4), T(3, 4)), case(T(3, 4), T(4), T(3, 1)))),
+    "lerp.Scalar": Twin("lerp", (case(T(3, 4), T(3, 4), 0.3), case(T(3, 4), T(4), 0.7))),
+    "add.Scalar": Twin("add", (case(T(3, 4), 2.5), case(T(3, 4), 2.5, alpha=2.0))),
+    "sub.Scalar": Twin("sub", (case(T(3, 4), 2.5),)),
+    "mul.Scalar": Twin("mul", (case(T(3, 4), 2.5),)),
+    "div.Scalar": Twin("div", (case(T(3, 4), 2.5),)),
+    "rsub.Tensor": Twin("rsub", (case(T(3, 4), T(4)), case(T(3, 4), T(3, 4), alpha=2.0))),
+    "pow.Tensor_Scalar": Twin("pow", (case(T(3, 4, low=0.5, high=2.0), 2.5),
+                                      case(T(3, 4), 2), case(T(3, 4), 3.0))),
+    "pow.Scalar": Twin("pow", (case(2.0, T(3, 4)),)),
+    "addcmul": Twin("addcmul", (case(T(3, 4), T(3, 4), T(4)), case(T(3, 4), T(4), T(3, 1),
+                                                                   value=0.5))),
+    "addcdiv": Twin("addcdiv", (case(T(3, 4), T(3, 4), T(4, low=0.5, high=2.0), value=0.5),)),
+    "where.self": Twin("where", (case(B(3, 4), T(3, 4), T(3, 4)), case(B(3, 4), T(4), T(3, 1)))),
+    "clamp": Twin("clamp", (case(T(3, 4), -0.5, 0.5), case(T(3, 4), min=-0.3),
+                            case(T(3, 4), max=0.7))),
+    "clamp_min": Twin("clamp_min", (case(T(3, 4), 0.1),)),
+    "clamp_max": Twin("clamp_max", (case(T(3, 4), 0.1),)),
+    "masked_fill.Scalar": Twin("masked_fill", (case(T(3, 4), B(3, 4), 0.5),
+                                               case(T(3, 4), B(4), -1.0))),
+    "masked_fill.Tensor": Twin("masked_fill", (case(T(3, 4), B(3, 4), T()),)),
+    # reductions
+    "sum": Twin("sum", (case(T(3, 4)), case(T(5)))),
+    "sum.dim_IntList": Twin("sum", _dims()[1:]),
+    "nansum": Twin("nansum", _dims()),
+    "mean": Twin("mean", (case(T(3, 4)), case(T(5)))),
+    "mean.dim": Twin("mean", _dims()[1:]),
+    "amax": Twin("amax", _dims()[1:]),
+    "amin": Twin("amin", _dims()[1:]),
+    "logsumexp": Twin("logsumexp", _dims()[1:]),
+    "prod": Twin("prod", (case(T(3, 4)),)),
+    "prod.dim_int": Twin("prod", _dim()),
+    "cumsum": Twin("cumsum", _dim()[::2]),
+    "cumprod": Twin("cumprod", _dim()[::2]),
+    "logcumsumexp": Twin("logcumsumexp", _dim()[::2]),
+    "cummax": Twin("cummax", _dim()[::2]),
+    "cummin": Twin("cummin", _dim()[::2]),
+    "max.dim": Twin("max", _dim()),
+    "min.dim": Twin("min", _dim()),
+    "max": Twin("max", (case(T(3, 4)),)),
+    "min": Twin("min", (case(T(3, 4)),)),
+    "median": Twin("median", (case(T(3, 5)),)),
+    "median.dim": Twin("median", _dim()),
+    "kthvalue": Twin("kthvalue", (case(T(3, 4), 2, 1),)),
+    "mode": Twin("mode", (case(T(3, 4), 1),)),
+    "var.correction": Twin("var", _dims()),
+    "std.correction": Twin("std", _dims()),
+    "var_mean.correction": Twin("var_mean", _dims()),
+    "std_mean.correction": Twin("std_mean", _dims()),
+    "aminmax": Twin("aminmax", (case(T(3, 4), dim=1),)),
+    "norm.ScalarOpt_dim": Twin("norm", (case(T(3, 4), 2, 1), case(T(2, 3, 4), 2, (0, 2), True))),
+    "linalg_vector_norm": Twin("linalg.vector_norm", (case(T(3, 4)), case(T(3, 4), 2, 1))),
+    "_softmax": Twin("softmax", _dim()),
+    "_log_softmax": Twin("log_softmax", _dim()),
+    "sort": Twin("sort", (case(T(3, 4), 1), case(T(3, 4), 0, True))),
+    "topk": Twin("topk", (case(T(3, 5), 2), case(T(3, 5), 2, 0, False))),
+    # shapes and views
+    "expand": Twin(".expand", (case(T(3, 1), 2, 3, 4), case(T(4), 3, 4))),
+    "permute": Twin("permute", (case(T(2, 3, 4), (2, 0, 1)),)),
+    "transpose.int": Twin("transpose", (case(T(2, 3, 4), 0, 2), case(T(3, 4), -1, 0))),
+    "t": Twin("t", (case(T(3, 4)), case(T(4)))),
+    "unsqueeze": Twin("unsqueeze", (case(T(3, 4), 1), case(T(3, 4), -1))),
+    "squeeze": Twin("squeeze", (case(T(3, 1, 4)),)),
+    "squeeze.dim": Twin("squeeze", (case(T(3, 1, 4), 1), case(T(3, 4), 0))),
+    "view": Twin(".view", (case(T(3, 4), 2, 6), case(T(3, 4), -1))),
+    "_reshape_alias": Twin("reshape", (case(T(3, 4), (2, 6)),)),
+    "flip": Twin("flip", (case(T(3, 4), (0, 1)), case(T(2, 3, 4), (1,)))),
+    "roll": Twin("roll", (case(T(3, 4), 1, 1), case(T(3, 4), (1, -1), (0, 1)))),
+    "rot90": Twin("rot90", (case(T(3, 4)), case(T(3, 4), 3, (1, 0)))),
+    "tril": Twin("tril", (case(T(4, 4)), case(T(3, 4), 1))),
+    "triu": Twin("triu", (case(T(4, 4)), case(T(3, 4), -1))),
+    "diagonal": Twin("diagonal", (case(T(3, 4)), case(T(2, 3, 4), 1, 1, 2))),
+    "trace": Twin("trace", (case(T(3, 4)),)),
+    "repeat": Twin(".repeat", (case(T(3, 4), 2, 1), case(T(3), 2, 2))),
+    "unfold": Twin(".unfold", (case(T(3, 6), 1, 2, 2),)),
+    "cat": Twin("cat", (case([T(3, 4), T(2, 4)]), case([T(3, 4), T(3, 2)], 1))),
+    "stack": Twin("stack", (case([T(3, 4), T(3, 4)]), case([T(3, 4), T(3, 4)], 1))),
+    "split.Tensor": Twin("split", (case(T(5, 4), 2), case(T(3, 4), 3, 1))),
+    "unbind.int": Twin("unbind", (case(T(3, 4)), case(T(3, 4), 1))),
+    "select.int": Twin("select", (case(T(3, 4), 1, 2), case(T(3, 4), 0, -1))),
+    "index_select": Twin("index_select", (case(T(3, 4), 1, I(5, high=4)),)),
+    "gather": Twin("gather", (case(T(3, 4), 1, I(3, 2, high=4)),)),
+    "scatter_add": Twin("scatter_add", (case(T(3, 4), 1, I(3, 2, high=4), T(3, 2)),)),
+    "index_add": Twin("index_add", (case(T(3, 4), 0, I(5, high=3), T(5, 4)),)),
+    "select_scatter": Twin("select_scatter", (case(T(3, 4), T(3), 1, 2),)),
+    "slice_scatter": Twin("slice_scatter", (case(T(5, 4), T(2, 4), 0, 1, 4, 2),)),
+    "diagonal_scatter": Twin("diagonal_scatter", (case(T(3, 4), T(3)),)),
+    "constant_pad_nd": Twin("nn.functional.pad", (case(T(3, 4), (1, 2)),
+                                                  case(T(2, 3, 4), (1, 0, 0, 2), value=0.5))),
+    # linear algebra
+    "mm": Twin("mm", (case(T(3, 4), T(4, 2)),)),
+    "bmm": Twin("bmm", (case(T(2, 3, 4), T(2, 4, 5)),)),
+    "mv": Twin("mv", (case(T(3, 4), T(4)),)),
+    "dot": Twin("dot", (case(T(4), T(4)),)),
+    "matmul": Twin("matmul", (case(T(3, 4), T(4, 2)), case(T(2, 3, 4), T(4)),
+                              case(T(4), T(2, 4, 3)), case(T(2, 1, 3, 4), T(5, 4, 2)))),
+    "addmm": Twin("addmm", (case(T(3, 2), T(3, 4), T(4, 2)),
+                            case(T(2), T(3, 4), T(4, 2), beta=0.5, alpha=2.0))),
+    "addmv": Twin("addmv", (case(T(3), T(3, 4), T(4), beta=0.5, alpha=2.0),)),
+    "addr": Twin("addr", (case(T(3, 4), T(3), T(4), beta=0.5, alpha=2.0),)),
+    "addbmm": Twin("addbmm", (case(T(3, 5), T(2, 3, 4), T(2, 4, 5)),)),
+    "baddbmm": Twin("baddbmm", (case(T(2, 3, 5), T(2, 3, 4), T(2, 4, 5), alpha=2.0),)),
+    "linalg_cross": Twin("linalg.cross", (case(T(4, 3), T(4, 3)),)),
+    # neural-network ops (functional API)
+    "mse_loss": Twin("nn.functional.mse_loss", (case(T(3, 4), T(3, 4)),)),
+    "binary_cross_entropy_with_logits": Twin("nn.functional.binary_cross_entropy_with_logits",
+                                             (case(T(3, 4), T(3, 4, low=0.0, high=1.0)),)),
+    "nll_loss_forward": Twin("nn.functional.nll_loss", (case(T(5, 3), I(5, high=3)),)),
+    "embedding": Twin("nn.functional.embedding", (case(I(2, 3, high=5), T(5, 4)),)),
+    "linear": Twin("nn.functional.linear", (case(T(3, 4), T(2, 4), T(2)),)),
+    "native_layer_norm": Twin("nn.functional.layer_norm", (case(T(3, 4), (4,), T(4), T(4)),)),
+    "convolution": Twin("nn.functional.conv2d", (case(T(1, 2, 5, 5), T(3, 2, 3, 3), T(3)),)),
+    "max_pool2d_with_indices": Twin("nn.functional.max_pool2d", (case(T(1, 2, 4, 4), 2),)),
+    "avg_pool2d": Twin("nn.functional.avg_pool2d", (case(T(1, 2, 4, 4), 2),)),
+    "_adaptive_avg_pool2d": Twin("nn.functional.adaptive_avg_pool2d", (case(T(1, 2, 5, 5), 2),)),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one case on one engine and on torch
+
+
+def _resolve(root: Any, path: str) -> Any:
+    obj = root
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _rng(entry: str, index: int) -> np.random.Generator:
+    return np.random.default_rng([zlib.crc32(entry.encode()), index])
+
+
+def _arrays(c: case, rng: np.random.Generator) -> tuple[list, dict]:
+    """The case's values with every tensor spec drawn as a numpy array (specs kept beside)."""
+
+    def draw(v: Any) -> Any:
+        if isinstance(v, T):
+            return (v, rng.uniform(v.low, v.high, v.shape))
+        if isinstance(v, I):
+            return (v, rng.integers(0, v.high, v.shape))
+        if isinstance(v, B):
+            return (v, rng.random(v.shape) > 0.5)
+        if isinstance(v, list):
+            return [draw(e) for e in v]
+        return v
+
+    return [draw(a) for a in c.args], {k: draw(v) for k, v in c.kwargs.items()}
+
+
+class _Lib:
+    """One side of the comparison: transgrad (an engine) or torch."""
+
+    def __init__(self, module: Any, is_torch: bool):
+        self.m, self.is_torch = module, is_torch
+
+    def tensor(self, a: np.ndarray, requires: bool) -> Any:
+        return self.m.tensor(a, requires_grad=requires)
+
+    def build(self, args: list, kwargs: dict) -> tuple[list, dict, list]:
+        leaves: list = []
+
+        def make(v: Any) -> Any:
+            if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], (T, I, B)):
+                requires = isinstance(v[0], T) and v[0].requires_grad
+                t = self.tensor(v[1], requires)
+                if requires:
+                    leaves.append(t)
+                return t
+            if isinstance(v, list):
+                return [make(e) for e in v]
+            return v
+
+        return [make(a) for a in args], {k: make(v) for k, v in kwargs.items()}, leaves
+
+    def call(self, path: str, args: list, kwargs: dict) -> Any:
+        if path.startswith("."):
+            return getattr(args[0], path[1:])(*args[1:], **kwargs)
+        return _resolve(self.m, path)(*args, **kwargs)
+
+    def numpy(self, t: Any) -> np.ndarray:
+        if self.is_torch:
+            return t.detach().numpy()
+        return np.array(t.detach().numpy() if hasattr(t, "detach") else t)
+
+    def grad(self, outs: list, leaves: list, cots: list) -> list:
+        auto = self.m.autograd
+        return list(auto.grad(outs, leaves, cots, create_graph=True, allow_unused=True))
+
+
+def _outputs(out: Any) -> list:
+    if isinstance(out, (tuple, list)):
+        return list(out)
+    return [out]
+
+
+def _is_float(lib: _Lib, t: Any) -> bool:
+    return np.dtype(str(t.dtype).replace("torch.", "")).kind == "f"
+
+
+def _run(lib: _Lib, twin: Twin, args: list, kwargs: dict, cot_rng_seed: int) -> dict:
+    """Value, VJP and VJP-of-VJP of one case on one library, as numpy arrays."""
+    targs, tkwargs, leaves = lib.build(args, kwargs)
+    outs = _outputs(lib.call(twin.call, targs, tkwargs))
+    values = [lib.numpy(o) for o in outs]
+    rng = np.random.default_rng(cot_rng_seed)
+    diff = [o for o in outs if _is_float(lib, o) and o.requires_grad]
+    cots_np = [rng.standard_normal(tuple(o.shape)) for o in diff]
+    result = {"value": values, "vjp": None, "vjp2": None}
+    if not diff or not leaves:
+        return result
+    grads = lib.grad(diff, leaves, [lib.tensor(c, False) for c in cots_np])
+    result["vjp"] = [np.zeros(tuple(l.shape)) if g is None else lib.numpy(g)
+                     for g, l in zip(grads, leaves)]
+    ws = [rng.standard_normal(tuple(l.shape)) for l in leaves]
+    live = [(g, w) for g, w in zip(grads, ws) if g is not None and g.requires_grad]
+    if not live:
+        result["vjp2"] = [np.zeros(tuple(l.shape)) for l in leaves]
+        return result
+    total = None
+    for g, w in live:
+        term = (g * lib.tensor(w, False)).sum()
+        total = term if total is None else total + term
+    auto = lib.m.autograd
+    gg = auto.grad([total], leaves, allow_unused=True)
+    result["vjp2"] = [np.zeros(tuple(l.shape)) if g is None else lib.numpy(g)
+                      for g, l in zip(gg, leaves)]
+    return result
+
+
+def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
+    if ours is None and theirs is None:
+        return None
+    if ours is None or theirs is None:
+        return f"{name}: {'no gradient recorded' if ours is None else 'torch records none'}"
+    if len(ours) != len(theirs):
+        return f"{name}: {len(ours)} outputs, torch {len(theirs)}"
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return f"{name}[{i}]: shape {a.shape}, torch {b.shape}"
+        if not np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=RTOL, atol=ATOL,
+                           equal_nan=True):
+            err = np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+            return f"{name}[{i}]: max error {err:.3g}"
+    return None
+
+
+def check_twin(entry: str, twin: Twin, engine: Any, torch: Any) -> str | None:
+    """None when every case matches torch on ``engine``; else what differs (first failure)."""
+    ours_lib, torch_lib = _Lib(engine, False), _Lib(torch, True)
+    for i, c in enumerate(twin.cases):
+        args, kwargs = _arrays(c, _rng(entry, i))
+        seed = zlib.crc32(f"{entry}/{i}".encode())
+        try:
+            theirs = _run(torch_lib, twin, args, kwargs, seed)
+        except Exception as e:  # the table's case is wrong for torch: say so, do not hide it
+            return f"case {i}: torch raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+        try:
+            ours = _run(ours_lib, twin, args, kwargs, seed)
+        except Exception as e:
+            return f"case {i}: raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+        for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
+            diff = _compare(label, ours[key], theirs[key])
+            if diff is not None:
+                return f"case {i}: {diff}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Classifying every entry
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    entry: str
+    status: str  # verified | covered | not covered | out of scope
+    detail: str = ""
+
+
+def _engines(which: str) -> list[tuple[str, Any]]:
+    out = []
+    if which in ("both", "reference"):
+        out.append(("reference", importlib.import_module("transgrad.reference")))
+    if which in ("both", "compiled"):
+        import transgrad
+
+        if transgrad._C is None:
+            raise SystemExit(f"the compiled engine is not built ({transgrad._C_error}); "
+                             "use --engine reference")
+        out.append(("compiled", transgrad))
+    return out
+
+
+def _has(engine: Any, path: str) -> bool:
+    if path.startswith("."):
+        return hasattr(engine.Tensor, path[1:])
+    try:
+        _resolve(engine, path)
+        return True
+    except AttributeError:
+        return False
+
+
+def classify(entry: str, engines: Sequence[tuple[str, Any]], torch: Any) -> Row:
+    from transgrad.translator.import_yaml import out_of_scope
+
+    family = out_of_scope(entry)
+    if family is not None:
+        return Row(entry, "out of scope", family)
+    base = entry.partition(".")[0]
+    twin = TWINS.get(entry)
+    if twin is None:
+        if base.endswith("_") and not base.startswith("_"):
+            return Row(entry, "not covered", "in-place variant (derived from the out-of-place)")
+        if base.endswith("_backward") or "_backward_" in base:
+            return Row(entry, "not covered", "a backward op (reached by double backward)")
+        if any(_has(e, base) for _, e in engines):
+            return Row(entry, "not covered", f"transgrad has `{base}`; no case in TWINS yet")
+        return Row(entry, "not covered", f"no transgrad function `{base}`")
+    missing = [n for n, e in engines if not _has(e, twin.call)]
+    if missing:
+        return Row(entry, "not covered", f"no transgrad `{twin.call}` ({', '.join(missing)})")
+    problems = []
+    for name, engine in engines:
+        diff = check_twin(entry, twin, engine, torch)
+        if diff is not None:
+            problems.append(f"{name}: {diff}")
+    if problems:
+        return Row(entry, "covered", "mismatch: " + "; ".join(problems))
+    return Row(entry, "verified", f"{len(twin.cases)} case(s) on {len(engines)} engine(s)")
+
+
+def derivatives_yaml() -> str:
+    import torchgen
+
+    return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "autograd",
+                        "derivatives.yaml")
+
+
+def entry_names(path: str) -> list[str]:
+    from transgrad.translator.import_yaml import load_yaml
+
+    return [str(e["name"]).partition("(")[0] for e in load_yaml(path)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m transgrad.coverage",
+        description="Every entry of the installed torch's derivatives.yaml: verified against "
+                    "torch (value, VJP, VJP-of-VJP, float64), covered with a mismatch, not "
+                    "covered, or out of scope.")
+    parser.add_argument("--engine", choices=("both", "reference", "compiled"), default="both")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="yaml entries (or base names)")
+    parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")
+    parser.add_argument("-q", "--quiet", action="store_true", help="the summary only")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("transgrad.coverage needs torch (the oracle, and its derivatives.yaml), which is "
+              "not installed: pip install torch", file=sys.stderr)
+        return 2
+    torch.set_default_dtype(torch.float64)
+    engines = _engines(args.engine)
+    names = entry_names(derivatives_yaml())
+    if args.only:
+        names = [n for n in names if n in args.only or n.partition(".")[0] in args.only]
+    rows = [classify(n, engines, torch) for n in names]
+    if not args.quiet:
+        width = max((len(r.entry) for r in rows), default=5)
+        for r in rows:
+            print(f"{r.entry:<{width}}  {r.status:<12}  {r.detail}")
+    counts = {s: sum(r.status == s for r in rows)
+              for s in ("verified", "covered", "not covered", "out of scope")}
+    print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items()) + f"  (of {len(rows)} entries;"
+          f" engines: {', '.join(n for n, _ in engines)})")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"counts": counts, "rows": [dataclasses.asdict(r) for r in rows]}, f,
+                      indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
