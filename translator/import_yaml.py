@@ -227,7 +227,10 @@ def load_yaml(path: str) -> list[dict]:
     except ImportError:
         raise SystemExit("import-yaml needs pyyaml to read derivatives.yaml: pip install pyyaml")
     with open(path, encoding="utf-8") as f:
-        data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        try:
+            data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError as e:
+            raise SystemExit(f"{path}: not valid yaml: {e}") from None
     if not isinstance(data, list):
         raise SystemExit(f"{path}: not a derivatives.yaml (a list of entries expected)")
     return data

@@ -59,7 +59,7 @@ def _binary(low: float = -2.0, high: float = 2.0) -> tuple[case, ...]:
 
 def _dims() -> tuple[case, ...]:
     return (case(T(3, 4)), case(T(2, 3, 4), 1), case(T(2, 3, 4), (0, 2), keepdim=True),
-            case(T(2, 3, 4), -1, True))
+            case(T(2, 3, 4), -1, keepdim=True))
 
 
 def _dim() -> tuple[case, ...]:
@@ -141,15 +141,16 @@ TWINS: dict[str, Twin] = {
     "median.dim": Twin("median", _dim()),
     "kthvalue": Twin("kthvalue", (case(T(3, 4), 2, 1),)),
     "mode": Twin("mode", (case(T(3, 4), 1),)),
-    "var.correction": Twin("var", _dims()),
-    "std.correction": Twin("std", _dims()),
+    # torch's third positional argument of var/std is ``unbiased``, not ``keepdim``
+    "var.correction": Twin("var", _dims() + (case(T(2, 3, 4), -1, False),)),
+    "std.correction": Twin("std", _dims() + (case(T(2, 3, 4), -1, False),)),
     "var_mean.correction": Twin("var_mean", _dims()),
     "std_mean.correction": Twin("std_mean", _dims()),
     "aminmax": Twin("aminmax", (case(T(3, 4), dim=1),)),
     "norm.ScalarOpt_dim": Twin("norm", (case(T(3, 4), 2, 1), case(T(2, 3, 4), 2, (0, 2), True))),
     "linalg_vector_norm": Twin("linalg.vector_norm", (case(T(3, 4)), case(T(3, 4), 2, 1))),
-    "_softmax": Twin("softmax", _dim()),
-    "_log_softmax": Twin("log_softmax", _dim()),
+    "_softmax": Twin("softmax", (case(T(3, 4), 1), case(T(2, 3, 4), -2), case(T(5), 0))),
+    "_log_softmax": Twin("log_softmax", (case(T(3, 4), 1), case(T(2, 3, 4), -2), case(T(5), 0))),
     "sort": Twin("sort", (case(T(3, 4), 1), case(T(3, 4), 0, True))),
     "topk": Twin("topk", (case(T(3, 5), 2), case(T(3, 5), 2, 0, False))),
     # shapes and views
@@ -199,7 +200,36 @@ TWINS: dict[str, Twin] = {
     "addbmm": Twin("addbmm", (case(T(3, 5), T(2, 3, 4), T(2, 4, 5)),)),
     "baddbmm": Twin("baddbmm", (case(T(2, 3, 5), T(2, 3, 4), T(2, 4, 5), alpha=2.0),)),
     "linalg_cross": Twin("linalg.cross", (case(T(4, 3), T(4, 3)),)),
+    "index.Tensor": Twin(".__getitem__", (case(T(5, 4), I(3, high=5)),)),
+    "slice.Tensor": Twin("narrow", (case(T(5, 4), 0, 1, 3), case(T(3, 6), -1, 2, 2))),
+    "split_with_sizes": Twin("split", (case(T(5, 4), [2, 3]), case(T(3, 5), [1, 4], 1))),
+    "chunk": Twin("chunk", (case(T(6, 4), 3), case(T(3, 5), 2, 1))),
+    "squeeze.dims": Twin("squeeze", (case(T(3, 1, 4, 1), (1, 3)),)),
+    "clamp.Tensor": Twin("clamp", (case(T(3, 4), T(3, 4, low=-2.0, high=-0.5),
+                                        T(4, low=0.5, high=2.0)),)),
+    "div.Tensor_mode": Twin("div", (case(T(3, 4), T(4, low=0.5, high=2.0), rounding_mode="floor"),
+                                    case(T(3, 4), T(3, 4, low=0.5, high=2.0),
+                                         rounding_mode="trunc"))),
+    "div.Scalar_mode": Twin("div", (case(T(3, 4), 0.7, rounding_mode="floor"),)),
+    "remainder.Tensor": Twin("remainder", (case(T(3, 4), T(4, low=0.5, high=2.0)),)),
+    "remainder.Scalar": Twin("remainder", (case(T(3, 4), 0.7),)),
+    "round.decimals": Twin("round", (case(T(3, 4), decimals=1),)),
+    "sort.stable": Twin("sort", (case(T(3, 4), stable=True, dim=1),)),
+    "norm.Scalar": Twin("norm", (case(T(3, 4)), case(T(3, 4), 1))),
+    "isnan": Twin("isnan", (case(T(3, 4)),)),
+    **{f"{op}.Tensor": Twin(op, _binary()) for op in ("eq", "ne", "lt", "le", "gt", "ge")},
+    **{f"{op}.Scalar": Twin(op, (case(T(3, 4), 0.5),)) for op in ("eq", "ne", "lt", "le", "gt",
+                                                                  "ge")},
+    "any": Twin("any", (case(B(3, 4)),)),
+    "any.dim": Twin("any", (case(B(3, 4), 1),)),
+    "all": Twin("all", (case(B(3, 4)),)),
+    "all.dim": Twin("all", (case(B(3, 4), 1),)),
     # neural-network ops (functional API)
+    "one_hot": Twin("nn.functional.one_hot", (case(I(5, high=3), 3),)),
+    "native_batch_norm": Twin("nn.functional.batch_norm", (
+        case(T(4, 3), T(3, requires_grad=False), T(3, low=0.5, high=2.0, requires_grad=False),
+             T(3), T(3), True),)),
+    "max_pool2d": Twin("nn.functional.max_pool2d", (case(T(1, 2, 4, 4), 2),)),
     "mse_loss": Twin("nn.functional.mse_loss", (case(T(3, 4), T(3, 4)),)),
     "binary_cross_entropy_with_logits": Twin("nn.functional.binary_cross_entropy_with_logits",
                                              (case(T(3, 4), T(3, 4, low=0.0, high=1.0)),)),
@@ -219,9 +249,18 @@ TWINS: dict[str, Twin] = {
 
 
 def _resolve(root: Any, path: str) -> Any:
+    """``root.a.b.c``, importing submodules on the way (``transgrad.nn.functional``)."""
     obj = root
     for part in path.split("."):
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            if not hasattr(obj, "__path__"):
+                raise
+            try:
+                obj = importlib.import_module(f"{obj.__name__}.{part}")
+            except ImportError:
+                raise AttributeError(f"{obj.__name__} has no {part}") from None
     return obj
 
 
@@ -277,8 +316,8 @@ class _Lib:
         return _resolve(self.m, path)(*args, **kwargs)
 
     def numpy(self, t: Any) -> np.ndarray:
-        if self.is_torch:
-            return t.detach().numpy()
+        if self.is_torch:  # force: torch may answer a ZeroTensor (abs's second derivative)
+            return t.detach().numpy(force=True)
         return np.array(t.detach().numpy() if hasattr(t, "detach") else t)
 
     def grad(self, outs: list, leaves: list, cots: list) -> list:
@@ -330,7 +369,8 @@ def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
     if ours is None and theirs is None:
         return None
     if ours is None or theirs is None:
-        return f"{name}: {'no gradient recorded' if ours is None else 'torch records none'}"
+        return f"{name}: " + ("the output does not require grad (torch: a zero gradient)"
+                              if ours is None else "torch records no gradient")
     if len(ours) != len(theirs):
         return f"{name}: {len(ours)} outputs, torch {len(theirs)}"
     for i, (a, b) in enumerate(zip(ours, theirs)):
