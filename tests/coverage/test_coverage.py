@@ -1,0 +1,85 @@
+"""``python -m transgrad.coverage``: the classification of entries, and the checks against torch
+on both engines (the torch cases skip when torch is not installed)."""
+
+import sys
+
+import pytest
+
+from transgrad import coverage
+from transgrad.coverage import TWINS, Twin, check_twin, classify
+from transgrad.lang import T, case
+
+
+def test_out_of_scope_needs_no_torch(ref):
+    assert classify("_foreach_norm.Scalar", [("reference", ref)], None).status == "out of scope"
+    row = classify("cudnn_convolution", [("reference", ref)], None)
+    assert (row.status, row.detail) == ("out of scope", "backend-specific")
+
+
+def test_unmapped_entries_say_why(ref):
+    engines = [("reference", ref)]
+    assert classify("acosh_", engines, None).detail.startswith("in-place variant")
+    assert classify("tanh_backward", engines, None).detail.startswith("a backward op")
+    assert classify("no_such_op", engines, None).detail == "no transgrad function `no_such_op`"
+
+
+def test_without_torch_the_tool_says_so(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes ``import torch`` fail
+    assert coverage.main(["--only", "sin"]) == 2
+    assert "needs torch" in capsys.readouterr().err
+
+
+def test_every_twin_names_an_entry_of_torchs_table():
+    pytest.importorskip("torch")
+    names = set(coverage.entry_names(coverage.derivatives_yaml()))
+    assert sorted(set(TWINS) - names) == []
+
+
+@pytest.mark.parametrize("entry", ["sin", "sum.dim_IntList", "maximum", "matmul", "max.dim"])
+def test_entries_verified_on_both_engines(engine, entry):
+    torch = pytest.importorskip("torch")
+    assert check_twin(entry, TWINS[entry], engine, torch) is None
+
+
+@pytest.fixture
+def torch_sin_twisted(monkeypatch):
+    """Replace torch.sin (the oracle) by a function of the given value and derivatives."""
+    torch = pytest.importorskip("torch")
+    real_sin, real_cos = torch.sin, torch.cos
+
+    def twist(kind):
+        def fake(x):
+            d = x - x.detach()  # value 0, derivative 1, second derivative 0
+            if kind == "value":
+                return real_cos(x)
+            if kind == "vjp":  # right value, derivative 2
+                return real_sin(x).detach() + 2.0 * d
+            return real_sin(x).detach() + real_cos(x).detach() * d  # right VJP, no second order
+
+        monkeypatch.setattr(torch, "sin", fake)
+        return torch
+
+    return twist
+
+
+@pytest.mark.parametrize("kind, label", [("value", "value"), ("vjp", "VJP["),
+                                         ("vjp2", "VJP-of-VJP")])
+def test_a_wrong_answer_is_caught(engine, torch_sin_twisted, kind, label):
+    diff = check_twin("sin", TWINS["sin"], engine, torch_sin_twisted(kind))
+    assert diff is not None and f"case 0: {label}" in diff, diff
+
+
+def test_classify_reports_counts_of_cases(engine):
+    torch = pytest.importorskip("torch")
+    row = classify("exp", [("e", engine)], torch)
+    assert row.status == "verified" and row.detail == "3 case(s) on 1 engine(s)"
+
+
+def test_main_prints_a_summary(capsys, tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "cov.json"
+    assert coverage.main(["--engine", "reference", "--only", "sin", "_foreach_mm", "-q",
+                          "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "verified: 1" in text and "out of scope: 1" in text
+    assert '"verified": 1' in out.read_text()
