@@ -84,6 +84,11 @@ FORWARDS = {
     "logsumexp": "ops.logsumexp(self, dim, keepdim)",
     "_softmax": "ops.softmax(self, dim)",
     "_log_softmax": "ops.log_softmax(self, dim)",
+    "max": "kernel.amax(self, wrap_dims(None, self.ndim), False)",
+    "min": "kernel.amin(self, wrap_dims(None, self.ndim), False)",
+    "max.dim": "kernel.max_dim(self, dim, keepdim)",
+    "min.dim": "kernel.min_dim(self, dim, keepdim)",
+    "topk": "kernel.topk(self, k, dim, largest)",  # the kernel always sorts: sorted=True
     "mm": "kernel.matmul(self, mat2)",
     "bmm": "kernel.matmul(self, mat2)",
     "addmm": "self * beta + kernel.matmul(mat1, mat2) * alpha",
@@ -144,6 +149,10 @@ SAMPLES = {
     "_softmax": "case(T(3, 4), 1, False)",
     "_log_softmax": "case(T(3, 4), 1, False)",
     "gather": "case(T(3, 4), 1, I(3, 2, high=4))",
+    "max.dim": "case(T(3, 4), 1), case(T(2, 3, 4), -2, True)",
+    "min.dim": "case(T(3, 4), 1), case(T(2, 3, 4), -2, True)",
+    "sort": "case(T(3, 4), 1), case(T(3, 4), 0, True)",
+    "topk": "case(T(3, 5), 2), case(T(3, 5), 2, 0, False)",
     "select_scatter": "case(T(3, 4), T(3), 1, 2)",
     "diagonal_scatter": "case(T(3, 4), T(3), 0, 0, 1)",
     "slice_scatter": "case(T(5, 4), T(2, 4), 0, 1, 4, 2)",
@@ -199,6 +208,7 @@ class Entry:
     params: tuple[Param, ...]
     returns: str
     grads: tuple[tuple[str, str], ...]  # (input names as written, expression)
+    output_differentiability: tuple[bool, ...] | None = None
 
     @property
     def formula_name(self) -> str:
@@ -273,7 +283,28 @@ def parse_entry(raw: dict) -> Entry:
     grads = tuple((k, str(v)) for k, v in items.items()
                   if k not in ("name", "dispatch", "output_differentiability")
                   and not k.startswith("result"))
-    return Entry(name, name.partition(".")[0], sig, tuple(params), returns, grads)
+    diff = raw.get("output_differentiability")
+    return Entry(name, name.partition(".")[0], sig, tuple(params), returns, grads,
+                 tuple(bool(d) for d in diff) if isinstance(diff, list) else None)
+
+
+def outputs_of(entry: Entry) -> tuple[list[str], list[str]]:
+    """(output names, differentiable output names) of an entry; ``Skip`` for what the
+    importer does not write. One output is ``result``; a named tuple keeps torch's names. An
+    output called ``indices`` is an integer tensor (never differentiable), as in torch."""
+    if entry.returns in ("Tensor", "Tensor(a)"):
+        return ["result"], ["result"]
+    m = re.fullmatch(r"\((.*)\)", entry.returns)
+    fields = [f.split() for f in split_top(m.group(1))] if m else []
+    if not fields or any(len(f) != 2 or f[0] != "Tensor" for f in fields):
+        raise Skip(f"returns {entry.returns} (unnamed or non-tensor outputs)")
+    names = [f[1] for f in fields]
+    diff = entry.output_differentiability or tuple(n != "indices" for n in names)
+    differentiable = [n for n, d in zip(names, diff) if d]
+    if len(differentiable) != 1:
+        raise Skip(f"returns {entry.returns} with {len(differentiable)} differentiable outputs "
+                   "(one gradient per output is not imported yet)")
+    return names, differentiable
 
 
 _TYPES = {  # yaml type -> (Python annotation, kind)
@@ -479,8 +510,7 @@ class Translated:
 def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
                     torch_sigs: dict, prefix: str = "") -> Translated:
     """The formula source of ``entry``; ``Skip`` with the reason when it cannot be written."""
-    if entry.returns not in ("Tensor", "Tensor(a)"):
-        raise Skip(f"returns {entry.returns} (several outputs are not imported yet)")
+    outputs, differentiable = outputs_of(entry)
     params = [p for p in entry.params if p.py_type]
     tensors = [p for p in params if p.kind == TENSOR]
     if not tensors:
@@ -488,13 +518,13 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
     if any(p.py_type == "Sequence[Tensor]" for p in tensors):
         raise Skip("a list of tensors as input")
     names = {p.name: p.kind for p in params}
-    names.update(grad=TENSOR, result=TENSOR)
+    names.update({o: TENSOR for o in outputs}, grad=TENSOR)
     scope = Scope(names, {p.name: p.py for p in params},
                   {h.name: h.kind for h in helpers.values()}, ops, torch_sigs)
     grads: dict[str, str] = {}
     used: set[str] = set()
     for inputs, text in entry.grads:
-        if text == "non_differentiable":
+        if text == "non_differentiable" or inputs in outputs:  # outputs: forward-mode formulas
             continue
         if "," in inputs:
             raise Skip(f"one formula for several inputs ({inputs})")
@@ -516,12 +546,14 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
         f"{p.py}: {p.py_type}" + (f" = {p.default}" if p.default is not None else "")
         for p in params)
     returns = [grads.get(p.name, "None") for p in tensors]
+    several = len(outputs) > 1
     lines = [
         f"# derivatives.yaml: {entry.signature}",
         f"@samples({_samples(entry, params)})",
-        "@formula",
-        f"def {prefix}{entry.formula_name}({signature}) -> Tensor:",
-        f"    result = {forward}",
+        f"@formula(differentiable_outputs=({differentiable[0]!r},))" if several else "@formula",
+        f"def {prefix}{entry.formula_name}({signature}) -> "
+        + ("(" + ", ".join("Tensor" for _ in outputs) + ")" if several else "Tensor") + ":",
+        f"    {', '.join(outputs)} = {forward}",
         "",
         "    def backward(grad):",
     ]
@@ -529,7 +561,8 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
         if p.name in grads:
             expr = dict(entry.grads)[p.name]
             lines.append(f"        # {p.name}: {expr}")
-    lines += [f"        return {', '.join(returns)}", "", "    return result, backward"]
+    out = f"({', '.join(outputs)})" if several else outputs[0]
+    lines += [f"        return {', '.join(returns)}", "", f"    return {out}, backward"]
     return Translated("\n".join(lines) + "\n", frozenset(used))
 
 

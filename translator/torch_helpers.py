@@ -85,6 +85,18 @@ def scale_grad_by_count(grad: Tensor, mask: Tensor, dims: Dims) -> Tensor:
 
 
 @helper
+def value_selecting_reduction_backward(grad: Tensor, dim: int, indices: Tensor, sizes: Shape,
+                                       keepdim: bool) -> Tensor:
+    """The gradient of values picked along ``dim`` at ``indices`` (max.dim, sort, topk): each
+    gradient scattered back to where its value came from."""
+    kept = kept_shape(sizes, wrap_dims((dim,), len(sizes)))
+    if keepdim:
+        return ops.scatter_add(ops.zeros(sizes, grad.dtype), dim, indices, grad)
+    return ops.scatter_add(ops.zeros(sizes, grad.dtype), dim, ops.reshape(indices, kept),
+                           ops.reshape(grad, kept))
+
+
+@helper
 def evenly_distribute_backward(grad: Tensor, input: Tensor, value: Tensor) -> Tensor:
     m = ops.cast(input == value, grad.dtype)
     return m * (grad / ops.sum(m))

@@ -28,12 +28,12 @@ PREFIX = "imported_"  # keeps the imported formulas apart from the shipped ones 
 
 TRANSLATED = {
     "sin", "exp", "log1p", "pow.Tensor_Scalar", "add.Tensor", "maximum", "sum.dim_IntList",
-    "logsumexp", "where.self", "transpose.int", "lerp.Scalar",
+    "logsumexp", "where.self", "transpose.int", "lerp.Scalar", "max.dim",
 }
 REFUSED = {
     "atan2": "one formula for several inputs (self, other)",
     "sin_": "writes into an argument (in-place or out= variant)",
-    "max.dim": "returns (Tensor values, Tensor indices) (several outputs are not imported yet)",
+    "aminmax": "returns (Tensor min, Tensor max) with 2 differentiable outputs",
     "_sparse_sum.dim": "out of scope: sparse",
     "erfinv": "self: no translation for erfinv(tensor)",
     "div.Tensor_mode": "parameter 'rounding_mode' of type str? has no formula-language type",
@@ -131,6 +131,9 @@ def test_each_formula_names_its_entry(imported):
     assert "# derivatives.yaml: sin(Tensor self) -> Tensor\n" in source
     assert source.count("# derivatives.yaml: ") == len(TRANSLATED)
     assert "def imported_pow_tensor_scalar(self: Tensor, exponent: Scalar) -> Tensor:" in source
+    assert ('@formula(differentiable_outputs=(\'values\',))\n'
+            "def imported_max_dim(self: Tensor, dim: int, keepdim: bool = False) -> "
+            "(Tensor, Tensor):\n    values, indices = kernel.max_dim(self, dim, keepdim)") in source
 
 
 def test_only_the_helpers_used_are_copied(imported):
@@ -233,3 +236,20 @@ def test_imported_values_match_numpy(module, ref):
         np.testing.assert_allclose(np.asarray(got.detach().numpy()), want, rtol=1e-12)
     assert math.isclose(float(module.imported_maximum(x, y).sum().item()),
                         float(np.maximum(a, b).sum()), rel_tol=1e-12)
+
+
+def test_imported_formulas_match_torchs_aten_ops(imported, tmp_path):
+    """Value, VJP and VJP-of-VJP of each imported formula against ``torch.ops.aten``'s op of
+    the same entry (optional: torch)."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, os.path.dirname(__file__))
+    try:
+        from imported_vs_torch import compare_module
+    finally:
+        sys.path.pop(0)
+    source, _ = imported
+    path = tmp_path / "imported_vs_torch_excerpt.py"
+    path.write_text(source.replace("def imported_", "def vs_torch_"))
+    results = compare_module(str(path), "imported_vs_torch_excerpt", torch)
+    assert len(results) == len(TRANSLATED)
+    assert {n: d for n, d in results.items() if d is not None} == {}
