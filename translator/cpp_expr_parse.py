@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Union
 
 
 class CppSyntaxError(ValueError):
@@ -86,7 +85,7 @@ class Braces:
     items: tuple[Expr, ...]
 
 
-Expr = Union[Name, Num, Str, Call, Member, Index, Unary, Binary, Ternary, Braces]
+Expr = Name | Num | Str | Call | Member | Index | Unary | Binary | Ternary | Braces
 
 _TOKEN = re.compile(
     r"""\s*(?:

@@ -20,7 +20,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .cpp_expr_parse import Binary, Braces, Call, Expr, Index, Member, Name, Num, Str, Ternary, Unary
+from .cpp_expr_parse import (
+    Binary,
+    Braces,
+    Call,
+    Expr,
+    Index,
+    Member,
+    Name,
+    Num,
+    Str,
+    Ternary,
+    Unary,
+)
 
 TENSOR, SCALAR, INT, BOOL, SHAPE, DTYPE, NONE = (
     "tensor", "scalar", "int", "bool", "shape", "dtype", "none")
@@ -207,19 +219,17 @@ class _Rewriter:
                 if any(a.kind not in _NUMERIC for a in args):
                     raise Untranslatable(f"{name} of a tensor")
                 return Value(f"math.{_STD_MATH[name]}({_args(args)})", SCALAR)
-            bare = name[4:] if name.startswith("at::") else name
+            bare = name.removeprefix("at::")
             if bare in _STD_MATH.values() and args and all(a.kind in _NUMERIC for a in args):
                 return Value(f"math.{bare}({_args(args)})", SCALAR)
-            if bare.endswith("_symint"):
-                bare = bare[: -len("_symint")]
+            bare = bare.removesuffix("_symint")
             if bare in ("conj", "conj_physical", "resolve_conj") and len(args) == 1:
                 return args[0]
             return self.function(bare, args)
         raise Untranslatable("a call of a computed function")
 
     def method(self, obj: Value, name: str, args: list[Value]) -> Value:
-        if name.endswith("_symint"):
-            name = name[: -len("_symint")]
+        name = name.removesuffix("_symint")
         if name in _IDENTITY_METHODS and not args:
             return obj
         if name in ("isComplex", "is_complex") and not args:  # Note [Real dtypes only]

@@ -30,8 +30,18 @@ import tempfile
 from collections.abc import Iterable, Sequence
 
 from .cpp_expr_parse import CppSyntaxError, parse_cpp_expr
-from .import_rewrite import (BOOL, DTYPE, INT, SCALAR, SHAPE, TENSOR, Scope, Untranslatable,
-                             adapt_args, rewrite_expr)
+from .import_rewrite import (
+    BOOL,
+    DTYPE,
+    INT,
+    SCALAR,
+    SHAPE,
+    TENSOR,
+    Scope,
+    Untranslatable,
+    adapt_args,
+    rewrite_expr,
+)
 from .import_rewrite import Param as SigParam
 from .signatures import KERNELS
 

@@ -19,6 +19,12 @@ from transgrad.lang import Dims, DType, Optional, Scalar, Shape, Tensor, helper,
 
 # ---------------------------------------------------------------------------------------------
 # Dims and shapes
+#
+# Note [Helpers travel with their module]: ``wrap_dims`` and ``kept_shape`` repeat
+# formulas/reduce.py's ``reduction_dims`` and ``keepdim_shape`` on purpose: a helper is compiled
+# into the module that defines it (T403 forbids ``ops.keepdim_shape`` from another module), so a
+# generated module carries its own. ``wrap_dims`` also differs: an empty ``dims`` means every
+# dim, as torch's ``int[1]? dim`` of reductions.
 
 
 @helper

@@ -392,11 +392,11 @@ def check_twin(entry: str, twin: Twin, engine: Any, torch: Any) -> str | None:
         seed = zlib.crc32(f"{entry}/{i}".encode())
         try:
             theirs = _run(torch_lib, twin, args, kwargs, seed)
-        except Exception as e:  # the table's case is wrong for torch: say so, do not hide it
+        except Exception as e:  # noqa: BLE001 - the table's case is wrong for torch: report it
             return f"case {i}: torch raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
         try:
             ours = _run(ours_lib, twin, args, kwargs, seed)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any failure of transgrad's is the finding
             return f"case {i}: raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
         for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
             diff = _compare(label, ours[key], theirs[key])

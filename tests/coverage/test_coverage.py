@@ -4,10 +4,8 @@ on both engines (the torch cases skip when torch is not installed)."""
 import sys
 
 import pytest
-
 from transgrad import coverage
-from transgrad.coverage import TWINS, Twin, check_twin, classify
-from transgrad.lang import T, case
+from transgrad.coverage import TWINS, check_twin, classify
 
 
 def test_out_of_scope_needs_no_torch(ref):

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "formulas"))
-from formula_samples import make_call  # noqa: E402
+from formula_samples import make_call
 
 _ENTRY = re.compile(r"^# derivatives\.yaml: ([\w.]+)\(.*\n(?:@.*\n)+def (\w+)\(", re.MULTILINE)
 

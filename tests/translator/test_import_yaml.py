@@ -15,11 +15,25 @@ import numpy as np
 import pytest
 
 from translator.cli import main as cli_main
-from translator.cpp_expr_parse import (Binary, Call, CppSyntaxError, Member, Name, Num, Ternary,
-                                       Unary, parse_cpp_expr)
+from translator.cpp_expr_parse import (
+    Binary,
+    Call,
+    CppSyntaxError,
+    Member,
+    Name,
+    Num,
+    Ternary,
+    Unary,
+    parse_cpp_expr,
+)
 from translator.import_rewrite import Param, Scope, Untranslatable, adapt_args, rewrite_expr
-from translator.import_yaml import (import_entries, load_yaml, out_of_scope, read_helpers,
-                                    render_report)
+from translator.import_yaml import (
+    import_entries,
+    load_yaml,
+    out_of_scope,
+    read_helpers,
+    render_report,
+)
 
 pytest.importorskip("yaml")
 
