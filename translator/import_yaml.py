@@ -99,6 +99,15 @@ FORWARDS = {
     "max.dim": "kernel.max_dim(self, dim, keepdim)",
     "min.dim": "kernel.min_dim(self, dim, keepdim)",
     "topk": "kernel.topk(self, k, dim, largest)",  # the kernel always sorts: sorted=True
+    "rsub.Scalar": "other - self * alpha",
+    "view": "kernel.reshape(self, size)",
+    "_reshape_alias": "kernel.reshape(self, size)",
+    "_unsafe_view": "kernel.reshape(self, size)",
+    "alias": "kernel.reshape(self, self.shape)",
+    "index_add": "kernel.index_add(self, dim, index, source * alpha)",
+    "mse_loss": "ops.mean((self - target) * (self - target)) if reduction == 1 else "
+                "(ops.sum((self - target) * (self - target)) if reduction == 2 "
+                "else (self - target) * (self - target))",
     "mm": "kernel.matmul(self, mat2)",
     "bmm": "kernel.matmul(self, mat2)",
     "addmm": "self * beta + kernel.matmul(mat1, mat2) * alpha",
@@ -160,6 +169,14 @@ SAMPLES = {
     "_log_softmax": "case(T(3, 4), 1, False)",
     "gather": "case(T(3, 4), 1, I(3, 2, high=4))",
     "max.dim": "case(T(3, 4), 1), case(T(2, 3, 4), -2, True)",
+    "view": "case(T(3, 4), (2, 6))",
+    "_reshape_alias": "case(T(3, 4), (2, 6), (6, 1))",
+    "_unsafe_view": "case(T(3, 4), (4, 3))",
+    "index_add": "case(T(3, 4), 0, I(5, high=3), T(5, 4), alpha=2.0)",
+    "mse_loss": "case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), 2), case(T(3, 4), T(3, 4), 0)",
+    "threshold_backward": "case(T(3, 4), T(3, 4), 0.1)",
+    "_log_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',
+    "_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',
     "min.dim": "case(T(3, 4), 1), case(T(2, 3, 4), -2, True)",
     "sort": "case(T(3, 4), 1), case(T(3, 4), 0, True)",
     "topk": "case(T(3, 5), 2), case(T(3, 5), 2, 0, False)",
@@ -375,6 +392,7 @@ class HelperSource:
     source: str
     calls: frozenset[str]
     kind: str
+    params: tuple[SigParam, ...] = ()
 
 
 _KIND_OF_ANNOTATION = {"Tensor": TENSOR, "Dims": SHAPE, "Shape": SHAPE, "int": INT,
@@ -393,8 +411,11 @@ def read_helpers(path: str = HELPERS_PATH) -> dict[str, HelperSource]:
         source = "\n".join(text.splitlines()[start - 1:d.end_lineno])
         calls = frozenset(n.id for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in names)
         ret = ast.unparse(d.returns) if d.returns is not None else ""
+        first_default = len(d.args.args) - len(d.args.defaults)
+        params = tuple(SigParam(a.arg, "Tensor" in ast.unparse(a.annotation or ast.Name("")),
+                                i >= first_default) for i, a in enumerate(d.args.args))
         out[d.name] = HelperSource(d.name, source, calls - {d.name},
-                                   _KIND_OF_ANNOTATION.get(ret, TENSOR))
+                                   _KIND_OF_ANNOTATION.get(ret, TENSOR), params)
     return out
 
 
@@ -471,15 +492,20 @@ def out_of_scope(entry_name: str) -> str | None:
     return None
 
 
-def _forward(entry: Entry, params: Sequence[Param]) -> str:
+def _forward(entry: Entry, params: Sequence[Param], helpers: dict[str, HelperSource]) -> str:
     if entry.name in FORWARDS:
         return FORWARDS[entry.name]
     if entry.base in FORWARDS:
         return FORWARDS[entry.base]
+    ours = [SigParam(p.name, p.kind == TENSOR) for p in params]
+    helper = helpers.get("at_" + entry.base)
+    if helper is not None:  # a backward op (tanh_backward, ...): its helper computes it
+        adapted = adapt_args(ours, [p.py for p in params], helper.params)
+        if adapted is not None:
+            return f"at_{entry.base}({', '.join(adapted)})"
     sig = KERNELS.get(entry.base)
     if sig is not None:  # Note [Arguments by name] in import_rewrite.py
-        adapted = adapt_args([SigParam(p.name, p.kind == TENSOR) for p in params],
-                             [p.py for p in params],
+        adapted = adapt_args(ours, [p.py for p in params],
                              [SigParam(k.name, "Tensor" in k.type) for k in sig.params])
         if adapted is not None:
             return f"kernel.{entry.base}({', '.join(adapted)})"
@@ -506,6 +532,8 @@ def _samples(entry: Entry, params: Sequence[Param]) -> str:
             args.append("0.5")
         elif p.kind == BOOL:
             args.append("False")
+        elif p.kind == DTYPE:
+            args.append('"float64"')
         else:
             raise Skip(f"no sample value for parameter {p.name!r}")
     return "case(" + ", ".join(args) + ")"
@@ -513,6 +541,7 @@ def _samples(entry: Entry, params: Sequence[Param]) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Translated:
+    name: str
     source: str
     helpers: frozenset[str]
 
@@ -550,7 +579,7 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
         used |= rewritten.helpers
     if not grads:
         raise Skip("no differentiable input")
-    forward = _forward(entry, params)
+    forward = _forward(entry, params, helpers)
     used |= {h for h in helpers if re.search(rf"\b{h}\(", forward)}
     signature = ", ".join(
         f"{p.py}: {p.py_type}" + (f" = {p.default}" if p.default is not None else "")
@@ -573,7 +602,7 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
             lines.append(f"        # {p.name}: {expr}")
     out = f"({', '.join(outputs)})" if several else outputs[0]
     lines += [f"        return {', '.join(returns)}", "", f"    return {out}, backward"]
-    return Translated("\n".join(lines) + "\n", frozenset(used))
+    return Translated(prefix + entry.formula_name, "\n".join(lines) + "\n", frozenset(used))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -653,13 +682,44 @@ def import_entries(raw_entries: Sequence[dict], only: Sequence[str] | None = Non
             outcomes.append(Outcome(name, None, str(e)))
             continue
         if check:
-            errors = check_source(render_module([translated], helpers))
+            try:
+                errors = check_source(render_module([translated], helpers))
+            except RecursionError:  # a translator bug, reported per entry (cpp_wrap.py)
+                errors = ["the translator's back end recursed without end on this formula"]
             if errors:
                 outcomes.append(Outcome(name, None, "translator check: " + errors[0]))
                 continue
         accepted.append(translated)
         outcomes.append(Outcome(name, prefix + entry.formula_name, None))
+    shadowing = _shadowing(accepted, helpers)
+    if shadowing:
+        accepted = [t for t in accepted if t.name not in shadowing]
+        outcomes = [Outcome(o.entry, None, f"its name `{o.formula}` is also a parameter, local or "
+                            "builtin read in the module (T113); import it with --prefix")
+                    if o.formula in shadowing else o for o in outcomes]
     return render_module(accepted, helpers), outcomes
+
+
+def _shadowing(formulas: Sequence[Translated], helpers: dict[str, HelperSource]) -> set[str]:
+    """Formulas whose name some other code of the module reads or binds (``min``, ``t``,
+    ``diagonal``): in one module they would shadow it. Checked per candidate they pass, so
+    this is what putting them together adds."""
+    out: set[str] = set()
+    while True:
+        kept = [f for f in formulas if f.name not in out]
+        needed = helper_closure(set().union(*(f.helpers for f in kept)) if kept else (), helpers)
+        names: dict[str, set[str]] = {}
+        for owner, source in [(f.name, f.source) for f in kept] + [
+                (n, helpers[n].source) for n in needed]:
+            for node in ast.walk(ast.parse(source)):
+                ident = node.id if isinstance(node, ast.Name) else (
+                    node.arg if isinstance(node, ast.arg) else None)
+                if ident is not None:
+                    names.setdefault(ident, set()).add(owner)
+        clash = {f.name for f in kept if names.get(f.name, set()) - {f.name}}
+        if not clash:
+            return out
+        out |= clash
 
 
 def render_report(outcomes: Sequence[Outcome]) -> str:
@@ -702,6 +762,11 @@ def run_import_yaml(args) -> int:
         return 2
     native = args.native or default_native(args.path)
     source, outcomes = import_entries(load_yaml(args.path), args.only, args.prefix, native=native)
+    errors = check_source(source)  # what each candidate passed alone, the module passes whole
+    if errors:
+        print("error: the imported module fails `translator check`:\n" + "\n".join(errors),
+              file=sys.stderr)
+        return 1
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, args.module + ".py")
     with open(path, "w", encoding="utf-8") as f:

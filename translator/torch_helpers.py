@@ -263,7 +263,8 @@ def pow_backward_exponent(grad: Tensor, self: Tensor, exponent: Tensor, result: 
 
 
 # ---------------------------------------------------------------------------------------------
-# Elementwise backward ops that torch keeps as ATen functions
+# Elementwise backward ops that torch keeps as ATen functions (at_NAME: the yaml's own entries
+# for them, ``sigmoid_backward`` & co, import as formulas of the plain name)
 
 
 @helper
@@ -282,18 +283,18 @@ def rad2deg_backward(grad: Tensor) -> Tensor:
 
 
 @helper
-def _softmax_backward_data(grad: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
+def at__softmax_backward_data(grad: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
     return output * (grad - ops.sum(grad * output, (dim,), True))
 
 
 @helper
-def _log_softmax_backward_data(grad: Tensor, output: Tensor, dim: int,
+def at__log_softmax_backward_data(grad: Tensor, output: Tensor, dim: int,
                                input_dtype: DType) -> Tensor:
     return grad - ops.exp(output) * ops.sum(grad, (dim,), True)
 
 
 @helper
-def hardsigmoid_backward(grad: Tensor, self: Tensor) -> Tensor:
+def at_hardsigmoid_backward(grad: Tensor, self: Tensor) -> Tensor:
     inside = ops.cast(self > -3.0, grad.dtype) * ops.cast(self < 3.0, grad.dtype)
     return grad * inside / 6.0
 
@@ -311,46 +312,46 @@ def elu_backward(grad: Tensor, alpha: Scalar, scale: Scalar, input_scale: Scalar
 
 
 @helper
-def sigmoid_backward(grad: Tensor, output: Tensor) -> Tensor:
+def at_sigmoid_backward(grad: Tensor, output: Tensor) -> Tensor:
     return grad * output * (1.0 - output)
 
 
 @helper
-def tanh_backward(grad: Tensor, output: Tensor) -> Tensor:
+def at_tanh_backward(grad: Tensor, output: Tensor) -> Tensor:
     return grad * (1.0 - output * output)
 
 
 @helper
-def threshold_backward(grad: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
+def at_threshold_backward(grad: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
     return grad * ops.cast(self > threshold, grad.dtype)
 
 
 @helper
-def leaky_relu_backward(grad: Tensor, self: Tensor, negative_slope: Scalar,
+def at_leaky_relu_backward(grad: Tensor, self: Tensor, negative_slope: Scalar,
                         self_is_result: bool) -> Tensor:
     positive = ops.cast(self > 0.0, grad.dtype)
     return grad * (positive + (1.0 - positive) * negative_slope)
 
 
 @helper
-def hardtanh_backward(grad: Tensor, self: Tensor, min_val: Scalar, max_val: Scalar) -> Tensor:
+def at_hardtanh_backward(grad: Tensor, self: Tensor, min_val: Scalar, max_val: Scalar) -> Tensor:
     inside = ops.cast(self > min_val, grad.dtype) * ops.cast(self < max_val, grad.dtype)
     return grad * inside
 
 
 @helper
-def hardshrink_backward(grad: Tensor, self: Tensor, lambd: Scalar) -> Tensor:
+def at_hardshrink_backward(grad: Tensor, self: Tensor, lambd: Scalar) -> Tensor:
     outside = ops.cast(self > lambd, grad.dtype) + ops.cast(self < -lambd, grad.dtype)
     return grad * outside
 
 
 @helper
-def softshrink_backward(grad: Tensor, self: Tensor, lambd: Scalar) -> Tensor:
-    return hardshrink_backward(grad, self, lambd)
+def at_softshrink_backward(grad: Tensor, self: Tensor, lambd: Scalar) -> Tensor:
+    return at_hardshrink_backward(grad, self, lambd)
 
 
 @helper
-def softplus_backward(grad: Tensor, self: Tensor, beta: Scalar, threshold: Scalar) -> Tensor:
+def at_softplus_backward(grad: Tensor, self: Tensor, beta: Scalar, threshold: Scalar) -> Tensor:
     """``grad * sigmoid(beta x)``, and ``grad`` where ``beta x > threshold`` (the linear part)."""
     linear = ops.cast(self * beta > threshold, grad.dtype)
     return grad * (linear + (1.0 - linear) * ops.sigmoid(self * beta))
@@ -369,7 +370,7 @@ def clamp_backward(grad: Tensor, self: Tensor, min: Optional[Scalar],
 
 
 @helper
-def mse_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
+def at_mse_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     scale = 2.0 / self.numel if reduction == 1 else 2.0
     return grad * (self - target) * scale
 
