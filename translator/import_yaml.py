@@ -16,6 +16,13 @@ capture rule, or any other rule, is reported with the checker's own message, nev
 
 Invariants: output is deterministic (entries in yaml order); nothing here imports ``transgrad``
 or ``torch``; pyyaml is needed only to read the yaml (a clear error when it is missing).
+
+Note [What an imported backward reads]: the rewriter resolves a name only to a parameter of the
+entry, one of its outputs, ``grad``, a constant or a helper; anything else (torch's
+``grads[i]``, ``grad_input_mask``, a forward intermediate such as a ``buffer`` torch saves) is
+``Untranslatable`` with the name. So an imported backward never reads a forward intermediate,
+and the capture rule still has the last word: every candidate goes through the checker, and a
+rejection is the entry's reason, in the checker's own words.
 """
 
 from __future__ import annotations
