@@ -81,3 +81,14 @@ def test_main_prints_a_summary(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "verified: 1" in text and "out of scope: 1" in text
     assert '"verified": 1' in out.read_text()
+
+
+@pytest.mark.parametrize("entry", sorted(TWINS))
+def test_every_case_of_the_table_runs_on_torch(entry):
+    """The table is right for the oracle: each case runs on torch (value, VJP, VJP-of-VJP), so a
+    transgrad failure on it is transgrad's."""
+    torch = pytest.importorskip("torch")
+    twin = TWINS[entry]
+    for i, c in enumerate(twin.cases):
+        args, kwargs = coverage._arrays(c, coverage._rng(entry, i), twin.domain)
+        coverage._run(coverage._Lib(torch, True), twin, args, kwargs, i)
