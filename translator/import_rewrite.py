@@ -214,6 +214,8 @@ class _Rewriter:
             name = fn.id
             if name == "handle_r_to_c" and len(e.args) == 2:  # Note [Real dtypes only]
                 return self.value(e.args[1])
+            if name in ("not_implemented", "not_implemented_list"):
+                raise Untranslatable("torch marks this derivative not implemented")
             args = [self.value(a) for a in e.args]
             if name in _STD_MATH:
                 if any(a.kind not in _NUMERIC for a in args):
@@ -273,6 +275,9 @@ class _Rewriter:
             filled = [a if a.kind == TENSOR else Value(f"ops.zeros_like({like.src}) + {_paren(a)}",
                                                          TENSOR, False) for a in args[1:]]
             return self._op("where", [args[0]] + filled)
+        if name == "scalar_tensor" and len(args) == 2 and kinds[0] in _NUMERIC \
+                and kinds[1] == DTYPE:  # a 0-d tensor: broadcasts wherever it meets a tensor
+            return Value(f"ops.zeros((), {args[1].src}) + {_paren(args[0])}", TENSOR, False)
         if name in ("zeros_like", "ones_like") and len(args) == 1 and kinds == [TENSOR]:
             return self._op(name, args)
         if name == "pow" and len(args) == 2 and kinds[0] == TENSOR:
@@ -347,7 +352,7 @@ def _args(args: list[Value]) -> str:
 # an argument with no counterpart, or a required parameter left without one, makes the call
 # untranslatable rather than wrong.
 
-_ALIASES = {"end": "stop", "src": "source", "dims": "dims", "dim": "dim"}
+_ALIASES = {"end": "stop", "src": "source", "size": "shape"}
 
 
 @dataclasses.dataclass(frozen=True)

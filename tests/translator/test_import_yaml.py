@@ -107,7 +107,8 @@ def test_rewrite(cpp, python):
     ("grads[0] * self", "reads 'grads'"),
     ("self.cos() ? grad : grad", "a ternary on a tensor condition"),
     ("grad * unknown_thing", "unknown name 'unknown_thing'"),
-    ("not_implemented(\"x\")", "string argument"),
+    ("not_implemented(\"x\")", "torch marks this derivative not implemented"),
+    ("grad.div(self, \"trunc\")", "string argument 'trunc'"),
 ])
 def test_rewrite_refuses(cpp, reason):
     with pytest.raises(Untranslatable, match=reason):
