@@ -372,10 +372,11 @@ def _is_float(lib: _Lib, t: Any) -> bool:
     return np.dtype(str(t.dtype).replace("torch.", "")).kind == "f"
 
 
-def _run(lib: _Lib, twin: Twin, args: list, kwargs: dict, cot_rng_seed: int) -> dict:
-    """Value, VJP and VJP-of-VJP of one case on one library, as numpy arrays."""
+def _run(lib: _Lib, fn: Any, args: list, kwargs: dict, cot_rng_seed: int) -> dict:
+    """Value, VJP and VJP-of-VJP of ``fn`` (a path for ``lib.call``, or a callable) on one case
+    on one library, as numpy arrays."""
     targs, tkwargs, leaves = lib.build(args, kwargs)
-    outs = _outputs(lib.call(twin.call, targs, tkwargs))
+    outs = _outputs(lib.call(fn, targs, tkwargs) if isinstance(fn, str) else fn(*targs, **tkwargs))
     values = [lib.numpy(o) for o in outs]
     rng = np.random.default_rng(cot_rng_seed)
     diff = [o for o in outs if _is_float(lib, o) and o.requires_grad]
@@ -427,30 +428,39 @@ def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
     return None
 
 
+def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, kwargs: dict,
+                  seed: int, notes: list[str] | None = None) -> str | None:
+    """One case (``args``/``kwargs`` as ``_arrays`` draws them) through ``ours`` on ``engine``
+    and ``theirs`` on torch (each a path or a callable): None when value, VJP and VJP-of-VJP
+    match; else what differs. Torch's own missing second derivatives go to ``notes``."""
+    try:
+        want = _run(_Lib(torch, True), theirs, args, kwargs, seed)
+    except Exception as e:  # noqa: BLE001 - the table's case is wrong for torch: report it
+        return f"torch raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    try:
+        got = _run(_Lib(engine, False), ours, args, kwargs, seed)
+    except Exception as e:  # noqa: BLE001 - any failure of transgrad's is the finding
+        return f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
+        if isinstance(want[key], str):
+            if notes is not None and want[key] not in notes:
+                notes.append(want[key])
+            continue
+        diff = _compare(label, got[key], want[key])
+        if diff is not None:
+            return diff
+    return None
+
+
 def check_twin(entry: str, twin: Twin, engine: Any, torch: Any,
                notes: list[str] | None = None) -> str | None:
-    """None when every case matches torch on ``engine``; else what differs (first failure).
-    What could not be compared (torch's own missing second derivatives) goes to ``notes``."""
-    ours_lib, torch_lib = _Lib(engine, False), _Lib(torch, True)
+    """None when every case matches torch on ``engine``; else what differs (first failure)."""
     for i, c in enumerate(twin.cases):
         args, kwargs = _arrays(c, _rng(entry, i), twin.domain)
         seed = zlib.crc32(f"{entry}/{i}".encode())
-        try:
-            theirs = _run(torch_lib, twin, args, kwargs, seed)
-        except Exception as e:  # noqa: BLE001 - the table's case is wrong for torch: report it
-            return f"case {i}: torch raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-        try:
-            ours = _run(ours_lib, twin, args, kwargs, seed)
-        except Exception as e:  # noqa: BLE001 - any failure of transgrad's is the finding
-            return f"case {i}: raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-        for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
-            if isinstance(theirs[key], str):
-                if notes is not None and theirs[key] not in notes:
-                    notes.append(theirs[key])
-                continue
-            diff = _compare(label, ours[key], theirs[key])
-            if diff is not None:
-                return f"case {i}: {diff}"
+        diff = compare_calls(engine, twin.call, torch, twin.call, args, kwargs, seed, notes)
+        if diff is not None:
+            return f"case {i}: {diff}"
     return None
 
 

@@ -91,4 +91,4 @@ def test_every_case_of_the_table_runs_on_torch(entry):
     twin = TWINS[entry]
     for i, c in enumerate(twin.cases):
         args, kwargs = coverage._arrays(c, coverage._rng(entry, i), twin.domain)
-        coverage._run(coverage._Lib(torch, True), twin, args, kwargs, i)
+        coverage._run(coverage._Lib(torch, True), twin.call, args, kwargs, i)
