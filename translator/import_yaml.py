@@ -520,7 +520,7 @@ def _forward(entry: Entry, params: Sequence[Param], helpers: dict[str, HelperSou
                              [SigParam(k.name, "Tensor" in k.type) for k in sig.params])
         if adapted is not None:
             return f"kernel.{entry.base}({', '.join(adapted)})"
-    raise Skip(f"no kernel or forward table entry computes {entry.base}")
+    raise Skip(f"no kernel or forward table entry for {entry.base}")
 
 
 def _samples(entry: Entry, params: Sequence[Param]) -> str:
@@ -733,6 +733,16 @@ def _shadowing(formulas: Sequence[Translated], helpers: dict[str, HelperSource])
         out |= clash
 
 
+# The kinds of reasons the report counts (a reason's words before its names and details).
+_REASON_KINDS = (
+    "out of scope", "no translation for", "no differentiable input", "writes into an argument",
+    "no kernel or forward table entry", "returns", "parameter", "one formula for several inputs",
+    "torch marks this derivative not implemented", "translator check", "the arguments of",
+    "its name", "a list of tensors", "string argument", "cannot parse", "no torch signature",
+    "reads", "unknown name", "method", "a ternary", "default",
+)
+
+
 def render_report(outcomes: Sequence[Outcome]) -> str:
     width = max((len(o.entry) for o in outcomes), default=5)
     rows = [f"{'entry':<{width}}  result"]
@@ -740,6 +750,15 @@ def render_report(outcomes: Sequence[Outcome]) -> str:
         rows.append(f"{o.entry:<{width}}  " + (f"translated: {o.formula}" if o.formula
                                                   else f"not translated: {o.reason}"))
     done = sum(o.formula is not None for o in outcomes)
+    kinds: dict[str, int] = {}
+    for o in outcomes:
+        if o.reason is not None:  # the kind of reason: its words before any name or detail
+            text = re.sub(r"^\w+: ", "", o.reason)  # "self: no translation ..." -> the reason
+            kind = next((k for k in _REASON_KINDS if text.startswith(k)), text.split(":")[0])
+            kinds[kind] = kinds.get(kind, 0) + 1
+    rows.append("")
+    rows.extend(f"{n:>5}  not translated: {k}" for k, n in sorted(kinds.items(),
+                                                                    key=lambda kv: -kv[1]))
     rows.append(f"{done} of {len(outcomes)} entries translated")
     return "\n".join(rows)
 

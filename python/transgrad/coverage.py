@@ -530,6 +530,24 @@ def classify(entry: str, engines: Sequence[tuple[str, Any]], torch: Any) -> Row:
                + "".join(f" ({n}: first order only)" for n in notes))
 
 
+def summary(rows: Sequence[Row]) -> str:
+    """A table of counts: each status, split by the kind of its reason."""
+    kinds: dict[tuple[str, str], int] = {}
+    for r in rows:
+        if r.status == "verified":
+            kind = ""
+        elif r.status == "covered":
+            kind = "raises" if " raises " in r.detail else "differs"
+        elif r.status == "out of scope":
+            kind = r.detail
+        else:
+            kind = r.detail.split("`")[0].strip().rstrip(":")
+        kinds[(r.status, kind)] = kinds.get((r.status, kind), 0) + 1
+    width = max((len(s) + len(k) for s, k in kinds), default=10) + 3
+    return "\n".join(f"{(s + (': ' + k if k else '')):<{width}} {n:>4}"
+                     for (s, k), n in sorted(kinds.items()))
+
+
 def derivatives_yaml() -> str:
     import torchgen
 
@@ -572,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{r.entry:<{width}}  {r.status:<12}  {r.detail}")
     counts = {s: sum(r.status == s for r in rows)
               for s in ("verified", "covered", "not covered", "out of scope")}
+    print("\n" + summary(rows))
     print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items()) + f"  (of {len(rows)} entries;"
           f" engines: {', '.join(n for n, _ in engines)})")
     if args.json:
