@@ -115,9 +115,15 @@ FORWARDS = {
     "_unsafe_view": "kernel.reshape(self, size)",
     "alias": "kernel.reshape(self, self.shape)",
     "index_add": "kernel.index_add(self, dim, index, source * alpha)",
-    "mse_loss": "ops.mean((self - target) * (self - target)) if reduction == 1 else "
-                "(ops.sum((self - target) * (self - target)) if reduction == 2 "
-                "else (self - target) * (self - target))",
+    "mse_loss": "apply_loss_reduction((self - target) * (self - target), reduction)",
+    "smooth_l1_loss": "apply_loss_reduction(ops.where(ops.abs(self - target) < beta, "
+                      "(self - target) * (self - target) * (0.5 / beta), "
+                      "ops.abs(self - target) - 0.5 * beta), reduction)",
+    "huber_loss": "apply_loss_reduction(ops.where(ops.abs(self - target) <= delta, "
+                  "(self - target) * (self - target) * 0.5, "
+                  "(ops.abs(self - target) - 0.5 * delta) * delta), reduction)",
+    "soft_margin_loss": "apply_loss_reduction(ops.log1p(ops.exp(-target * self)), reduction)",
+    "hardswish": "self * kernel.clamp(self + 3.0, 0.0, 6.0) / 6.0",
     "mm": "kernel.matmul(self, mat2)",
     "bmm": "kernel.matmul(self, mat2)",
     "addmm": "self * beta + kernel.matmul(mat1, mat2) * alpha",
@@ -185,6 +191,13 @@ SAMPLES = {
     "_unsafe_view": "case(T(3, 4), (4, 3))",
     "index_add": "case(T(3, 4), 0, I(5, high=3), T(5, 4), alpha=2.0)",
     "mse_loss": "case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), 2), case(T(3, 4), T(3, 4), 0)",
+    "smooth_l1_loss": "case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), 2, 0.5), "
+                      "case(T(3, 4), T(3, 4), 0)",
+    "huber_loss": "case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), 2, 0.5), "
+                  "case(T(3, 4), T(3, 4), 0)",
+    "soft_margin_loss": "case(T(3, 4), T(3, 4, requires_grad=False)), "
+                        "case(T(3, 4), T(3, 4, requires_grad=False), 2)",
+    "hardswish": "case(T(3, 4, low=-5.0, high=5.0))",
     "threshold_backward": "case(T(3, 4), T(3, 4), 0.1)",
     "_log_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',
     "_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',
@@ -523,7 +536,7 @@ def _forward(entry: Entry, params: Sequence[Param], helpers: dict[str, HelperSou
     raise Skip(f"no kernel or forward table entry for {entry.base}")
 
 
-def _samples(entry: Entry, params: Sequence[Param]) -> str:
+def _samples(entry: Entry, params: Sequence[Param], differentiable: set[str]) -> str:
     if entry.name in SAMPLES:
         return SAMPLES[entry.name]
     if entry.base in SAMPLES:
@@ -534,7 +547,10 @@ def _samples(entry: Entry, params: Sequence[Param]) -> str:
         if p.default is not None:
             break
         if p.py_type == "Tensor":
-            args.append("B(3, 4)" if p.name in ("condition", "mask") else f"T(3, 4, low={low}, high={high})")
+            # an input torch gives no derivative for does not require grad (torch refuses it)
+            frozen = "" if p.name in differentiable else ", requires_grad=False"
+            args.append("B(3, 4)" if p.name in ("condition", "mask")
+                        else f"T(3, 4, low={low}, high={high}{frozen})")
         elif p.kind == INT:
             args.append("1")
         elif p.kind == SHAPE:
@@ -599,7 +615,7 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
     several = len(outputs) > 1
     lines = [
         f"# derivatives.yaml: {entry.signature}",
-        f"@samples({_samples(entry, params)})",
+        f"@samples({_samples(entry, params, set(grads))})",
         f"@formula(differentiable_outputs=({differentiable[0]!r},))" if several else "@formula",
         f"def {prefix}{entry.formula_name}({signature}) -> "
         + ("(" + ", ".join("Tensor" for _ in outputs) + ")" if several else "Tensor") + ":",

@@ -370,6 +370,61 @@ def clamp_backward(grad: Tensor, self: Tensor, min: Optional[Scalar],
 
 
 @helper
+def sgn_backward(self: Tensor, grad: Tensor, result: Tensor) -> Tensor:
+    """Real inputs: sign is flat wherever it is differentiable."""
+    return ops.zeros_like(grad)
+
+
+@helper
+def at_hardswish_backward(grad: Tensor, self: Tensor) -> Tensor:
+    """d/dx of ``x * clamp(x + 3, 0, 6) / 6``: 0 below -3, ``x / 3 + 1/2`` up to 3, then 1."""
+    low = ops.cast(self >= -3.0, grad.dtype)
+    high = ops.cast(self > 3.0, grad.dtype)
+    return grad * (low * (1.0 - high) * (self / 3.0 + 0.5) + high)
+
+
+@helper
+def apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
+    """torch's ``Reduction``: 0 none, 1 mean, 2 sum."""
+    if reduction == 1:
+        return ops.mean(loss)
+    if reduction == 2:
+        return ops.sum(loss)
+    return loss
+
+
+@helper
+def loss_scale(self: Tensor, reduction: int) -> float:
+    """What a mean reduction divides each element's gradient by."""
+    return 1.0 / self.numel if reduction == 1 else 1.0
+
+
+@helper
+def at_smooth_l1_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int,
+                               beta: float) -> Tensor:
+    d = self - target
+    inside = ops.cast(ops.abs(d) < beta, grad.dtype)
+    slope = inside * d / beta + (1.0 - inside) * ops.sign(d)
+    return grad * slope * loss_scale(self, reduction)
+
+
+@helper
+def at_huber_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int,
+                           delta: float) -> Tensor:
+    d = self - target
+    inside = ops.cast(ops.abs(d) <= delta, grad.dtype)
+    slope = inside * d + (1.0 - inside) * ops.sign(d) * delta
+    return grad * slope * loss_scale(self, reduction)
+
+
+@helper
+def at_soft_margin_loss_backward(grad: Tensor, self: Tensor, target: Tensor,
+                                 reduction: int) -> Tensor:
+    """d/dx of ``log(1 + exp(-y x))``: ``-y sigmoid(-y x)``."""
+    return grad * (-target * ops.sigmoid(-target * self)) * loss_scale(self, reduction)
+
+
+@helper
 def at_mse_loss_backward(grad: Tensor, self: Tensor, target: Tensor, reduction: int) -> Tensor:
     scale = 2.0 / self.numel if reduction == 1 else 2.0
     return grad * (self - target) * scale
