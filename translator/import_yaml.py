@@ -124,6 +124,8 @@ FORWARDS = {
                   "(ops.abs(self - target) - 0.5 * delta) * delta), reduction)",
     "soft_margin_loss": "apply_loss_reduction(ops.log1p(ops.exp(-target * self)), reduction)",
     "hardswish": "self * kernel.clamp(self + 3.0, 0.0, 6.0) / 6.0",
+    "var.correction": "at_var(self, dim, correction, keepdim)",
+    "std.correction": "ops.sqrt(at_var(self, dim, correction, keepdim))",
     "mm": "kernel.matmul(self, mat2)",
     "bmm": "kernel.matmul(self, mat2)",
     "addmm": "self * beta + kernel.matmul(mat1, mat2) * alpha",
@@ -198,6 +200,10 @@ SAMPLES = {
     "soft_margin_loss": "case(T(3, 4), T(3, 4, requires_grad=False)), "
                         "case(T(3, 4), T(3, 4, requires_grad=False), 2)",
     "hardswish": "case(T(3, 4, low=-5.0, high=5.0))",
+    "var": "case(T(3, 4)), case(T(2, 3, 4), (1,), correction=0.0), "
+           "case(T(2, 3, 4), (0, -1), keepdim=True)",
+    "std": "case(T(3, 4)), case(T(2, 3, 4), (1,), correction=0.0), "
+           "case(T(2, 3, 4), (0, -1), keepdim=True)",
     "threshold_backward": "case(T(3, 4), T(3, 4), 0.1)",
     "_log_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',
     "_softmax_backward_data": 'case(T(3, 4), T(3, 4), 1, "float64")',

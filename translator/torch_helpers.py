@@ -198,6 +198,45 @@ def masked_fill_backward(grad: Tensor, mask: Tensor) -> Tensor:
     return ops.sum(grad * ops.cast(mask, grad.dtype))
 
 
+@helper
+def reduced_count(sizes: Shape, dims: Dims) -> int:
+    """How many elements each output element of a reduction over (wrapped) ``dims`` combines."""
+    n = 1
+    for d in dims:
+        n = n * sizes[d]
+    return n
+
+
+@helper
+def at_var(self: Tensor, dims: Optional[Dims], correction: Optional[float],
+           keepdim: bool) -> Tensor:
+    """torch's ``var(dim, correction=, keepdim=)``: squared deviations summed over ``dims``,
+    divided by their count less ``correction`` (1 when None)."""
+    rd = wrap_dims(dims, self.ndim)
+    n = reduced_count(self.shape, rd)
+    c = 1.0 if correction is None else correction
+    d = self - ops.sum(self, rd, True) / n
+    return ops.sum(d * d, rd, keepdim) / (n - c)
+
+
+@helper
+def var_backward(grad: Tensor, self: Tensor, dims: Optional[Dims], correction: Optional[float],
+                 keepdim: bool) -> Tensor:
+    rd = wrap_dims(dims, self.ndim)
+    n = reduced_count(self.shape, rd)
+    c = 1.0 if correction is None else correction
+    g = ops.reshape(grad, kept_shape(self.shape, rd))
+    return g * (self - ops.sum(self, rd, True) / n) * (2.0 / (n - c))
+
+
+@helper
+def std_backward(result: Tensor, grad: Tensor, self: Tensor, dims: Optional[Dims],
+                 correction: Optional[float], keepdim: bool) -> Tensor:
+    """``var_backward`` of ``grad / (2 std)``, zero where the deviation is 0 (as torch)."""
+    scaled = ops.masked_fill(grad / (result * 2.0), result == 0.0, 0.0)
+    return var_backward(scaled, self, dims, correction, keepdim)
+
+
 # ---------------------------------------------------------------------------------------------
 # Products and scalings
 
