@@ -116,10 +116,10 @@ def run_check(args: argparse.Namespace) -> int:
         from .inplace import check_inplace
 
         for m in modules:
-            for f in m.formulas:
-                v = check_inplace(f)
+            for formula in m.formulas:
+                v = check_inplace(formula)
                 if v.kind != "none":
-                    print(f"{f.name}_: {v.kind}: {v.reason}")
+                    print(f"{formula.name}_: {v.kind}: {v.reason}")
     if diags:
         print(render_all(diags), file=sys.stderr)
     if not args.quiet:

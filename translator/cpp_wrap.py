@@ -8,6 +8,8 @@ breaking there never changes the C++. Comment and preprocessor lines are left as
 
 from __future__ import annotations
 
+import itertools
+
 WIDTH = 100
 
 
@@ -96,7 +98,7 @@ def _pack(text: str, open_at: int, indent: int, width: int, split=None, joint: s
 def _pack_cuts(text: str, cuts: list[int], indent: int, width: int) -> list[str]:
     """Fill lines with the pieces of ``text`` cut after ``cuts``; continuations indent by 4."""
     bounds = [0] + [c + 1 for c in cuts] + [len(text)]
-    pieces = [text[a:b].strip() for a, b in zip(bounds, bounds[1:])]
+    pieces = [text[a:b].strip() for a, b in itertools.pairwise(bounds)]
     pad = " " * (indent + 4)
     lines: list[str] = []
     cur = text[:bounds[1]].rstrip()

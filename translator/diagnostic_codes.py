@@ -26,6 +26,9 @@ T110    ``differentiable_outputs`` / ``hidden_outputs`` name something that is n
 T111    unsupported parameter kind (``*args``, ``**kwargs``, keyword-only, positional-only)
 T112    unsupported call (a builtin or function outside the formula language)
 T113    a local name shadows a name resolved at module level (``ops``, ``kernel``, a helper, ...)
+T114    an expression nested too deeply to analyse (checked before parsing)
+T115    a number C++ cannot hold: an integer outside int64 (a literal, a module constant, a
+        default or constant arithmetic), or a huge repeated string or tuple
 T201    backward captures a tensor intermediate of the forward
 T202    backward captures a parameter that the forward re-binds
 T203    backward captures a name bound more than once in the forward
@@ -82,6 +85,8 @@ CODES = {
     "T111": "unsupported parameter kind",
     "T112": "unsupported call",
     "T113": "shadowed name",
+    "T114": "nesting too deep",
+    "T115": "number out of range",
     "T201": "captured tensor intermediate",
     "T202": "captured re-bound parameter",
     "T203": "captured name bound more than once",

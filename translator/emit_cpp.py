@@ -46,6 +46,15 @@ def banner(path: str) -> str:
 
 
 def used_names(node) -> set[str]:
+    found = names_read(node)
+    for s in _walk(node if isinstance(node, tuple) else (node,)):
+        if isinstance(s, ir.Assign):
+            found.update(s.targets)
+    return found
+
+
+def names_read(node) -> set[str]:
+    """The names an IR body reads (assignment targets are not reads)."""
     found: set[str] = set()
 
     def visit(e):
@@ -54,9 +63,6 @@ def used_names(node) -> set[str]:
         return e
 
     transform(node, visit)
-    for s in _walk(node if isinstance(node, tuple) else (node,)):
-        if isinstance(s, ir.Assign):
-            found.update(s.targets)
     return found
 
 
@@ -88,16 +94,23 @@ def signature(f: ir.Function, with_defaults: bool, used: AbstractSet[str] = froz
 class Block:
     """Statement emission with indentation and ``// path:line`` comments."""
 
-    def __init__(self, ex: ExprEmitter, hoisted: AbstractSet[str] = frozenset()):
+    def __init__(self, ex: ExprEmitter, hoisted: AbstractSet[str] = frozenset(),
+                 read: AbstractSet[str] | None = None):
         self.ex, self.hoisted, self.lines = ex, hoisted, []  # type: ignore[var-annotated]
+        self.read = read  # names the function reads; None: every local counts as read
         self.return_stmt = lambda s, ind: [ind + f"return {ex.text(s.values[0])};"]
+
+    def unused(self, name: str) -> str:
+        """``[[maybe_unused]] `` for a local the function never reads (-Wunused-variable)."""
+        return "" if self.read is None or name in self.read else "[[maybe_unused]] "
 
     def stmts(self, stmts: Sequence[ir.Stmt], ind: str) -> list[str]:
         out: list[str] = []
         for s in stmts:
             if isinstance(s, ir.Declare):
                 if s.name not in self.hoisted:
-                    out.append(f"{ind}{ctype(s.type)} {cname(s.name)}{default_init(s.type)};")
+                    out.append(f"{ind}{self.unused(s.name)}{ctype(s.type)} {cname(s.name)}"
+                               f"{default_init(s.type)};")
                 continue
             out.append(f"{ind}// {s.loc.path}:{s.loc.line}")
             out.extend(self.stmt(s, ind))
@@ -109,9 +122,10 @@ class Block:
             declare = [n for n in s.declare if n not in self.hoisted]
             if len(s.targets) == 1:
                 t = ctype(s.value.type) if s.value.type != ir.NONE else "Tensor"
-                lhs = (f"{t} " if declare else "") + cname(s.targets[0])
+                lhs = (f"{self.unused(s.targets[0])}{t} " if declare else "") + cname(
+                    s.targets[0])
                 return [f"{ind}{lhs} = {ex.text(s.value)};"]
-            lines = [f"{ind}{ctype(t)} {cname(n)};" for n, t in zip(
+            lines = [f"{ind}{self.unused(n)}{ctype(t)} {cname(n)};" for n, t in zip(
                 s.targets, s.value.type.elems) if n in declare]
             names = ", ".join(cname(n) for n in s.targets)
             return lines + [f"{ind}std::tie({names}) = {ex.text(s.value)};"]
@@ -144,11 +158,12 @@ class Block:
 # bindings.cpp binds every formula. Neither carries line numbers, so editing a formula's body
 # (or shifting its lines) rewrites only that module's .cpp, and the build recompiles only it.
 def emit_header(mod: ir.Module) -> str:
-    lines = [banner(mod.path).rstrip(), "#pragma once", "", "#include <cstdint>",
+    # no line numbers: see Note [Stable headers]
+    decls = [signature(f, True) + ";" for f in mod.functions]
+    limits = ["#include <limits>"] if any("std::numeric_limits" in d for d in decls) else []
+    lines = [banner(mod.path).rstrip(), "#pragma once", "", "#include <cstdint>", *limits,
              "#include <optional>", "#include <tuple>", "#include <vector>", "",
-             '#include "tensor/tensor.h"', "", "namespace tg::ops {", ""]
-    for f in mod.functions:
-        lines += [signature(f, True) + ";"]  # no line numbers: see Note [Stable headers]
+             '#include "tensor/tensor.h"', "", "namespace tg::ops {", "", *decls]
     return "\n".join(lines + ["", "}  // namespace tg::ops", ""])
 
 
@@ -191,7 +206,7 @@ def _assigned_params(f: ir.Function) -> set[str]:
 def _plain_function(f: ir.Function) -> list[str]:
     used = used_names(f.body)
     sig = signature(f, False, used, _assigned_params(f))
-    body = Block(ExprEmitter()).stmts(f.body, "  ")
+    body = Block(ExprEmitter(), read=names_read(f.body)).stmts(f.body, "  ")
     return [f"// {f.loc.path}:{f.loc.line}", sig + " {"] + body + ["}"]
 
 
@@ -269,7 +284,7 @@ def _node(f: ir.Function) -> list[str]:
                       f"{cname(sv.name)}.push_back(v.unpack(*this));")]
         else:
             lines.append(f"    Tensor {cname(sv.name)} = {sv.name}_.unpack(*this);")
-    block = Block(ExprEmitter(saved))
+    block = Block(ExprEmitter(saved), read=names_read(bw.body))
     block.return_stmt = lambda s, ind: _backward_return(block.ex, f, s, ind)
     lines += block.stmts(bw.body, "    ")
     return lines + ["  }", "};"]
@@ -313,7 +328,7 @@ def _forward(f: ir.Function) -> list[str]:
         t = local_types.get(n, ir.TENSOR)
         lines.append(f"  {ctype(t)} {cname(n)}{default_init(t)};")
     lines += ["  {", "    NoGradGuard no_grad;"]
-    lines += Block(ExprEmitter(), hoisted).stmts(f.body, "    ")
+    lines += Block(ExprEmitter(), hoisted, names_read(f.body)).stmts(f.body, "    ")
     lines.append("  }")
     singles = [f"&{cname(p.name)}" for p in tensor_params if p.type != ir.TENSOR_LIST]
     conds = ([f"any_requires_grad({{{', '.join(singles)}}})"] if singles else []) + [

@@ -29,6 +29,7 @@ import libcst as cst
 from . import ir, model
 from .diagnostics import TranslatorError
 from .ir import transform
+from .lower_call import value_expr
 from .lower_env import LowerError, Program, Scope, parse_type
 from .lower_stmt import StmtLowerer, block_statements
 
@@ -184,6 +185,24 @@ class FunctionLowerer(StmtLowerer):
 
         return tuple(saved), tuple(transform(s, rewrite) for s in body)
 
+    def _default(self, p: model.Param) -> ir.Expr:
+        """A parameter's default as a constant: a literal as written, a module constant or
+        constant arithmetic folded to the value parse found (bindings take constants only)."""
+        assert p.default is not None
+        v = p.default_value
+        if isinstance(v, (int, float)):  # bool included; exact even where C++ would overflow
+            t = ir.BOOL if isinstance(v, bool) else ir.INT if isinstance(v, int) else ir.FLOAT
+            return value_expr(v, t, self.loc(p.default))
+        e = self.expr(p.default)
+        if isinstance(e, (ir.Const, ir.DTypeConst)) or isinstance(e, ir.MakeTuple) and all(
+                isinstance(x, ir.Const) for x in e.elems):
+            return e
+        if p.default_value is None:
+            raise self.error("T401", self.loc(p.default), f"the default of `{p.name}` is not a "
+                             "constant the compiled engine can bind",
+                             "use a literal, a module constant, or arithmetic on them")
+        return value_expr(p.default_value, e.type, self.loc(p.default))
+
     def _params(self, params: Sequence[model.Param]) -> tuple[ir.Param, ...]:
         out = []
         for p in params:
@@ -195,7 +214,7 @@ class FunctionLowerer(StmtLowerer):
                                  "bool, Scalar, Shape, Dims, DType or Optional[...] of these")
             default = None
             if p.default is not None:
-                default = self.coerce(self.expr(p.default), t)
+                default = self.coerce(self._default(p), t)
             out.append(ir.Param(p.name, t, default, p.loc))
             self.scope.vars[p.name] = t
             self.scope.bound[p.name] = p.loc

@@ -74,6 +74,7 @@ class Program:
     @staticmethod
     def build(modules: Sequence[model.Module]) -> Program:
         p = Program({}, {}, [])
+        nodes: dict[str, model.Formula] = {}
         for mod in modules:
             for f in mod.formulas:
                 if f.name in p.formulas:
@@ -81,6 +82,14 @@ class Program:
                     p.diagnostics.append(diag(mod, "T403", f.loc, f"formula `{f.name}` is "
                                                f"also defined at {other}",
                                                "give one of them another name"))
+                elif f.backward is not None:
+                    cls = ir.node_class_name(f.name)
+                    first = nodes.setdefault(cls, f)
+                    if first is not f:
+                        p.diagnostics.append(diag(
+                            mod, "T403", f.loc, f"formulas `{first.name}` ({first.loc}) and "
+                            f"`{f.name}` would both compile to the C++ node `{cls}`",
+                            "rename one of them"))
                 p.formulas[f.name] = (f, mod)
             for h in mod.helpers:
                 p.helpers.setdefault(h.name, (h, mod))
