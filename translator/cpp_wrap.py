@@ -58,7 +58,8 @@ def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
         return out + _wrap(pad + ": " + text[c + 2:].strip(), indent + 4, width, indent + 6)
     commas = [(i, d) for i, ch, d in _scan(text, start) if ch == ","]
     low = min((d for _, d in commas), default=0)
-    cuts = [i for i, d in commas if d == low]
+    # a comma that ends the text leaves nothing to break off (cutting there recursed forever)
+    cuts = [i for i, d in commas if d == low and text[i + 1:].strip()]
     if low < 0 and cuts:  # the line continues a call opened above: break between its arguments
         return _pack_cuts(text, cuts, indent, width)
     for i, ch, d in _scan(text, start):

@@ -132,6 +132,11 @@ class CondLowerer(NameLowerer):
         if not ok:
             raise self.error("T402", loc, f"cannot compare a {pretty(lt)} with a {pretty(rt)}",
                              "compare values of the same type")
+        if (isinstance(left, ir.Name) and isinstance(right, ir.Name) and left.name == right.name
+                and lt in (ir.INT, ir.BOOL)):
+            # an int compared with itself: C++ compilers reject the self-comparison
+            # (-Wtautological-compare under -Werror); its value is known (floats: NaN, kept)
+            return ir.Const(loc, ir.BOOL, op in ("eq", "le", "ge"))
         return ir.Compare(loc, ir.BOOL, op, left, right)
 
     def ifexp(self, node: cst.IfExp, loc) -> ir.Expr:

@@ -154,3 +154,24 @@ def test_a_default_that_is_no_constant_is_a_diagnostic(tmp_path, shipped):
     """
     diags = rejected(tmp_path, body, shipped)
     assert diags and all(d.loc.line == HEADER.count("\n") + 3 for d in diags)
+
+
+def test_wrapping_a_line_ending_in_a_comma_terminates():
+    from translator.cpp_wrap import wrap_line
+
+    line = "      " + "a" * 120 + "),"  # continues a call opened on a line above
+    assert "".join(wrap_line(line)).replace(" ", "") == line.replace(" ", "")
+
+
+def test_an_int_compared_with_itself_is_folded(tmp_path, shipped):
+    body = """
+    @formula
+    def f(x: Tensor, n: int, a: float) -> Tensor:
+        result = kernel.exp(x)
+        k = 1 if n != n or a != a else 2
+        def backward(grad):
+            return grad * k
+        return result, backward
+    """
+    cpp = translated(tmp_path, body, shipped)["hostile.cpp"]
+    assert "n != n" not in cpp and "a != a" in cpp  # a float may be NaN
