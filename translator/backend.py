@@ -3,8 +3,8 @@
 Stages: front end (``frontend.load_module``: parse, fence, captures) -> ``lower.lower_modules``
 -> ``verify.verify_module`` -> ``emit_cpp`` / ``emit_bindings`` / ``emit_stubs``. Input: the
 paths of formula modules and the repository root (locations are relative to it). Output: in
-``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp`` and
-``_C.pyi``.
+``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp``,
+``_C.pyi`` and ``_formula_facts.py`` (``emit_facts``).
 
 Invariants: a file is rewritten only when its content changed (so the build recompiles only
 what a formula edit touched); output is byte-reproducible (modules sorted by path, no
@@ -21,6 +21,7 @@ from . import ir, model
 from .diagnostics import TranslatorError
 from .emit_bindings import emit_bindings
 from .emit_cpp import emit_module, emit_ops_header
+from .emit_facts import emit_facts
 from .emit_stubs import emit_stubs
 from .lower import lower_program
 from .verify import verify_module
@@ -63,6 +64,7 @@ def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], d
     files["ops.h"] = emit_ops_header(lowered)
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
+    files["_formula_facts.py"] = emit_facts(modules)
     return lowered, files
 
 

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     emit = subparsers.add_parser(
         "emit", help="translate formula modules to C++, bindings and stubs",
         description="Translate formula modules into DIR: <module>.h/.cpp per module, ops.h, "
-                    "bindings.cpp and _C.pyi. Only files whose content changed are rewritten.")
+                    "bindings.cpp, _C.pyi and _formula_facts.py. Only files whose content changed "
+                    "are rewritten.")
     emit.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a directory")
     emit.add_argument("--out", required=True, metavar="DIR", help="output directory")
     emit.add_argument("--root", default=".", help="repository root (locations are relative "

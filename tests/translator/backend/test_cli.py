@@ -14,7 +14,7 @@ def test_emit_writes_every_file_then_nothing(tmp_path, capsys):
     assert main(argv) == 0
     written = sorted(os.listdir(out))
     assert written == sorted(["basic.h", "basic.cpp", "multi.h", "multi.cpp", "ops.h",
-                              "bindings.cpp", "_C.pyi"])
+                              "bindings.cpp", "_C.pyi", "_formula_facts.py"])
     capsys.readouterr()
     assert main(argv) == 0
     assert "wrote" not in capsys.readouterr().err
