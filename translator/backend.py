@@ -14,6 +14,7 @@ diagnostic, and then nothing is written.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 
@@ -27,15 +28,16 @@ from .lower import lower_program
 from .verify import verify_module
 
 
-def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
-    """Run the front end on every path (all diagnostics of all modules together)."""
+def load_modules(paths: Sequence[str], root: str | None) -> list[model.Module]:
+    """Run the front end on every path (all diagnostics of all modules together); locations
+    are relative to ``root``, or to each module's own repository (``find_root``) when None."""
     try:
         from .frontend import load_module
     except ImportError:  # the front end's driver is not there yet: structure only
         from .parse import parse_module as load_module  # type: ignore[assignment]
     modules: list[model.Module] = []
     diags: list = []
-    for p in sorted(paths, key=lambda p: os.path.relpath(p, root)):
+    for p in sorted(paths, key=lambda p: os.path.relpath(p, root or ".")):
         try:
             modules.append(load_module(p, root))
         except TranslatorError as e:
@@ -45,9 +47,21 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
     return modules
 
 
-def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
-    """Lower, verify and emit: the IR modules and ``{file name: text}``."""
-    lowered, diags = lower_program(modules)
+def translate(modules: Sequence[model.Module], context: Sequence[model.Module] = (),
+              ) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
+    """Lower, verify and emit ``modules``: their IR and ``{file name: text}``.
+
+    ``context`` holds other formula modules (the shipped formulas, for a user's module) that
+    ``ops.NAME`` resolves against: a formula of ``modules`` hides one of the same name there.
+    Only ``modules`` are emitted and only their diagnostics reported; ``ops.h`` declares both.
+    """
+    paths = {m.path for m in modules}
+    names = {f.name for m in modules for f in m.formulas}
+    extra = [dataclasses.replace(m, formulas=tuple(f for f in m.formulas if f.name not in names))
+             for m in context if m.path not in paths]
+    lowered_all, diags = lower_program([*modules, *extra])
+    diags = [d for d in diags if d.loc.path in paths]
+    lowered = tuple(m for m in lowered_all if m.path in paths)
     failed = {d.loc.path for d in diags}
     for m in lowered:
         if m.path in failed:  # its IR is partial: verifying it would only repeat errors
@@ -61,7 +75,7 @@ def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], d
     files: dict[str, str] = {}
     for m in lowered:
         files.update(emit_module(m))
-    files["ops.h"] = emit_ops_header(lowered)
+    files["ops.h"] = emit_ops_header(lowered_all)
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
     files["_formula_facts.py"] = emit_facts(modules)
@@ -69,23 +83,20 @@ def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], d
 
 
 def check_modules(modules: Sequence[model.Module], context: Sequence[model.Module] = ()) -> list:
-    """The back end's diagnostics (T4xx) for ``modules``, without writing anything.
-
-    ``context`` supplies the other formula modules their ``ops.NAME`` calls resolve against
-    (the shipped formulas, for a user's module); only diagnostics of ``modules`` are returned.
-    """
-    paths = {m.path for m in modules}
-    program = list(modules) + [m for m in context if m.path not in paths]
+    """The back end's diagnostics (T4xx) for ``modules`` in ``context`` (as ``translate``),
+    without writing anything."""
     try:
-        translate(program)
+        translate(modules, context)
     except TranslatorError as e:
-        return [d for d in e.diagnostics if d.loc.path in paths]
+        return list(e.diagnostics)
     return []
 
 
-def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".") -> list[str]:
-    """Translate ``paths`` into ``out_dir``; returns the files (re)written."""
-    _, files = translate(load_modules(paths, root))
+def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".",
+                 context: Sequence[model.Module] = ()) -> list[str]:
+    """Translate ``paths`` (in ``context``, as ``translate``) into ``out_dir``; returns the
+    files (re)written."""
+    _, files = translate(load_modules(paths, root), context)
     return write_files(files, out_dir)
 
 
