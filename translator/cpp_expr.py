@@ -156,6 +156,9 @@ class ExprEmitter:
 
     def __init__(self, saved: dict[str, ir.SavedValue] | None = None):
         self.saved = saved or {}
+        # (loop variable, sequence name) pairs whose indexing is in range (emit_cpp's
+        # Note [Indexing in range])
+        self.in_range: set[tuple[str, str]] = set()
 
     def text(self, e: ir.Expr) -> str:
         return self.emit(e)[0]
@@ -283,7 +286,11 @@ class ExprEmitter:
     def e_Index(self, e: ir.Index):
         if e.value.type.kind == "Tuple":
             return f"std::get<{e.index.value}>({self.text(e.value)})", PRIMARY  # type: ignore
-        return f"py::index({self.text(e.value)}, {self.text(e.index)})", PRIMARY
+        v, i = e.value, e.index
+        if (isinstance(v, ir.Name) and isinstance(i, ir.Name)
+                and (i.name, v.name) in self.in_range):
+            return f"{cname(v.name)}[{cname(i.name)}]", PRIMARY
+        return f"py::index({self.text(v)}, {self.text(i)})", PRIMARY
 
     def e_Slice(self, e: ir.Slice):
         parts = [self.text(e.value)] + [

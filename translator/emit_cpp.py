@@ -118,6 +118,8 @@ class Block:
 
     def stmt(self, s: ir.Stmt, ind: str) -> list[str]:
         ex = self.ex
+        if isinstance(s, ir.Assign) and _is_append(s) and s.targets[0] not in s.declare:
+            return self.append(s.targets[0], s.value.right, ind)  # type: ignore[attr-defined]
         if isinstance(s, ir.Assign):
             declare = [n for n in s.declare if n not in self.hoisted]
             if len(s.targets) == 1:
@@ -141,17 +143,65 @@ class Block:
                 lines.extend(self.stmts(orelse, ind + "  "))
             return lines + [f"{ind}}}"]
         if isinstance(s, ir.For):
-            var = loop_var(s.var, s.var_type, s.body)
-            unpack = [ind + "  " + ln for ln in unpack_lines(s.var, s.unpack, s.unpack_types,
-                                                             s.body)]
-            return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"] + unpack
-                    + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
+            in_range = _index_in_range(s)
+            if in_range is not None:
+                ex.in_range.add(in_range)
+                try:
+                    return self._for(s, ind)
+                finally:
+                    ex.in_range.discard(in_range)
+            return self._for(s, ind)
         if isinstance(s, ir.Return):
             return self.return_stmt(s, ind)
         if isinstance(s, ir.Raise):
             msg = ex.text(s.message) if s.message is not None else '""'
             return [f"{ind}throw {s.error}({msg});"]
         raise AssertionError(f"cannot emit {type(s).__name__}")
+
+    def _for(self, s: ir.For, ind: str) -> list[str]:
+        ex = self.ex
+        var = loop_var(s.var, s.var_type, s.body)
+        unpack = [ind + "  " + ln for ln in unpack_lines(s.var, s.unpack, s.unpack_types,
+                                                         s.body)]
+        return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"] + unpack
+                + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
+
+    def append(self, name: str, right: ir.Expr, ind: str) -> list[str]:
+        """``name = name + right`` as an in-place append (Note [Growing a tuple])."""
+        n = cname(name)
+        if isinstance(right, ir.MakeTuple) and len(right.elems) == 1:
+            return [f"{ind}{n}.push_back({self.ex.text(right.elems[0])});"]
+        return [f"{ind}py::extend({n}, {self.ex.text(right)});"]
+
+
+# Note [Growing a tuple]: formulas build shapes as Python does, ``out = out + (d,)`` in a loop.
+# Copied literally (``out = py::concat(out, Shape{d})``) that is a copy of ``out`` per
+# iteration, quadratic; a Shape is a value (std::vector), never shared, so appending in place
+# is the same value: ``out.push_back(d)``, or ``py::extend(out, rhs)`` for a longer tuple.
+def _is_append(s: ir.Assign) -> bool:
+    v = s.value
+    return (len(s.targets) == 1 and isinstance(v, ir.SeqOp) and v.op == "concat"
+            and isinstance(v.left, ir.Name) and v.left.name == s.targets[0])
+
+
+# Note [Indexing in range]: in ``for i in range(len(xs))``, ``xs[i]`` is in range when the
+# body re-binds neither ``i`` nor ``xs``: it reads as C++ ``xs[i]`` instead of Python's
+# checked, wrapping ``py::index(xs, i)``.
+def _index_in_range(s: ir.For) -> tuple[str, str] | None:
+    """(loop variable, the sequence's name) when Note [Indexing in range] applies."""
+    it = s.iter
+    if s.unpack or not (isinstance(it, ir.Call) and it.kind == "range" and len(it.args) == 1):
+        return None
+    n = it.args[0]
+    if not (isinstance(n, ir.Call) and n.kind == "builtin" and n.name == "len"
+            and len(n.args) == 1 and isinstance(n.args[0], ir.Name)):
+        return None
+    seq = n.args[0].name
+    assigned = {t for st in _walk(s.body) if isinstance(st, ir.Assign) for t in st.targets}
+    assigned |= {st.var for st in _walk(s.body) if isinstance(st, ir.For)}
+    if s.var in assigned or seq in assigned:
+        return None
+    return s.var, seq
 
 
 # Note [Stable headers]: every generated .cpp includes ops.h and so every module header, and
@@ -186,7 +236,9 @@ def emit_source(mod: ir.Module) -> str:
         out.append("")
     if mod.helpers:  # Note [Helpers namespace]: a local may share a helper's name
         out += ["// The module's @helper functions.", "namespace helpers {", ""]
-        out += [signature(h, False, used_names(h.body)) + ";" for h in mod.helpers] + [""]
+        # the prototypes pass parameters as the definitions do (a re-bound one by value)
+        out += [signature(h, False, used_names(h.body), _assigned_params(h)) + ";"
+                for h in mod.helpers] + [""]
         for h in mod.helpers:
             out += _plain_function(h) + [""]
         out += ["}  // namespace helpers", ""]
