@@ -5,7 +5,7 @@ current ``Scope``. Output: an ``ir.Expr`` whose ``type`` is known. Types follow 
 is a float, int op float is a float, int ** int is an int only for a non-negative literal
 exponent (Note [Python semantics in the IR], lower.py); operators on tensors follow the
 ARCHITECTURE operator/scalar rule. Errors are ``LowerError`` with a T4xx diagnostic
-(Note [Back-end codes] in lower_env.py).
+(the T4xx codes of diagnostic_codes.py).
 """
 
 from __future__ import annotations
