@@ -4,7 +4,8 @@ Stages: front end (``frontend.load_module``: parse, fence, captures) -> ``lower.
 -> ``verify.verify_module`` -> ``emit_cpp`` / ``emit_bindings`` / ``emit_stubs``. Input: the
 paths of formula modules and the repository root (locations are relative to it). Output: in
 ``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp``,
-``_C.pyi`` and ``_formula_facts.py`` (``emit_facts``).
+``_C.pyi``, ``_formula_facts.py`` (``emit_facts``), and the kernel declarations and bindings
+``kernel_decls.h`` / ``kernel_bindings.cpp`` (``emit_kernels``, from signatures.py).
 
 Invariants: a file is rewritten only when its content changed (so the build recompiles only
 what a formula edit touched); output is byte-reproducible (modules sorted by path, no
@@ -23,6 +24,7 @@ from .diagnostics import TranslatorError
 from .emit_bindings import emit_bindings
 from .emit_cpp import emit_module, emit_ops_header
 from .emit_facts import emit_facts
+from .emit_kernels import emit_kernel_bindings, emit_kernel_header
 from .emit_stubs import emit_stubs
 from .lower import lower_program
 from .verify import verify_module
@@ -79,6 +81,8 @@ def translate(modules: Sequence[model.Module], context: Sequence[model.Module] =
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
     files["_formula_facts.py"] = emit_facts(modules)
+    files["kernel_decls.h"] = emit_kernel_header()
+    files["kernel_bindings.cpp"] = emit_kernel_bindings()
     return lowered, files
 
 

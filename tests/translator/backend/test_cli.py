@@ -14,7 +14,8 @@ def test_emit_writes_every_file_then_nothing(tmp_path, capsys):
     assert main(argv) == 0
     written = sorted(os.listdir(out))
     assert written == sorted(["basic.h", "basic.cpp", "multi.h", "multi.cpp", "ops.h",
-                              "bindings.cpp", "_C.pyi", "_formula_facts.py"])
+                              "bindings.cpp", "_C.pyi", "_formula_facts.py", "kernel_decls.h",
+                              "kernel_bindings.cpp"])
     capsys.readouterr()
     assert main(argv) == 0
     assert "wrote" not in capsys.readouterr().err
@@ -71,7 +72,8 @@ def test_show_and_emit_a_users_module_in_the_context_of_the_shipped_formulas(tmp
     assert main(["emit", str(user), "--out", str(out), "--root", str(tmp_path)]) == 0
     # only the user's module is emitted; ops.h declares the shipped formulas it calls too
     assert sorted(os.listdir(out)) == ["_C.pyi", "_formula_facts.py", "bindings.cpp",
-                                       "mine.cpp", "mine.h", "ops.h"]
+                                       "kernel_bindings.cpp", "kernel_decls.h", "mine.cpp",
+                                       "mine.h", "ops.h"]
     assert '#include "unary.h"' in (out / "ops.h").read_text()
     facts = (out / "_formula_facts.py").read_text()
     assert "'scaled_sin': ('unsafe'" in facts and "'sin'" not in facts
