@@ -16,6 +16,7 @@ import libcst as cst
 
 from . import ir
 from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
+from .lower_call import lower_call
 from .lower_cond import CondLowerer
 from .lower_env import parse_type, pretty
 from .subset import METADATA
@@ -49,7 +50,6 @@ class ExprLowerer(CondLowerer):
         if isinstance(node, cst.Attribute):
             return self.attribute(node, loc)
         if isinstance(node, cst.Call):
-            from .lower_call import lower_call
             return lower_call(self, node, loc)
         if isinstance(node, cst.BinaryOperation):
             op = _BINOPS.get(type(node.operator))

@@ -94,7 +94,7 @@ def test_load_module_is_cached_until_the_file_changes(write):
 def _import(path, name):
     """Import a formula module, leaving no global state behind: its ``@formula exp`` must not
     replace the shipped ``exp`` in transgrad.lang's registries for the tests after (#11)."""
-    import transgrad.lang as lang
+    from transgrad import lang
 
     registries = [r for r in (getattr(lang, "REGISTRY", None), getattr(lang, "HELPERS", None))
                   if isinstance(r, dict)]
@@ -113,7 +113,7 @@ def _import(path, name):
 
 
 def test_importing_a_formula_module_leaves_the_registry_as_it_was(write):
-    import transgrad.lang as lang
+    from transgrad import lang
 
     before = dict(lang.REGISTRY)
     mod = _import(write(GOOD, name="registry_import.py"), "tg_test_registry_import")
