@@ -142,29 +142,30 @@ class FunctionLowerer(StmtLowerer):
         self.scope = Scope(vars={g: ir.TENSOR for g in bw.params}, params=set(bw.params),
                            outer=forward_scope)
         self.declared = set(bw.params)
-        self.captures = {}
+        self.captured = set()
         bbody = self.block(block_statements(bw.body), top=True)
-        saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc)
+        saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc, bw.captures)
         backward = ir.BackwardFn(tuple(bw.params), saved, bbody, bw.loc)
         ret = ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
         return ir.Function(f.name, "formula", params, ret, body, f.loc, tuple(outputs), backward,
                            opts.once_differentiable, opts.materialize_grads, f.doc)
 
-    def _saved(self, fscope: Scope, outputs: set[str], body, loc):
-        """The node's members from what the backward read, and the body rewritten to use
-        metadata-only captures (``x.shape`` of a tensor read only for its metadata)."""
+    def _saved(self, fscope: Scope, outputs: set[str], body, loc, captures):
+        """The node's members from the front end's captures (``collect_captures``, the one
+        analysis of what a backward reads), and the body rewritten to use metadata-only
+        captures (``x.shape`` of a tensor read only for its metadata)."""
         saved, meta_only = [], {}
-        def order(item):
-            bound = item[1][2]
-            return (bound.line, bound.col) if bound is not None else (0, 0)
-
-        for name, (full, attrs, bound) in sorted(self.captures.items(), key=order):
-            t = fscope.vars[name]
+        for c in sorted(captures, key=lambda c: (c.bound_at.line, c.bound_at.col)):
+            name, bound = c.name, c.bound_at
+            t = fscope.vars.get(name)
+            if t is None:  # the forward failed to bind it: its error is already recorded
+                continue
             if t.is_tensor or t == ir.TENSOR_LIST:
                 storage = "output" if name in outputs else "input"
-                if not full and t != ir.TENSOR_LIST:
-                    attrs = tuple(sorted(attrs | ({"defined"} if t.is_optional else set())))
-                    saved.append(ir.SavedValue(name, "meta", t, attrs, loc=bound))
+                if c.metadata_only and t != ir.TENSOR_LIST:
+                    # an Optional tensor always saves whether it was given
+                    attrs = set(c.metadata) | ({"defined"} if t.is_optional else set())
+                    saved.append(ir.SavedValue(name, "meta", t, tuple(sorted(attrs)), loc=bound))
                     meta_only[name] = t
                 else:
                     saved.append(ir.SavedValue(name, storage, t, loc=bound))
@@ -183,7 +184,17 @@ class FunctionLowerer(StmtLowerer):
                 return defined if e.negate else ir.Not(e.loc, ir.BOOL, defined)
             return e
 
-        return tuple(saved), tuple(transform(s, rewrite) for s in body)
+        body = tuple(transform(s, rewrite) for s in body)
+
+        def whole_read(e):
+            if isinstance(e, ir.Saved) and e.what == "value" and e.name in meta_only:
+                raise AssertionError(f"{e.loc}: `{e.name}` is saved as metadata only (front end's "
+                                     "captures) but the backward reads its value")
+            return e
+
+        for s in body:
+            transform(s, whole_read)
+        return tuple(saved), body
 
     def _default(self, p: model.Param) -> ir.Expr:
         """A parameter's default as a constant: a literal as written, a module constant or

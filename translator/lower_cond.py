@@ -87,12 +87,7 @@ class CondLowerer(NameLowerer):
 
     def compare(self, node: cst.Comparison, loc) -> ir.Expr:
         parts: list[ir.Expr] = []
-        first = node.comparisons[0].operator
-        if isinstance(node.left, cst.Name) and isinstance(first, (cst.Is, cst.IsNot)):
-            # `x is None` reads only whether a captured tensor is defined (metadata)
-            left = self.name(node.left.value, self.loc(node.left), use="none")
-        else:
-            left = self.expr(node.left)
+        left = self.expr(node.left)
         for c in node.comparisons:
             if isinstance(c.operator, (cst.Is, cst.IsNot)):
                 if not (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"):

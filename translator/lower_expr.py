@@ -94,10 +94,7 @@ class ExprLowerer(CondLowerer):
         if attr not in METADATA:
             raise self.error("T401", loc, f"attribute `.{attr}` cannot be translated",
                              "use .shape, .ndim, .dtype or .numel of a tensor")
-        if isinstance(node.value, cst.Name):
-            value = self.name(node.value.value, self.loc(node.value), use=attr)
-        else:
-            value = self.expr(node.value)
+        value = self.expr(node.value)
         if not value.type.is_tensor:
             raise self.error("T402", loc, f"`.{attr}` of a {pretty(value.type)}",
                              "read metadata of tensors only")

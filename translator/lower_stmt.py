@@ -119,7 +119,7 @@ class StmtLowerer(ExprLowerer):
     def bind(self, name: str, t: ir.Type, loc) -> None:
         if t == ir.NONE:
             t = ir.OPT_TENSOR
-        if name in self.captures:
+        if name in self.captured:
             raise self.error("T405", loc, f"the backward assigns `{name}` after reading the "
                              f"forward's `{name}`: in Python that read would fail "
                              "(UnboundLocalError)", "give the backward's local another name")
