@@ -251,27 +251,27 @@ class _Fence:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
         opts, outputs = f.options, ", ".join(f.outputs)
         seen: set[str] = set()
+        named_non_output = False
         for key, names in (
             ("differentiable_outputs", opts.differentiable_outputs or ()),
             ("hidden_outputs", opts.hidden_outputs),
         ):
             for n in names:
                 if f.outputs and n not in f.outputs:
+                    named_non_output = True
                     self.report("option_not_output", dec, key=key, name=f.name, output=n,
                                 outputs=outputs)  # fmt: skip
                 elif n in seen:
                     self.report("option_output_twice", dec, output=n, name=f.name)
                 seen.add(n)
-        hidden = opts.hidden_outputs
-        diff = opts.differentiable_outputs
-        if diff is None:
-            diff = tuple(o for o in f.outputs if o not in hidden)
-        expected = [f"grad_{d}" if i else "grad" for i, d in enumerate(diff)]
-        expected += [f"grad_{h}" for h in hidden]
+        slots = f.grad_slots
+        n_diff = len(slots) - len([o for o in slots if o in opts.hidden_outputs])
+        expected = [f"grad_{d}" if i else "grad" for i, d in enumerate(slots[:n_diff])]
+        expected += [f"grad_{h}" for h in slots[n_diff:]]
         grads = [p for p in bw.params.params if p.default is None]  # defaults: T206
-        if f.outputs and len(grads) != len(expected):
+        if f.outputs and not named_non_output and len(grads) != len(expected):
             self.report("backward_arity", bw.name, name=f.name, got=len(grads),
-                        expected=len(expected), outputs=", ".join(diff + hidden) or "none",
+                        expected=len(expected), outputs=", ".join(slots) or "none",
                         params=", ".join(expected))  # fmt: skip
 
     def _known(self, fn: cst.FunctionDef) -> tuple[set[str], set[str]]:

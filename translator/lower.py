@@ -114,10 +114,7 @@ class FunctionLowerer(StmtLowerer):
         body = self.block(f.forward, top=True)
         forward_scope = self.scope
         opts = f.options
-        visible = [o for o in f.outputs if o not in opts.hidden_outputs]
-        diff = list(visible if opts.differentiable_outputs is None
-                    else [o for o in visible if o in opts.differentiable_outputs])
-        slots = diff + [o for o in f.outputs if o in opts.hidden_outputs]
+        visible, slots = f.visible_outputs, list(f.grad_slots)
         outputs = []
         for name in f.outputs:
             if name in self.poisoned:

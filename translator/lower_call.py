@@ -132,7 +132,7 @@ def op_return_type(f) -> ir.Type:
     if f.composite:
         t = parse_type(f.returns)
         return t if t is not None else ir.TENSOR
-    visible = [o for o in f.outputs if o not in f.options.hidden_outputs]
+    visible = f.visible_outputs
     return ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
 
 
