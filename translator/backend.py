@@ -3,8 +3,9 @@
 Stages: front end (``frontend.load_module``: parse, fence, captures) -> ``lower.lower_modules``
 -> ``verify.verify_module`` -> ``emit_cpp`` / ``emit_bindings`` / ``emit_stubs``. Input: the
 paths of formula modules and the repository root (locations are relative to it). Output: in
-``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp`` and
-``_C.pyi``.
+``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp``,
+``_C.pyi``, ``_formula_facts.py`` (``emit_facts``), and the kernel declarations and bindings
+``kernel_decls.h`` / ``kernel_bindings.cpp`` (``emit_kernels``, from signatures.py).
 
 Invariants: a file is rewritten only when its content changed (so the build recompiles only
 what a formula edit touched); output is byte-reproducible (modules sorted by path, no
@@ -14,6 +15,7 @@ diagnostic, and then nothing is written.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 
@@ -21,20 +23,23 @@ from . import ir, model
 from .diagnostics import TranslatorError
 from .emit_bindings import emit_bindings
 from .emit_cpp import emit_module, emit_ops_header
+from .emit_facts import emit_facts
+from .emit_kernels import emit_kernel_bindings, emit_kernel_header
 from .emit_stubs import emit_stubs
 from .lower import lower_program
 from .verify import verify_module
 
 
-def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
-    """Run the front end on every path (all diagnostics of all modules together)."""
+def load_modules(paths: Sequence[str], root: str | None) -> list[model.Module]:
+    """Run the front end on every path (all diagnostics of all modules together); locations
+    are relative to ``root``, or to each module's own repository (``find_root``) when None."""
     try:
         from .frontend import load_module
     except ImportError:  # the front end's driver is not there yet: structure only
         from .parse import parse_module as load_module  # type: ignore[assignment]
     modules: list[model.Module] = []
     diags: list = []
-    for p in sorted(paths, key=lambda p: os.path.relpath(p, root)):
+    for p in sorted(paths, key=lambda p: os.path.relpath(p, root or ".")):
         try:
             modules.append(load_module(p, root))
         except TranslatorError as e:
@@ -44,9 +49,21 @@ def load_modules(paths: Sequence[str], root: str) -> list[model.Module]:
     return modules
 
 
-def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
-    """Lower, verify and emit: the IR modules and ``{file name: text}``."""
-    lowered, diags = lower_program(modules)
+def translate(modules: Sequence[model.Module], context: Sequence[model.Module] = (),
+              ) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
+    """Lower, verify and emit ``modules``: their IR and ``{file name: text}``.
+
+    ``context`` holds other formula modules (the shipped formulas, for a user's module) that
+    ``ops.NAME`` resolves against: a formula of ``modules`` hides one of the same name there.
+    Only ``modules`` are emitted and only their diagnostics reported; ``ops.h`` declares both.
+    """
+    paths = {m.path for m in modules}
+    names = {f.name for m in modules for f in m.formulas}
+    extra = [dataclasses.replace(m, formulas=tuple(f for f in m.formulas if f.name not in names))
+             for m in context if m.path not in paths]
+    lowered_all, diags = lower_program([*modules, *extra])
+    diags = [d for d in diags if d.loc.path in paths]
+    lowered = tuple(m for m in lowered_all if m.path in paths)
     failed = {d.loc.path for d in diags}
     for m in lowered:
         if m.path in failed:  # its IR is partial: verifying it would only repeat errors
@@ -60,30 +77,30 @@ def translate(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], d
     files: dict[str, str] = {}
     for m in lowered:
         files.update(emit_module(m))
-    files["ops.h"] = emit_ops_header(lowered)
+    files["ops.h"] = emit_ops_header(lowered_all)
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
+    files["_formula_facts.py"] = emit_facts(modules)
+    files["kernel_decls.h"] = emit_kernel_header()
+    files["kernel_bindings.cpp"] = emit_kernel_bindings()
     return lowered, files
 
 
 def check_modules(modules: Sequence[model.Module], context: Sequence[model.Module] = ()) -> list:
-    """The back end's diagnostics (T4xx) for ``modules``, without writing anything.
-
-    ``context`` supplies the other formula modules their ``ops.NAME`` calls resolve against
-    (the shipped formulas, for a user's module); only diagnostics of ``modules`` are returned.
-    """
-    paths = {m.path for m in modules}
-    program = list(modules) + [m for m in context if m.path not in paths]
+    """The back end's diagnostics (T4xx) for ``modules`` in ``context`` (as ``translate``),
+    without writing anything."""
     try:
-        translate(program)
+        translate(modules, context)
     except TranslatorError as e:
-        return [d for d in e.diagnostics if d.loc.path in paths]
+        return list(e.diagnostics)
     return []
 
 
-def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".") -> list[str]:
-    """Translate ``paths`` into ``out_dir``; returns the files (re)written."""
-    _, files = translate(load_modules(paths, root))
+def emit_modules(paths: Sequence[str], out_dir: str, root: str = ".",
+                 context: Sequence[model.Module] = ()) -> list[str]:
+    """Translate ``paths`` (in ``context``, as ``translate``) into ``out_dir``; returns the
+    files (re)written."""
+    _, files = translate(load_modules(paths, root), context)
     return write_files(files, out_dir)
 
 

@@ -359,11 +359,19 @@ def _within(scope, ancestor) -> bool:
 
 
 def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
-    """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``."""
+    """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``,
+    and ``defined`` for ``name is None`` / ``name is not None`` (whether a tensor was given is
+    metadata too: the compiled node saves a flag, the reference engine the tensor's metadata)."""
     out: dict[int, str] = {}
     for attr in _find(node, cst.Attribute):
         if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
             out[id(attr.value)] = attr.attr.value
+    for cmp in _find(node, cst.Comparison):
+        if (isinstance(cmp.left, cst.Name) and len(cmp.comparisons) == 1
+                and isinstance(cmp.comparisons[0].operator, (cst.Is, cst.IsNot))
+                and isinstance(cmp.comparisons[0].comparator, cst.Name)
+                and cmp.comparisons[0].comparator.value == "None"):
+            out[id(cmp.left)] = "defined"
     return out
 
 

@@ -18,6 +18,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 from .diagnostics import Diagnostic, TranslatorError, render_all
 from .frontend import load_module
@@ -50,12 +51,13 @@ def shipped_formulas() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
 
 
-def shipped_modules() -> list:
-    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in)."""
+def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
+    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
+    but for those whose absolute path is in ``exclude``."""
     root = shipped_formulas()
     names = sorted(os.listdir(root)) if os.path.isdir(root) else []
-    return [load_module(os.path.join(root, f)) for f in names
-            if f.endswith(".py") and f != "__init__.py"]
+    paths = [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
+    return [load_module(p) for p in paths if os.path.abspath(p) not in exclude]
 
 
 def _shipped_module(name: str) -> str | None:
@@ -111,15 +113,15 @@ def run_check(args: argparse.Namespace) -> int:
         # what the front end accepts must also be expressible in C++ (T4xx)
         diags.extend(importlib.import_module(f"{__package__}.backend").check_modules(
             modules, shipped_modules()))
-    formulas = sum(len(m.formulas) for m in modules)
+    formulas = sum(1 for m in modules for f in m.formulas if not _has_error(m, f, diags))
     if getattr(args, "inplace", False):
         from .inplace import check_inplace
 
         for m in modules:
-            for f in m.formulas:
-                v = check_inplace(f)
+            for formula in m.formulas:
+                v = check_inplace(formula)
                 if v.kind != "none":
-                    print(f"{f.name}_: {v.kind}: {v.reason}")
+                    print(f"{formula.name}_: {v.kind}: {v.reason}")
     if diags:
         print(render_all(diags), file=sys.stderr)
     if not args.quiet:
@@ -132,9 +134,16 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if diags else 0
 
 
+def _has_error(mod, f, diags: Sequence[Diagnostic]) -> bool:
+    """Whether a diagnostic falls within formula ``f`` of ``mod`` (decorators included)."""
+    first = min([f.loc.line, *(mod.positions[dec].start.line for dec in f.node.decorators)])
+    last = mod.positions[f.node].end.line
+    return any(d.loc.path == mod.path and first <= d.loc.line <= last for d in diags)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m translator",
+        prog=f"python -m {__package__}",  # translator in a checkout, else transgrad.translator
         description="transgrad translator: check formulas, emit C++, show a formula's C++.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     emit = subparsers.add_parser(
         "emit", help="translate formula modules to C++, bindings and stubs",
         description="Translate formula modules into DIR: <module>.h/.cpp per module, ops.h, "
-                    "bindings.cpp and _C.pyi. Only files whose content changed are rewritten.")
+                    "bindings.cpp, _C.pyi and _formula_facts.py. Only files whose content changed "
+                    "are rewritten.")
     emit.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a directory")
     emit.add_argument("--out", required=True, metavar="DIR", help="output directory")
     emit.add_argument("--root", default=".", help="repository root (locations are relative "
@@ -35,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(or one after the other with --stacked).")
     show.add_argument("name", metavar="NAME", help="a formula, composite or helper name")
     show.add_argument("paths", nargs="*", metavar="PATH",
-                      help="formula modules (default: formulas/)")
-    show.add_argument("--root", default=".", help="repository root")
+                      help="formula modules (default: the shipped formulas)")
+    show.add_argument("--root", default=".", help="repository root (for PATHs)")
     show.add_argument("--stacked", action="store_true", help="Python first, then C++")
     show.add_argument("--width", type=int, default=0, help="total width (default: terminal)")
     show.set_defaults(func=run_show)
@@ -48,9 +49,18 @@ def _paths(paths: list[str]) -> list[str]:
     return collect_paths(paths)
 
 
+def _context(paths: list[str]) -> list:
+    """The shipped formula modules not among ``paths``: what a user's ``ops.NAME`` and
+    operators resolve against, as ``check`` does."""
+    from .cli import shipped_modules
+
+    return shipped_modules(exclude={os.path.abspath(p) for p in paths})
+
+
 def run_emit(args: argparse.Namespace) -> int:
+    paths = _paths(args.paths)
     try:
-        written = emit_modules(_paths(args.paths), args.out, args.root)
+        written = emit_modules(paths, args.out, args.root, _context(paths))
     except TranslatorError as e:
         print(str(e).lstrip("\n"), file=sys.stderr)
         return 1
@@ -61,10 +71,13 @@ def run_emit(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    paths = _paths(args.paths or [os.path.join(args.root, "formulas")])
+    from .cli import shipped_formulas
+
+    paths = _paths(args.paths or [shipped_formulas()])
+    root = args.root if args.paths else None
     try:
-        modules = load_modules(paths, args.root)
-        __, files = translate(modules)
+        modules = load_modules(paths, root)
+        __, files = translate(modules, _context(paths))
     except TranslatorError as e:
         print(str(e).lstrip("\n"), file=sys.stderr)
         return 1

@@ -30,6 +30,10 @@ _KEYWORDS = frozenset((
     "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
     "volatile", "wchar_t", "while", "xor", "xor_eq", "std", "tg", "py", "ops", "kernel",
     "helpers", "node", "no_grad", "grads", "results", "Tensor", "Shape", "DType", "int64_t",
+    # the autograd runtime the generated functions and nodes call (csrc/autograd)
+    "autograd", "Node", "NoGradGuard", "SavedVariable", "SourceLoc", "variable_list",
+    "make_node", "set_history", "any_requires_grad", "collect_next_edges", "materialize_grad",
+    "wrap_once_differentiable", "grads_out", "v",
 ))
 _DTYPES = {"bool": "DType::Bool", "int64": "DType::Int64", "float32": "DType::Float32",
            "float64": "DType::Float64"}
@@ -42,8 +46,9 @@ PRIMARY, UNARY, TERNARY = 1, 3, 16
 
 
 def cname(name: str) -> str:
-    """A Python name as a C++ identifier (``new`` -> ``new_v``)."""
-    return name + "_v" if name in _KEYWORDS else name
+    """A Python name as a C++ identifier (``new`` -> ``new_v``). Injective: a name that
+    already ends in ``_v`` gets the suffix too, so ``new_v`` cannot meet the mangled ``new``."""
+    return name + "_v" if name in _KEYWORDS or name.endswith("_v") else name
 
 
 def ctype(t: ir.Type) -> str:
@@ -83,6 +88,14 @@ def float_literal(v: float) -> str:
     return s if any(c in s for c in ".e") else s + ".0"
 
 
+def int_literal(v: int) -> str:
+    """An int64 literal: C++ has no negative literals, and 9223372036854775808 (the operand of
+    ``-`` in the most negative value) is no ``int64_t``."""
+    if v == -(2**63):
+        return "INT64_MIN"
+    return f"INT64_C({v})" if abs(v) >= 2**31 else str(v)
+
+
 def const_text(e: ir.Const) -> str:
     v = e.value
     if v is None:
@@ -94,7 +107,7 @@ def const_text(e: ir.Const) -> str:
     if isinstance(v, int):
         if e.type == ir.FLOAT:
             return float_literal(float(v))
-        return f"INT64_C({v})" if abs(v) >= 2**31 else str(v)
+        return int_literal(v)
     if isinstance(v, float):
         return float_literal(v)
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -131,11 +144,21 @@ def unpack_lines(var: str, names, types, body) -> list[str]:
     return out
 
 
+# Note [Prefix operators]: C++ lexes ``--`` and ``++`` as one token, so ``-`` written before an
+# operand whose text starts with a sign would turn ``- -n`` into the pre-decrement ``--n``
+# (which compiles, and is wrong) and ``-(-grad)`` into ``--grad`` (which does not). A prefix
+# operator therefore parenthesises an operand starting with ``+`` or ``-``; every other
+# operand is parenthesised by precedence alone (``wrap``).
+
+
 class ExprEmitter:
     """``text(expr)`` -> C++; ``saved`` tells how a backward reads its captures."""
 
     def __init__(self, saved: dict[str, ir.SavedValue] | None = None):
         self.saved = saved or {}
+        # (loop variable, sequence name) pairs whose indexing is in range (emit_cpp's
+        # Note [Indexing in range])
+        self.in_range: set[tuple[str, str]] = set()
 
     def text(self, e: ir.Expr) -> str:
         return self.emit(e)[0]
@@ -188,11 +211,16 @@ class ExprEmitter:
             return self.infix(_INFIX_NUM[e.op], e.left, e.right)
         return f"py::{e.op}({self.text(e.left)}, {self.text(e.right)})", PRIMARY
 
+    def prefix(self, op: str, operand: ir.Expr):
+        """``op`` applied to ``operand``; Note [Prefix operators]."""
+        s = self.wrap(operand, UNARY)
+        return (f"{op}({s})" if s[:1] in "+-" else op + s), UNARY
+
     def e_Neg(self, e: ir.Neg):
-        return "-" + self.wrap(e.value, UNARY), UNARY
+        return self.prefix("-", e.value)
 
     def e_Not(self, e: ir.Not):
-        return "!" + self.wrap(e.value, UNARY), UNARY
+        return self.prefix("!", e.value)
 
     def e_Compare(self, e: ir.Compare):
         if e.op in ("in", "notin"):
@@ -230,7 +258,7 @@ class ExprEmitter:
         if e.op in _INFIX_TENSOR:
             return self.infix(_INFIX_TENSOR[e.op], *e.args)
         if e.op == "neg":
-            return "-" + self.wrap(e.args[0], UNARY), UNARY
+            return self.prefix("-", e.args[0])
         return f"ops::{e.op}({', '.join(self.text(a) for a in e.args)})", PRIMARY
 
     def e_Call(self, e: ir.Call):
@@ -258,7 +286,11 @@ class ExprEmitter:
     def e_Index(self, e: ir.Index):
         if e.value.type.kind == "Tuple":
             return f"std::get<{e.index.value}>({self.text(e.value)})", PRIMARY  # type: ignore
-        return f"py::index({self.text(e.value)}, {self.text(e.index)})", PRIMARY
+        v, i = e.value, e.index
+        if (isinstance(v, ir.Name) and isinstance(i, ir.Name)
+                and (i.name, v.name) in self.in_range):
+            return f"{cname(v.name)}[{cname(i.name)}]", PRIMARY
+        return f"py::index({self.text(v)}, {self.text(i)})", PRIMARY
 
     def e_Slice(self, e: ir.Slice):
         parts = [self.text(e.value)] + [

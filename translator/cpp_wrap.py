@@ -8,6 +8,8 @@ breaking there never changes the C++. Comment and preprocessor lines are left as
 
 from __future__ import annotations
 
+import itertools
+
 WIDTH = 100
 
 
@@ -56,7 +58,8 @@ def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
         return out + _wrap(pad + ": " + text[c + 2:].strip(), indent + 4, width, indent + 6)
     commas = [(i, d) for i, ch, d in _scan(text, start) if ch == ","]
     low = min((d for _, d in commas), default=0)
-    cuts = [i for i, d in commas if d == low]
+    # a comma that ends the text leaves nothing to break off (cutting there recursed forever)
+    cuts = [i for i, d in commas if d == low and text[i + 1:].strip()]
     if low < 0 and cuts:  # the line continues a call opened above: break between its arguments
         return _pack_cuts(text, cuts, indent, width)
     for i, ch, d in _scan(text, start):
@@ -96,7 +99,7 @@ def _pack(text: str, open_at: int, indent: int, width: int, split=None, joint: s
 def _pack_cuts(text: str, cuts: list[int], indent: int, width: int) -> list[str]:
     """Fill lines with the pieces of ``text`` cut after ``cuts``; continuations indent by 4."""
     bounds = [0] + [c + 1 for c in cuts] + [len(text)]
-    pieces = [text[a:b].strip() for a, b in zip(bounds, bounds[1:])]
+    pieces = [text[a:b].strip() for a, b in itertools.pairwise(bounds)]
     pad = " " * (indent + 4)
     lines: list[str] = []
     cur = text[:bounds[1]].rstrip()

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from . import ir
-from .cpp_expr import cname, ctype, float_literal, param_type
+from .cpp_expr import cname, float_literal, int_literal, param_type
 from .cpp_wrap import wrap_text
 
 
@@ -33,7 +33,7 @@ def _default(e: ir.Expr) -> str:
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, int):
-            return f"int64_t{{{v}}}" if e.type == ir.INT else float_literal(float(v))
+            return f"int64_t{{{int_literal(v)}}}" if e.type == ir.INT else float_literal(float(v))
         if isinstance(v, float):
             return float_literal(v)
     if isinstance(e, ir.DTypeConst):

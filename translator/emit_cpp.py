@@ -46,6 +46,15 @@ def banner(path: str) -> str:
 
 
 def used_names(node) -> set[str]:
+    found = names_read(node)
+    for s in _walk(node if isinstance(node, tuple) else (node,)):
+        if isinstance(s, ir.Assign):
+            found.update(s.targets)
+    return found
+
+
+def names_read(node) -> set[str]:
+    """The names an IR body reads (assignment targets are not reads)."""
     found: set[str] = set()
 
     def visit(e):
@@ -54,9 +63,6 @@ def used_names(node) -> set[str]:
         return e
 
     transform(node, visit)
-    for s in _walk(node if isinstance(node, tuple) else (node,)):
-        if isinstance(s, ir.Assign):
-            found.update(s.targets)
     return found
 
 
@@ -88,16 +94,23 @@ def signature(f: ir.Function, with_defaults: bool, used: AbstractSet[str] = froz
 class Block:
     """Statement emission with indentation and ``// path:line`` comments."""
 
-    def __init__(self, ex: ExprEmitter, hoisted: AbstractSet[str] = frozenset()):
+    def __init__(self, ex: ExprEmitter, hoisted: AbstractSet[str] = frozenset(),
+                 read: AbstractSet[str] | None = None):
         self.ex, self.hoisted, self.lines = ex, hoisted, []  # type: ignore[var-annotated]
+        self.read = read  # names the function reads; None: every local counts as read
         self.return_stmt = lambda s, ind: [ind + f"return {ex.text(s.values[0])};"]
+
+    def unused(self, name: str) -> str:
+        """``[[maybe_unused]] `` for a local the function never reads (-Wunused-variable)."""
+        return "" if self.read is None or name in self.read else "[[maybe_unused]] "
 
     def stmts(self, stmts: Sequence[ir.Stmt], ind: str) -> list[str]:
         out: list[str] = []
         for s in stmts:
             if isinstance(s, ir.Declare):
                 if s.name not in self.hoisted:
-                    out.append(f"{ind}{ctype(s.type)} {cname(s.name)}{default_init(s.type)};")
+                    out.append(f"{ind}{self.unused(s.name)}{ctype(s.type)} {cname(s.name)}"
+                               f"{default_init(s.type)};")
                 continue
             out.append(f"{ind}// {s.loc.path}:{s.loc.line}")
             out.extend(self.stmt(s, ind))
@@ -105,13 +118,16 @@ class Block:
 
     def stmt(self, s: ir.Stmt, ind: str) -> list[str]:
         ex = self.ex
+        if isinstance(s, ir.Assign) and _is_append(s) and s.targets[0] not in s.declare:
+            return self.append(s.targets[0], s.value.right, ind)  # type: ignore[attr-defined]
         if isinstance(s, ir.Assign):
             declare = [n for n in s.declare if n not in self.hoisted]
             if len(s.targets) == 1:
                 t = ctype(s.value.type) if s.value.type != ir.NONE else "Tensor"
-                lhs = (f"{t} " if declare else "") + cname(s.targets[0])
+                lhs = (f"{self.unused(s.targets[0])}{t} " if declare else "") + cname(
+                    s.targets[0])
                 return [f"{ind}{lhs} = {ex.text(s.value)};"]
-            lines = [f"{ind}{ctype(t)} {cname(n)};" for n, t in zip(
+            lines = [f"{ind}{self.unused(n)}{ctype(t)} {cname(n)};" for n, t in zip(
                 s.targets, s.value.type.elems) if n in declare]
             names = ", ".join(cname(n) for n in s.targets)
             return lines + [f"{ind}std::tie({names}) = {ex.text(s.value)};"]
@@ -127,11 +143,14 @@ class Block:
                 lines.extend(self.stmts(orelse, ind + "  "))
             return lines + [f"{ind}}}"]
         if isinstance(s, ir.For):
-            var = loop_var(s.var, s.var_type, s.body)
-            unpack = [ind + "  " + ln for ln in unpack_lines(s.var, s.unpack, s.unpack_types,
-                                                             s.body)]
-            return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"] + unpack
-                    + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
+            in_range = _index_in_range(s)
+            if in_range is not None:
+                ex.in_range.add(in_range)
+                try:
+                    return self._for(s, ind)
+                finally:
+                    ex.in_range.discard(in_range)
+            return self._for(s, ind)
         if isinstance(s, ir.Return):
             return self.return_stmt(s, ind)
         if isinstance(s, ir.Raise):
@@ -139,16 +158,62 @@ class Block:
             return [f"{ind}throw {s.error}({msg});"]
         raise AssertionError(f"cannot emit {type(s).__name__}")
 
+    def _for(self, s: ir.For, ind: str) -> list[str]:
+        ex = self.ex
+        var = loop_var(s.var, s.var_type, s.body)
+        unpack = [ind + "  " + ln for ln in unpack_lines(s.var, s.unpack, s.unpack_types,
+                                                         s.body)]
+        return ([f"{ind}for ({var} : {ex.iter_text(s.iter)}) {{"] + unpack
+                + self.stmts(s.body, ind + "  ") + [f"{ind}}}"])
+
+    def append(self, name: str, right: ir.Expr, ind: str) -> list[str]:
+        """``name = name + right`` as an in-place append (Note [Growing a tuple])."""
+        n = cname(name)
+        if isinstance(right, ir.MakeTuple) and len(right.elems) == 1:
+            return [f"{ind}{n}.push_back({self.ex.text(right.elems[0])});"]
+        return [f"{ind}py::extend({n}, {self.ex.text(right)});"]
+
+
+# Note [Growing a tuple]: formulas build shapes as Python does, ``out = out + (d,)`` in a loop.
+# Copied literally (``out = py::concat(out, Shape{d})``) that is a copy of ``out`` per
+# iteration, quadratic; a Shape is a value (std::vector), never shared, so appending in place
+# is the same value: ``out.push_back(d)``, or ``py::extend(out, rhs)`` for a longer tuple.
+def _is_append(s: ir.Assign) -> bool:
+    v = s.value
+    return (len(s.targets) == 1 and isinstance(v, ir.SeqOp) and v.op == "concat"
+            and isinstance(v.left, ir.Name) and v.left.name == s.targets[0])
+
+
+# Note [Indexing in range]: in ``for i in range(len(xs))``, ``xs[i]`` is in range when the
+# body re-binds neither ``i`` nor ``xs``: it reads as C++ ``xs[i]`` instead of Python's
+# checked, wrapping ``py::index(xs, i)``.
+def _index_in_range(s: ir.For) -> tuple[str, str] | None:
+    """(loop variable, the sequence's name) when Note [Indexing in range] applies."""
+    it = s.iter
+    if s.unpack or not (isinstance(it, ir.Call) and it.kind == "range" and len(it.args) == 1):
+        return None
+    n = it.args[0]
+    if not (isinstance(n, ir.Call) and n.kind == "builtin" and n.name == "len"
+            and len(n.args) == 1 and isinstance(n.args[0], ir.Name)):
+        return None
+    seq = n.args[0].name
+    assigned = {t for st in _walk(s.body) if isinstance(st, ir.Assign) for t in st.targets}
+    assigned |= {st.var for st in _walk(s.body) if isinstance(st, ir.For)}
+    if s.var in assigned or seq in assigned:
+        return None
+    return s.var, seq
+
 
 # Note [Stable headers]: every generated .cpp includes ops.h and so every module header, and
 # bindings.cpp binds every formula. Neither carries line numbers, so editing a formula's body
 # (or shifting its lines) rewrites only that module's .cpp, and the build recompiles only it.
 def emit_header(mod: ir.Module) -> str:
-    lines = [banner(mod.path).rstrip(), "#pragma once", "", "#include <cstdint>",
+    # no line numbers: see Note [Stable headers]
+    decls = [signature(f, True) + ";" for f in mod.functions]
+    limits = ["#include <limits>"] if any("std::numeric_limits" in d for d in decls) else []
+    lines = [banner(mod.path).rstrip(), "#pragma once", "", "#include <cstdint>", *limits,
              "#include <optional>", "#include <tuple>", "#include <vector>", "",
-             '#include "tensor/tensor.h"', "", "namespace tg::ops {", ""]
-    for f in mod.functions:
-        lines += [signature(f, True) + ";"]  # no line numbers: see Note [Stable headers]
+             '#include "tensor/tensor.h"', "", "namespace tg::ops {", "", *decls]
     return "\n".join(lines + ["", "}  // namespace tg::ops", ""])
 
 
@@ -171,7 +236,9 @@ def emit_source(mod: ir.Module) -> str:
         out.append("")
     if mod.helpers:  # Note [Helpers namespace]: a local may share a helper's name
         out += ["// The module's @helper functions.", "namespace helpers {", ""]
-        out += [signature(h, False, used_names(h.body)) + ";" for h in mod.helpers] + [""]
+        # the prototypes pass parameters as the definitions do (a re-bound one by value)
+        out += [signature(h, False, used_names(h.body), _assigned_params(h)) + ";"
+                for h in mod.helpers] + [""]
         for h in mod.helpers:
             out += _plain_function(h) + [""]
         out += ["}  // namespace helpers", ""]
@@ -191,7 +258,7 @@ def _assigned_params(f: ir.Function) -> set[str]:
 def _plain_function(f: ir.Function) -> list[str]:
     used = used_names(f.body)
     sig = signature(f, False, used, _assigned_params(f))
-    body = Block(ExprEmitter()).stmts(f.body, "  ")
+    body = Block(ExprEmitter(), read=names_read(f.body)).stmts(f.body, "  ")
     return [f"// {f.loc.path}:{f.loc.line}", sig + " {"] + body + ["}"]
 
 
@@ -269,7 +336,7 @@ def _node(f: ir.Function) -> list[str]:
                       f"{cname(sv.name)}.push_back(v.unpack(*this));")]
         else:
             lines.append(f"    Tensor {cname(sv.name)} = {sv.name}_.unpack(*this);")
-    block = Block(ExprEmitter(saved))
+    block = Block(ExprEmitter(saved), read=names_read(bw.body))
     block.return_stmt = lambda s, ind: _backward_return(block.ex, f, s, ind)
     lines += block.stmts(bw.body, "    ")
     return lines + ["  }", "};"]
@@ -313,7 +380,7 @@ def _forward(f: ir.Function) -> list[str]:
         t = local_types.get(n, ir.TENSOR)
         lines.append(f"  {ctype(t)} {cname(n)}{default_init(t)};")
     lines += ["  {", "    NoGradGuard no_grad;"]
-    lines += Block(ExprEmitter(), hoisted).stmts(f.body, "    ")
+    lines += Block(ExprEmitter(), hoisted, names_read(f.body)).stmts(f.body, "    ")
     lines.append("  }")
     singles = [f"&{cname(p.name)}" for p in tensor_params if p.type != ir.TENSOR_LIST]
     conds = ([f"any_requires_grad({{{', '.join(singles)}}})"] if singles else []) + [

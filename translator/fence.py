@@ -35,7 +35,7 @@ import libcst as cst
 from .diagnostics import Diagnostic, make_diagnostic
 from .fence_expr import Ctx, ExprChecker
 from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo, gather_module_info, param_types
-from .literals import is_constant, literal_value
+from .literals import INT64_MAX, INT64_MIN, MAX_REPEAT, TOO_LARGE, is_constant, literal_value
 from .messages import format_message
 from .model import Formula, Module
 from .parse import annotation_spelling, decorator_name
@@ -74,6 +74,10 @@ class _Fence:
         width = r.end.column - r.start.column if r and r.start.line == r.end.line else 1
         loc = self.mod.loc_of(node)
         self.diags.append(make_diagnostic(code, loc, message, hint, self.mod.source, width))
+
+    def report_too_large(self, node: cst.CSTNode) -> None:
+        self.report("too_large", node, what="constant", lo=INT64_MIN, hi=INT64_MAX,
+                    items=MAX_REPEAT)
 
     # -- module level -------------------------------------------------------------------------
 
@@ -116,7 +120,11 @@ class _Fence:
             target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
             name = target.value if isinstance(target, cst.Name) else None
             if name not in constants and name != "__all__":
-                self.report("module_assign", small)
+                env = {c.name: c.value for c in self.mod.constants}
+                if small.value is not None and literal_value(small.value, env) is TOO_LARGE:
+                    self.report_too_large(small.value)
+                else:
+                    self.report("module_assign", small)
         elif not (
             isinstance(small, cst.Expr)
             and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
@@ -182,6 +190,10 @@ class _Fence:
                             types=types)  # fmt: skip
             elif ann not in PARAM_TYPES:
                 self.report("param_type", node, type=ann, param=param.name.value, types=types)
+        env = {c.name: c.value for c in self.mod.constants}
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            if param.default is not None and literal_value(param.default, env) is TOO_LARGE:
+                self.report_too_large(param.default)
 
     def _check_returns(self, fn: cst.FunctionDef, returns: str, helper: bool) -> None:
         node = fn.returns.annotation if fn.returns else fn.name
@@ -239,27 +251,27 @@ class _Fence:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
         opts, outputs = f.options, ", ".join(f.outputs)
         seen: set[str] = set()
+        named_non_output = False
         for key, names in (
             ("differentiable_outputs", opts.differentiable_outputs or ()),
             ("hidden_outputs", opts.hidden_outputs),
         ):
             for n in names:
                 if f.outputs and n not in f.outputs:
+                    named_non_output = True
                     self.report("option_not_output", dec, key=key, name=f.name, output=n,
                                 outputs=outputs)  # fmt: skip
                 elif n in seen:
                     self.report("option_output_twice", dec, output=n, name=f.name)
                 seen.add(n)
-        hidden = opts.hidden_outputs
-        diff = opts.differentiable_outputs
-        if diff is None:
-            diff = tuple(o for o in f.outputs if o not in hidden)
-        expected = [f"grad_{d}" if i else "grad" for i, d in enumerate(diff)]
-        expected += [f"grad_{h}" for h in hidden]
+        slots = f.grad_slots
+        n_diff = len(slots) - len([o for o in slots if o in opts.hidden_outputs])
+        expected = [f"grad_{d}" if i else "grad" for i, d in enumerate(slots[:n_diff])]
+        expected += [f"grad_{h}" for h in slots[n_diff:]]
         grads = [p for p in bw.params.params if p.default is None]  # defaults: T206
-        if f.outputs and len(grads) != len(expected):
+        if f.outputs and not named_non_output and len(grads) != len(expected):
             self.report("backward_arity", bw.name, name=f.name, got=len(grads),
-                        expected=len(expected), outputs=", ".join(diff + hidden) or "none",
+                        expected=len(expected), outputs=", ".join(slots) or "none",
                         params=", ".join(expected))  # fmt: skip
 
     def _known(self, fn: cst.FunctionDef) -> tuple[set[str], set[str]]:

@@ -375,7 +375,13 @@ class Function:
 
     @property
     def node_name(self) -> str:
-        return "".join(p[:1].upper() + p[1:] for p in self.name.split("_")) + "Backward"
+        return node_class_name(self.name)
+
+
+def node_class_name(formula: str) -> str:
+    """The C++ node class of a formula: ``log_softmax`` -> ``LogSoftmaxBackward``. Not
+    injective (``foo_bar`` and ``fooBar`` meet): ``lower_env.Program`` refuses a collision."""
+    return "".join(p[:1].upper() + p[1:] for p in formula.split("_")) + "Backward"
 
 
 @dataclasses.dataclass(frozen=True)

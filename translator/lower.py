@@ -29,6 +29,7 @@ import libcst as cst
 from . import ir, model
 from .diagnostics import TranslatorError
 from .ir import transform
+from .lower_call import value_expr
 from .lower_env import LowerError, Program, Scope, parse_type
 from .lower_stmt import StmtLowerer, block_statements
 
@@ -113,10 +114,7 @@ class FunctionLowerer(StmtLowerer):
         body = self.block(f.forward, top=True)
         forward_scope = self.scope
         opts = f.options
-        visible = [o for o in f.outputs if o not in opts.hidden_outputs]
-        diff = list(visible if opts.differentiable_outputs is None
-                    else [o for o in visible if o in opts.differentiable_outputs])
-        slots = diff + [o for o in f.outputs if o in opts.hidden_outputs]
+        visible, slots = f.visible_outputs, list(f.grad_slots)
         outputs = []
         for name in f.outputs:
             if name in self.poisoned:
@@ -141,29 +139,30 @@ class FunctionLowerer(StmtLowerer):
         self.scope = Scope(vars={g: ir.TENSOR for g in bw.params}, params=set(bw.params),
                            outer=forward_scope)
         self.declared = set(bw.params)
-        self.captures = {}
+        self.captured = set()
         bbody = self.block(block_statements(bw.body), top=True)
-        saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc)
+        saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc, bw.captures)
         backward = ir.BackwardFn(tuple(bw.params), saved, bbody, bw.loc)
         ret = ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
         return ir.Function(f.name, "formula", params, ret, body, f.loc, tuple(outputs), backward,
                            opts.once_differentiable, opts.materialize_grads, f.doc)
 
-    def _saved(self, fscope: Scope, outputs: set[str], body, loc):
-        """The node's members from what the backward read, and the body rewritten to use
-        metadata-only captures (``x.shape`` of a tensor read only for its metadata)."""
+    def _saved(self, fscope: Scope, outputs: set[str], body, loc, captures):
+        """The node's members from the front end's captures (``collect_captures``, the one
+        analysis of what a backward reads), and the body rewritten to use metadata-only
+        captures (``x.shape`` of a tensor read only for its metadata)."""
         saved, meta_only = [], {}
-        def order(item):
-            bound = item[1][2]
-            return (bound.line, bound.col) if bound is not None else (0, 0)
-
-        for name, (full, attrs, bound) in sorted(self.captures.items(), key=order):
-            t = fscope.vars[name]
+        for c in sorted(captures, key=lambda c: (c.bound_at.line, c.bound_at.col)):
+            name, bound = c.name, c.bound_at
+            t = fscope.vars.get(name)
+            if t is None:  # the forward failed to bind it: its error is already recorded
+                continue
             if t.is_tensor or t == ir.TENSOR_LIST:
                 storage = "output" if name in outputs else "input"
-                if not full and t != ir.TENSOR_LIST:
-                    attrs = tuple(sorted(attrs | ({"defined"} if t.is_optional else set())))
-                    saved.append(ir.SavedValue(name, "meta", t, attrs, loc=bound))
+                if c.metadata_only and t != ir.TENSOR_LIST:
+                    # an Optional tensor always saves whether it was given
+                    attrs = set(c.metadata) | ({"defined"} if t.is_optional else set())
+                    saved.append(ir.SavedValue(name, "meta", t, tuple(sorted(attrs)), loc=bound))
                     meta_only[name] = t
                 else:
                     saved.append(ir.SavedValue(name, storage, t, loc=bound))
@@ -182,7 +181,35 @@ class FunctionLowerer(StmtLowerer):
                 return defined if e.negate else ir.Not(e.loc, ir.BOOL, defined)
             return e
 
-        return tuple(saved), tuple(transform(s, rewrite) for s in body)
+        body = tuple(transform(s, rewrite) for s in body)
+
+        def whole_read(e):
+            if isinstance(e, ir.Saved) and e.what == "value" and e.name in meta_only:
+                raise AssertionError(f"{e.loc}: `{e.name}` is saved as metadata only (front end's "
+                                     "captures) but the backward reads its value")
+            return e
+
+        for s in body:
+            transform(s, whole_read)
+        return tuple(saved), body
+
+    def _default(self, p: model.Param) -> ir.Expr:
+        """A parameter's default as a constant: a literal as written, a module constant or
+        constant arithmetic folded to the value parse found (bindings take constants only)."""
+        assert p.default is not None
+        v = p.default_value
+        if isinstance(v, (int, float)):  # bool included; exact even where C++ would overflow
+            t = ir.BOOL if isinstance(v, bool) else ir.INT if isinstance(v, int) else ir.FLOAT
+            return value_expr(v, t, self.loc(p.default))
+        e = self.expr(p.default)
+        if isinstance(e, (ir.Const, ir.DTypeConst)) or isinstance(e, ir.MakeTuple) and all(
+                isinstance(x, ir.Const) for x in e.elems):
+            return e
+        if p.default_value is None:
+            raise self.error("T401", self.loc(p.default), f"the default of `{p.name}` is not a "
+                             "constant the compiled engine can bind",
+                             "use a literal, a module constant, or arithmetic on them")
+        return value_expr(p.default_value, e.type, self.loc(p.default))
 
     def _params(self, params: Sequence[model.Param]) -> tuple[ir.Param, ...]:
         out = []
@@ -195,7 +222,7 @@ class FunctionLowerer(StmtLowerer):
                                  "bool, Scalar, Shape, Dims, DType or Optional[...] of these")
             default = None
             if p.default is not None:
-                default = self.coerce(self.expr(p.default), t)
+                default = self.coerce(self._default(p), t)
             out.append(ir.Param(p.name, t, default, p.loc))
             self.scope.vars[p.name] = t
             self.scope.bound[p.name] = p.loc

@@ -10,13 +10,16 @@ argument per parameter, in order. Output: ``ir.Call`` typed by the callee's retu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from . import ir
 from .lower_env import DTYPE_NAMES, parse_type
-from .lower_expr import ExprLowerer
 from .signatures import KERNELS
+
+if TYPE_CHECKING:  # lower_expr calls lower_call: only the type is needed here (no import cycle)
+    from .lower_expr import ExprLowerer
 
 _MATH_FLOAT = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
                "erfc", "log1p", "expm1", "log2", "log10", "fabs", "lgamma", "atan2", "hypot",
@@ -129,7 +132,7 @@ def op_return_type(f) -> ir.Type:
     if f.composite:
         t = parse_type(f.returns)
         return t if t is not None else ir.TENSOR
-    visible = [o for o in f.outputs if o not in f.options.hidden_outputs]
+    visible = f.visible_outputs
     return ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
 
 

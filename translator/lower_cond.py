@@ -87,12 +87,7 @@ class CondLowerer(NameLowerer):
 
     def compare(self, node: cst.Comparison, loc) -> ir.Expr:
         parts: list[ir.Expr] = []
-        first = node.comparisons[0].operator
-        if isinstance(node.left, cst.Name) and isinstance(first, (cst.Is, cst.IsNot)):
-            # `x is None` reads only whether a captured tensor is defined (metadata)
-            left = self.name(node.left.value, self.loc(node.left), use="none")
-        else:
-            left = self.expr(node.left)
+        left = self.expr(node.left)
         for c in node.comparisons:
             if isinstance(c.operator, (cst.Is, cst.IsNot)):
                 if not (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"):
@@ -132,6 +127,11 @@ class CondLowerer(NameLowerer):
         if not ok:
             raise self.error("T402", loc, f"cannot compare a {pretty(lt)} with a {pretty(rt)}",
                              "compare values of the same type")
+        if (isinstance(left, ir.Name) and isinstance(right, ir.Name) and left.name == right.name
+                and lt in (ir.INT, ir.BOOL)):
+            # an int compared with itself: C++ compilers reject the self-comparison
+            # (-Wtautological-compare under -Werror); its value is known (floats: NaN, kept)
+            return ir.Const(loc, ir.BOOL, op in ("eq", "le", "ge"))
         return ir.Compare(loc, ir.BOOL, op, left, right)
 
     def ifexp(self, node: cst.IfExp, loc) -> ir.Expr:

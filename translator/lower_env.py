@@ -4,15 +4,8 @@ Shared by ``lower`` and its parts (``lower_stmt``, ``lower_expr``, ``lower_cond`
 ``lower_names``, ``lower_call``). Input: annotation spellings, model modules. Output:
 ``ir.Type``s, the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
 
-Note [Back-end codes] (the T4xx family; the front end owns T1xx-T3xx):
-
-T401 construct the compiled engine cannot express   T402 type mismatch
-T403 unknown op or helper                           T404 wrong arguments to an op or helper
-T405 a local bound to two types                     T406 a name possibly unbound where read
-T407 backward grads/returns do not match            T408 int ** int with a non-literal exponent
-T409 truth value of a tensor                        T410 a path without return
-T411 an operator whose op is not defined            T412 an output that is not a fresh tensor
-T413 unsupported parameter or return type
+The back end's codes are the T4xx family of ``diagnostic_codes.REGISTRY`` (the front end
+owns T1xx-T3xx).
 """
 
 from __future__ import annotations
@@ -74,6 +67,7 @@ class Program:
     @staticmethod
     def build(modules: Sequence[model.Module]) -> Program:
         p = Program({}, {}, [])
+        nodes: dict[str, model.Formula] = {}
         for mod in modules:
             for f in mod.formulas:
                 if f.name in p.formulas:
@@ -81,6 +75,14 @@ class Program:
                     p.diagnostics.append(diag(mod, "T403", f.loc, f"formula `{f.name}` is "
                                                f"also defined at {other}",
                                                "give one of them another name"))
+                elif f.backward is not None:
+                    cls = ir.node_class_name(f.name)
+                    first = nodes.setdefault(cls, f)
+                    if first is not f:
+                        p.diagnostics.append(diag(
+                            mod, "T403", f.loc, f"formulas `{first.name}` ({first.loc}) and "
+                            f"`{f.name}` would both compile to the C++ node `{cls}`",
+                            "rename one of them"))
                 p.formulas[f.name] = (f, mod)
             for h in mod.helpers:
                 p.helpers.setdefault(h.name, (h, mod))

@@ -5,7 +5,7 @@ current ``Scope``. Output: an ``ir.Expr`` whose ``type`` is known. Types follow 
 is a float, int op float is a float, int ** int is an int only for a non-negative literal
 exponent (Note [Python semantics in the IR], lower.py); operators on tensors follow the
 ARCHITECTURE operator/scalar rule. Errors are ``LowerError`` with a T4xx diagnostic
-(Note [Back-end codes] in lower_env.py).
+(the T4xx codes of diagnostic_codes.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Any
 import libcst as cst
 
 from . import ir
+from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
+from .lower_call import lower_call
 from .lower_cond import CondLowerer
 from .lower_env import parse_type, pretty
 from .subset import METADATA
@@ -36,7 +38,7 @@ class ExprLowerer(CondLowerer):
     def expr(self, node: cst.BaseExpression) -> ir.Expr:
         loc = self.loc(node)
         if isinstance(node, cst.Integer):
-            return ir.Const(loc, ir.INT, int(node.evaluated_value))
+            return self.int_const(loc, int(node.evaluated_value))
         if isinstance(node, cst.Float):
             return ir.Const(loc, ir.FLOAT, float(node.evaluated_value))
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
@@ -48,7 +50,6 @@ class ExprLowerer(CondLowerer):
         if isinstance(node, cst.Attribute):
             return self.attribute(node, loc)
         if isinstance(node, cst.Call):
-            from .lower_call import lower_call
             return lower_call(self, node, loc)
         if isinstance(node, cst.BinaryOperation):
             op = _BINOPS.get(type(node.operator))
@@ -74,6 +75,15 @@ class ExprLowerer(CondLowerer):
         raise self.error("T401", loc, f"`{type(node).__name__}` expressions cannot be translated",
                          "use arithmetic, calls of ops/kernels, tuples and conditionals")
 
+    def int_const(self, loc, value: int) -> ir.Const:
+        """An int the program states (a literal or constant arithmetic), refused with T115 at
+        its line when ``int64_t`` cannot hold it (Note [Bounded folding] in literals.py)."""
+        if not fits_int64(value):
+            raise self.error("T115", loc, f"the integer {value} is outside int64 (from "
+                             f"{INT64_MIN} to {INT64_MAX}): C++ would not compute Python's "
+                             "exact value", "use a smaller value, or a float")
+        return ir.Const(loc, ir.INT, value)
+
     def attribute(self, node: cst.Attribute, loc) -> ir.Expr:
         attr = node.attr.value
         if isinstance(node.value, cst.Name) and node.value.value == "math":
@@ -84,10 +94,7 @@ class ExprLowerer(CondLowerer):
         if attr not in METADATA:
             raise self.error("T401", loc, f"attribute `.{attr}` cannot be translated",
                              "use .shape, .ndim, .dtype or .numel of a tensor")
-        if isinstance(node.value, cst.Name):
-            value = self.name(node.value.value, self.loc(node.value), use=attr)
-        else:
-            value = self.expr(node.value)
+        value = self.expr(node.value)
         if not value.type.is_tensor:
             raise self.error("T402", loc, f"`.{attr}` of a {pretty(value.type)}",
                              "read metadata of tensors only")
@@ -133,6 +140,13 @@ class ExprLowerer(CondLowerer):
                                  "sign of the exponent, which is not known here",
                                  "write float(a) ** b, or use a non-negative literal exponent")
             t = ir.INT
+            if isinstance(left, ir.Const) and not power_fits(left.value, right.value):
+                raise self.error("T115", loc, f"{left.value} ** {right.value} is outside int64 "
+                                 f"(from {INT64_MIN} to {INT64_MAX}): C++ would not compute "
+                                 "Python's exact value", "use a smaller value, or a float")
+            if isinstance(left, ir.Const):  # folded, so that arithmetic on it is checked too
+                assert isinstance(left.value, int) and isinstance(right.value, int)
+                return self.int_const(loc, left.value ** right.value)
         else:
             t = ir.INT if both_int else ir.FLOAT
         if isinstance(left, ir.Const) and isinstance(right, ir.Const) and op in ("add", "sub",
@@ -140,7 +154,7 @@ class ExprLowerer(CondLowerer):
             a, b = left.value, right.value
             assert isinstance(a, (int, float)) and isinstance(b, (int, float))
             v = {"add": a + b, "sub": a - b, "mul": a * b}[op]
-            return ir.Const(loc, t, int(v) if t == ir.INT else float(v))
+            return self.int_const(loc, int(v)) if t == ir.INT else ir.Const(loc, t, float(v))
         return ir.Num(loc, t, op, left, right)
 
     def unary(self, node: cst.UnaryOperation, loc) -> ir.Expr:
@@ -157,7 +171,7 @@ class ExprLowerer(CondLowerer):
             raise self.error("T402", loc, f"`-` of a {pretty(v.type)}", "negate numbers only")
         t = ir.INT if v.type == ir.BOOL else v.type
         if isinstance(v, ir.Const) and isinstance(v.value, (int, float)):
-            return ir.Const(loc, t, -v.value)
+            return self.int_const(loc, int(-v.value)) if t == ir.INT else ir.Const(loc, t, -v.value)
         return ir.Neg(loc, t, v)
 
     def subscript(self, node: cst.Subscript, loc) -> ir.Expr:

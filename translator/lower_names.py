@@ -28,7 +28,7 @@ class NameLowerer:
         self.declared: set[str] = set()
         self.assigned: list[str] = []
         self.loop_vars: set[str] = set()
-        self.captures: dict[str, list] = {}
+        self.captured: set[str] = set()  # names of the forward a backward has read
         self.return_type: ir.Type | None = None
         self.tensor_params: list | None = None
         self.returns_spelling = ""
@@ -44,18 +44,16 @@ class NameLowerer:
 
     # -- names --------------------------------------------------------------------------------
 
-    def name(self, n: str, loc: model.Loc, use: str = "value") -> ir.Expr:
+    def name(self, n: str, loc: model.Loc) -> ir.Expr:
         if n in self.poisoned:
             raise LowerError(None)
         s = self.scope
         if n in s.vars:
             return self._narrow(ir.Name(loc, s.vars[n], n), n in s.narrowed)
         if s.outer is not None and n in s.outer.vars:
-            entry = self.captures.setdefault(n, [False, set(), s.outer.bound.get(n)])
-            if use == "value":
-                entry[0] = True
-            else:
-                entry[1].add("defined" if use == "none" else use)
+            # what is saved, and how, is the front end's capture result (lower._saved); this
+            # only remembers the read, for T405
+            self.captured.add(n)
             # narrowed by a test in the forward (saved unwrapped) or in this backward
             narrowed = n in s.outer.narrowed or n in s.narrowed
             return self._narrow(ir.Saved(loc, s.outer.vars[n], n, "value"), narrowed)

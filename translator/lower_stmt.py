@@ -119,7 +119,7 @@ class StmtLowerer(ExprLowerer):
     def bind(self, name: str, t: ir.Type, loc) -> None:
         if t == ir.NONE:
             t = ir.OPT_TENSOR
-        if name in self.captures:
+        if name in self.captured:
             raise self.error("T405", loc, f"the backward assigns `{name}` after reading the "
                              f"forward's `{name}`: in Python that read would fail "
                              "(UnboundLocalError)", "give the backward's local another name")
@@ -184,6 +184,12 @@ class StmtLowerer(ExprLowerer):
         narrowed = set(self.scope.narrowed)
         body = self.block(block_statements(stmt.body))
         self.scope.narrowed = narrowed
+        rebound = [t for st in _walk_stmts(body) if isinstance(st, ir.Assign)
+                   for t in st.targets if t in names]
+        if rebound:
+            raise self.error("T401", loc, f"the loop variable `{rebound[0]}` is re-bound inside "
+                             "its loop, which the compiled engine cannot express",
+                             "assign the new value to another name")
         for n in names:
             del self.scope.vars[n]
             self.declared.discard(n)
@@ -272,3 +278,12 @@ def block_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
         return list(suite.body)
     assert isinstance(suite, cst.SimpleStatementSuite)
     return [cst.SimpleStatementLine(body=suite.body)]
+
+
+def _walk_stmts(stmts: Sequence[ir.Stmt]):
+    """Every statement of ``stmts``, nested ones included."""
+    for st in stmts:
+        yield st
+        for child in (getattr(st, "then", ()), getattr(st, "orelse", ()), getattr(st, "body", ())):
+            if isinstance(child, tuple):
+                yield from _walk_stmts(child)

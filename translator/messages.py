@@ -218,6 +218,22 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         ),
         "choose another name for the local value",
     ),
+    "too_deep": (
+        "T114",
+        (
+            "this expression is nested more than {limit} levels deep: the translator analyses "
+            "formulas recursively and refuses what it cannot analyse in bounded time and stack"
+        ),
+        "split it into named steps (e.g. partial sums assigned to locals)",
+    ),
+    "too_large": (
+        "T115",
+        (
+            "this {what} is outside what the compiled engine can hold (an int64 from "
+            "{lo} to {hi}, a repeated string or tuple of at most {items} items)"
+        ),
+        "use a smaller value, or a float",
+    ),
     # T2xx: ways to smuggle a capture past the analysis (the rest of T2xx: capture_message)
     "default_argument": (
         "T206",

@@ -93,6 +93,21 @@ class Formula:
     def composite(self) -> bool:
         return self.backward is None
 
+    @property
+    def visible_outputs(self) -> tuple[str, ...]:
+        """The outputs the caller sees (all but the hidden ones), in return order."""
+        return tuple(o for o in self.outputs if o not in self.options.hidden_outputs)
+
+    @property
+    def grad_slots(self) -> tuple[str, ...]:
+        """The outputs ``backward`` takes a grad for, in its parameter order: the
+        differentiable visible outputs (all by default), then the hidden ones, each in return
+        order. The one definition the fence, lowering and the node's slots share."""
+        opts, visible = self.options, self.visible_outputs
+        diff = visible if opts.differentiable_outputs is None else tuple(
+            o for o in visible if o in opts.differentiable_outputs)
+        return diff + tuple(o for o in self.outputs if o in opts.hidden_outputs)
+
 
 @dataclasses.dataclass(frozen=True)
 class Helper:

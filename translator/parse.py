@@ -13,15 +13,19 @@ the one positions were computed on (node identity is what ``loc_of`` relies on).
 
 from __future__ import annotations
 
+import ast
+import io
 import os
 import re
+import tokenize
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import TranslatorError, make_diagnostic
-from .literals import NO_VALUE, literal_value
+from .literals import NO_VALUE, is_constant, literal_value
+from .messages import format_message
 from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
 from .syntax import dotted_name
 
@@ -41,6 +45,63 @@ def relative_path(path: str, root: str) -> str:
     if rel.startswith(".."):
         rel = os.path.abspath(path)
     return rel.replace(os.sep, "/")
+
+
+# Note [Nesting before libcst]: libcst's native parser overflows the C stack (a segfault, not an
+# exception) on a few thousand nested parentheses, and its visitors, like every pass of the
+# translator, recurse once or more per level of an expression, so a 400-term sum exhausts
+# Python's stack. CPython's own parser is the gate: it refuses deep brackets with a
+# SyntaxError (T100) and deep expressions with a RecursionError or MemoryError; what it
+# accepts is measured without recursion, and anything nested deeper than MAX_DEPTH is T114 at
+# the line where the depth is exceeded. Only then is libcst given the source.
+MAX_DEPTH = 100
+
+
+def _check_nesting(source: str, rel_path: str) -> None:
+    """Raise ``TranslatorError`` (T100 or T114) unless every expression of ``source`` is
+    nested at most ``MAX_DEPTH`` deep (Note [Nesting before libcst])."""
+    try:
+        tree = ast.parse(source, rel_path)
+    except SyntaxError as se:
+        loc = Loc(rel_path, se.lineno or 1, se.offset or 1)
+        raise TranslatorError([make_diagnostic(
+            "T100", loc, f"invalid Python syntax: {se.msg}", "fix the syntax error", source)
+        ]) from None
+    except (RecursionError, MemoryError):
+        raise TranslatorError([_too_deep(source, rel_path, _busiest_line(source))]) from None
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 0, 1)]
+    while stack:
+        node, depth, line = stack.pop()
+        line = getattr(node, "lineno", line)
+        if depth > MAX_DEPTH:
+            raise TranslatorError([_too_deep(source, rel_path, line)])
+        stack.extend((child, depth + 1, line) for child in ast.iter_child_nodes(node))
+
+
+def _busiest_line(source: str) -> int:
+    """The first line of the logical line with the most tokens (where a parser ran out of
+    stack); 1 when the source cannot even be tokenized."""
+    best, best_count, start, count = 1, -1, 1, 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if count == 0:
+                start = tok.start[0]
+            count += 1
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if count > best_count:
+                    best, best_count = start, count
+                count = 0
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return best
+
+
+def _too_deep(source: str, rel_path: str, line: int):
+    lines = source.splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = len(text) - len(text.lstrip()) + 1
+    code, message, hint = format_message("too_deep", limit=MAX_DEPTH)
+    return make_diagnostic(code, Loc(rel_path, line, col), message, hint, source)
 
 
 def _syntax_diagnostic(source: str, rel_path: str, e: cst.ParserSyntaxError):
@@ -66,6 +127,7 @@ def _syntax_diagnostic(source: str, rel_path: str, e: cst.ParserSyntaxError):
 
 def parse_source(source: str, rel_path: str) -> Module:
     """Parse module text already read (``rel_path`` is used for locations only)."""
+    _check_nesting(source, rel_path)
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
@@ -135,7 +197,7 @@ def _parse_options(dec: cst.Decorator | None, env: dict[str, Any]) -> Options:
         if arg.keyword is None:
             continue
         v = literal_value(arg.value, env)
-        if v is NO_VALUE:
+        if not is_constant(v):
             continue
         values[arg.keyword.value] = v
     diff = values.get("differentiable_outputs")
@@ -259,7 +321,7 @@ def _parse_params(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> tupl
         default_value = None
         if param.default is not None:
             v = literal_value(param.default, env)
-            default_value = None if v is NO_VALUE else v
+            default_value = v if is_constant(v) else None
         out.append(
             Param(param.name.value, ann, param.default, default_value, mod.loc_of(param.name))
         )

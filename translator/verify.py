@@ -1,7 +1,7 @@
 """Verify: ``ir.Module`` -> the same module, or a ``TranslatorError`` (IR validity rules).
 
 Stage 2 of the back end, between ``lower`` and the emitters. Input and output: IR only. The
-rules (each a diagnostic code, Note [Back-end codes] in lower_env.py):
+rules (each a diagnostic code, the T4xx codes of diagnostic_codes.py):
 
 * R1 (T406) every local is assigned on every path before it is read (a local first assigned
   in one branch of an ``if``, or inside a loop body, is not assigned after it);

@@ -223,6 +223,13 @@ std::vector<T, A> concat(std::vector<T, A> a, const std::vector<T, A>& b) {
   return a;
 }
 
+// ``a = a + b`` on a local, in place (no copy of ``a`` per iteration of a loop); ``b`` is taken
+// by value, so ``a = a + a`` is right too.
+template <class T, class A>
+void extend(std::vector<T, A>& a, std::vector<T, A> b) {
+  a.insert(a.end(), b.begin(), b.end());
+}
+
 template <class T, class A>
 std::vector<T, A> repeat(const std::vector<T, A>& v, int64_t times) {
   std::vector<T, A> out;

@@ -72,3 +72,17 @@ def test_default_and_module_names_mean_shipped_formulas(capsys):
                    .splitlines() if l.startswith("def "))  # fmt: skip
     assert main(["check", formula]) == 0
     assert "checked 1 module(s)" in capsys.readouterr().err
+
+
+def test_summary_counts_only_formulas_without_errors(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "two.py"
+    path.write_text(
+        "from transgrad.lang import Tensor, formula, kernel, ops\n\n\n"
+        "@formula\ndef good(x: Tensor) -> Tensor:\n    return ops.exp(x)\n\n\n"
+        "@formula\ndef bad(x: Tensor) -> Tensor:\n    return ops.no_such_op(x)\n"
+    )
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "error[T403]" in err
+    assert "checked 1 module(s), 1 clean formula(s): 1 error" in err

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from translator.diagnostic_codes import CODES
-from translator.diagnostics import TranslatorError, render_all
 from translator.backend import check_modules
 from translator.cli import shipped_modules
+from translator.diagnostic_codes import CODES
+from translator.diagnostics import TranslatorError, render_all
 from translator.frontend import load_module
 from translator.model import CaptureKind
 

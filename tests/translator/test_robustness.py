@@ -16,6 +16,9 @@ SNIPPETS = [
     "x = kernel.exp(x)", "return result", "def backward(grad):", "    return grad",
     "if x:", "for i in range(3):", "t = [x]", "global x", "(y := 2)", "lambda: x",
     "return (a, b), backward", "@formula(hidden_outputs=('t',))", "pass", "else:",
+    # hostile input (issue #11): each must be a diagnostic, never a crash or a hang
+    "return " + "-" * 300 + "grad", "return " + " + ".join(["grad"] * 300), "C = 9 ** 9 ** 9",
+    'C = "a" * 10**10', "return (" * 250 + "grad" + ")" * 250,
 ]  # fmt: skip
 
 
@@ -46,7 +49,9 @@ def edited(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: CI sees the same 150 edits every run (issue #11: reproducible hypothesis runs)
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(edited())
 def test_front_end_never_crashes(source):
     analyse(source)

@@ -75,7 +75,7 @@ static inline Shape expanded_dims(const Shape& shape, const Shape& target) {
     // tests/translator/backend/fixtures/basic.py:150
     if (i < lead || py::index(shape, i - lead) != size) {
       // tests/translator/backend/fixtures/basic.py:151
-      out = py::concat(out, Shape{i});
+      out.push_back(i);
     }
   }
   // tests/translator/backend/fixtures/basic.py:152
