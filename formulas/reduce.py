@@ -109,7 +109,8 @@ def sum_to(x: Tensor, shape: Shape) -> Tensor:
 # Extrema (the gradient is split evenly among ties, as PyTorch's amax/amin)
 
 
-@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, levels=3)), case(T(4, 5, levels=3), (1,)), case(T(2, 3, 4, levels=2), (0, 2)))
 @formula
 def amax(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
     rdims = reduction_dims(dims, x.ndim)
@@ -123,7 +124,8 @@ def amax(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tenso
     return result, backward
 
 
-@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, levels=3)), case(T(4, 5, levels=3), (1,)), case(T(2, 3, 4, levels=2), (0, 2)))
 @formula
 def amin(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
     rdims = reduction_dims(dims, x.ndim)
