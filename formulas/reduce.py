@@ -201,3 +201,47 @@ def log_softmax(x: Tensor, dim: int) -> Tensor:
         return grad - ops.exp(result) * ops.sum(grad, (dim,), True)
 
     return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Composites of torch's derivative table (issue 15): both extrema, NaN-skipping sum, moments
+
+
+@samples(T(3, 4), case(T(2, 3, 4), dim=1), case(T(2, 3, 4), dim=-1, keepdim=True),
+         case(T(3, 4, levels=3), dim=0))
+@formula
+def aminmax(x: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.aminmax: (amin, amax) over ``dim`` (all when None); ties split as amin/amax's."""
+    dims = None if dim is None else (dim,)
+    return ops.amin(x, dims, keepdim), ops.amax(x, dims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@formula
+def nansum(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    """The sum over ``dims`` treating NaN as 0; NaN elements get no gradient."""
+    return ops.sum(ops.where(x != x, ops.zeros_like(x), x), dims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(5, 3), (0,), 0), case(T(4, 6), (-1,), 2, True))
+@formula
+def var_mean(x: Tensor, dims: Optional[Dims] = None, correction: int = 1,
+             keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.var_mean: the variance over ``dims`` (divided by N - correction; inf or NaN when
+    that is <= 0, as torch) and the mean."""
+    rdims = reduction_dims(dims, x.ndim)
+    count = reduced_numel(x.shape, rdims)
+    centered = x - ops.mean(x, rdims, True)
+    var = ops.sum(centered * centered, rdims, keepdim) / max(0, count - correction)
+    return var, ops.mean(x, rdims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(5, 3), (0,), 0))
+@formula
+def std_mean(x: Tensor, dims: Optional[Dims] = None, correction: int = 1,
+             keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.std_mean: the standard deviation (sqrt of var_mean's variance) and the mean."""
+    var, average = ops.var_mean(x, dims, correction, keepdim)
+    return ops.sqrt(var), average

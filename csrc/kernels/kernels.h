@@ -105,3 +105,4 @@ double item(const Tensor& x);
 }  // namespace tg::kernel
 #include "kernels/kernels_nn.h"  // the neural-network section of signatures.py (appended last)
 #include "kernels/kernels_views.h"  // the views-for-autograd section of signatures.py
+#include "kernels/kernels_special.h"  // torch derivative-table section of signatures.py (issue 15)

@@ -12,6 +12,7 @@
 namespace py = pybind11;
 
 void register_kernels_nn(py::module_& m);  // bind_kernels_nn.cpp
+void register_kernels_special(py::module_& m);  // bind_kernels_special.cpp
 
 void register_kernels(py::module_& m) {
   namespace k = tg::kernel;
@@ -77,6 +78,7 @@ void register_kernels(py::module_& m) {
 
   m.def("item", &k::item, x);
   register_kernels_nn(m);
+  register_kernels_special(m);
 
   // Intra-op thread count (Note [Intra-op threads]); underscored: not kernels.
   m.def("_get_num_threads", &tg::get_num_threads);

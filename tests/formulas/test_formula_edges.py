@@ -1,6 +1,6 @@
 """Edge cases the formulas' docstrings promise, checked on both engines against the definition
 (not finite differences, which do not apply at ties or poles): amax/amin split the gradient
-evenly among ties, pow's exponent gradient at a zero base, masked_fill_tensor's checks.
+evenly among ties (so does median), pow's exponent gradient at a zero base, masked_fill_tensor's checks.
 The same tie samples are compared with torch in test_formula_torch.py.
 """
 
@@ -15,9 +15,13 @@ def _np(t):
     return np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
 
 
-@pytest.mark.parametrize("name", ["amax", "amin"])
+def _lower_median(a, axis, keepdims):
+    return np.sort(a.reshape(-1))[(a.size - 1) // 2].reshape((1,) * a.ndim)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin", "median"])
 def test_extrema_split_the_gradient_evenly_among_ties(engine, name):
-    pick = np.max if name == "amax" else np.min
+    pick = {"amax": np.max, "amin": np.min, "median": _lower_median}[name]
     checked = 0
     for i, spec in enumerate(FORMULAS[name].samples):
         if not on_ties(spec):

@@ -1,0 +1,127 @@
+"""BLAS-like composites, torch's ``beta * input + alpha * (product)`` family, with trace and dist.
+
+Stage: formulas (composites: no backward; autograd records ``matmul_nd``, ``mul``, ``sum``...).
+Each takes torch's signature and defaults. As torch, ``beta == 0`` ignores ``input`` (NaN and
+inf in it do not propagate, and its gradient is zeros) and ``alpha``/``beta`` equal to 1 multiply
+nothing. ``input`` broadcasts to the product's shape; its gradient is summed down by the engine.
+"""
+
+import math
+
+from transgrad.lang import Scalar, T, Tensor, case, formula, helper, ops, samples
+
+# ---------------------------------------------------------------------------------------------
+# beta * input + alpha * product
+
+
+@helper
+def scaled_sum(input: Tensor, product: Tensor, beta: Scalar, alpha: Scalar) -> Tensor:
+    """``beta * input + alpha * product``; ``input`` ignored when ``beta == 0`` (as torch)."""
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        # torch's value ignores input (no NaN from it) and its gradient is a zero tensor, not
+        # None: a where that never picks input gives both.
+        return ops.where(ops.zeros_like(scaled) != 0.0, input, scaled)
+    return scaled + (input if beta == 1 else input * beta)
+
+
+@samples(case(T(3, 5), T(3, 4), T(4, 5)), case(T(5), T(3, 4), T(4, 5), beta=0.5, alpha=-2.0),
+         case(T(3, 1), T(3, 2), T(2, 4), beta=0.0))
+@formula
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Scalar = 1,
+          alpha: Scalar = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` for matrices ``mat1`` (n, m) and ``mat2`` (m, p)."""
+    if mat1.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    return scaled_sum(input, ops.matmul_nd(mat1, mat2), beta, alpha)
+
+
+@samples(case(T(2, 3, 5), T(2, 3, 4), T(2, 4, 5)), case(T(3, 1), T(2, 3, 4), T(2, 4, 5), beta=2.0),
+         case(T(2, 3, 5), T(2, 3, 4), T(2, 4, 5), beta=0.0, alpha=0.5))
+@formula
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
+            alpha: Scalar = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` for (b, n, m) and (b, m, p) batches."""
+    if batch1.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {batch1.ndim}-D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")  # noqa: E501
+    return scaled_sum(input, ops.matmul_nd(batch1, batch2), beta, alpha)
+
+
+@samples(case(T(3, 5), T(2, 3, 4), T(2, 4, 5)), case(T(5), T(4, 3, 2), T(4, 2, 5), alpha=3.0),
+         case(T(3, 5), T(2, 3, 4), T(2, 4, 5), beta=-1.0))
+@formula
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
+           alpha: Scalar = 1) -> Tensor:
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: (n, p) from (b, n, m), (b, m, p)."""
+    if batch1.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {batch1.ndim}-D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")  # noqa: E501
+    return scaled_sum(input, ops.sum(ops.matmul_nd(batch1, batch2), (0,)), beta, alpha)
+
+
+@samples(case(T(3), T(3, 4), T(4)), case(T(1), T(3, 4), T(4), beta=0.5, alpha=2.0),
+         case(T(3), T(3, 4), T(4), beta=0.0))
+@formula
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)`` for a matrix (n, m) and a vector (m)."""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")  # noqa: E501
+    product = ops.squeeze(ops.matmul_nd(mat, ops.unsqueeze(vec, -1)), (-1,))
+    return scaled_sum(input, product, beta, alpha)
+
+
+@samples(case(T(3, 4), T(3), T(4)), case(T(4), T(3), T(4), beta=2.0, alpha=0.5),
+         case(T(3, 4), T(3), T(4), beta=0.0))
+@formula
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    if vec1.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    outer = ops.unsqueeze(vec1, -1) * ops.unsqueeze(vec2, 0)
+    return scaled_sum(input, outer, beta, alpha)
+
+
+# ---------------------------------------------------------------------------------------------
+# trace and dist
+
+
+@samples(T(4, 4), T(3, 5), T(5, 2))
+@formula
+def trace(x: Tensor) -> Tensor:
+    """Sum of the main diagonal of a matrix (any n x m)."""
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    return ops.sum(ops.diagonal(x, 0, 0, 1))
+
+
+@samples(case(T(3, 4), T(3, 4)), case(T(2, 3), T(3), 3.0), case(T(4), T(4), 1.0),
+         case(T(3, 4), T(4), float("inf")), case(T(3, 4), T(3, 1), float("-inf")),
+         case(T(2, 3), T(2, 3), 0.5))
+@formula
+def dist(x: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
+    """The ``p``-norm of ``x - other`` (broadcast), as torch.dist: p = inf is the largest
+    ``|x - other|``, -inf the smallest, 0 the count of nonzeros (no gradient). At
+    ``x == other`` the 2-norm's gradient is 0/0 (NaN), as ``sqrt``'s at 0."""
+    diff = ops.abs(x - other)
+    if p == 0.0:
+        return ops.sum(ops.cast(diff != 0.0, diff.dtype))
+    if p == math.inf:
+        return ops.amax(diff)
+    if p == -math.inf:
+        return ops.amin(diff)
+    if p == 2.0:
+        return ops.sqrt(ops.sum(diff * diff))
+    if p == 1.0:
+        return ops.sum(diff)
+    return ops.pow_scalar(ops.sum(ops.pow_scalar(diff, p)), 1.0 / p)
