@@ -49,7 +49,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
     if batch2.ndim != 3:
         raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
     if batch1.shape[0] != batch2.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")  # noqa: E501
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
     return scaled_sum(input, ops.matmul_nd(batch1, batch2), beta, alpha)
 
 
@@ -64,7 +64,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
     if batch2.ndim != 3:
         raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
     if batch1.shape[0] != batch2.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")  # noqa: E501
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
     return scaled_sum(input, ops.sum(ops.matmul_nd(batch1, batch2), (0,)), beta, alpha)
 
 
@@ -74,7 +74,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a matrix (n, m) and a vector (m)."""
     if mat.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")  # noqa: E501
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
     product = ops.squeeze(ops.matmul_nd(mat, ops.unsqueeze(vec, -1)), (-1,))
     return scaled_sum(input, product, beta, alpha)
 

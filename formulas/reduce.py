@@ -245,3 +245,59 @@ def std_mean(x: Tensor, dims: Optional[Dims] = None, correction: int = 1,
     """torch.std_mean: the standard deviation (sqrt of var_mean's variance) and the mean."""
     var, average = ops.var_mean(x, dims, correction, keepdim)
     return ops.sqrt(var), average
+
+
+# ---------------------------------------------------------------------------------------------
+# Products (Note [Products with zeros] in scan.py)
+
+
+@helper
+def reduced_last(ndim: int, rdims: Dims) -> Dims:
+    """The permutation putting the kept dims first and the reduced ``rdims`` last."""
+    kept = ()
+    for i in range(ndim):
+        if i not in rdims:
+            kept = kept + (i,)
+    return kept + rdims
+
+
+@helper
+def inverse_permutation(order: Dims) -> Dims:
+    out = ()
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if order[j] == i:
+                out = out + (j,)
+    return out
+
+
+@helper
+def exclusive_products(rows: Tensor) -> Tensor:
+    """For each element along the last dim, the product of the others in its row."""
+    before = ops.cumprod(ops.pad(rows, (1, -1), 1.0), -1)
+    after = ops.flip(ops.cumprod(ops.flip(ops.pad(rows, (-1, 1), 1.0), (-1,)), -1), (-1,))
+    return before * after
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, zeros=((0, 1), (2, 0), (2, 3))), (1,)),
+         case(T(2, 3, 2, zeros=((0, 0, 0), (1, 1, 1), (1, 2, 1))), (0, 2)),
+         case(T(3, 3, zeros=((1, 1),))))
+@formula
+def prod(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    """The product over ``dims`` (all when None). Gradients are exact with zeros: with one zero
+    in a group only it gets a gradient, with several none does (Note [Products with zeros])."""
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    order = reduced_last(x.ndim, rdims)
+    inverse = inverse_permutation(order)
+    moved = tuple(x.shape[d] for d in order)
+    rows = moved[: len(moved) - len(rdims)] + (reduced_numel(x.shape, rdims),)
+    result = kernel.prod(x, rdims, keepdim)
+
+    def backward(grad):
+        flat = ops.reshape(ops.permute(x, order), rows)
+        others = ops.permute(ops.reshape(exclusive_products(flat), moved), inverse)
+        return ops.reshape(grad, kept) * others
+
+    return result, backward

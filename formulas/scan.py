@@ -1,10 +1,10 @@
-"""Products, scans and order statistics of torch's derivative table (issue 15): prod, cumprod,
-logcumsumexp, cummax/cummin, aminmax, kthvalue, median, nansum, var_mean/std_mean.
+"""Scans and order statistics of torch's derivative table (issue 15): cumprod, logcumsumexp,
+cummax/cummin, kthvalue, median (prod, aminmax, nansum, var_mean/std_mean are in reduce.py).
 
 Stage: formulas. Kernels: csrc/kernels/scan.cpp, reference/kernels_special.py; the order
-statistics are composites over ``sort``, the moments composites over ``mean`` and ``sum``.
+statistics are composites over ``sort``.
 
-Note [Products with zeros]: prod's gradient is, for each element, the product of the *other*
+Note [Products with zeros]: prod's (reduce.py) gradient is, for each element, the product of the *other*
 elements of its group. Dividing the result by the element fails at zeros, so it is built as
 (product of those before) * (product of those after), two exclusive cumprods: exact with one
 zero (only the zero gets a gradient) and with several (all zero), and differentiable again.
@@ -16,97 +16,10 @@ no zeros; a linear-recurrence kernel would make ours O(n) too.)
 
 import math
 
-from transgrad.lang import Dims, Optional, T, Tensor, case, formula, helper, kernel, ops, samples
+from transgrad.lang import T, Tensor, case, formula, helper, kernel, ops, samples
 
 # A log-space stand-in for log(0) that keeps exp(LOG_ZERO) == 0 without the inf - inf of -inf
 LOG_ZERO = -1.0e30
-
-# ---------------------------------------------------------------------------------------------
-# Helpers on dims (non-tensor values, saved as attributes)
-
-
-@helper
-def wrapped_dims(dims: Optional[Dims], ndim: int) -> Dims:
-    """``dims`` wrapped into [0, ndim), all dims when None; () for a 0-d tensor."""
-    out = ()
-    if ndim == 0:
-        return out
-    if dims is None:
-        for i in range(ndim):
-            out = out + (i,)
-        return out
-    for d in dims:
-        out = out + ((d + ndim if d < 0 else d),)
-    return out
-
-
-@helper
-def reduced_to_one(shape: Dims, rdims: Dims) -> Dims:
-    """``shape`` with each dim in ``rdims`` set to 1 (the keepdim shape)."""
-    out = ()
-    for i in range(len(shape)):
-        out = out + ((1 if i in rdims else shape[i]),)
-    return out
-
-
-@helper
-def reduced_last(ndim: int, rdims: Dims) -> Dims:
-    """The permutation putting the kept dims first and the reduced ``rdims`` last."""
-    kept = ()
-    for i in range(ndim):
-        if i not in rdims:
-            kept = kept + (i,)
-    return kept + rdims
-
-
-@helper
-def inverse_permutation(order: Dims) -> Dims:
-    out = ()
-    for i in range(len(order)):
-        for j in range(len(order)):
-            if order[j] == i:
-                out = out + (j,)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Products (Note [Products with zeros])
-
-
-@helper
-def exclusive_products(rows: Tensor) -> Tensor:
-    """For each element along the last dim, the product of the others in its row."""
-    before = ops.cumprod(ops.pad(rows, (1, -1), 1.0), -1)
-    after = ops.flip(ops.cumprod(ops.flip(ops.pad(rows, (-1, 1), 1.0), (-1,)), -1), (-1,))
-    return before * after
-
-
-@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
-         case(T(3, 4, zeros=((0, 1), (2, 0), (2, 3))), (1,)),
-         case(T(2, 3, 2, zeros=((0, 0, 0), (1, 1, 1), (1, 2, 1))), (0, 2)),
-         case(T(3, 3, zeros=((1, 1),))))
-@formula
-def prod(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
-    """The product over ``dims`` (all when None). Gradients are exact with zeros: with one zero
-    in a group only it gets a gradient, with several none does (Note [Products with zeros])."""
-    rdims = wrapped_dims(dims, x.ndim)
-    kept = reduced_to_one(x.shape, rdims)
-    order = reduced_last(x.ndim, rdims)
-    inverse = inverse_permutation(order)
-    moved = tuple(x.shape[d] for d in order)
-    count = 1
-    for d in rdims:
-        count = count * x.shape[d]
-    rows = moved[: len(moved) - len(rdims)] + (count,)
-    result = kernel.prod(x, rdims, keepdim)
-
-    def backward(grad):
-        flat = ops.reshape(ops.permute(x, order), rows)
-        others = ops.permute(ops.reshape(exclusive_products(flat), moved), inverse)
-        return ops.reshape(grad, kept) * others
-
-    return result, backward
-
 
 @helper
 def cumprod_grad(x: Tensor, grad: Tensor, dim: int) -> Tensor:

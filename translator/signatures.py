@@ -162,6 +162,18 @@ cumprod(Tensor x, int dim) -> Tensor
 logcumsumexp(Tensor x, int dim) -> Tensor
 cummax(Tensor x, int dim) -> (Tensor, Tensor)
 cummin(Tensor x, int dim) -> (Tensor, Tensor)
+# scatter copies (the later write wins) and masked copies (mask: bool; masked_select broadcasts
+# x and mask and returns the selected elements in row-major order; masked_scatter fills x's
+# masked positions, in order, from the first elements of source)
+scatter(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+masked_select(Tensor x, Tensor mask) -> Tensor
+masked_scatter(Tensor x, Tensor mask, Tensor source) -> Tensor
+# dense linear algebra through LAPACK (square matrices with batch dims; solve broadcasts the
+# batch dims of a and b, b is (..., n, k); singular matrices make inverse and solve raise)
+det(Tensor x) -> Tensor
+slogdet(Tensor x) -> (Tensor, Tensor)
+inverse(Tensor x) -> Tensor
+solve(Tensor a, Tensor b) -> Tensor
 """
 
 _PARAM_TYPES = frozenset({

@@ -1,7 +1,8 @@
 // Kernels of torch's derivative table (issue 15): the last section of translator/signatures.py,
 // in its order (included at the end of kernels.h). Implemented in pointwise.cpp (libm functions,
 // nan_to_num, the rounding divisions), special.cpp (erfinv, digamma, polygamma) and scan.cpp
-// (prod, cumprod, logcumsumexp, cummax, cummin); numpy twins
+// (prod, cumprod, logcumsumexp, cummax, cummin) and scatter.cpp (scatter, masked_select,
+// masked_scatter) and lapack.cpp (det, slogdet, inverse, solve); numpy twins
 // in python/transgrad/reference/kernels_special.py. Until signatures.py generates declarations,
 // this header and csrc/python/bind_kernels_special.cpp are written by hand.
 #pragma once
@@ -41,6 +42,13 @@ Tensor cumprod(const Tensor& x, int64_t dim);
 Tensor logcumsumexp(const Tensor& x, int64_t dim);
 std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
 std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+Tensor det(const Tensor& x);
+std::tuple<Tensor, Tensor> slogdet(const Tensor& x);
+Tensor inverse(const Tensor& x);
+Tensor solve(const Tensor& a, const Tensor& b);
 
 namespace detail {
 // Scalar special functions (special.cpp), double precision; float32 kernels round the result.

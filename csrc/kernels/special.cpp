@@ -98,6 +98,7 @@ double hurwitz_zeta(double s, double q) {
 double polygamma_scalar(int64_t n, double x) {
   if (n == 0) return digamma_scalar(x);
   if (std::isnan(x)) return x;
+  if (std::isinf(x)) return x > 0 ? 0.0 : kNaN;
   if (x <= 0.0 && x == std::floor(x)) return (n % 2 == 1) ? kInf : -kInf;
   double factorial = 1.0;
   for (int64_t i = 2; i <= n; ++i) factorial *= static_cast<double>(i);

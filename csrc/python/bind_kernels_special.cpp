@@ -27,4 +27,11 @@ void register_kernels_special(py::module_& m) {
   m.def("logcumsumexp", &k::logcumsumexp, x, py::arg("dim"));
   m.def("cummax", &k::cummax, x, py::arg("dim"));
   m.def("cummin", &k::cummin, x, py::arg("dim"));
+  m.def("scatter", &k::scatter, x, py::arg("dim"), py::arg("index"), py::arg("source"));
+  m.def("masked_select", &k::masked_select, x, py::arg("mask"));
+  m.def("masked_scatter", &k::masked_scatter, x, py::arg("mask"), py::arg("source"));
+  m.def("det", &k::det, x);
+  m.def("slogdet", &k::slogdet, x);
+  m.def("inverse", &k::inverse, x);
+  m.def("solve", &k::solve, py::arg("a"), py::arg("b"));
 }

@@ -71,3 +71,32 @@ def test_masked_fill_tensor_rejects_a_value_with_dims(engine):
     with pytest.raises(RuntimeError, match="only supports a 0-dimensional value tensor, but got "
                        r"tensor with 1 dimension\(s\)"):
         fill(x, mask, engine.tensor(np.ones(2)))
+
+
+def test_index_copy_rejects_duplicate_indices(engine):
+    copy = op(engine, "index_copy")
+    x = engine.tensor(np.zeros((4, 2)))
+    index = engine.tensor(np.array([1, 1]))
+    with pytest.raises(RuntimeError, match="duplicate entries"):
+        copy(x, 0, index, engine.tensor(np.ones((2, 2))))
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("polygamma", lambda e: (-1, e.tensor(np.ones(3))), "does not support negative n"),
+    ("scatter", lambda e: (e.tensor(np.zeros((3, 4))), 0, e.tensor(np.zeros((1, 4))),
+                           e.tensor(np.ones((1, 4)))), "Expected dtype int64 for index"),
+    ("scatter", lambda e: (e.tensor(np.zeros((3, 4))), 0, e.tensor(np.zeros(4, dtype=np.int64)),
+                           e.tensor(np.ones((1, 4)))), "same number of dimensions"),
+    ("masked_select", lambda e: (e.tensor(np.zeros(3)), e.tensor(np.ones(3))),
+     "expected BoolTensor for mask"),
+    ("masked_scatter", lambda e: (e.tensor(np.zeros(3)), e.tensor(np.ones(3, dtype=bool)),
+                                  e.tensor(np.ones(2))), "Number of elements of source"),
+    ("div_floor", lambda e: (e.tensor(np.array([3])), e.tensor(np.array([0]))), "ZeroDivisionError"),
+    ("fmod", lambda e: (e.tensor(np.array([3])), e.tensor(np.array([0]))), "ZeroDivisionError"),
+    ("inverse", lambda e: (e.tensor(np.ones((2, 2))),), "input matrix is singular"),
+    ("solve", lambda e: (e.tensor(np.ones((2, 2))), e.tensor(np.ones(2))), "matrix is singular"),
+    ("det", lambda e: (e.tensor(np.ones((2, 3))),), "must be batches of square matrices"),
+])
+def test_errors_use_torchs_words(engine, name, args, message):
+    with pytest.raises(RuntimeError, match=message):
+        op(engine, name)(*args(engine))

@@ -52,6 +52,21 @@ TWINS_ADDED = {
     "nansum": lambda x, dims=None, keepdim=False: torch.nansum(x, _all_dims(x, dims), keepdim),
     "var_mean": lambda x, dims=None, correction=1, keepdim=False: tuple(
         torch.var_mean(x, dims, correction=correction, keepdim=keepdim)),
+    **{n: getattr(torch, n) for n in ["take", "index_fill", "index_copy", "diag_embed"]},
+    "unfold": lambda x, dimension, size, step: x.unfold(dimension, size, step),
+    "rot90": lambda x, k=1, dims=(0, 1): torch.rot90(x, k, dims),
+    "block_diag": lambda tensors: torch.block_diag(*tensors),
+    **{n: getattr(torch, n) for n in ["scatter", "masked_select", "masked_scatter"]},
+    "scatter_value": torch.scatter,
+    "inverse": torch.linalg.inv,
+    "det": torch.linalg.det,
+    "slogdet": lambda x: tuple(torch.linalg.slogdet(x)),
+    "solve_matrix": torch.linalg.solve,
+    "solve": torch.linalg.solve,
+    "scatter_reduce_sum": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(
+        x, dim, index, src, "sum", include_self=include_self),
+    "scatter_reduce_mean": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(
+        x, dim, index, src, "mean", include_self=include_self),
     "std_mean": lambda x, dims=None, correction=1, keepdim=False: tuple(
         torch.std_mean(x, dims, correction=correction, keepdim=keepdim)),
     "div_trunc": lambda x, other: torch.div(x, other, rounding_mode="trunc"),

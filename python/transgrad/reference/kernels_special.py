@@ -29,10 +29,40 @@ from transgrad.reference.kernels import (
 )
 
 __all__ = [
-    "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "exp2", "erfc", "erfinv",
-    "lgamma", "digamma", "polygamma", "trunc", "nan_to_num", "atan2", "hypot", "fmod",
-    "remainder", "floor_divide", "trunc_divide", "prod", "cumprod", "logcumsumexp", "cummax",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "cosh",
+    "cummax",
     "cummin",
+    "cumprod",
+    "digamma",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "floor_divide",
+    "fmod",
+    "hypot",
+    "lgamma",
+    "logcumsumexp",
+    "masked_scatter",
+    "det",
+    "slogdet",
+    "inverse",
+    "solve",
+    "masked_select",
+    "nan_to_num",
+    "polygamma",
+    "prod",
+    "remainder",
+    "scatter",
+    "sinh",
+    "trunc",
+    "trunc_divide",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -106,6 +136,8 @@ def _polygamma1(n: int, x: float) -> float:
         return _digamma1(x)
     if math.isnan(x):
         return x
+    if math.isinf(x):
+        return 0.0 if x > 0 else math.nan
     if x <= 0.0 and x == math.floor(x):
         return math.inf if n % 2 == 1 else -math.inf
     sign = 1.0 if n % 2 == 1 else -1.0
@@ -134,8 +166,9 @@ try:  # scipy's versions are vectorised; their edge values are the same (tested)
         if n == 0:
             return _np_digamma(a)
         out = np.asarray(_scipy_polygamma(n, a), dtype=_F64)
-        poles = (a <= 0) & (a == np.floor(a))
-        return np.where(poles, np.inf if n % 2 == 1 else -np.inf, out)
+        poles = (a <= 0) & (a == np.floor(a)) & (a != -np.inf)
+        out = np.where(poles, np.inf if n % 2 == 1 else -np.inf, out)
+        return np.where(a == -np.inf, np.nan, np.where(a == np.inf, 0.0, out))
 except ImportError:  # pragma: no cover - exercised where scipy is not installed
     _np_erfinv = _elementwise(_erfinv1)
     _np_lgamma = _elementwise(_lgamma1)
@@ -176,7 +209,7 @@ atan = _unary(np.arctan, "atan")
 exp2 = _unary(np.exp2, "exp2")
 erfc = _unary(np.vectorize(math.erfc, otypes=[_F64]), "erfc")
 erfinv = _unary(_np_erfinv, "erfinv")
-lgamma = _unary(_np_lgamma, "lgamma")
+lgamma = _unary(lambda a: np.where(a == -np.inf, np.inf, _np_lgamma(a)), "lgamma")  # as C's
 digamma = _unary(_digamma_edges, "digamma")
 
 
@@ -303,6 +336,8 @@ def _cum_extremum(x: Any, dim: int, name: str, is_max: bool) -> tuple:
         return _new(a.copy()), _new(np.zeros((), _INT))
     moved = np.moveaxis(a, d, -1)
     values, indices = np.empty_like(moved), np.empty(moved.shape, _INT)
+    if moved.shape[-1] == 0:
+        return _new(np.moveaxis(values, -1, d)), _new(np.moveaxis(indices, -1, d))
     best = moved[..., 0].copy()
     at = np.zeros(moved.shape[:-1], _INT)
     for i in range(moved.shape[-1]):
@@ -323,3 +358,115 @@ def cummax(x: Any, dim: int) -> tuple:
 @_quiet
 def cummin(x: Any, dim: int) -> tuple:
     return _cum_extremum(x, dim, "cummin", False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scatter copies and masked copies (as scatter.cpp: deterministic, the later write wins)
+
+
+def scatter(x: Any, dim: int, index: Any, source: Any) -> Any:
+    a, ix, src = _arr(x), _arr(index), _arr(source)
+    if ix.dtype != _INT:
+        raise RuntimeError(f"scatter(): Expected dtype int64 for index, got {ix.dtype}")
+    if ix.ndim != a.ndim or src.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    d = _wrap_dim(dim, a.ndim, "scatter")
+    if any((i != d and ix.shape[i] > a.shape[i]) or ix.shape[i] > src.shape[i]
+           for i in range(a.ndim)):
+        raise RuntimeError(f"Expected index {list(ix.shape)} to be no larger than self "
+                           f"{list(a.shape)} apart from dimension {d} and to be no larger size "
+                           f"than src {list(src.shape)}")
+    out = a.copy()
+    if a.ndim == 0:
+        if ix.size:
+            out[...] = src
+        return _new(out)
+    size = a.shape[d]
+    if ((ix < -size) | (ix >= size)).any():
+        bad = int(ix[(ix < -size) | (ix >= size)].reshape(-1)[0])
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    wrapped = np.where(ix < 0, ix + size, ix)
+    values = src[tuple(np.s_[: n] for n in ix.shape)].astype(a.dtype)
+    grid = list(np.indices(ix.shape, sparse=True))
+    grid[d] = wrapped
+    full = [np.broadcast_to(g, ix.shape) for g in grid]
+    for pos in np.ndindex(*ix.shape):  # in order: the later write wins, as the C++ kernel
+        out[tuple(int(g[pos]) for g in full)] = values[pos]
+    return _new(out)
+
+
+def _bool_mask(mask: Any, name: str) -> np.ndarray:
+    m = _arr(mask)
+    if m.dtype.kind != "b":
+        raise RuntimeError(f"{name}: expected BoolTensor for mask")
+    return m
+
+
+def masked_select(x: Any, mask: Any) -> Any:
+    a, m = _arr(x), _bool_mask(mask, "masked_select")
+    a, m = np.broadcast_arrays(a, m)
+    return _new(a[m].copy())
+
+
+def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
+    a, m, src = _arr(x), _bool_mask(mask, "masked_scatter"), _arr(source)
+    m = np.broadcast_to(m, a.shape)
+    count = int(m.sum())
+    if count > src.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out = a.copy()
+    out[m] = src.reshape(-1)[:count].astype(a.dtype)
+    return _new(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dense linear algebra (numpy's LAPACK; the C++ kernels call the wheel's, lapack.cpp)
+
+
+def _square(x: Any, name: str) -> np.ndarray:
+    a = _arr(x)
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point tensor as input. Got {a.dtype}")
+    return a
+
+
+def det(x: Any) -> Any:
+    a = _square(x, "linalg.det")
+    return _new(np.linalg.det(a.astype(_F64)).astype(a.dtype))
+
+
+def slogdet(x: Any) -> tuple:
+    a = _square(x, "linalg.slogdet")
+    sign, logabs = np.linalg.slogdet(a.astype(_F64))
+    return _new(np.asarray(sign).astype(a.dtype)), _new(np.asarray(logabs).astype(a.dtype))
+
+
+def inverse(x: Any) -> Any:
+    a = _square(x, "linalg.inv")
+    try:
+        return _new(np.linalg.inv(a.astype(_F64)).astype(a.dtype))
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.inv: The diagonal element is zero, the inversion could not be "
+                           "completed because the input matrix is singular.") from None
+
+
+def solve(a: Any, b: Any) -> Any:
+    m, r = _square(a, "linalg.solve"), _arr(b)
+    if r.ndim < 2 or r.shape[-2] != m.shape[-1]:
+        raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({tuple(m.shape)} and {tuple(r.shape)})")
+    dtype = m.dtype if r.dtype.kind != "f" or r.dtype == m.dtype else _F64
+    batch = np.broadcast_shapes(m.shape[:-2], r.shape[:-2])
+    mb = np.broadcast_to(m, batch + m.shape[-2:]).astype(_F64)
+    rb = np.broadcast_to(r, batch + r.shape[-2:]).astype(_F64)
+    try:
+        out = np.linalg.solve(mb, rb) if mb.size and rb.size else np.zeros(rb.shape)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+    return _new(out.astype(dtype))
