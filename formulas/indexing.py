@@ -59,11 +59,10 @@ def index_fill(x: Tensor, dim: int, index: Tensor, value: float) -> Tensor:
 @formula
 def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """x with its slices ``index[i]`` along ``dim`` replaced by source's slice i. An index named
-    twice raises (torch's result is then nondeterministic)."""
+    twice raises: which copy would win is undefined (torch's result is nondeterministic)."""
     hits = index_hits(x, dim, index)
     if kernel.item(kernel.amax(kernel.reshape(hits, (-1,)), (0,), False)) > 1.0:
-        raise RuntimeError("index_copy(): index contains duplicate entries; the result would "
-                           "depend on which copy wins")
+        raise RuntimeError("index_copy(): index contains duplicate entries")
     kept = ops.where(hits > 0.0, ops.zeros_like(x), x)
     return ops.index_add(kept, dim, index, source)
 
@@ -132,22 +131,26 @@ def diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Te
     return ops.diagonal_scatter(ops.zeros(shape, x.dtype), x, offset, d1, d2)
 
 
+@helper
+def placed_block(t: Tensor, left: int, total: int) -> Tensor:
+    """``t`` as a matrix (0-d and 1-D as one row), zero-padded to ``total`` columns with ``left``
+    zero columns before it."""
+    block = t if t.ndim == 2 else ops.reshape(t, (1, -1))
+    return ops.pad(block, (left, total - left - block.shape[1]), 0.0)
+
+
 @samples(case([T(2, 3), T(1, 2)]), case([T(2), T(), T(2, 2)]), case([T(3, 1)]))
 @formula
 def block_diag(tensors: Sequence[Tensor]) -> Tensor:
     """torch.block_diag: the tensors (0-d, 1-D as a row, or 2-D) on the diagonal of a matrix."""
-    widths = ()
-    for t in tensors:
-        if t.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input has {t.ndim} dimensions")
-        widths = widths + ((t.shape[-1] if t.ndim > 0 else 1),)
     lefts = ()
     total = 0
-    for w in widths:
+    for t in tensors:
+        if t.ndim > 2:
+            raise RuntimeError(f"block_diag: tensors must have 2 or fewer dimensions, got {t.ndim}")
         lefts = lefts + (total,)
-        total = total + w
-    rows = [ops.pad(ops.reshape(t, ((t.shape[0] if t.ndim == 2 else 1), widths[j])),
-                    (lefts[j], total - lefts[j] - widths[j]), 0.0) for j, t in enumerate(tensors)]
+        total = total + (t.shape[-1] if t.ndim > 0 else 1)
+    rows = [placed_block(tensors[j], lefts[j], total) for j in range(len(tensors))]
     return ops.cat(rows, 0)
 
 

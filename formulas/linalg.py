@@ -96,7 +96,8 @@ def solve_matrix(a: Tensor, b: Tensor) -> Tensor:
 def solve(a: Tensor, b: Tensor) -> Tensor:
     """torch.linalg.solve(A, B): B is a vector when 1-D, or when it has A's shape without its
     last dim (as torch); otherwise a batch of matrices."""
-    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    batch_of_vectors = b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]
+    vector = b.ndim == 1 or batch_of_vectors
     if vector:
         return ops.squeeze(ops.solve_matrix(a, ops.unsqueeze(b, -1)), (-1,))
     return ops.solve_matrix(a, b)
