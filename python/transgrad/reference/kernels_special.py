@@ -40,6 +40,7 @@ __all__ = [
     "cummax",
     "cummin",
     "cumprod",
+    "det",
     "digamma",
     "erfc",
     "erfinv",
@@ -47,13 +48,10 @@ __all__ = [
     "floor_divide",
     "fmod",
     "hypot",
+    "inverse",
     "lgamma",
     "logcumsumexp",
     "masked_scatter",
-    "det",
-    "slogdet",
-    "inverse",
-    "solve",
     "masked_select",
     "nan_to_num",
     "polygamma",
@@ -61,6 +59,8 @@ __all__ = [
     "remainder",
     "scatter",
     "sinh",
+    "slogdet",
+    "solve",
     "trunc",
     "trunc_divide",
 ]
@@ -343,7 +343,7 @@ def _cum_extremum(x: Any, dim: int, name: str, is_max: bool) -> tuple:
     for i in range(moved.shape[-1]):
         v = moved[..., i]
         better = v >= best if is_max else v <= best
-        take = (v != v) | ((best == best) & better)
+        take = np.isnan(v) | (~np.isnan(best) & better)
         best = np.where(take, v, best)
         at = np.where(take, i, at)
         values[..., i], indices[..., i] = best, at
