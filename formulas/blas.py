@@ -1,4 +1,5 @@
-"""BLAS-like composites, torch's ``beta * input + alpha * (product)`` family, with trace and dist.
+"""BLAS-like composites, torch's ``beta * input + alpha * (product)`` family, with trace and the
+distances dist, cdist and pdist.
 
 Stage: formulas (composites: no backward; autograd records ``matmul_nd``, ``mul``, ``sum``...).
 Each takes torch's signature and defaults. As torch, ``beta == 0`` ignores ``input`` (NaN and
@@ -125,3 +126,48 @@ def dist(x: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
     if p == 1.0:
         return ops.sum(diff)
     return ops.pow_scalar(ops.sum(ops.pow_scalar(diff, p)), 1.0 / p)
+
+
+@helper
+def p_norm_last(diff: Tensor, p: float) -> Tensor:
+    """The ``p``-norm of ``diff`` over its last dim, as torch.dist (inf, -inf, 0 included)."""
+    mag = ops.abs(diff)
+    if p == 0.0:
+        return ops.sum(ops.cast(mag != 0.0, mag.dtype), (-1,))
+    if p == math.inf:
+        return ops.amax(mag, (-1,))
+    if p == -math.inf:
+        return ops.amin(mag, (-1,))
+    if p == 1.0:
+        return ops.sum(mag, (-1,))
+    if p == 2.0:
+        return ops.sqrt(ops.sum(diff * diff, (-1,)))
+    return ops.pow_scalar(ops.sum(ops.pow_scalar(mag, p), (-1,)), 1.0 / p)
+
+
+@samples(case(T(4, 3), T(5, 3)), case(T(2, 4, 3), T(2, 5, 3), 1.0), case(T(3, 2), T(4, 2), 3.0),
+         case(T(2, 3, 4), T(1, 2, 4), float("inf")))
+@formula
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+    """torch.cdist: the ``p``-norm distance between each row of x1 (..., P, M) and each row of
+    x2 (..., R, M), batch dims broadcast. As torch.dist, a zero distance has a NaN 2-norm
+    gradient here (torch: 0)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")  # noqa: E501
+    return p_norm_last(ops.unsqueeze(x1, -2) - ops.unsqueeze(x2, -3), p)
+
+
+@samples(case(T(5, 3)), case(T(4, 2), 1.0), case(T(6, 3), 3.0), case(T(4, 3), float("inf")))
+@formula
+def pdist(x: Tensor, p: float = 2.0) -> Tensor:
+    """torch.pdist: the ``p``-norm distances between the rows of x (N, M), pairs i < j in
+    row-major order (N (N - 1) / 2 values). Only distinct pairs are formed, so equal rows are
+    the only zero distances."""
+    if x.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
+    n = x.shape[0]
+    pairs = ops.triu(ops.zeros((n, n), x.dtype) + 1.0, 1) > 0.0
+    diffs = ops.masked_select(ops.unsqueeze(x, 1) - ops.unsqueeze(x, 0), ops.unsqueeze(pairs, -1))
+    return p_norm_last(ops.reshape(diffs, (-1, x.shape[1])), p)

@@ -99,3 +99,20 @@ def test_index_copy_rejects_duplicate_indices(engine):
 def test_errors_use_torchs_words(engine, name, args, message):
     with pytest.raises(RuntimeError, match=message):
         op(engine, name)(*args(engine))
+
+
+@pytest.mark.parametrize("name", ["cdist", "pdist"])
+def test_distances_match_torchs_own_first_order(engine, name):
+    torch = pytest.importorskip("torch")
+    twin = {"cdist": torch.cdist, "pdist": torch.nn.functional.pdist}[name]
+    for i, spec in enumerate(FORMULAS[name].samples):
+        call = engine_call(engine, name, i)
+        leaves = call.leaves()
+        t_leaves = [torch.tensor(_np(x), requires_grad=True) for x in leaves]
+        out, t_out = call(), twin(*t_leaves, *spec.args[len(leaves):])
+        np.testing.assert_allclose(_np(out), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+        w = np.random.default_rng(i).standard_normal(tuple(t_out.shape))
+        grads = engine.autograd.grad([out], leaves, [engine.tensor(w)])
+        t_grads = torch.autograd.grad([t_out], t_leaves, [torch.tensor(w)])
+        for g, t_g in zip(grads, t_grads):
+            np.testing.assert_allclose(_np(g), t_g.numpy(), rtol=1e-9, atol=1e-12)

@@ -58,6 +58,13 @@ TWINS_ADDED = {
     "block_diag": lambda tensors: torch.block_diag(*tensors),
     **{n: getattr(torch, n) for n in ["scatter", "masked_select", "masked_scatter"]},
     "scatter_value": torch.scatter,
+    # torch.cdist/pdist have no double backward: their twins are torch's vector_norm of the same
+    # differences (test_formula_edges.py compares values and first order with cdist/pdist)
+    "cdist": lambda x1, x2, p=2.0: torch.linalg.vector_norm(
+        x1.unsqueeze(-2) - x2.unsqueeze(-3), ord=p, dim=-1),
+    "pdist": lambda x, p=2.0: torch.linalg.vector_norm(
+        (x.unsqueeze(1) - x.unsqueeze(0))[tuple(torch.triu_indices(len(x), len(x), 1))],
+        ord=p, dim=-1),
     "inverse": torch.linalg.inv,
     "det": torch.linalg.det,
     "slogdet": lambda x: tuple(torch.linalg.slogdet(x)),
