@@ -81,12 +81,15 @@ def _erfinv1(y: float) -> float:
     k, lg = 0.147, math.log((1.0 - a) * (1.0 + a))
     t = 2.0 / (math.pi * k) + lg / 2.0
     x = math.sqrt(math.sqrt(t * t - lg / k) - t)
-    for _ in range(4):
+    for _ in range(4):  # Halley: cubic convergence, stopped below rounding (as special.cpp)
         f = (1.0 - a) - math.erfc(x) if a > 0.5 else math.erf(x) - a
         df = 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
         if df == 0.0:
             break
-        x -= f / (df * (1.0 + x * f))
+        step = f / (df * (1.0 + x * f))
+        x -= step
+        if abs(step) <= 1e-15 * abs(x):
+            break
     return -x if y < 0 else x
 
 
