@@ -58,15 +58,21 @@ def div(x: Tensor, other: Tensor) -> Tensor:
 @samples(case(T(3, 4, low=0.5, high=2.0), T(3, 4)), case(T(3, 1, low=0.5), T(4, low=-1.0)))
 @formula(inplace_saves_copy=True)
 def pow(x: Tensor, other: Tensor) -> Tensor:
+    """``x ** other``. Gradients as PyTorch's: none to x where other == 0; none to other where
+    x == 0 and other >= 0 (0 ** b is flat there); where x == 0 and other < 0 it is
+    ``result * log(x)`` (0 ** -1: inf * -inf = -inf), as torch. A zero base is tested in
+    tests/formulas/test_formula_edges.py, not sampled: torch's second order there is NaN where
+    0 ** b is flat (ours: 0)."""
     result = kernel.pow(x, other)
 
     def backward(grad):
-        # As PyTorch: no gradient to x where other == 0, none to other where x == 0 (the
-        # inner where keeps log's own derivative finite there, for double backward).
         zero = ops.zeros_like(grad)
         grad_x = ops.where(other == 0.0, zero, grad * other * ops.pow(x, other - 1.0))
-        safe_x = ops.where(x == 0.0, ops.ones_like(x), x)
-        grad_other = ops.where(x == 0.0, zero, grad * result * ops.log(safe_x))
+        # flat: x == 0 and other >= 0. The inner where keeps log's own derivative finite there,
+        # for double backward.
+        flat = ops.cast(x == 0.0, grad.dtype) * ops.cast(other >= 0.0, grad.dtype) > 0.0
+        safe_x = ops.where(flat, ops.ones_like(x), x)
+        grad_other = ops.where(flat, zero, grad * result * ops.log(safe_x))
         return grad_x, grad_other
 
     return result, backward

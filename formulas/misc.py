@@ -1,5 +1,6 @@
 """Assorted tensor ops with their own kernel: cumsum, flip, tril/triu, pad (constant),
-sort/topk (values differentiable through their indices) and masked_fill.
+sort/topk (values differentiable through their indices) and masked_fill (a number, or a 0-d
+tensor whose gradient is kept: ``masked_fill_tensor``).
 
 Each backward is the op's adjoint written with the op itself (flip and pad with negated pads
 are self-adjoint, tril's adjoint is tril), so every derivative order is exact.
@@ -105,3 +106,13 @@ def masked_fill(x: Tensor, mask: Tensor, value: float) -> Tensor:
         return ops.masked_fill(grad, mask, 0.0), None
 
     return result, backward
+
+
+@samples(case(T(3, 4), B(3, 4), T()), case(T(2, 3, 4), B(3, 1), T()), case(T(3, 4), B(4), T()))
+@formula
+def masked_fill_tensor(x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    """torch's ``masked_fill(x, mask, value)`` with a 0-d tensor ``value``: the value's gradient
+    is the sum of ``grad`` where ``mask`` is true (the where's broadcast summed down)."""
+    if value.ndim != 0:
+        raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor (got {value.ndim}-D)")
+    return ops.where(mask, ops.cast(value, x.dtype), x)

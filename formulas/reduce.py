@@ -109,7 +109,8 @@ def sum_to(x: Tensor, shape: Shape) -> Tensor:
 # Extrema (the gradient is split evenly among ties, as PyTorch's amax/amin)
 
 
-@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, levels=3)), case(T(4, 5, levels=3), (1,)), case(T(2, 3, 4, levels=2), (0, 2)))
 @formula
 def amax(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
     rdims = reduction_dims(dims, x.ndim)
@@ -123,7 +124,8 @@ def amax(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tenso
     return result, backward
 
 
-@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, levels=3)), case(T(4, 5, levels=3), (1,)), case(T(2, 3, 4, levels=2), (0, 2)))
 @formula
 def amin(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
     rdims = reduction_dims(dims, x.ndim)
@@ -197,5 +199,105 @@ def log_softmax(x: Tensor, dim: int) -> Tensor:
 
     def backward(grad):
         return grad - ops.exp(result) * ops.sum(grad, (dim,), True)
+
+    return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Composites of torch's derivative table (issue 15): both extrema, NaN-skipping sum, moments
+
+
+@samples(T(3, 4), case(T(2, 3, 4), dim=1), case(T(2, 3, 4), dim=-1, keepdim=True),
+         case(T(3, 4, levels=3), dim=0))
+@formula
+def aminmax(x: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.aminmax: (amin, amax) over ``dim`` (all when None); ties split as amin/amax's."""
+    dims = None if dim is None else (dim,)
+    return ops.amin(x, dims, keepdim), ops.amax(x, dims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True))
+@formula
+def nansum(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    """The sum over ``dims`` treating NaN as 0; NaN elements get no gradient."""
+    return ops.sum(ops.where(x != x, ops.zeros_like(x), x), dims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(5, 3), (0,), 0), case(T(4, 6), (-1,), 2, True))
+@formula
+def var_mean(x: Tensor, dims: Optional[Dims] = None, correction: int = 1,
+             keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.var_mean: the variance over ``dims`` (divided by N - correction; inf or NaN when
+    that is <= 0, as torch) and the mean."""
+    rdims = reduction_dims(dims, x.ndim)
+    count = reduced_numel(x.shape, rdims)
+    centered = x - ops.mean(x, rdims, True)
+    var = ops.sum(centered * centered, rdims, keepdim) / max(0, count - correction)
+    return var, ops.mean(x, rdims, keepdim)
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(5, 3), (0,), 0))
+@formula
+def std_mean(x: Tensor, dims: Optional[Dims] = None, correction: int = 1,
+             keepdim: bool = False) -> (Tensor, Tensor):
+    """torch.std_mean: the standard deviation (sqrt of var_mean's variance) and the mean."""
+    var, average = ops.var_mean(x, dims, correction, keepdim)
+    return ops.sqrt(var), average
+
+
+# ---------------------------------------------------------------------------------------------
+# Products (Note [Products with zeros] in scan.py)
+
+
+@helper
+def reduced_last(ndim: int, rdims: Dims) -> Dims:
+    """The permutation putting the kept dims first and the reduced ``rdims`` last."""
+    kept = ()
+    for i in range(ndim):
+        if i not in rdims:
+            kept = kept + (i,)
+    return kept + rdims
+
+
+@helper
+def inverse_permutation(order: Dims) -> Dims:
+    out = ()
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if order[j] == i:
+                out = out + (j,)
+    return out
+
+
+@helper
+def exclusive_products(rows: Tensor) -> Tensor:
+    """For each element along the last dim, the product of the others in its row."""
+    before = ops.cumprod(ops.pad(rows, (1, -1), 1.0), -1)
+    after = ops.flip(ops.cumprod(ops.flip(ops.pad(rows, (-1, 1), 1.0), (-1,)), -1), (-1,))
+    return before * after
+
+
+@samples(T(3, 4), case(T(2, 3, 4), (1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(3, 4, zeros=((0, 1), (2, 0), (2, 3))), (1,)),
+         case(T(2, 3, 2, zeros=((0, 0, 0), (1, 1, 1), (1, 2, 1))), (0, 2)),
+         case(T(3, 3, zeros=((1, 1),))))
+@formula
+def prod(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    """The product over ``dims`` (all when None). Gradients are exact with zeros: with one zero
+    in a group only it gets a gradient, with several none does (Note [Products with zeros])."""
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    order = reduced_last(x.ndim, rdims)
+    inverse = inverse_permutation(order)
+    moved = tuple(x.shape[d] for d in order)
+    rows = moved[: len(moved) - len(rdims)] + (reduced_numel(x.shape, rdims),)
+    result = kernel.prod(x, rdims, keepdim)
+
+    def backward(grad):
+        flat = ops.reshape(ops.permute(x, order), rows)
+        others = ops.permute(ops.reshape(exclusive_products(flat), moved), inverse)
+        return ops.reshape(grad, kept) * others
 
     return result, backward

@@ -128,6 +128,52 @@ topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
 diagonal(Tensor x, int offset, int dim1, int dim2) -> Tensor
 diagonal_scatter(Tensor x, Tensor source, int offset, int dim1, int dim2) -> Tensor
+
+# ==== torch's derivative table, the entries users reach first (issue 15;
+# csrc/kernels/kernels_special.h, reference/kernels_special.py). Elementwise and floating (int64/
+# bool compute in float64) unless said: torch's values at the edges (erfinv(+-1) = +-inf,
+# lgamma/digamma at poles as torch). fmod/remainder/floor_divide/trunc_divide keep int64
+# (an int64 division by zero raises); remainder has the divisor's sign, floor_divide is Python's //.
+sinh(Tensor x) -> Tensor
+cosh(Tensor x) -> Tensor
+asinh(Tensor x) -> Tensor
+acosh(Tensor x) -> Tensor
+atanh(Tensor x) -> Tensor
+asin(Tensor x) -> Tensor
+acos(Tensor x) -> Tensor
+atan(Tensor x) -> Tensor
+exp2(Tensor x) -> Tensor
+erfc(Tensor x) -> Tensor
+erfinv(Tensor x) -> Tensor
+lgamma(Tensor x) -> Tensor
+digamma(Tensor x) -> Tensor
+polygamma(int n, Tensor x) -> Tensor
+trunc(Tensor x) -> Tensor
+nan_to_num(Tensor x, float nan, Optional[float] posinf, Optional[float] neginf) -> Tensor
+atan2(Tensor a, Tensor b) -> Tensor
+hypot(Tensor a, Tensor b) -> Tensor
+fmod(Tensor a, Tensor b) -> Tensor
+remainder(Tensor a, Tensor b) -> Tensor
+floor_divide(Tensor a, Tensor b) -> Tensor
+trunc_divide(Tensor a, Tensor b) -> Tensor
+# products and scans (int64 kept by prod/cummax/cummin; cumprod/logcumsumexp are floating)
+prod(Tensor x, Dims dims, bool keepdim) -> Tensor
+cumprod(Tensor x, int dim) -> Tensor
+logcumsumexp(Tensor x, int dim) -> Tensor
+cummax(Tensor x, int dim) -> (Tensor, Tensor)
+cummin(Tensor x, int dim) -> (Tensor, Tensor)
+# scatter copies (the later write wins) and masked copies (mask: bool; masked_select broadcasts
+# x and mask and returns the selected elements in row-major order; masked_scatter fills x's
+# masked positions, in order, from the first elements of source)
+scatter(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+masked_select(Tensor x, Tensor mask) -> Tensor
+masked_scatter(Tensor x, Tensor mask, Tensor source) -> Tensor
+# dense linear algebra through LAPACK (square matrices with batch dims; solve broadcasts the
+# batch dims of a and b, b is (..., n, k); singular matrices make inverse and solve raise)
+det(Tensor x) -> Tensor
+slogdet(Tensor x) -> (Tensor, Tensor)
+inverse(Tensor x) -> Tensor
+solve(Tensor a, Tensor b) -> Tensor
 """
 
 _PARAM_TYPES = frozenset({

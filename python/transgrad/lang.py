@@ -108,18 +108,30 @@ def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @dataclasses.dataclass(frozen=True)
 class T:
-    """A float tensor sample: ``T(3, 4, low=-2.0, high=2.0)``; requires grad unless told not to."""
+    """A float tensor sample: ``T(3, 4, low=-2.0, high=2.0)``; requires grad unless told not to.
+
+    Edge cases a formula promises are samples too: ``zeros=((0, 1), (2, 3))`` sets those
+    elements to exactly 0 (prod with one and several zeros in a slice); ``levels=3`` draws every
+    element from 3 evenly spaced values in [low, high], so ties are certain (amax's split among
+    ties). A ``levels`` sample sits on non-differentiable points on purpose: finite differences
+    do not apply there, so it is checked against torch and by tests/formulas/test_formula_edges.py.
+    """
 
     shape: Tuple[int, ...]
     low: float = -2.0
     high: float = 2.0
     requires_grad: bool = True
+    zeros: Tuple[Tuple[int, ...], ...] = ()
+    levels: int = 0
 
-    def __init__(self, *shape: int, low: float = -2.0, high: float = 2.0, requires_grad: bool = True):
+    def __init__(self, *shape: int, low: float = -2.0, high: float = 2.0, requires_grad: bool = True,
+                 zeros: Tuple[Tuple[int, ...], ...] = (), levels: int = 0):
         object.__setattr__(self, "shape", tuple(shape))
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "requires_grad", requires_grad)
+        object.__setattr__(self, "zeros", tuple(tuple(z) for z in zeros))
+        object.__setattr__(self, "levels", levels)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -44,12 +44,26 @@ def rng_for(name: str, index: int) -> np.random.Generator:
 
 def make_array(spec: Any, rng: np.random.Generator, dtype: Any = np.float64) -> np.ndarray:
     if isinstance(spec, T):
-        return rng.uniform(spec.low, spec.high, spec.shape).astype(dtype)
+        if spec.levels:
+            grid = np.linspace(spec.low, spec.high, spec.levels)
+            a = grid[rng.integers(0, spec.levels, spec.shape)].astype(dtype)
+        else:
+            a = rng.uniform(spec.low, spec.high, spec.shape).astype(dtype)
+        for z in spec.zeros:
+            a[z] = 0.0
+        return a
     if isinstance(spec, I):
         return rng.integers(0, spec.high, spec.shape).astype(np.int64)
     if isinstance(spec, B):
         return rng.random(spec.shape) > 0.5
     raise TypeError(f"not a tensor sample: {spec!r}")
+
+
+def on_ties(spec: case) -> bool:
+    """Whether a sample sits on non-differentiable points on purpose (a ``levels`` tensor)."""
+    values = list(spec.args) + list(spec.kwargs.values())
+    flat = [e for v in values for e in (v if isinstance(v, list) else [v])]
+    return any(isinstance(v, T) and v.levels for v in flat)
 
 
 def _is_spec(v: Any) -> bool:

@@ -23,6 +23,63 @@ def _squeeze(x, dims=None):
     return torch.squeeze(x) if dims is None else torch.squeeze(x, tuple(dims))
 
 
+def _prod(x, dims=None, keepdim=False):
+    if dims is None:
+        return torch.prod(x).reshape((1,) * x.dim() if keepdim else ())
+    for d in sorted((d % x.dim() for d in dims), reverse=True):
+        x = torch.prod(x, d, keepdim=True)
+    return x if keepdim else x.squeeze(tuple(d % x.dim() for d in dims))
+
+
+# Twins of the formulas of issue 15 (formulas/special.py, blas.py, scan.py, indexing.py, ...)
+TWINS_ADDED = {
+    "masked_fill_tensor": torch.masked_fill,
+    **{n: getattr(torch, n) for n in ["addmm", "baddbmm", "addbmm", "addmv", "addr", "trace", "dist"]},
+    **{n: getattr(torch, n) for n in [
+        "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "atan2", "hypot", "exp2",
+        "erfc", "erfinv", "lgamma", "digamma", "polygamma", "logit", "xlogy", "sgn", "nan_to_num",
+        "logaddexp", "lerp", "addcmul", "addcdiv", "trunc", "fmod", "remainder"]},
+    "lerp_tensor": torch.lerp,
+    "prod": _prod,
+    "cumprod": torch.cumprod,
+    "logcumsumexp": torch.logcumsumexp,
+    "cummax": lambda x, dim: tuple(torch.cummax(x, dim)),
+    "cummin": lambda x, dim: tuple(torch.cummin(x, dim)),
+    "kthvalue": lambda x, k, dim=-1, keepdim=False: tuple(torch.kthvalue(x, k, dim, keepdim)),
+    "median_dim": lambda x, dim, keepdim=False: tuple(torch.median(x, dim, keepdim)),
+    "median": torch.median,
+    "aminmax": lambda x, dim=None, keepdim=False: tuple(torch.aminmax(x, dim=dim, keepdim=keepdim)),
+    "nansum": lambda x, dims=None, keepdim=False: torch.nansum(x, _all_dims(x, dims), keepdim),
+    "var_mean": lambda x, dims=None, correction=1, keepdim=False: tuple(
+        torch.var_mean(x, dims, correction=correction, keepdim=keepdim)),
+    **{n: getattr(torch, n) for n in ["take", "index_fill", "index_copy", "diag_embed"]},
+    "unfold": lambda x, dimension, size, step: x.unfold(dimension, size, step),
+    "rot90": lambda x, k=1, dims=(0, 1): torch.rot90(x, k, dims),
+    "block_diag": lambda tensors: torch.block_diag(*tensors),
+    **{n: getattr(torch, n) for n in ["scatter", "masked_select", "masked_scatter"]},
+    "scatter_value": torch.scatter,
+    # torch.cdist/pdist have no double backward: their twins are torch's vector_norm of the same
+    # differences (test_formula_edges.py compares values and first order with cdist/pdist)
+    "cdist": lambda x1, x2, p=2.0: torch.linalg.vector_norm(
+        x1.unsqueeze(-2) - x2.unsqueeze(-3), ord=p, dim=-1),
+    "pdist": lambda x, p=2.0: torch.linalg.vector_norm(
+        (x.unsqueeze(1) - x.unsqueeze(0))[tuple(torch.triu_indices(len(x), len(x), 1))],
+        ord=p, dim=-1),
+    "inverse": torch.linalg.inv,
+    "det": torch.linalg.det,
+    "slogdet": lambda x: tuple(torch.linalg.slogdet(x)),
+    "solve_matrix": torch.linalg.solve,
+    "solve": torch.linalg.solve,
+    "scatter_reduce_sum": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(
+        x, dim, index, src, "sum", include_self=include_self),
+    "scatter_reduce_mean": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(
+        x, dim, index, src, "mean", include_self=include_self),
+    "std_mean": lambda x, dims=None, correction=1, keepdim=False: tuple(
+        torch.std_mean(x, dims, correction=correction, keepdim=keepdim)),
+    "div_trunc": lambda x, other: torch.div(x, other, rounding_mode="trunc"),
+    "div_floor": lambda x, other: torch.div(x, other, rounding_mode="floor"),
+}
+
 # name -> the torch function taking the formula's arguments
 TWINS = {
     **{n: getattr(torch, n) for n in ["neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "clamp", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logsumexp", "softmax", "log_softmax", "reshape", "permute", "transpose", "unsqueeze", "cat", "stack", "select", "index_select", "gather", "index_add", "scatter_add", "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like"]},
@@ -43,6 +100,7 @@ TWINS = {
     "slice": _slice,
     "matmul_nd": torch.matmul,
     "zeros": lambda shape, dtype: torch.zeros(shape, dtype=getattr(torch, dtype)),
+    **TWINS_ADDED,
 }
 
 FORMULAS = shipped_formulas()

@@ -34,8 +34,8 @@ def tanh(x: Tensor) -> Tensor:
 
 
 @formula
-def exp2(x: Tensor) -> Tensor:
-    result = kernel.exp2(x)
+def exp10(x: Tensor) -> Tensor:
+    result = kernel.exp10(x)
 
     def backward(grad):
         return grad * result

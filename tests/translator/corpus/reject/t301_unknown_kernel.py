@@ -2,10 +2,10 @@ from transgrad.lang import formula, Tensor, Dims, kernel, ops
 
 
 @formula
-def exp2(x: Tensor) -> Tensor:
-    result = kernel.exp2(x)
+def exp10(x: Tensor) -> Tensor:
+    result = kernel.exp10(x)
 
     def backward(grad):
-        return grad * result * 0.6931471805599453
+        return grad * result * 2.302585092994046
 
     return result, backward
