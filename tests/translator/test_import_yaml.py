@@ -49,7 +49,7 @@ REFUSED = {
     "sin_": "writes into an argument (in-place or out= variant)",
     "aminmax": "returns (Tensor min, Tensor max) with 2 differentiable outputs",
     "_sparse_sum.dim": "out of scope: sparse",
-    "erfinv": "self: no translation for erfinv(tensor)",
+    "i0": "self: no translation for special_i1(tensor)",
     "div.Tensor_mode": "parameter 'rounding_mode' of type str? has no formula-language type",
     "roll": "self: cannot parse",
     "im2col": "self: no torch signature of col2im to pass its arguments by name",

@@ -107,4 +107,39 @@ void register_kernel_table(py::module_& m) {
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),
         py::arg("offset"), py::arg("dim1"), py::arg("dim2"));
+  m.def("sinh", &k::sinh, py::arg("x"));
+  m.def("cosh", &k::cosh, py::arg("x"));
+  m.def("asinh", &k::asinh, py::arg("x"));
+  m.def("acosh", &k::acosh, py::arg("x"));
+  m.def("atanh", &k::atanh, py::arg("x"));
+  m.def("asin", &k::asin, py::arg("x"));
+  m.def("acos", &k::acos, py::arg("x"));
+  m.def("atan", &k::atan, py::arg("x"));
+  m.def("exp2", &k::exp2, py::arg("x"));
+  m.def("erfc", &k::erfc, py::arg("x"));
+  m.def("erfinv", &k::erfinv, py::arg("x"));
+  m.def("lgamma", &k::lgamma, py::arg("x"));
+  m.def("digamma", &k::digamma, py::arg("x"));
+  m.def("polygamma", &k::polygamma, py::arg("n"), py::arg("x"));
+  m.def("trunc", &k::trunc, py::arg("x"));
+  m.def("nan_to_num", &k::nan_to_num, py::arg("x"), py::arg("nan"), py::arg("posinf"),
+        py::arg("neginf"));
+  m.def("atan2", &k::atan2, py::arg("a"), py::arg("b"));
+  m.def("hypot", &k::hypot, py::arg("a"), py::arg("b"));
+  m.def("fmod", &k::fmod, py::arg("a"), py::arg("b"));
+  m.def("remainder", &k::remainder, py::arg("a"), py::arg("b"));
+  m.def("floor_divide", &k::floor_divide, py::arg("a"), py::arg("b"));
+  m.def("trunc_divide", &k::trunc_divide, py::arg("a"), py::arg("b"));
+  m.def("prod", &k::prod, py::arg("x"), py::arg("dims"), py::arg("keepdim"));
+  m.def("cumprod", &k::cumprod, py::arg("x"), py::arg("dim"));
+  m.def("logcumsumexp", &k::logcumsumexp, py::arg("x"), py::arg("dim"));
+  m.def("cummax", &k::cummax, py::arg("x"), py::arg("dim"));
+  m.def("cummin", &k::cummin, py::arg("x"), py::arg("dim"));
+  m.def("scatter", &k::scatter, py::arg("x"), py::arg("dim"), py::arg("index"), py::arg("source"));
+  m.def("masked_select", &k::masked_select, py::arg("x"), py::arg("mask"));
+  m.def("masked_scatter", &k::masked_scatter, py::arg("x"), py::arg("mask"), py::arg("source"));
+  m.def("det", &k::det, py::arg("x"));
+  m.def("slogdet", &k::slogdet, py::arg("x"));
+  m.def("inverse", &k::inverse, py::arg("x"));
+  m.def("solve", &k::solve, py::arg("a"), py::arg("b"));
 }

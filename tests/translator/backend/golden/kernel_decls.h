@@ -122,4 +122,51 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor diagonal_scatter(const Tensor& x, const Tensor& source, int64_t offset, int64_t dim1,
                         int64_t dim2);
 
+// ==== torch's derivative table, the entries users reach first (issue 15;
+// csrc/kernels/kernels_special.h, reference/kernels_special.py). Elementwise and floating (int64/
+// bool compute in float64) unless said: torch's values at the edges (erfinv(+-1) = +-inf,
+// lgamma/digamma at poles as torch). fmod/remainder/floor_divide/trunc_divide keep int64
+// (an int64 division by zero raises); remainder has the divisor's sign, floor_divide is Python's //.
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor erfc(const Tensor& x);
+Tensor erfinv(const Tensor& x);
+Tensor lgamma(const Tensor& x);
+Tensor digamma(const Tensor& x);
+Tensor polygamma(int64_t n, const Tensor& x);
+Tensor trunc(const Tensor& x);
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf);
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor trunc_divide(const Tensor& a, const Tensor& b);
+// products and scans (int64 kept by prod/cummax/cummin; cumprod/logcumsumexp are floating)
+Tensor prod(const Tensor& x, const Shape& dims, bool keepdim);
+Tensor cumprod(const Tensor& x, int64_t dim);
+Tensor logcumsumexp(const Tensor& x, int64_t dim);
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+// scatter copies (the later write wins) and masked copies (mask: bool; masked_select broadcasts
+// x and mask and returns the selected elements in row-major order; masked_scatter fills x's
+// masked positions, in order, from the first elements of source)
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+// dense linear algebra through LAPACK (square matrices with batch dims; solve broadcasts the
+// batch dims of a and b, b is (..., n, k); singular matrices make inverse and solve raise)
+Tensor det(const Tensor& x);
+std::tuple<Tensor, Tensor> slogdet(const Tensor& x);
+Tensor inverse(const Tensor& x);
+Tensor solve(const Tensor& a, const Tensor& b);
+
 }  // namespace tg::kernel
