@@ -45,14 +45,14 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-BACKENDS: Dict[type, Any] = {}  # Tensor class -> backend (gradcheck finds the engine this way)
+from transgrad import _backend
 
 
 def build(namespace: Dict[str, Any], backend: Any) -> None:
     """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
     from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
 
-    BACKENDS[backend.Tensor] = backend
+    _backend.register(backend)
     fns = functions.make_functions(backend)
     fns.update(extra_functions.make_functions(backend, fns))
     facts = factories.make_factories(backend)

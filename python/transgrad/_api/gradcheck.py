@@ -19,19 +19,18 @@ from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
+from transgrad._backend import find_backend
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck/gradgradcheck when a check fails."""
 
 
 def _backend_of(inputs: Sequence[Any]) -> Any:
-    from transgrad._api import BACKENDS
-
-    for t in inputs:
-        for cls in type(t).__mro__:
-            if cls in BACKENDS:
-                return BACKENDS[cls]
-    raise TypeError("gradcheck: no tensor among the inputs")
+    backend = find_backend(inputs)
+    if backend is None:
+        raise TypeError("gradcheck: no tensor among the inputs")
+    return backend
 
 
 def _as_tuple(x: Any) -> tuple:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, Optional
 import numpy as np
 
 from transgrad._api import indexing
+from transgrad._backend import backend_named
 from transgrad._api.views import refresh_views, registry_for, scatter_into_base
 from transgrad._api.functions import shape_arg
 
@@ -367,13 +368,7 @@ def inplace_verdict(formula: str) -> Any:
 
 def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
     """Unpickle a tensor: ``engine`` is the module name of the engine that pickled it."""
-    import importlib
-
-    from transgrad._api import BACKENDS
-
-    importlib.import_module(engine)
-    backend = next(b for b in BACKENDS.values() if b.name == engine)
-    t = backend.from_numpy(array)
+    t = backend_named(engine).from_numpy(array)
     return t.requires_grad_(True) if requires_grad else t
 
 

@@ -11,12 +11,15 @@ formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 
 import operator
 
+from transgrad import lang as _lang
 from transgrad._api import build as _build
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
+from transgrad.reference.executor import EXECUTOR as _EXECUTOR
 from transgrad.reference.formula import apply_formula
 from transgrad.reference.tensor import Tensor
 
+_lang.set_executor(_EXECUTOR)  # formulas run here (Note [Who runs a formula] in lang.py)
 _build(globals(), _backend)
 ops = _backend.ops
 

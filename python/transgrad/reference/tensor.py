@@ -28,6 +28,8 @@ from typing import Any, Callable, List, Optional
 
 import numpy as np
 
+from transgrad._backend import backend_of
+
 SUPPORTED_DTYPES = frozenset(np.dtype(n) for n in ("bool", "int64", "float32", "float64",
                                                     "complex128"))
 FLOATING_KINDS = "fc"
@@ -227,10 +229,8 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: Optional[bool] = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``autograd.backward``)."""
-        from transgrad.reference.engine import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs)
+        backend_of(self).autograd.backward(
+            [self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     # -- data ------------------------------------------------------------------------------
 
