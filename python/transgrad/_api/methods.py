@@ -219,7 +219,7 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
         """Whether the in-place op must run on a copy; raises for an unsafe variant."""
         if formula is None:
             return False
-        v = inplace_verdict(formula)
+        v = B.inplace_verdict(formula)
         if v is None or v.needs_copy:
             return True
         if not v.allowed:
@@ -344,28 +344,6 @@ builtins_any, builtins_bool = any, bool
 # verdict (translator/inplace.py, Note [In-place variants]).
 UNARY_INPLACE = ("neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
                  "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf")
-_verdicts: Dict[str, Any] = {}
-
-
-def inplace_verdict(formula: str) -> Any:
-    """The translator's in-place verdict for a shipped formula (None: unknown, use a copy)."""
-    if formula not in _verdicts:
-        verdict = None
-        try:
-            from transgrad import lang
-            from transgrad.translator.frontend import formula_model
-            from transgrad.translator.inplace import check_inplace
-
-            lang.load_builtin_formulas()
-            fdef = lang.REGISTRY.get(formula)
-            if fdef is not None:
-                verdict = check_inplace(formula_model(fdef.fn))
-        except Exception:  # no translator (or libcst) at hand: the safe answer is a copy
-            verdict = None
-        _verdicts[formula] = verdict
-    return _verdicts[formula]
-
-
 def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
     """Unpickle a tensor: ``engine`` is the module name of the engine that pickled it."""
     t = backend_named(engine).from_numpy(array)
