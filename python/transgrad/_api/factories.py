@@ -14,41 +14,16 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-float32 = np.dtype("float32")
-float64 = np.dtype("float64")
-int64 = np.dtype("int64")
-bool_ = np.dtype("bool")
-complex128 = np.dtype("complex128")
-SUPPORTED = (bool_, int64, float32, float64, complex128)
-
-
-def as_dtype(dtype: Any) -> np.dtype:
-    """A dtype argument (numpy dtype, name, Python type) as one of the supported numpy dtypes."""
-    if dtype is builtins.float:
-        return float64
-    if dtype is builtins.int:
-        return int64
-    try:
-        d = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"not a dtype: {dtype!r}") from None
-    if d not in SUPPORTED:
-        raise TypeError(f"unsupported dtype {d}: use float32, float64, int64 or bool")
-    return d
-
-
-def canonical(a: np.ndarray) -> np.ndarray:
-    """Map a numpy array onto a supported dtype (int32 -> int64, float16 -> float32)."""
-    d = a.dtype
-    if d in SUPPORTED:
-        return a
-    if d.kind in "iu":
-        return a.astype(int64)
-    if d.kind == "f":
-        return a.astype(float32 if d.itemsize < 8 else float64)
-    if d.kind == "c":
-        return a.astype(complex128)
-    raise TypeError(f"cannot make a tensor from data of dtype {d}")
+from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
+    SUPPORTED,
+    as_dtype,
+    bool_,
+    canonical,
+    complex128,
+    float32,
+    float64,
+    int64,
+)
 
 
 def _shape(size: Any) -> tuple:
@@ -68,7 +43,7 @@ def make_factories(B: Any) -> Dict[str, Any]:
     def set_default_dtype(dtype: Any) -> None:
         d = as_dtype(dtype)
         if d.kind != "f":
-            raise TypeError("only floating dtypes can be the default dtype")
+            raise TypeError("only floating-point types are supported as the default type")
         state["default"] = d
 
     def manual_seed(seed: int) -> Any:

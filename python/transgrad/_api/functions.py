@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 from transgrad._api import views
-from transgrad._api.factories import as_dtype
+from transgrad._dtypes import as_dtype
 
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 _F64, _I64 = np.dtype("float64"), np.dtype("int64")

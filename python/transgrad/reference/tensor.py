@@ -29,9 +29,9 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from transgrad._backend import backend_of
+from transgrad._dtypes import SUPPORTED
 
-SUPPORTED_DTYPES = frozenset(np.dtype(n) for n in ("bool", "int64", "float32", "float64",
-                                                    "complex128"))
+SUPPORTED_DTYPES = frozenset(SUPPORTED)
 FLOATING_KINDS = "fc"
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
