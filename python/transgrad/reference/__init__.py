@@ -9,7 +9,7 @@ formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 (autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
 """
 
-import operator
+import operator as _operator
 
 from transgrad import lang as _lang
 from transgrad._api import build as _build
@@ -35,19 +35,14 @@ def get_num_threads() -> int:
 def set_num_threads(n: int) -> None:
     """Accepted for API parity with ``transgrad``; pure Python splits nothing."""
     global _num_threads
-    n = operator.index(n)
+    n = _operator.index(n)
     if n < 1:
         raise ValueError(f"set_num_threads: expected a positive number of threads, got {n}")
     _num_threads = n
 
 
-__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "ops", "set_num_threads"]
+__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "nn", "ops", "optim",
+           "set_num_threads"]
 
-
-def __getattr__(name: str):
-    """``tg.nn`` and ``tg.optim`` without importing them eagerly (as ``torch.nn``)."""
-    if name in ("nn", "optim"):
-        import importlib
-
-        return importlib.import_module(f"transgrad.reference.{name}")
-    raise AttributeError(f"module 'transgrad.reference' has no attribute {name!r}")
+# As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
+from transgrad.reference import nn, optim  # noqa: E402,F401
