@@ -19,9 +19,10 @@ compiled backend is a namespace over ``transgrad._C``, the reference one over it
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Protocol
+from typing import Any, Dict, Optional, Protocol, Tuple
 
 import numpy as np
+
 
 class Backend(Protocol):
     """One engine, as seen by the engine-neutral code."""
@@ -50,11 +51,22 @@ class Backend(Protocol):
         """The in-place verdict of a formula (``translator.inplace.InplaceVerdict``-like:
         ``allowed``, ``needs_copy``, ``reason``), or None when unknown (then: run on a copy)."""
 
+
 _BY_TENSOR_TYPE: Dict[type, Backend] = {}
+_TENSOR_TYPES: Tuple[type, ...] = ()
+
 
 def register(backend: Backend) -> None:
     """Make ``backend`` the engine of every tensor of class ``backend.Tensor`` (and subclasses)."""
+    global _TENSOR_TYPES
     _BY_TENSOR_TYPE[backend.Tensor] = backend
+    _TENSOR_TYPES = tuple(_BY_TENSOR_TYPE)
+
+
+def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tensor of some engine (a Parameter included)."""
+    return isinstance(value, _TENSOR_TYPES)
+
 
 def backend_of(tensor: Any) -> Backend:
     """The engine of ``tensor``; TypeError when it is no engine's tensor."""
@@ -67,6 +79,7 @@ def backend_of(tensor: Any) -> Backend:
             return b
     raise TypeError(f"expected a transgrad Tensor, got {type(tensor).__name__}")
 
+
 def find_backend(values: Any) -> Optional[Backend]:
     """The engine of the first tensor among ``values`` (None when there is none)."""
     for v in values:
@@ -75,6 +88,7 @@ def find_backend(values: Any) -> Optional[Backend]:
         except TypeError:
             continue
     return None
+
 
 def backend_named(name: str) -> Backend:
     """The registered engine whose module is ``name`` (imported first if needed)."""

@@ -53,7 +53,9 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
 
     _backend.register(backend)
-    fns = functions.make_functions(backend)
+    # the engine-neutral functions, by name, for the builders below that still close over them
+    fns: Dict[str, Any] = {name: getattr(functions, name) for name in functions.__all__}
+    fns["_scalar"], fns["_as_tensor"] = functions.scalar, functions.as_tensor
     fns.update(extra_functions.make_functions(backend, fns))
     facts = factories.make_factories(backend)
     namespace.update(facts)
