@@ -47,6 +47,10 @@ class Backend(Protocol):
     def set_history_(self, dst: Any, src: Any) -> None:
         """Give ``dst`` the history of ``src`` without copying data."""
 
+    def operators(self, python: Dict[str, Any]) -> Dict[str, Any]:
+        """The arithmetic operators to install on ``Tensor`` (``__add__``, ``__radd__``, ...,
+        ``__neg__``), given their Python versions: those, or faster ones of the engine's own."""
+
     def inplace_verdict(self, formula: str) -> Any:
         """The in-place verdict of a formula (``translator.inplace.InplaceVerdict``-like:
         ``allowed``, ``needs_copy``, ``reason``), or None when unknown (then: run on a copy)."""

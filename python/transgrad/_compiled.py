@@ -21,12 +21,25 @@ from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
+_FAST_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                   "__truediv__", "__rtruediv__", "__neg__")
+
+
+def operators(python: Dict[str, Any]) -> Dict[str, Any]:
+    """The arithmetic operators of ``_C.Tensor``: the C++ fast paths for tensors and Python
+    numbers, which call the Python versions ``python`` for anything else (Note [Fast operators]
+    in csrc/python/operators.cpp). Installed once, by ``transgrad._api.methods``."""
+    fast = _C._fast_ops
+    fast._set_fallbacks({n: python[n] for n in _FAST_OPERATORS if n != "__neg__"})
+    # pybind11 functions are builtins (no descriptor binding): wrapped to bind ``self``
+    return {**python, **{n: _C._instancemethod(getattr(fast, n)) for n in _FAST_OPERATORS}}
+
 
 backend: Any = types.SimpleNamespace(
     name="transgrad", Tensor=Tensor, ops=_C.ops, from_numpy=_C.from_numpy, autograd=autograd,
     inplace_=_C.inplace_, set_history_=_C._set_history,
     # the build's verdicts, the translator only for what they miss (Note [Verdicts as data])
-    inplace_verdict=VerdictTable(shipped_facts()))
+    inplace_verdict=VerdictTable(shipped_facts()), operators=operators)
 
 _namespace: Dict[str, Any] = {}
 _build(_namespace, backend)
@@ -49,24 +62,5 @@ _namespace["get_num_threads"], _namespace["set_num_threads"] = get_num_threads, 
 # The API exports dtypes named bool/float/int: code above spells the builtins as builtins.X.
 globals().update(_namespace)
 
-
-def _install_fast_operators() -> None:
-    """Replace the hot arithmetic operators by their C++ fast paths, which fall back to the
-    Python versions just installed for anything but tensors and Python numbers (Note [Fast
-    operators] in csrc/python/operators.cpp)."""
-    fast = _C._fast_ops
-    names = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-             "__truediv__", "__rtruediv__")
-    fast._set_fallbacks({n: Tensor.__dict__[n] for n in names})
-    for n in names + ("__neg__",):
-        setattr(Tensor, n, _instancemethod(getattr(fast, n)))
-
-
-def _instancemethod(fn: Any) -> Any:
-    # pybind11 functions are builtins (no descriptor binding): wrap to bind `self`.
-    return _C._instancemethod(fn)
-
-
-_install_fast_operators()
 
 __all__ = [k for k in sorted(_namespace) if not k.startswith("_")]

@@ -141,10 +141,15 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
 
         return forward
 
+    # The arithmetic operators in Python; the backend may put faster ones in their place
+    # (``backend.operators``), which it hands these for what they do not cover.
+    arithmetic: Dict[str, Any] = {"__neg__": F["neg"]}
     for op, name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
                      ("matmul", "matmul")):
-        put(f"__{op}__", _fwd(name))
-        put(f"__r{op}__", _rev(name))
+        arithmetic[f"__{op}__"] = _fwd(name)
+        arithmetic[f"__r{op}__"] = _rev(name)
+    for name, fn in B.operators(arithmetic).items():
+        put(name, fn)
     for op, name in (("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge")):
         put(f"__{op}__", _fwd(name))
 
@@ -163,7 +168,6 @@ def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: 
     put("__eq__", __eq__)
     put("__ne__", __ne__)
     put("__hash__", lambda self: id(self))
-    put("__neg__", F["neg"])
     put("__pos__", lambda self: self)
     put("__abs__", F["abs"])
     put("__pow__", lambda self, e: F["pow"](self, e))

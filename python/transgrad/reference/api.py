@@ -56,4 +56,4 @@ backend: Any = types.SimpleNamespace(
     autograd=autograd, inplace_=inplace_, set_history_=set_history_,
     # formulas run here may be a user's: always the translator's verdict (Note [Verdicts as
     # data] in transgrad/_api/inplace_verdicts.py)
-    inplace_verdict=VerdictTable(None))
+    inplace_verdict=VerdictTable(None), operators=dict)  # the Python operators as they are
