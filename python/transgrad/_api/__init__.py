@@ -56,7 +56,7 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     # the engine-neutral functions, by name, for the builders below that still close over them
     fns: Dict[str, Any] = {name: getattr(functions, name) for name in functions.__all__}
     fns["_scalar"], fns["_as_tensor"] = functions.scalar, functions.as_tensor
-    fns.update(extra_functions.make_functions(backend, fns))
+    fns.update({name: getattr(extra_functions, name) for name in extra_functions.__all__})
     facts = factories.make_factories(backend)
     namespace.update(facts)
     namespace.update(fns)
