@@ -17,6 +17,10 @@ from typing import Any, Dict
 from transgrad import _C as _C_module
 from transgrad import autograd
 from transgrad._api import build as _build
+from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
+from transgrad._api.extra_functions import __all__ as _extra_functions
+from transgrad._api.functions import *  # noqa: F401,F403
+from transgrad._api.functions import __all__ as _functions
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
@@ -63,4 +67,5 @@ _namespace["get_num_threads"], _namespace["set_num_threads"] = get_num_threads, 
 globals().update(_namespace)
 
 
-__all__ = [k for k in sorted(_namespace) if not k.startswith("_")]
+__all__ = sorted([*_functions, *_extra_functions,
+                  *(k for k in _namespace if not k.startswith("_"))])

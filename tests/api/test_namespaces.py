@@ -59,3 +59,13 @@ def test_optimizers_are_shared_and_find_their_engine(engine):
     opt.step()
     assert type(p) is tg.nn.Parameter
     assert p.tolist() == [0.0, 0.0]
+
+
+def test_one_home_per_function(ref, compiled):
+    from transgrad._api import extra_functions, functions
+
+    for module in (functions, extra_functions):
+        for name in module.__all__:
+            fn = getattr(module, name)
+            assert getattr(ref, name) is fn and getattr(compiled, name) is fn, name
+            assert fn.__module__ == module.__name__, name

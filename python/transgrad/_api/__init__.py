@@ -49,7 +49,10 @@ from transgrad import _backend
 
 
 def build(namespace: Dict[str, Any], backend: Any) -> None:
-    """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
+    """Install what is still made per engine (factories, Tensor methods, gradcheck, functional)
+    into ``namespace`` and onto ``backend.Tensor``. The functions of ``functions.__all__`` and
+    ``extra_functions.__all__`` are not: they are the same for both engines, and each engine's
+    module imports them (``from transgrad._api.functions import *``)."""
     from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
 
     _backend.register(backend)
@@ -59,7 +62,6 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     fns.update({name: getattr(extra_functions, name) for name in extra_functions.__all__})
     facts = factories.make_factories(backend)
     namespace.update(facts)
-    namespace.update(fns)
     methods.install(backend, fns, facts)
     extra_functions.install_methods(backend, fns)
     backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)

@@ -13,6 +13,8 @@ import operator as _operator
 
 from transgrad import lang as _lang
 from transgrad._api import build as _build
+from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
+from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
 from transgrad.reference.executor import EXECUTOR as _EXECUTOR
