@@ -74,10 +74,11 @@ def is_tensor(value: Any) -> bool:
 
 def backend_of(tensor: Any) -> Backend:
     """The engine of ``tensor``; TypeError when it is no engine's tensor."""
-    b = _BY_TENSOR_TYPE.get(type(tensor))
-    if b is not None:
-        return b
-    for cls in type(tensor).__mro__[1:]:
+    try:
+        return _BY_TENSOR_TYPE[type(tensor)]  # per op: one dict lookup
+    except KeyError:
+        pass
+    for cls in type(tensor).__mro__[1:]:  # a subclass (Parameter)
         b = _BY_TENSOR_TYPE.get(cls)
         if b is not None:
             return b

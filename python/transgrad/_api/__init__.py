@@ -1,10 +1,14 @@
 """The engine-neutral, PyTorch-style API, built over an engine *backend*.
 
-Input: a backend (below). Output: the public functions installed into a module namespace
-(``transgrad.reference``, ``transgrad``) and the methods/operators installed on the backend's
-Tensor class. Both engines are built by ``build``, which is what keeps their APIs equal.
+Input: a backend (``transgrad._backend.Backend``; Note [One API, two engines] there). Output:
+the functions of ``functions.py`` and ``extra_functions.py`` (module level, the same objects for
+both engines, which import them), and, per engine, by ``build``: the factories put into the
+engine's namespace (``transgrad.reference``, ``transgrad``), the methods/operators installed on
+the backend's Tensor class, gradcheck and autograd.functional. That both engines go through the
+same code is what keeps their APIs equal.
 
-The backend interface (exact attribute names; the compiled engine must provide them):
+The backend interface in detail (exact attribute names; besides these, ``operators`` and
+``inplace_verdict`` as documented on ``Backend``):
 
 ``Tensor``
     The tensor class. Natively it provides ``shape`` (tuple of ints), ``ndim``, ``dtype`` (a
