@@ -3,7 +3,7 @@ API-level composites that need Python the formula language does not have (string
 a variable number of operands): einsum, roll, repeat, mv, argsort.
 
 Input: tensors of either engine. Output: the module-level functions of ``__all__`` (exported by
-both engines) and the matching Tensor methods (``install_methods``). Everything here is
+both engines; several are Tensor methods too: methods.py). Everything here is
 engine-neutral: it calls the formulas of the tensor's engine (``backend_of``) only, so both
 engines behave the same, and every result is differentiable to any order because the formulas
 are.
@@ -309,18 +309,6 @@ def einsum(equation: str, *operands: Any) -> Any:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return _einsum(_ops_of(operands), equation, list(operands))
-
-
-def install_methods(B: Any, F: dict[str, Any]) -> None:
-    for name in ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill", "roll",
-                 "mv", "repeat"):
-        setattr(B.Tensor, name, F[name])
-    B.Tensor.flip = flip_method
-
-
-def flip_method(self: Any, *dims: Any) -> Any:
-    """``x.flip(0, 1)`` and ``x.flip((0, 1))`` alike."""
-    return flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
 
 def _ones(shape: tuple, dtype: Any) -> Any:

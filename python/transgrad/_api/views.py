@@ -129,7 +129,7 @@ def track_views(fn: Callable[..., Any]) -> Callable[..., Any]:
     return views_fn
 
 
-def scatter_into_base(B: Any, F: dict[str, Any], info: ViewInfo, new: Any) -> Any:
+def scatter_into_base(B: Any, info: ViewInfo, new: Any) -> Any:
     """``base`` with the view's elements replaced by ``new``, recorded out of place (Note [In-place
     on views])."""
     base = info.base
@@ -145,9 +145,10 @@ def scatter_into_base(B: Any, F: dict[str, Any], info: ViewInfo, new: Any) -> An
     mask = np.zeros(n, dtype=bool)
     mask[positions] = True
     zeros = B.from_numpy(np.zeros(n, np.dtype(base.dtype)))
-    flat = B.ops.index_add(zeros, 0, B.from_numpy(positions), F["reshape"](new, -1))
-    return F["where"](B.from_numpy(mask.reshape(tuple(base.shape))),
-                      F["reshape"](flat, tuple(base.shape)), base)
+    flat = B.ops.index_add(zeros, 0, B.from_numpy(positions),
+                           B.ops.reshape(new, (int(np.prod(new.shape, dtype=np.int64)),)))
+    return B.ops.where(B.from_numpy(mask.reshape(tuple(base.shape))),
+                       B.ops.reshape(flat, tuple(base.shape)), base)
 
 
 def refresh_views(B: Any, views: Views, base: Any) -> None:
