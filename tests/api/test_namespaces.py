@@ -69,3 +69,4 @@ def test_one_home_per_function(ref, compiled):
             fn = getattr(module, name)
             assert getattr(ref, name) is fn and getattr(compiled, name) is fn, name
             assert fn.__module__ == module.__name__, name
+            assert fn.__doc__, f"{module.__name__}.{name} has no docstring"

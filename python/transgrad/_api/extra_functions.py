@@ -96,6 +96,7 @@ def _same_padding(x: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tupl
 
 def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Any:
+    """2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) with ``weight``."""
     ops = backend_of(input).ops
     s, d = _pair(stride, "stride"), _pair(dilation, "dilation")
     k = tuple(weight.shape[2:])
@@ -114,6 +115,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 
 def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Any:
+    """1-D convolution (cross-correlation) of (N, C, L) or (C, L) with ``weight``, as torch."""
     ops = backend_of(input).ops
     s, d = _single(stride, "stride"), _single(dilation, "dilation")
 
@@ -140,6 +142,7 @@ def _no_ceil(ceil_mode: bool, name: str) -> None:
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
+    """2-D max pooling, as torch (``return_indices`` gives the argmax positions too)."""
     ops = backend_of(input).ops
     _no_ceil(ceil_mode, "max_pool2d")
     k = _pair(kernel_size, "kernel_size")
@@ -152,6 +155,7 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Any:
+    """2-D average pooling, as torch (``count_include_pad``, ``divisor_override``)."""
     ops = backend_of(input).ops
     _no_ceil(ceil_mode, "avg_pool2d")
     k = _pair(kernel_size, "kernel_size")
@@ -171,6 +175,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 
 
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
+    """Average pooling of (N, C, H, W) or (C, H, W) to ``output_size``."""
     ops = backend_of(input).ops
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     if len(size) != 2:
@@ -214,27 +219,32 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 
 
 def cumsum(x: Any, dim: int, dtype: Any = None) -> Any:
+    """The cumulative sum along ``dim``."""
     ops = backend_of(x).ops
     return ops.cumsum(x if dtype is None else functions.cast(x, dtype), int(dim))
 
 
 def flip(x: Any, dims: Any) -> Any:
+    """``x`` reversed along ``dims``."""
     ops = backend_of(x).ops
     return ops.flip(x, dims_arg(dims, x.ndim) if x.ndim else ())
 
 
 def tril(x: Any, diagonal: int = 0) -> Any:
+    """The lower triangle of ``x`` (below diagonal ``diagonal``), zeros elsewhere."""
     ops = backend_of(x).ops
     return ops.tril(x, int(diagonal))
 
 
 def triu(x: Any, diagonal: int = 0) -> Any:
+    """The upper triangle of ``x`` (above diagonal ``diagonal``), zeros elsewhere."""
     ops = backend_of(x).ops
     return ops.triu(x, int(diagonal))
 
 
 def pad(input: Any, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Any:
+    """``input`` padded with ``value`` (``pad`` lists (before, after) pairs, last dim first)."""
     ops = backend_of(input).ops
     if mode != "constant":
         raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
@@ -242,21 +252,25 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant",
 
 
 def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """(values, indices) of ``x`` sorted along ``dim``."""
     ops = backend_of(x).ops
     return SortResult(*ops.sort(x, int(dim), bool(descending)))
 
 
 def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """The indices that sort ``x`` along ``dim``."""
     ops = backend_of(x).ops
     return ops.sort(x, int(dim), bool(descending))[1]
 
 
 def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """(values, indices) of the ``k`` largest (or smallest) entries along ``dim``."""
     ops = backend_of(x).ops
     return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
 
 
 def masked_fill(x: Any, mask: Any, value: Any) -> Any:
+    """``x`` with ``value`` where the bool ``mask`` is true."""
     ops = backend_of(x).ops
     if str(mask.dtype) != "bool":
         raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
@@ -267,6 +281,7 @@ def masked_fill(x: Any, mask: Any, value: Any) -> Any:
 
 
 def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
+    """``x`` rotated by ``shifts`` along ``dims`` (flattened when dims is None)."""
     ops = backend_of(x).ops
     if dims is None:
         return ops.reshape(roll(ops.reshape(x, (-1,)), shifts, 0), tuple(x.shape))
@@ -285,6 +300,7 @@ def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
 
 
 def repeat(x: Any, *sizes: Any) -> Any:
+    """``x`` tiled ``sizes`` times along each dim."""
     ops = backend_of(x).ops
     reps = shape_arg(sizes)
     if len(reps) < x.ndim:
@@ -298,6 +314,7 @@ def repeat(x: Any, *sizes: Any) -> Any:
 
 
 def mv(mat: Any, vec: Any) -> Any:
+    """The product of a matrix and a vector."""
     ops = backend_of(mat).ops
     if mat.ndim != 2 or vec.ndim != 1:
         raise ValueError(f"mv: expected a matrix and a vector, got shapes "
@@ -306,6 +323,7 @@ def mv(mat: Any, vec: Any) -> Any:
 
 
 def einsum(equation: str, *operands: Any) -> Any:
+    """Einstein summation (``einsum("ij,jk->ik", a, b)``), by pairwise matmuls (Note [einsum])."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return _einsum(_ops_of(operands), equation, list(operands))

@@ -344,21 +344,25 @@ def clamp(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
 
 
 def square(x: Any) -> Any:
+    """``x * x``."""
     ops = backend_of(x).ops
     return ops.mul(x, x)
 
 
 def log2(x: Any) -> Any:
+    """The base-2 logarithm."""
     ops = backend_of(x).ops
     return mul(ops.log(x), 1.0 / math.log(2.0))
 
 
 def log10(x: Any) -> Any:
+    """The base-10 logarithm."""
     ops = backend_of(x).ops
     return mul(ops.log(x), 1.0 / math.log(10.0))
 
 
 def cast(x: Any, dtype: Any) -> Any:
+    """``x`` as ``dtype`` (``x`` itself when it already is); differentiable for floating dtypes."""
     ops = backend_of(x).ops
     d = as_dtype(dtype)
     return x if x.dtype == d else ops.cast(x, d.name)
@@ -368,6 +372,8 @@ def cast(x: Any, dtype: Any) -> Any:
 
 def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # noqa: A001
         **numpy_kw: Any) -> Any:
+    """The sum over ``dim`` (all elements by default), optionally keeping reduced dims; numpy's
+    ``axis``/``keepdims`` work too."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
@@ -377,6 +383,7 @@ def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # no
 
 def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
          **numpy_kw: Any) -> Any:
+    """The mean over ``dim`` (all elements by default), optionally keeping reduced dims."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
@@ -385,12 +392,14 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
 
 
 def amax(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+    """The maximum over ``dim`` (all dims by default)."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     return ops.amax(x, dims_arg(dim, x.ndim), keepdim)
 
 
 def amin(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+    """The minimum over ``dim`` (all dims by default)."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     return ops.amin(x, dims_arg(dim, x.ndim), keepdim)
@@ -411,6 +420,7 @@ def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
 
 
 def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+    """``min(x)`` (all elements), ``min(x, dim)`` -> (values, indices), ``min(x, other)``."""
     ops = backend_of(x).ops
     if numpy_kw:
         dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
@@ -424,22 +434,26 @@ def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
 
 
 def logsumexp(x: Any, dim: Any, keepdim: bool = False) -> Any:
+    """``log(sum(exp(x), dim))``, computed stably."""
     ops = backend_of(x).ops
     return ops.logsumexp(x, dims_arg(dim, x.ndim), keepdim)
 
 
 def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+    """``exp(x) / sum(exp(x), dim)``, computed stably."""
     ops = backend_of(x).ops
     return ops.softmax(x if dtype is None else cast(x, dtype), dim)
 
 
 def log_softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+    """``log(softmax(x, dim))``, computed stably."""
     ops = backend_of(x).ops
     return ops.log_softmax(x if dtype is None else cast(x, dtype), dim)
 
 
 def var(x: Any, dim: Any = None, keepdim: bool = False, correction: int = 1,
         unbiased: Optional[bool] = None) -> Any:
+    """The variance over ``dim`` (``correction=1``: Bessel's)."""
     ops = backend_of(x).ops
     if unbiased is not None:
         correction = 1 if unbiased else 0
@@ -452,11 +466,13 @@ def var(x: Any, dim: Any = None, keepdim: bool = False, correction: int = 1,
 
 def std(x: Any, dim: Any = None, keepdim: bool = False, correction: int = 1,
         unbiased: Optional[bool] = None) -> Any:
+    """The standard deviation over ``dim`` (``correction=1``: Bessel's)."""
     ops = backend_of(x).ops
     return ops.sqrt(var(x, dim, keepdim, correction, unbiased))
 
 
 def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
+    """The ``p``-norm over ``dim`` (2, 1, inf, 'fro' or any p > 0)."""
     ops = backend_of(x).ops
     dims = dims_arg(dim, x.ndim)
     if p == 2 or p == "fro":
@@ -473,6 +489,7 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
 
 @track_view
 def reshape(x: Any, *shape: Any) -> Any:
+    """``x`` with shape ``shape`` (one -1 is inferred); a view when the layout allows."""
     ops = backend_of(x).ops
     shape = infer_shape(shape_arg(shape), math.prod(x.shape))
     return ops.reshape(x, shape)
@@ -480,6 +497,7 @@ def reshape(x: Any, *shape: Any) -> Any:
 
 @track_view
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    """``x`` with dims start_dim..end_dim merged into one."""
     ops = backend_of(x).ops
     if x.ndim == 0:
         return ops.reshape(x, (1,))
@@ -490,6 +508,7 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 @track_view
 def unflatten(x: Any, dim: int, sizes: Sequence[int]) -> Any:
+    """``x`` with dim ``dim`` split into ``sizes``."""
     d = wrap_dim(dim, x.ndim)
     shape = tuple(x.shape)
     return reshape(x, shape[:d] + infer_shape(tuple(sizes), shape[d]) + shape[d + 1:])
@@ -497,6 +516,7 @@ def unflatten(x: Any, dim: int, sizes: Sequence[int]) -> Any:
 
 @track_view
 def squeeze(x: Any, dim: Any = None) -> Any:
+    """``x`` without its size-1 dims (only ``dim`` when given; a view)."""
     ops = backend_of(x).ops
     shape = tuple(x.shape)
     dims = [wrap_dim(d, x.ndim) for d in dims_arg(dim, x.ndim)]
@@ -505,12 +525,14 @@ def squeeze(x: Any, dim: Any = None) -> Any:
 
 @track_view
 def unsqueeze(x: Any, dim: int) -> Any:
+    """``x`` with a size-1 dim inserted at ``dim`` (a view)."""
     ops = backend_of(x).ops
     return ops.unsqueeze(x, dim)
 
 
 @track_view
 def expand(x: Any, *sizes: Any) -> Any:
+    """``x`` broadcast to ``sizes`` (-1 keeps a size; a view, no copy)."""
     ops = backend_of(x).ops
     sizes = shape_arg(sizes)
     lead = len(sizes) - x.ndim
@@ -524,28 +546,33 @@ def expand(x: Any, *sizes: Any) -> Any:
 
 @track_view
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """``x`` expanded to ``shape`` (a view)."""
     return expand(x, tuple(shape))
 
 
 def broadcast_tensors(*tensors: Any) -> tuple:
+    """The tensors expanded to their common broadcast shape (views)."""
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
 @track_view
 def permute(x: Any, *dims: Any) -> Any:
+    """``x`` with its dims reordered as ``dims`` (a view)."""
     ops = backend_of(x).ops
     return ops.permute(x, shape_arg(dims))
 
 
 @track_view
 def transpose(x: Any, dim0: int, dim1: int) -> Any:
+    """``x`` with dims ``dim0`` and ``dim1`` swapped (a view)."""
     ops = backend_of(x).ops
     return ops.transpose(x, dim0, dim1)
 
 
 @track_view
 def t(x: Any) -> Any:
+    """The transpose of a tensor of at most 2 dims (a view)."""
     ops = backend_of(x).ops
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
@@ -554,6 +581,7 @@ def t(x: Any) -> Any:
 
 @track_view
 def movedim(x: Any, source: int, destination: int) -> Any:
+    """``x`` with dim ``source`` moved to position ``destination`` (a view)."""
     ops = backend_of(x).ops
     s, d = wrap_dim(source, x.ndim), wrap_dim(destination, x.ndim)
     order = [i for i in range(x.ndim) if i != s]
@@ -562,33 +590,39 @@ def movedim(x: Any, source: int, destination: int) -> Any:
 
 
 def contiguous(x: Any) -> Any:
+    """``x`` with a contiguous layout (``x``'s values)."""
     ops = backend_of(x).ops
     return ops.contiguous(x)
 
 
 def clone(x: Any) -> Any:
+    """A copy of ``x`` with its own storage, differentiable."""
     ops = backend_of(x).ops
     return ops.clone(x)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
+    """The tensors joined along the existing dimension ``dim``."""
     ops = _ops_of_seq(tensors)
     return ops.cat(list(tensors), dim)
 
 
 def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
+    """The tensors joined along a new dimension ``dim``."""
     ops = _ops_of_seq(tensors)
     return ops.stack(list(tensors), dim)
 
 
 @track_view
 def narrow(x: Any, dim: int, start: int, length: int) -> Any:
+    """``length`` entries of ``x`` from ``start`` along ``dim`` (a view)."""
     ops = backend_of(x).ops
     return ops.slice(x, dim, start, start + length, 1)
 
 
 @track_views
 def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of ``x`` along ``dim``: of size ``split_size_or_sections``, or of the given sizes."""
     ops = backend_of(x).ops
     d = wrap_dim(dim, x.ndim)
     n = x.shape[d]
@@ -610,12 +644,14 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 @track_views
 def chunk(x: Any, chunks: int, dim: int = 0) -> tuple:
+    """``chunks`` views of nearly equal size along ``dim`` (the last may be smaller)."""
     n = x.shape[wrap_dim(dim, x.ndim)]
     return split(x, builtins_max(-(-n // chunks), 1), dim)
 
 
 @track_views
 def unbind(x: Any, dim: int = 0) -> tuple:
+    """The slices of ``x`` along ``dim`` (views), that dim removed."""
     ops = backend_of(x).ops
     return tuple(ops.select(x, dim, i) for i in range(x.shape[wrap_dim(dim, x.ndim)]))
 
@@ -628,16 +664,19 @@ def _index(x: Any, index: Any) -> Any:
 
 
 def index_select(x: Any, dim: int, index: Any) -> Any:
+    """The entries ``index`` (1-D int64) of ``x`` along ``dim``."""
     ops = backend_of(x).ops
     return ops.index_select(x, dim, _index(x, index))
 
 
 def gather(x: Any, dim: int, index: Any) -> Any:
+    """The elements of ``x`` at ``index`` along ``dim`` (dim 0: ``out[i][j] = x[index[i][j]][j]``)."""
     ops = backend_of(x).ops
     return ops.gather(x, dim, _index(x, index))
 
 
 def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
+    """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
     if alpha != 1:
         source = mul(source, alpha)
@@ -645,34 +684,40 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
 
 
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
+    """``x`` with ``src`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
     return ops.scatter_add(x, dim, _index(x, index), src)
 
 
 def slice_scatter(x: Any, src: Any, dim: int = 0, start: Optional[int] = None,
                   end: Optional[int] = None, step: int = 1) -> Any:
+    """``x`` with the slice start:end:step along ``dim`` replaced by ``src``."""
     ops = backend_of(x).ops
     return ops.slice_scatter(x, src, dim, start, end, step)
 
 
 def select_scatter(x: Any, src: Any, dim: int, index: int) -> Any:
+    """``x`` with the slice at ``index`` along ``dim`` replaced by ``src``."""
     ops = backend_of(x).ops
     return ops.select_scatter(x, src, dim, index)
 
 
 @track_view
 def select(x: Any, dim: int, index: int) -> Any:
+    """The slice of ``x`` at ``index`` along ``dim``, that dim removed (a view)."""
     ops = backend_of(x).ops
     return ops.select(x, dim, index)
 
 
 @track_view
 def diagonal(x: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+    """The diagonal at ``offset`` of the planes (dim1, dim2), as the last dim (a view)."""
     ops = backend_of(x).ops
     return ops.diagonal(x, offset, dim1, dim2)
 
 
 def diagonal_scatter(x: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+    """``x`` with its diagonal (offset, dim1, dim2) replaced by ``src``."""
     ops = backend_of(x).ops
     return ops.diagonal_scatter(x, src, offset, dim1, dim2)
 
@@ -680,6 +725,7 @@ def diagonal_scatter(x: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int
 
 
 def matmul(x: Any, other: Any) -> Any:
+    """The matrix product with numpy/torch's rules for 1-D and batched operands."""
     ops = backend_of(x).ops
     if not is_tensor(other):
         other = as_tensor(other, x)
@@ -687,6 +733,7 @@ def matmul(x: Any, other: Any) -> Any:
 
 
 def mm(x: Any, other: Any) -> Any:
+    """The matrix product of two 2-D tensors."""
     ops = backend_of(x).ops
     if x.ndim != 2 or other.ndim != 2:
         raise RuntimeError(f"mm: both arguments must be 2-D, got shapes {tuple(x.shape)} "
@@ -695,6 +742,7 @@ def mm(x: Any, other: Any) -> Any:
 
 
 def bmm(x: Any, other: Any) -> Any:
+    """Batched matrix product of two 3-D tensors."""
     ops = backend_of(x).ops
     if x.ndim != 3 or other.ndim != 3:
         raise RuntimeError(f"bmm: both arguments must be 3-D, got shapes {tuple(x.shape)} "
@@ -703,6 +751,7 @@ def bmm(x: Any, other: Any) -> Any:
 
 
 def dot(x: Any, other: Any) -> Any:
+    """The inner product of two 1-D tensors."""
     ops = backend_of(x).ops
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
@@ -711,6 +760,7 @@ def dot(x: Any, other: Any) -> Any:
 
 
 def outer(x: Any, other: Any) -> Any:
+    """The outer product of two 1-D tensors."""
     ops = backend_of(x).ops
     return ops.mul(ops.unsqueeze(x, 1), ops.unsqueeze(other, 0))
 
@@ -727,6 +777,7 @@ def _from(like: Any, a: Any) -> Any:
 
 
 def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """The index of the maximum (of the flattened tensor, or along ``dim``); int64."""
     a = _data(x)
     if dim is None:
         return _from(x, np.array(np.argmax(a), dtype=_I64))
@@ -734,6 +785,7 @@ def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
 
 
 def argmin(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """The index of the minimum (of the flattened tensor, or along ``dim``); int64."""
     a = _data(x)
     if dim is None:
         return _from(x, np.array(np.argmin(a), dtype=_I64))
@@ -741,42 +793,52 @@ def argmin(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
 
 
 def all(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """Whether every element is true (over ``dim`` when given); not differentiable."""
     return _from(x, np.all(_data(x), axis=dim, keepdims=keepdim))
 
 
 def any(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """Whether some element is true (over ``dim`` when given); not differentiable."""
     return _from(x, np.any(_data(x), axis=dim, keepdims=keepdim))
 
 
 def logical_not(x: Any) -> Any:
+    """Elementwise ``not x`` (bool); not differentiable."""
     return _from(x, np.logical_not(_data(x)))
 
 
 def logical_and(x: Any, other: Any) -> Any:
+    """Elementwise ``x and other`` (bool); not differentiable."""
     return _from(x, np.logical_and(_data(x), np.asarray(other)))
 
 
 def logical_or(x: Any, other: Any) -> Any:
+    """Elementwise ``x or other`` (bool); not differentiable."""
     return _from(x, np.logical_or(_data(x), np.asarray(other)))
 
 
 def logical_xor(x: Any, other: Any) -> Any:
+    """Elementwise ``x xor other`` (bool); not differentiable."""
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 
 def floor(x: Any) -> Any:
+    """The largest integer <= x, elementwise; not differentiable."""
     return _from(x, np.floor(_data(x)))
 
 
 def ceil(x: Any) -> Any:
+    """The smallest integer >= x, elementwise; not differentiable."""
     return _from(x, np.ceil(_data(x)))
 
 
 def round(x: Any) -> Any:  # noqa: A001
+    """Elementwise rounding to the nearest integer (half to even); not differentiable."""
     return _from(x, np.round(_data(x)))
 
 
 def trunc(x: Any) -> Any:
+    """Elementwise rounding toward zero; not differentiable."""
     return _from(x, np.trunc(_data(x)))
 
 
@@ -792,23 +854,28 @@ def remainder(x: Any, other: Any) -> Any:
 
 
 def isnan(x: Any) -> Any:
+    """Whether each element is NaN (bool)."""
     return _from(x, np.isnan(_data(x)))
 
 
 def isinf(x: Any) -> Any:
+    """Whether each element is +-inf (bool)."""
     return _from(x, np.isinf(_data(x)))
 
 
 def isfinite(x: Any) -> Any:
+    """Whether each element is finite (bool)."""
     return _from(x, np.isfinite(_data(x)))
 
 
 def allclose(x: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
+    """Whether ``x`` and ``other`` are elementwise equal within ``atol + rtol * |other|``."""
     return bool(np.allclose(_data(x), _data(other), rtol, atol, equal_nan))
 
 
 def equal(x: Any, other: Any) -> bool:
+    """Whether ``x`` and ``other`` have the same shape and elements (a bool)."""
     return tuple(x.shape) == tuple(other.shape) and bool(np.array_equal(_data(x),
                                                                        _data(other)))
 
