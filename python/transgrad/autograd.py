@@ -1,8 +1,8 @@
 """``transgrad.autograd``: the compiled engine's autograd entry points: ``backward``, ``grad``,
 ``Function`` (with ``FunctionCtx`` and ``once_differentiable``), grad mode (``no_grad``,
-``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``), ``detect_anomaly``; ``gradcheck``,
-``gradgradcheck`` and ``functional`` (vjp, jvp, jacobian, hessian, ...) are engine-neutral and
-added by ``transgrad._api.build``.
+``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``), ``detect_anomaly``; ``gradcheck``
+and ``gradgradcheck`` (engine-neutral, shared with ``transgrad.reference.autograd``); and
+``functional`` (vjp, jvp, jacobian, hessian, ...), added by ``transgrad._api.build``.
 
 Input: the extension ``transgrad._C``. Invariants: backward and grad run in C++ with the GIL
 released (``_C.autograd.run_backward``); grad mode is the C++ thread-local flag, so the compiled
@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from transgrad import _C as _C_module
+from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
 from transgrad._api.grad_mode import make_grad_modes
 
 _C: Any = _C_module

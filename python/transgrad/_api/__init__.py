@@ -57,7 +57,7 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     into ``namespace`` and onto ``backend.Tensor``. The functions of ``functions.__all__`` and
     ``extra_functions.__all__`` are not: they are the same for both engines, and each engine's
     module imports them (``from transgrad._api.functions import *``)."""
-    from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
+    from transgrad._api import extra_functions, factories, functional, functions, methods
 
     _backend.register(backend)
     # the engine-neutral functions, by name, for the builders below that still close over them
@@ -67,8 +67,6 @@ def build(namespace: Dict[str, Any], backend: Any) -> None:
     facts = factories.make_factories(backend)
     namespace.update(facts)
     methods.install(backend, facts)
-    backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)
-    backend.autograd.gradgradcheck = gradcheck.make_gradgradcheck(backend)
     backend.autograd.functional = functional.make_functional(backend, fns)
     namespace["Tensor"] = backend.Tensor
     namespace["autograd"] = backend.autograd
