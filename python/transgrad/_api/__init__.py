@@ -53,21 +53,16 @@ from transgrad import _backend
 
 
 def build(namespace: Dict[str, Any], backend: Any) -> None:
-    """Install what is still made per engine (factories, Tensor methods, gradcheck, functional)
-    into ``namespace`` and onto ``backend.Tensor``. The functions of ``functions.__all__`` and
-    ``extra_functions.__all__`` are not: they are the same for both engines, and each engine's
-    module imports them (``from transgrad._api.functions import *``)."""
-    from transgrad._api import extra_functions, factories, functional, functions, methods
+    """Register ``backend``, install the method table on ``backend.Tensor`` and put what is
+    still made per engine (the factories, which hold the engine's default dtype and random
+    generator) into ``namespace``. The functions (functions.py, extra_functions.py), gradcheck
+    and autograd.functional are the same for both engines: each engine's modules import them."""
+    from transgrad._api import factories, methods
 
     _backend.register(backend)
-    # the engine-neutral functions, by name, for the builders below that still close over them
-    fns: Dict[str, Any] = {name: getattr(functions, name) for name in functions.__all__}
-    fns["_scalar"], fns["_as_tensor"] = functions.scalar, functions.as_tensor
-    fns.update({name: getattr(extra_functions, name) for name in extra_functions.__all__})
     facts = factories.make_factories(backend)
     namespace.update(facts)
     methods.install(backend, facts)
-    backend.autograd.functional = functional.make_functional(backend, fns)
     namespace["Tensor"] = backend.Tensor
     namespace["autograd"] = backend.autograd
     for name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"):

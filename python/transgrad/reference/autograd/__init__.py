@@ -36,3 +36,5 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
         yield
     finally:
         set_anomaly_enabled(prev)
+
+from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)

@@ -1,8 +1,8 @@
 """``transgrad.autograd``: the compiled engine's autograd entry points: ``backward``, ``grad``,
 ``Function`` (with ``FunctionCtx`` and ``once_differentiable``), grad mode (``no_grad``,
 ``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``), ``detect_anomaly``; ``gradcheck``
-and ``gradgradcheck`` (engine-neutral, shared with ``transgrad.reference.autograd``); and
-``functional`` (vjp, jvp, jacobian, hessian, ...), added by ``transgrad._api.build``.
+and ``gradgradcheck`` (engine-neutral, shared with ``transgrad.reference.autograd``); and the
+submodule ``functional`` (vjp, jvp, jacobian, hessian, ...).
 
 Input: the extension ``transgrad._C``. Invariants: backward and grad run in C++ with the GIL
 released (``_C.autograd.run_backward``); grad mode is the C++ thread-local flag, so the compiled
@@ -178,3 +178,5 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "gradcheck",
            "gradgradcheck"]
+
+from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)
