@@ -17,14 +17,19 @@ from typing import Any, Dict
 from transgrad import _C as _C_module
 from transgrad import autograd
 from transgrad._api import build as _build
+from transgrad._api.factories import NAMES as _FACTORY_NAMES
+from transgrad._api.factories import Factories
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.functions import __all__ as _functions
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
+from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
+from transgrad._dtypes import __all__ as _dtypes
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
+ops = _C.ops
 _FAST_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                    "__truediv__", "__rtruediv__", "__neg__")
 
@@ -45,9 +50,22 @@ backend: Any = types.SimpleNamespace(
     # the build's verdicts, the translator only for what they miss (Note [Verdicts as data])
     inplace_verdict=VerdictTable(shipped_facts()), operators=operators)
 
-_namespace: Dict[str, Any] = {}
-_build(_namespace, backend)
-_namespace["ops"] = _C.ops
+_factories = Factories(backend)  # Note [Factories per engine] in _api/factories.py
+get_default_dtype, set_default_dtype = _factories.get_default_dtype, _factories.set_default_dtype
+manual_seed, is_tensor, numel = _factories.manual_seed, _factories.is_tensor, _factories.numel
+tensor, as_tensor, from_numpy = _factories.tensor, _factories.as_tensor, _factories.from_numpy
+full, zeros, ones, empty, eye = (_factories.full, _factories.zeros, _factories.ones,
+                                 _factories.empty, _factories.eye)
+arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factories.randn,
+                                 _factories.rand)
+randint, randperm = _factories.randint, _factories.randperm
+zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
+                                     _factories.empty_like)
+full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
+                                    _factories.rand_like)
+no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
+set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
+_build(backend, _factories)
 
 
 def get_num_threads() -> int:
@@ -62,10 +80,6 @@ def set_num_threads(n: int) -> None:
     _C._kernels._set_num_threads(operator.index(n))
 
 
-_namespace["get_num_threads"], _namespace["set_num_threads"] = get_num_threads, set_num_threads
-# The API exports dtypes named bool/float/int: code above spells the builtins as builtins.X.
-globals().update(_namespace)
-
-
-__all__ = sorted([*_functions, *_extra_functions,
-                  *(k for k in _namespace if not k.startswith("_"))])
+__all__ = sorted([*_functions, *_extra_functions, *_dtypes, *_FACTORY_NAMES, "Tensor", "ops",
+                  "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+                  "get_num_threads", "set_num_threads"])

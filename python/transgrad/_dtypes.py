@@ -59,3 +59,12 @@ def canonical(a: np.ndarray) -> np.ndarray:
     if d.kind == "c":
         return a.astype(complex128)
     raise TypeError(f"cannot make a tensor from data of dtype {d}")
+
+
+# The dtype names both engines export, as torch: tg.float32, tg.float (float32), tg.double
+# (float64), tg.long (int64), tg.bool. Nothing below this line may use the builtins of these names.
+float = float32  # noqa: A001
+double = float64
+long = int64
+bool = bool_  # noqa: A001
+__all__ = ["bool", "complex128", "double", "float", "float32", "float64", "int64", "long"]

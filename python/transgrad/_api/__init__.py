@@ -47,23 +47,17 @@ The backend interface in detail (exact attribute names; besides these, ``operato
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from transgrad import _backend
 
 
-def build(namespace: Dict[str, Any], backend: Any) -> None:
-    """Register ``backend``, install the method table on ``backend.Tensor`` and put what is
-    still made per engine (the factories, which hold the engine's default dtype and random
-    generator) into ``namespace``. The functions (functions.py, extra_functions.py), gradcheck
-    and autograd.functional are the same for both engines: each engine's modules import them."""
-    from transgrad._api import factories, methods
+def build(backend: Any, factories: Any) -> None:
+    """Register ``backend`` (``backend_of`` finds it from its tensors) and install the method
+    table on ``backend.Tensor``, with ``factories`` (a ``factories.Factories``) for the methods
+    that make tensors next to ``self`` (``new_zeros``...). Everything else of the API is module
+    level and imported by each engine's module: Note [One API, two engines] in _backend.py."""
+    from transgrad._api import methods
 
     _backend.register(backend)
-    facts = factories.make_factories(backend)
-    namespace.update(facts)
-    methods.install(backend, facts)
-    namespace["Tensor"] = backend.Tensor
-    namespace["autograd"] = backend.autograd
-    for name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"):
-        namespace[name] = getattr(backend.autograd, name)
+    methods.install(backend, factories)

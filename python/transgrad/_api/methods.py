@@ -154,11 +154,11 @@ def bool_(self: Any) -> Any:
 
 
 # The engines' factories, by engine name (tensors made "next to" another need its engine's).
-_FACTORIES: Dict[str, Dict[str, Any]] = {}
+_FACTORIES: Dict[str, Any] = {}
 
 
 def _factory(self: Any, name: str) -> Any:
-    return _FACTORIES[backend_of(self).name][name]
+    return getattr(_FACTORIES[backend_of(self).name], name)
 
 
 def new_zeros(self: Any, *size: Any, dtype: Any = None) -> Any:
@@ -421,7 +421,7 @@ METHODS: Dict[str, Any] = {
 }
 
 
-def install(B: Backend, factories: Dict[str, Any]) -> None:
+def install(B: Backend, factories: Any) -> None:
     """Set ``METHODS`` and the operators of ``B.operators(ARITHMETIC)`` on ``B.Tensor``, once."""
     _FACTORIES[B.name] = factories
     T = B.Tensor
