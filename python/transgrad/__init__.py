@@ -33,6 +33,9 @@ else:
 
 if _C is not None:
     from ._compiled import *  # noqa: F401,F403,E402
+
+    # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``.
+    from . import autograd, nn, optim  # noqa: E402,F401
 else:
 
     def __getattr__(name: str):

@@ -1,14 +1,19 @@
-"""The formula language: everything a formula module may import.
+"""The formula language: everything a formula module may import. Declarations only.
 
 A formula module does ``from transgrad.lang import formula, Tensor, kernel, ops, ...`` and
-nothing else (plus ``import math``). The translator reads these names by spelling (libcst), so
-this module is about two things only:
+nothing else (plus ``import math``). The translator reads these names by spelling (libcst).
+This module declares; it never executes and never imports an engine:
 
 * the decorators (``formula``, ``helper``, ``samples``) that register formulas in ``REGISTRY``
-  and run the capture checker when the reference engine imports a module;
-* the two namespaces ``kernel`` and ``ops`` that the reference engine executes directly.
+  and run the capture checker when a module is imported;
+* ``FormulaOptions``, the one list of formula options (``@formula``'s keyword arguments are its
+  fields);
+* the sample markers (``T``, ``I``, ``B``, ``case``) the test-suite turns into tensors;
+* the two namespaces ``kernel`` and ``ops`` formulas call. They resolve names here and hand
+  execution to the engine registered with ``set_executor`` (Note [Who runs a formula]).
 
-The compiled engine never runs this module's formulas: the translator turns them into C++.
+Invariant: ``transgrad.lang`` imports nothing from ``transgrad`` but, lazily, the translator's
+checker and ``transgrad.formulas`` (declarations too).
 """
 
 from __future__ import annotations
@@ -17,12 +22,12 @@ import dataclasses
 import importlib
 import pkgutil
 import threading
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Protocol, Sequence, Tuple, Union
 
 __all__ = [
     "formula", "helper", "samples", "case", "T", "I", "B",
     "Tensor", "Optional", "Sequence", "Scalar", "Shape", "Dims", "DType",
-    "kernel", "ops", "REGISTRY", "FormulaDef",
+    "kernel", "ops", "REGISTRY", "FormulaDef", "FormulaOptions",
 ]
 
 
@@ -41,6 +46,10 @@ class DType:
 
 @dataclasses.dataclass(frozen=True)
 class FormulaOptions:
+    """The options of ``@formula(...)``: this dataclass is their one list. The decorator takes
+    exactly these fields as keyword arguments (``formula_options`` checks and normalises them);
+    the translator reads the same names from the decorator call."""
+
     differentiable_outputs: Optional[Tuple[str, ...]] = None
     hidden_outputs: Tuple[str, ...] = ()
     once_differentiable: bool = False
@@ -48,9 +57,28 @@ class FormulaOptions:
     inplace_saves_copy: bool = False  # Note [In-place variants] in translator/inplace.py
 
 
+def formula_options(**options: Any) -> FormulaOptions:
+    """``FormulaOptions`` from ``@formula``'s keyword arguments: unknown names are a TypeError,
+    name sequences become tuples, flags become bools."""
+    known = {f.name: f for f in dataclasses.fields(FormulaOptions)}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(f"formula() got unexpected keyword argument(s) {', '.join(unknown)}; "
+                        f"the options are {', '.join(known)}")
+    values: Dict[str, Any] = {}
+    for name, value in options.items():
+        default = known[name].default
+        if isinstance(default, bool):
+            values[name] = bool(value)
+        elif value is not None:
+            values[name] = tuple(value)
+    return FormulaOptions(**values)
+
+
 @dataclasses.dataclass
 class FormulaDef:
-    """A registered formula: the Python function plus its options and sample inputs."""
+    """A registered formula: the Python function plus its options and sample inputs. Calling it
+    runs it in the registered executor (the reference engine)."""
 
     name: str
     fn: Callable[..., Any]
@@ -59,9 +87,7 @@ class FormulaDef:
     samples: list = dataclasses.field(default_factory=list)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from transgrad.reference import apply_formula
-
-        return apply_formula(self, args, kwargs)
+        return executor().apply_formula(self, args, kwargs)
 
 
 REGISTRY: Dict[str, FormulaDef] = {}
@@ -77,19 +103,15 @@ def _check(fn: Callable[..., Any]) -> None:
     check_callable(fn)
 
 
-def formula(fn: Optional[Callable[..., Any]] = None, *, differentiable_outputs=None,
-            hidden_outputs=(), once_differentiable=False, materialize_grads=False,
-            inplace_saves_copy=False):
-    """Declare a derivative formula (``@formula`` or ``@formula(option=...)``)."""
+def formula(fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+    """Declare a derivative formula (``@formula`` or ``@formula(option=...)``; the options are
+    the fields of ``FormulaOptions``)."""
 
-    options = FormulaOptions(
-        tuple(differentiable_outputs) if differentiable_outputs is not None else None,
-        tuple(hidden_outputs), bool(once_differentiable), bool(materialize_grads),
-        bool(inplace_saves_copy))
+    opts = formula_options(**options)
 
     def register(f: Callable[..., Any]) -> FormulaDef:
         _check(f)
-        d = FormulaDef(f.__name__, f, options, f.__module__)
+        d = FormulaDef(f.__name__, f, opts, f.__module__)
         REGISTRY[d.name] = d
         return d
 
@@ -180,25 +202,60 @@ def samples(*cases: Any) -> Callable[[FormulaDef], FormulaDef]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The namespaces formulas call. The reference engine executes them; the translator only reads them.
+# The namespaces formulas call, and the engine that runs them.
+
+# Note [Who runs a formula]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``kernel.NAME`` and ``ops.NAME`` are what a formula calls; the translator only reads them, the
+# compiled engine never runs them (it runs the C++ they became). Running a formula in Python is
+# the reference engine's job: ``transgrad.reference.executor`` implements ``Executor`` and
+# registers itself with ``set_executor`` when ``transgrad.reference`` is imported. ``ops.NAME``
+# resolves to the registered ``FormulaDef`` (or ``@helper``) here; calling a FormulaDef and
+# every ``kernel.NAME`` go to the executor. So this module declares and the engine executes,
+# and the import graph points one way: reference -> lang.
+
+
+class Executor(Protocol):
+    """What runs formulas in Python (implemented by ``transgrad.reference.executor``)."""
+
+    def apply_formula(self, fdef: FormulaDef, args: Tuple[Any, ...],
+                      kwargs: Dict[str, Any]) -> Any: ...
+
+    def kernel(self, name: str) -> Callable[..., Any]: ...
+
+
+_executor: Optional[Executor] = None
+
+
+def set_executor(e: Executor) -> None:
+    """Make ``e`` the engine that runs formulas and kernels (the reference engine, at import)."""
+    global _executor
+    _executor = e
+
+
+def executor() -> Executor:
+    if _executor is None:
+        raise RuntimeError("no engine runs formulas in Python yet: import transgrad.reference "
+                           "(the compiled engine runs the translated C++, not transgrad.lang)")
+    return _executor
+
 
 class _Kernels:
-    """``kernel.NAME``: a raw, non-differentiable kernel (declared in translator/signatures.py)."""
+    """``kernel.NAME``: a raw, non-differentiable kernel (declared in translator/signatures.py),
+    run by the registered executor."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        from transgrad.reference import kernels as impl
-
-        try:
-            return getattr(impl, name)
-        except AttributeError:
-            raise AttributeError(f"transgrad.lang.kernel has no kernel {name!r}; kernels are "
-                                 "declared in translator/signatures.py") from None
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return executor().kernel(name)
 
 
 class _Ops:
-    """``ops.NAME``: a differentiable op (a formula, composite or helper), run by the reference engine."""
+    """``ops.NAME``: a differentiable op (a formula, composite or helper) from the registry."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("__"):
+            raise AttributeError(name)
         load_builtin_formulas()
         if name in REGISTRY:
             return REGISTRY[name]

@@ -1,10 +1,14 @@
 """The engine-neutral, PyTorch-style API, built over an engine *backend*.
 
-Input: a backend (below). Output: the public functions installed into a module namespace
-(``transgrad.reference``, ``transgrad``) and the methods/operators installed on the backend's
-Tensor class. Both engines are built by ``build``, which is what keeps their APIs equal.
+Input: a backend (``transgrad._backend.Backend``; Note [One API, two engines] there). Output:
+the functions of ``functions.py`` and ``extra_functions.py`` (module level, the same objects for
+both engines, which import them), and, per engine, by ``build``: the factories put into the
+engine's namespace (``transgrad.reference``, ``transgrad``), the methods/operators installed on
+the backend's Tensor class, gradcheck and autograd.functional. That both engines go through the
+same code is what keeps their APIs equal.
 
-The backend interface (exact attribute names; the compiled engine must provide them):
+The backend interface in detail (exact attribute names; besides these, ``operators`` and
+``inplace_verdict`` as documented on ``Backend``):
 
 ``Tensor``
     The tensor class. Natively it provides ``shape`` (tuple of ints), ``ndim``, ``dtype`` (a
@@ -43,27 +47,17 @@ The backend interface (exact attribute names; the compiled engine must provide t
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
-BACKENDS: Dict[type, Any] = {}  # Tensor class -> backend (gradcheck finds the engine this way)
+from transgrad import _backend
 
 
-def build(namespace: Dict[str, Any], backend: Any) -> None:
-    """Install the API of ``backend`` into ``namespace`` and onto ``backend.Tensor``."""
-    from transgrad._api import extra_functions, factories, functional, functions, gradcheck, methods
+def build(backend: Any, factories: Any) -> None:
+    """Register ``backend`` (``backend_of`` finds it from its tensors) and install the method
+    table on ``backend.Tensor``, with ``factories`` (a ``factories.Factories``) for the methods
+    that make tensors next to ``self`` (``new_zeros``...). Everything else of the API is module
+    level and imported by each engine's module: Note [One API, two engines] in _backend.py."""
+    from transgrad._api import methods
 
-    BACKENDS[backend.Tensor] = backend
-    fns = functions.make_functions(backend)
-    fns.update(extra_functions.make_functions(backend, fns))
-    facts = factories.make_factories(backend)
-    namespace.update(facts)
-    namespace.update(fns)
-    methods.install(backend, fns, facts)
-    extra_functions.install_methods(backend, fns)
-    backend.autograd.gradcheck = gradcheck.make_gradcheck(backend)
-    backend.autograd.gradgradcheck = gradcheck.make_gradgradcheck(backend)
-    backend.autograd.functional = functional.make_functional(backend, fns)
-    namespace["Tensor"] = backend.Tensor
-    namespace["autograd"] = backend.autograd
-    for name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"):
-        namespace[name] = getattr(backend.autograd, name)
+    _backend.register(backend)
+    methods.install(backend, factories)

@@ -2,10 +2,11 @@
 API-level composites that need Python the formula language does not have (strings, loops over
 a variable number of operands): einsum, roll, repeat, mv, argsort.
 
-Input: the backend and the functions of ``functions.make_functions``. Output: more functions
-(``make_functions``) and the matching Tensor methods (``install_methods``). Everything here is
-engine-neutral: it calls ``B.ops`` (formulas) only, so both engines behave the same, and every
-result is differentiable to any order because the formulas are.
+Input: tensors of either engine. Output: the module-level functions of ``__all__`` (exported by
+both engines; several are Tensor methods too: methods.py). Everything here is
+engine-neutral: it calls the formulas of the tensor's engine (``backend_of``) only, so both
+engines behave the same, and every result is differentiable to any order because the formulas
+are.
 
 Note [Torch argument forms]
 Window arguments take an int or an (h, w) pair as torch; ``stride=None`` means the kernel
@@ -22,10 +23,17 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
+from transgrad._api import functions
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
+from transgrad._backend import backend_of, find_backend
 
 SortResult = collections.namedtuple("SortResult", ["values", "indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
+__all__ = [
+    "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "cumsum",
+    "einsum", "flip", "masked_fill", "max_pool2d", "mv", "pad", "repeat", "roll", "sort",
+    "topk", "tril", "triu",
+]
 
 
 def _pair(v: Any, name: str) -> tuple:
@@ -48,230 +56,277 @@ def _single(v: Any, name: str) -> int:
     return int(t[0])
 
 
-def make_functions(B: Any, F: dict[str, Any]) -> dict[str, Any]:
-    ops = B.ops
-
-    def _unbatched(x: Any, image_ndim: int, fn: Any) -> Any:
-        """Run ``fn`` on a batch of one when x lacks the batch dim (Note [Torch argument forms])."""
-        if x.ndim == image_ndim - 1:
-            out = fn(ops.unsqueeze(x, 0))
-            if isinstance(out, tuple):
-                return type(out)(ops.squeeze(o, (0,)) for o in out)
-            return ops.squeeze(out, (0,))
-        if x.ndim != image_ndim:
-            raise ValueError(f"expected a {image_ndim}-D (batched) or {image_ndim - 1}-D "
-                             f"(unbatched) input, got shape {tuple(x.shape)}")
-        return fn(x)
-
-    def _same_padding(x: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
-        """(input, padding) for padding="same": symmetric when possible, else x is padded."""
-        if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
-        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-        if all(t % 2 == 0 for t in totals):
-            return x, tuple(t // 2 for t in totals)
-        pads: tuple = ()
-        for t in reversed(totals):  # pad's order: the last dim first
-            pads += (t // 2, t - t // 2)
-        return ops.pad(x, pads, 0.0), (0,) * len(totals)
-
-    # -- convolution -----------------------------------------------------------------------
-
-    def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-               dilation: Any = 1, groups: int = 1) -> Any:
-        s, d = _pair(stride, "stride"), _pair(dilation, "dilation")
-        k = tuple(weight.shape[2:])
-
-        def run(x: Any) -> Any:
-            if padding == "valid":
-                p = (0, 0)
-            elif padding == "same":
-                x, p = _same_padding(x, k, d, s)
-            else:
-                p = _pair(padding, "padding")
-            return ops.conv2d(x, weight, bias, s, p, d, int(groups))
-
-        return _unbatched(input, 4, run)
-
-    def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-               dilation: Any = 1, groups: int = 1) -> Any:
-        s, d = _single(stride, "stride"), _single(dilation, "dilation")
-
-        def run(x: Any) -> Any:
-            if padding == "valid":
-                p = 0
-            elif padding == "same":
-                x, (p,) = _same_padding(x, (weight.shape[2],), (d,), (s,))
-            else:
-                p = _single(padding, "padding")
-            return ops.conv1d(x, weight, bias, s, p, d, int(groups))
-
-        return _unbatched(input, 3, run)
-
-    # -- pooling ---------------------------------------------------------------------------
-
-    def _no_ceil(ceil_mode: bool, name: str) -> None:
-        if ceil_mode:
-            raise NotImplementedError(f"{name}: ceil_mode=True is not supported")
-
-    def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                   dilation: Any = 1, ceil_mode: bool = False,
-                   return_indices: bool = False) -> Any:
-        _no_ceil(ceil_mode, "max_pool2d")
-        k = _pair(kernel_size, "kernel_size")
-        s = k if stride is None or stride == () else _pair(stride, "stride")
-        p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
-        out = _unbatched(input, 4, lambda x: tuple(ops.max_pool2d(x, k, s, p, d)))
-        return tuple(out) if return_indices else out[0]
-
-    def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                   ceil_mode: bool = False, count_include_pad: bool = True,
-                   divisor_override: int | None = None) -> Any:
-        _no_ceil(ceil_mode, "avg_pool2d")
-        k = _pair(kernel_size, "kernel_size")
-        s = k if stride is None or stride == () else _pair(stride, "stride")
-        p = _pair(padding, "padding")
-
-        def run(x: Any) -> Any:
-            mean = ops.avg_pool2d(x, k, s, p)
-            if divisor_override is not None:
-                return mean * (k[0] * k[1] / float(divisor_override))
-            if count_include_pad or p == (0, 0):
-                return mean
-            ones = B.from_numpy(_ones((1, 1) + tuple(x.shape[2:]), x.dtype))
-            return mean / ops.avg_pool2d(ones, k, s, p)  # the share of real elements
-
-        return _unbatched(input, 4, run)
-
-    def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
-        size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-        if len(size) != 2:
-            raise ValueError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got "
-                             f"{output_size!r}")
-        size = tuple(int(input.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(size))
-        if input.ndim not in (3, 4):
-            raise ValueError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got shape "
-                             f"{tuple(input.shape)}")
-        return ops.adaptive_avg_pool2d(input, size)
-
-    # -- normalisation ---------------------------------------------------------------------
-
-    def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None,
-                   bias: Any = None, training: bool = False, momentum: float = 0.1,
-                   eps: float = 1e-5) -> Any:
-        """torch's ``batch_norm``: in training, the batch statistics normalise and, when running
-        stats are given, update them in place (``(1 - momentum) * old + momentum * batch``,
-        with the unbiased batch variance); in eval, the running stats normalise."""
-        if training and running_mean is not None and running_var is not None:
-            dims = tuple(d for d in range(input.ndim) if d != 1)
-            n = math.prod(input.shape[d] for d in dims)
-            if n <= 1:
-                raise ValueError(f"batch_norm: expected more than 1 value per channel when "
-                                 f"training, got input of shape {tuple(input.shape)}")
-            with B.autograd.no_grad():
-                x = input.detach()
-                mean = ops.mean(x, dims, False)
-                var = F["var"](x, dims, False, 1)
-                m = float(momentum)
-                running_mean.copy_(running_mean * (1.0 - m) + mean * m)
-                running_var.copy_(running_var * (1.0 - m) + var * m)
-        return ops.batch_norm(input, running_mean, running_var, weight, bias, bool(training),
-                              float(eps))
-
-    # -- misc formulas ---------------------------------------------------------------------
-
-    def cumsum(x: Any, dim: int, dtype: Any = None) -> Any:
-        return ops.cumsum(x if dtype is None else F["cast"](x, dtype), int(dim))
-
-    def flip(x: Any, dims: Any) -> Any:
-        return ops.flip(x, dims_arg(dims, x.ndim) if x.ndim else ())
-
-    def tril(x: Any, diagonal: int = 0) -> Any:
-        return ops.tril(x, int(diagonal))
-
-    def triu(x: Any, diagonal: int = 0) -> Any:
-        return ops.triu(x, int(diagonal))
-
-    def pad(input: Any, pad: Sequence[int], mode: str = "constant",
-            value: float | None = None) -> Any:
-        if mode != "constant":
-            raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
-        return ops.pad(input, tuple(int(p) for p in pad), 0.0 if value is None else float(value))
-
-    def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-        return SortResult(*ops.sort(x, int(dim), bool(descending)))
-
-    def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-        return ops.sort(x, int(dim), bool(descending))[1]
-
-    def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-        return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
-
-    def masked_fill(x: Any, mask: Any, value: Any) -> Any:
-        if str(mask.dtype) != "bool":
-            raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
-        return ops.masked_fill(x, mask, float(value.item() if hasattr(value, "item") else value))
-
-    # -- composites ------------------------------------------------------------------------
-
-    def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
-        if dims is None:
-            return ops.reshape(roll(ops.reshape(x, (-1,)), shifts, 0), tuple(x.shape))
-        shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-        dims = (dims,) if isinstance(dims, int) else tuple(dims)
-        if len(shifts) != len(dims):
-            raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
-        out = x
-        for shift, dim in zip(shifts, dims):
-            d = wrap_dim(dim, x.ndim)
-            n = x.shape[d]
-            s = int(shift) % n if n else 0
-            if s:
-                out = ops.cat([ops.slice(out, d, n - s, n, 1), ops.slice(out, d, 0, n - s, 1)], d)
-        return out
-
-    def repeat(x: Any, *sizes: Any) -> Any:
-        reps = shape_arg(sizes)
-        if len(reps) < x.ndim:
-            raise ValueError(f"repeat: the number of repeats {reps} can not be smaller than the "
-                             f"number of dims of a tensor of shape {tuple(x.shape)}")
-        shape = (1,) * (len(reps) - x.ndim) + tuple(x.shape)
-        split = tuple(v for s in shape for v in (1, s))
-        big = tuple(v for r, s in zip(reps, shape) for v in (r, s))
-        return ops.reshape(ops.expand(ops.reshape(x, split), big),
-                           tuple(r * s for r, s in zip(reps, shape)))
-
-    def mv(mat: Any, vec: Any) -> Any:
-        if mat.ndim != 2 or vec.ndim != 1:
-            raise ValueError(f"mv: expected a matrix and a vector, got shapes "
-                             f"{tuple(mat.shape)} and {tuple(vec.shape)}")
-        return ops.matmul(mat, vec)
-
-    def einsum(equation: str, *operands: Any) -> Any:
-        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-            operands = tuple(operands[0])
-        return _einsum(ops, equation, list(operands))
-
-    return {
-        "conv1d": conv1d, "conv2d": conv2d, "max_pool2d": max_pool2d, "avg_pool2d": avg_pool2d,
-        "adaptive_avg_pool2d": adaptive_avg_pool2d, "batch_norm": batch_norm, "cumsum": cumsum,
-        "flip": flip, "tril": tril, "triu": triu, "pad": pad, "sort": sort, "argsort": argsort,
-        "topk": topk, "masked_fill": masked_fill, "roll": roll, "repeat": repeat, "mv": mv,
-        "einsum": einsum,
-    }
+def _ops_of(operands: Sequence[Any]) -> Any:
+    backend = find_backend(operands)
+    if backend is None:
+        raise TypeError("einsum(): expected Tensor operands")
+    return backend.ops
 
 
-def install_methods(B: Any, F: dict[str, Any]) -> None:
-    for name in ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill", "roll",
-                 "mv"):
-        setattr(B.Tensor, name, F[name])
+def _unbatched(x: Any, image_ndim: int, fn: Any) -> Any:
+    """Run ``fn`` on a batch of one when x lacks the batch dim (Note [Torch argument forms])."""
+    ops = backend_of(x).ops
+    if x.ndim == image_ndim - 1:
+        out = fn(ops.unsqueeze(x, 0))
+        if isinstance(out, tuple):
+            return type(out)(ops.squeeze(o, (0,)) for o in out)
+        return ops.squeeze(out, (0,))
+    if x.ndim != image_ndim:
+        raise ValueError(f"expected a {image_ndim}-D (batched) or {image_ndim - 1}-D "
+                         f"(unbatched) input, got shape {tuple(x.shape)}")
+    return fn(x)
 
-    def flip(self: Any, *dims: Any) -> Any:
-        return F["flip"](self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
-                         else dims)
 
-    B.Tensor.flip = flip
-    B.Tensor.repeat = F["repeat"]
+def _same_padding(x: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
+    """(input, padding) for padding="same": symmetric when possible, else x is padded."""
+    ops = backend_of(x).ops
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if all(t % 2 == 0 for t in totals):
+        return x, tuple(t // 2 for t in totals)
+    pads: tuple = ()
+    for t in reversed(totals):  # pad's order: the last dim first
+        pads += (t // 2, t - t // 2)
+    return ops.pad(x, pads, 0.0), (0,) * len(totals)
+
+
+# -- convolution -----------------------------------------------------------------------
+
+
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:
+    """2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) with ``weight``."""
+    ops = backend_of(input).ops
+    s, d = _pair(stride, "stride"), _pair(dilation, "dilation")
+    k = tuple(weight.shape[2:])
+
+    def run(x: Any) -> Any:
+        if padding == "valid":
+            p = (0, 0)
+        elif padding == "same":
+            x, p = _same_padding(x, k, d, s)
+        else:
+            p = _pair(padding, "padding")
+        return ops.conv2d(x, weight, bias, s, p, d, int(groups))
+
+    return _unbatched(input, 4, run)
+
+
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:
+    """1-D convolution (cross-correlation) of (N, C, L) or (C, L) with ``weight``, as torch."""
+    ops = backend_of(input).ops
+    s, d = _single(stride, "stride"), _single(dilation, "dilation")
+
+    def run(x: Any) -> Any:
+        if padding == "valid":
+            p = 0
+        elif padding == "same":
+            x, (p,) = _same_padding(x, (weight.shape[2],), (d,), (s,))
+        else:
+            p = _single(padding, "padding")
+        return ops.conv1d(x, weight, bias, s, p, d, int(groups))
+
+    return _unbatched(input, 3, run)
+
+
+# -- pooling ---------------------------------------------------------------------------
+
+
+def _no_ceil(ceil_mode: bool, name: str) -> None:
+    if ceil_mode:
+        raise NotImplementedError(f"{name}: ceil_mode=True is not supported")
+
+
+def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """2-D max pooling, as torch (``return_indices`` gives the argmax positions too)."""
+    ops = backend_of(input).ops
+    _no_ceil(ceil_mode, "max_pool2d")
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None or stride == () else _pair(stride, "stride")
+    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    out = _unbatched(input, 4, lambda x: tuple(ops.max_pool2d(x, k, s, p, d)))
+    return tuple(out) if return_indices else out[0]
+
+
+def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Any:
+    """2-D average pooling, as torch (``count_include_pad``, ``divisor_override``)."""
+    ops = backend_of(input).ops
+    _no_ceil(ceil_mode, "avg_pool2d")
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None or stride == () else _pair(stride, "stride")
+    p = _pair(padding, "padding")
+
+    def run(x: Any) -> Any:
+        mean = ops.avg_pool2d(x, k, s, p)
+        if divisor_override is not None:
+            return mean * (k[0] * k[1] / float(divisor_override))
+        if count_include_pad or p == (0, 0):
+            return mean
+        ones = backend_of(x).from_numpy(_ones((1, 1) + tuple(x.shape[2:]), x.dtype))
+        return mean / ops.avg_pool2d(ones, k, s, p)  # the share of real elements
+
+    return _unbatched(input, 4, run)
+
+
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
+    """Average pooling of (N, C, H, W) or (C, H, W) to ``output_size``."""
+    ops = backend_of(input).ops
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    if len(size) != 2:
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got "
+                         f"{output_size!r}")
+    size = tuple(int(input.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(size))
+    if input.ndim not in (3, 4):
+        raise ValueError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got shape "
+                         f"{tuple(input.shape)}")
+    return ops.adaptive_avg_pool2d(input, size)
+
+
+# -- normalisation ---------------------------------------------------------------------
+
+
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None,
+               bias: Any = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Any:
+    """torch's ``batch_norm``: in training, the batch statistics normalise and, when running
+    stats are given, update them in place (``(1 - momentum) * old + momentum * batch``,
+    with the unbiased batch variance); in eval, the running stats normalise."""
+    ops = backend_of(input).ops
+    if training and running_mean is not None and running_var is not None:
+        dims = tuple(d for d in range(input.ndim) if d != 1)
+        n = math.prod(input.shape[d] for d in dims)
+        if n <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when "
+                             f"training, got input of shape {tuple(input.shape)}")
+        with backend_of(input).autograd.no_grad():
+            x = input.detach()
+            mean = ops.mean(x, dims, False)
+            var = functions.var(x, dims, False, 1)
+            m = float(momentum)
+            running_mean.copy_(running_mean * (1.0 - m) + mean * m)
+            running_var.copy_(running_var * (1.0 - m) + var * m)
+    return ops.batch_norm(input, running_mean, running_var, weight, bias, bool(training),
+                          float(eps))
+
+
+# -- misc formulas ---------------------------------------------------------------------
+
+
+def cumsum(x: Any, dim: int, dtype: Any = None) -> Any:
+    """The cumulative sum along ``dim``."""
+    ops = backend_of(x).ops
+    return ops.cumsum(x if dtype is None else functions.cast(x, dtype), int(dim))
+
+
+def flip(x: Any, dims: Any) -> Any:
+    """``x`` reversed along ``dims``."""
+    ops = backend_of(x).ops
+    return ops.flip(x, dims_arg(dims, x.ndim) if x.ndim else ())
+
+
+def tril(x: Any, diagonal: int = 0) -> Any:
+    """The lower triangle of ``x`` (below diagonal ``diagonal``), zeros elsewhere."""
+    ops = backend_of(x).ops
+    return ops.tril(x, int(diagonal))
+
+
+def triu(x: Any, diagonal: int = 0) -> Any:
+    """The upper triangle of ``x`` (above diagonal ``diagonal``), zeros elsewhere."""
+    ops = backend_of(x).ops
+    return ops.triu(x, int(diagonal))
+
+
+def pad(input: Any, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Any:
+    """``input`` padded with ``value`` (``pad`` lists (before, after) pairs, last dim first)."""
+    ops = backend_of(input).ops
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
+    return ops.pad(input, tuple(int(p) for p in pad), 0.0 if value is None else float(value))
+
+
+def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """(values, indices) of ``x`` sorted along ``dim``."""
+    ops = backend_of(x).ops
+    return SortResult(*ops.sort(x, int(dim), bool(descending)))
+
+
+def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """The indices that sort ``x`` along ``dim``."""
+    ops = backend_of(x).ops
+    return ops.sort(x, int(dim), bool(descending))[1]
+
+
+def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """(values, indices) of the ``k`` largest (or smallest) entries along ``dim``."""
+    ops = backend_of(x).ops
+    return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
+
+
+def masked_fill(x: Any, mask: Any, value: Any) -> Any:
+    """``x`` with ``value`` where the bool ``mask`` is true."""
+    ops = backend_of(x).ops
+    if str(mask.dtype) != "bool":
+        raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
+    return ops.masked_fill(x, mask, float(value.item() if hasattr(value, "item") else value))
+
+
+# -- composites ------------------------------------------------------------------------
+
+
+def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
+    """``x`` rotated by ``shifts`` along ``dims`` (flattened when dims is None)."""
+    ops = backend_of(x).ops
+    if dims is None:
+        return ops.reshape(roll(ops.reshape(x, (-1,)), shifts, 0), tuple(x.shape))
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
+    out = x
+    for shift, dim in zip(shifts, dims):
+        d = wrap_dim(dim, x.ndim)
+        n = x.shape[d]
+        s = int(shift) % n if n else 0
+        if s:
+            out = ops.cat([ops.slice(out, d, n - s, n, 1), ops.slice(out, d, 0, n - s, 1)], d)
+    return out
+
+
+def repeat(x: Any, *sizes: Any) -> Any:
+    """``x`` tiled ``sizes`` times along each dim."""
+    ops = backend_of(x).ops
+    reps = shape_arg(sizes)
+    if len(reps) < x.ndim:
+        raise ValueError(f"repeat: the number of repeats {reps} can not be smaller than the "
+                         f"number of dims of a tensor of shape {tuple(x.shape)}")
+    shape = (1,) * (len(reps) - x.ndim) + tuple(x.shape)
+    split = tuple(v for s in shape for v in (1, s))
+    big = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    return ops.reshape(ops.expand(ops.reshape(x, split), big),
+                       tuple(r * s for r, s in zip(reps, shape)))
+
+
+def mv(mat: Any, vec: Any) -> Any:
+    """The product of a matrix and a vector."""
+    ops = backend_of(mat).ops
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise ValueError(f"mv: expected a matrix and a vector, got shapes "
+                         f"{tuple(mat.shape)} and {tuple(vec.shape)}")
+    return ops.matmul(mat, vec)
+
+
+def einsum(equation: str, *operands: Any) -> Any:
+    """Einstein summation (``einsum("ij,jk->ik", a, b)``), by pairwise matmuls (Note [einsum])."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _einsum(_ops_of(operands), equation, list(operands))
 
 
 def _ones(shape: tuple, dtype: Any) -> Any:

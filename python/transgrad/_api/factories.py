@@ -10,45 +10,22 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, Dict, Optional
+from typing import Any, Optional
 
 import numpy as np
 
-float32 = np.dtype("float32")
-float64 = np.dtype("float64")
-int64 = np.dtype("int64")
-bool_ = np.dtype("bool")
-complex128 = np.dtype("complex128")
-SUPPORTED = (bool_, int64, float32, float64, complex128)
+from transgrad._backend import is_tensor
 
-
-def as_dtype(dtype: Any) -> np.dtype:
-    """A dtype argument (numpy dtype, name, Python type) as one of the supported numpy dtypes."""
-    if dtype is builtins.float:
-        return float64
-    if dtype is builtins.int:
-        return int64
-    try:
-        d = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"not a dtype: {dtype!r}") from None
-    if d not in SUPPORTED:
-        raise TypeError(f"unsupported dtype {d}: use float32, float64, int64 or bool")
-    return d
-
-
-def canonical(a: np.ndarray) -> np.ndarray:
-    """Map a numpy array onto a supported dtype (int32 -> int64, float16 -> float32)."""
-    d = a.dtype
-    if d in SUPPORTED:
-        return a
-    if d.kind in "iu":
-        return a.astype(int64)
-    if d.kind == "f":
-        return a.astype(float32 if d.itemsize < 8 else float64)
-    if d.kind == "c":
-        return a.astype(complex128)
-    raise TypeError(f"cannot make a tensor from data of dtype {d}")
+from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
+    SUPPORTED,
+    as_dtype,
+    bool_,
+    canonical,
+    complex128,
+    float32,
+    float64,
+    int64,
+)
 
 
 def _shape(size: Any) -> tuple:
@@ -58,60 +35,66 @@ def _shape(size: Any) -> tuple:
     return tuple(int(s) for s in size)
 
 
-def make_factories(B: Any) -> Dict[str, Any]:
-    T = B.Tensor
-    state: Dict[str, Any] = {"default": float32, "rng": np.random.default_rng(0)}
+class Factories:
+    """The creation functions of one engine, with its state: the default dtype and the seeded
+    random generator (Note [Factories per engine])."""
 
-    def get_default_dtype() -> np.dtype:
-        return state["default"]
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self._default = float32
+        self._rng = np.random.default_rng(0)
 
-    def set_default_dtype(dtype: Any) -> None:
+    def get_default_dtype(self) -> np.dtype:
+        return self._default
+
+    def set_default_dtype(self, dtype: Any) -> None:
         d = as_dtype(dtype)
         if d.kind != "f":
-            raise TypeError("only floating dtypes can be the default dtype")
-        state["default"] = d
+            raise TypeError("only floating-point types are supported as the default type")
+        self._default = d
 
-    def manual_seed(seed: int) -> Any:
+    def manual_seed(self, seed: int) -> Any:
         """Seed the generator used by randn/rand/randint/randperm (same seed, same numbers, in
         both engines)."""
-        state["rng"] = np.random.default_rng(int(seed))
-        return state["rng"]
+        self._rng = np.random.default_rng(int(seed))
+        return self._rng
 
-    def _wrap(a: np.ndarray, requires_grad: bool) -> Any:
-        t = B.from_numpy(a)
+    def _wrap(self, a: np.ndarray, requires_grad: bool) -> Any:
+        t = self._backend.from_numpy(a)
         if requires_grad:
             t.requires_grad_(True)
         return t
 
-    def _float(dtype: Any) -> np.dtype:
-        return state["default"] if dtype is None else as_dtype(dtype)
+    def _float(self, dtype: Any) -> np.dtype:
+        return self._default if dtype is None else as_dtype(dtype)
 
-    def tensor(data: Any, dtype: Any = None, requires_grad: bool = False,
+    def tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False,
                device: Any = None) -> Any:
         """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays, tensors)."""
-        if isinstance(data, T):
+        if is_tensor(data):
             a = np.array(data.detach(), copy=True)
-        elif isinstance(data, (list, tuple)) and any(isinstance(v, T) for v in _flat(data)):
-            a = np.array([np.asarray(v.detach()) if isinstance(v, T) else v for v in data])
+        elif isinstance(data, (list, tuple)) and any(is_tensor(v) for v in _flat(data)):
+            a = np.array([np.asarray(v.detach()) if is_tensor(v) else v for v in data])
         else:
             a = np.array(data, copy=True)
         if dtype is not None:
             a = a.astype(as_dtype(dtype), copy=False)
-        elif not isinstance(data, (np.ndarray, np.generic, T)) and a.dtype.kind == "f":
-            a = a.astype(state["default"], copy=False)  # Python floats: the default dtype
+        elif (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
+              and a.dtype.kind == "f"):
+            a = a.astype(self._default, copy=False)  # Python floats: the default dtype
         else:
             a = canonical(a)
-        return _wrap(np.asarray(a, order="C"), requires_grad)
+        return self._wrap(np.asarray(a, order="C"), requires_grad)
 
-    def as_tensor(data: Any, dtype: Any = None) -> Any:
-        if isinstance(data, T) and (dtype is None or as_dtype(dtype) == data.dtype):
+    def as_tensor(self, data: Any, dtype: Any = None) -> Any:
+        if is_tensor(data) and (dtype is None or as_dtype(dtype) == data.dtype):
             return data
         if isinstance(data, np.ndarray) and data.dtype in SUPPORTED and (
                 dtype is None or as_dtype(dtype) == data.dtype):
-            return B.from_numpy(data)
-        return tensor(data, dtype)
+            return self._backend.from_numpy(data)
+        return self.tensor(data, dtype)
 
-    def from_numpy(a: np.ndarray) -> Any:
+    def from_numpy(self, a: np.ndarray) -> Any:
         """A tensor sharing memory with the numpy array ``a``."""
         if not isinstance(a, np.ndarray):
             raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(a).__name__}")
@@ -119,96 +102,109 @@ def make_factories(B: Any) -> Dict[str, Any]:
             raise TypeError(f"can't convert np.ndarray of type {a.dtype}: the supported types "
                             "are float64, float32, int64, bool (and complex128); convert it "
                             "first, e.g. a.astype(np.float64)")
-        return B.from_numpy(a)
+        return self._backend.from_numpy(a)
 
-    def full(size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def full(self, size: Any, fill_value: Any, dtype: Any = None,
+             requires_grad: bool = False) -> Any:
         if dtype is None:
             dtype = (bool_ if isinstance(fill_value, builtins.bool) else
-                     int64 if isinstance(fill_value, (int, np.integer)) else state["default"])
+                     int64 if isinstance(fill_value, (int, np.integer)) else self._default)
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        return _wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad)
+        return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad)
 
-    def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return _wrap(np.zeros(_shape(size), _float(dtype)), requires_grad)
+    def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        return self._wrap(np.zeros(_shape(size), self._float(dtype)), requires_grad)
 
-    def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return _wrap(np.ones(_shape(size), _float(dtype)), requires_grad)
+    def ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        return self._wrap(np.ones(_shape(size), self._float(dtype)), requires_grad)
 
-    def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    def empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        return self.zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
-    def eye(n: int, m: Optional[int] = None, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return _wrap(np.eye(n, m, dtype=_float(dtype)), requires_grad)
+    def eye(self, n: int, m: Optional[int] = None, dtype: Any = None,
+            requires_grad: bool = False) -> Any:
+        return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad)
 
-    def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
+    def arange(self, start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
                requires_grad: bool = False) -> Any:
         if end is None:
             start, end = 0, start
         if dtype is None:
             ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-            dtype = int64 if ints else state["default"]
-        return _wrap(np.arange(start, end, step).astype(as_dtype(dtype)), requires_grad)
+            dtype = int64 if ints else self._default
+        return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)), requires_grad)
 
-    def linspace(start: float, end: float, steps: int, dtype: Any = None,
+    def linspace(self, start: float, end: float, steps: int, dtype: Any = None,
                  requires_grad: bool = False) -> Any:
-        return _wrap(np.linspace(start, end, steps).astype(_float(dtype)), requires_grad)
+        return self._wrap(np.linspace(start, end, steps).astype(self._float(dtype)), requires_grad)
 
-    def randn(*size: Any, dtype: Any = None, requires_grad: bool = False,
+    def randn(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
               generator: Any = None) -> Any:
-        rng = generator or state["rng"]
-        return _wrap(rng.standard_normal(_shape(size)).astype(_float(dtype)), requires_grad)
+        rng = generator or self._rng
+        return self._wrap(rng.standard_normal(_shape(size)).astype(self._float(dtype)),
+                          requires_grad)
 
-    def rand(*size: Any, dtype: Any = None, requires_grad: bool = False,
+    def rand(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
              generator: Any = None) -> Any:
-        rng = generator or state["rng"]
-        return _wrap(rng.random(_shape(size)).astype(_float(dtype)), requires_grad)
+        rng = generator or self._rng
+        return self._wrap(rng.random(_shape(size)).astype(self._float(dtype)), requires_grad)
 
-    def randint(low: int, high: Any = None, size: Any = (), dtype: Any = None) -> Any:
+    def randint(self, low: int, high: Any = None, size: Any = (), dtype: Any = None) -> Any:
         if high is None:
             low, high = 0, low
-        a = state["rng"].integers(low, high, size=tuple(size))
-        return _wrap(a.astype(as_dtype(dtype or int64)), False)
+        a = self._rng.integers(low, high, size=tuple(size))
+        return self._wrap(a.astype(as_dtype(dtype or int64)), False)
 
-    def randperm(n: int, dtype: Any = None) -> Any:
-        return _wrap(state["rng"].permutation(n).astype(as_dtype(dtype or int64)), False)
+    def randperm(self, n: int, dtype: Any = None) -> Any:
+        return self._wrap(self._rng.permutation(n).astype(as_dtype(dtype or int64)), False)
 
-    def _like(x: Any, dtype: Any) -> tuple:
-        return tuple(x.shape), x.dtype if dtype is None else as_dtype(dtype)
-
-    def zeros_like(x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def zeros_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         shape, d = _like(x, dtype)
-        return _wrap(np.zeros(shape, d), requires_grad)
+        return self._wrap(np.zeros(shape, d), requires_grad)
 
-    def ones_like(x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def ones_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         shape, d = _like(x, dtype)
-        return _wrap(np.ones(shape, d), requires_grad)
+        return self._wrap(np.ones(shape, d), requires_grad)
 
-    def empty_like(x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return zeros_like(x, dtype, requires_grad)
+    def empty_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        return self.zeros_like(x, dtype, requires_grad)
 
-    def full_like(x: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def full_like(self, x: Any, fill_value: Any, dtype: Any = None,
+                  requires_grad: bool = False) -> Any:
         shape, d = _like(x, dtype)
-        return _wrap(np.full(shape, fill_value, d), requires_grad)
+        return self._wrap(np.full(shape, fill_value, d), requires_grad)
 
-    def randn_like(x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def randn_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         shape, d = _like(x, dtype)
-        return _wrap(state["rng"].standard_normal(shape).astype(d), requires_grad)
+        return self._wrap(self._rng.standard_normal(shape).astype(d), requires_grad)
 
-    def rand_like(x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def rand_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         shape, d = _like(x, dtype)
-        return _wrap(state["rng"].random(shape).astype(d), requires_grad)
+        return self._wrap(self._rng.random(shape).astype(d), requires_grad)
 
-    def is_tensor(x: Any) -> bool:
-        return isinstance(x, T)
+    def is_tensor(self, x: Any) -> bool:
+        """Whether ``x`` is a tensor of this engine."""
+        return isinstance(x, self._backend.Tensor)
 
-    def numel(x: Any) -> int:
+    def numel(self, x: Any) -> int:
         return math.prod(x.shape)
 
-    out = {k: v for k, v in locals().items() if callable(v) and not k.startswith("_")
-           and k not in ("B", "T")}
-    out.update(float32=float32, float64=float64, int64=int64, bool=bool_,
-               complex128=complex128, float=float32, double=float64, long=int64)
-    return out
+
+# Note [Factories per engine]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# What creates tensors from nothing needs an engine that no argument names, and each engine keeps
+# its own default dtype and random generator (the same seed gives the same numbers in both).
+# So each engine module makes one ``Factories(backend)`` and binds its methods by name, in the
+# open (transgrad/_compiled.py, transgrad/reference/__init__.py); a test checks that both
+# export the same names. ``NAMES`` is the list they bind.
+NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "tensor", "as_tensor",
+         "from_numpy", "full", "zeros", "ones", "empty", "eye", "arange", "linspace", "randn",
+         "rand", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
+         "randn_like", "rand_like", "is_tensor", "numel")
+
+
+def _like(x: Any, dtype: Any) -> tuple:
+    return tuple(x.shape), x.dtype if dtype is None else as_dtype(dtype)
 
 
 def _flat(data: Any) -> list:

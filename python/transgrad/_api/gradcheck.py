@@ -19,19 +19,18 @@ from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
+from transgrad._backend import find_backend
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck/gradgradcheck when a check fails."""
 
 
 def _backend_of(inputs: Sequence[Any]) -> Any:
-    from transgrad._api import BACKENDS
-
-    for t in inputs:
-        for cls in type(t).__mro__:
-            if cls in BACKENDS:
-                return BACKENDS[cls]
-    raise TypeError("gradcheck: no tensor among the inputs")
+    backend = find_backend(inputs)
+    if backend is None:
+        raise TypeError("gradcheck: no tensor among the inputs")
+    return backend
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -42,66 +41,63 @@ def _data(t: Any) -> np.ndarray:
     return np.array(t.detach() if t.requires_grad else t, dtype=np.float64, copy=True)
 
 
-def make_gradcheck(B: Any) -> Callable[..., bool]:
-    def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
-                  rtol: float = 1e-3, fast_mode: bool = False, raise_exception: bool = True,
+def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, fast_mode: bool = False, raise_exception: bool = True,
+              nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              seed: int = 0) -> bool:
+    """Check ``fn``'s analytical gradients at ``inputs`` against finite differences."""
+    inputs = _as_tuple(inputs)
+    backend = find_backend(inputs)
+    try:
+        if backend is None:
+            raise GradcheckError("gradcheck expects at least one input tensor to require "
+                                 "gradient")
+        _check(backend, fn, inputs, eps, atol, rtol, fast_mode, nondet_tol,
+               check_undefined_grad, np.random.default_rng(seed))
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  fast_mode: bool = False, raise_exception: bool = True,
                   nondet_tol: float = 0.0, check_undefined_grad: bool = True,
                   seed: int = 0) -> bool:
-        """Check ``fn``'s analytical gradients at ``inputs`` against finite differences."""
-        inputs = _as_tuple(inputs)
-        backend = _backend_of(inputs) if any(isinstance(t, B.Tensor) for t in inputs) else B
-        try:
-            _check(backend, fn, inputs, eps, atol, rtol, fast_mode, nondet_tol,
-                   check_undefined_grad, np.random.default_rng(seed))
-        except GradcheckError:
-            if raise_exception:
-                raise
-            return False
-        return True
+    """Check second derivatives: gradcheck of the vector-Jacobian product of ``fn``."""
+    inputs = _as_tuple(inputs)
+    backend = _backend_of(inputs)
+    T = backend.Tensor
+    with backend.autograd.no_grad():
+        outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]
+    rng = np.random.default_rng(seed + 1)
+    if grad_outputs is None:
+        grad_outputs = [backend.from_numpy(rng.standard_normal(o.shape).astype(o.dtype))
+                        .requires_grad_(True) for o in outs]
+    grad_outputs = list(_as_tuple(grad_outputs))
+    diff = [i for i, t in enumerate(inputs) if isinstance(t, T) and t.requires_grad]
+    n_in = len(inputs)
 
-    return gradcheck
+    def vjp(*args: Any) -> tuple:
+        xs, vs = list(args[:n_in]), args[n_in:]
+        for i in diff:  # finite differences pass plain tensors: differentiate them anyway
+            if not xs[i].requires_grad:
+                xs[i] = xs[i].detach().requires_grad_(True)
+        with backend.autograd.enable_grad():
+            ys = [o for o in _as_tuple(fn(*xs)) if _differentiable(o, T)]
+            pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
+            gs = backend.autograd.grad(
+                [y for y, _ in pairs], [xs[i] for i in diff], [v for _, v in pairs],
+                create_graph=True, allow_unused=True) if pairs else [None] * len(diff)
+        return tuple(backend.from_numpy(np.zeros(xs[i].shape, xs[i].dtype)) if g is None
+                     else g for g, i in zip(gs, diff))
 
-
-def make_gradgradcheck(B: Any) -> Callable[..., bool]:
-    def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
-                      eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-                      fast_mode: bool = False, raise_exception: bool = True,
-                      nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-                      seed: int = 0) -> bool:
-        """Check second derivatives: gradcheck of the vector-Jacobian product of ``fn``."""
-        inputs = _as_tuple(inputs)
-        backend = _backend_of(inputs)
-        T = backend.Tensor
-        with backend.autograd.no_grad():
-            outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]
-        rng = np.random.default_rng(seed + 1)
-        if grad_outputs is None:
-            grad_outputs = [backend.from_numpy(rng.standard_normal(o.shape).astype(o.dtype))
-                            .requires_grad_(True) for o in outs]
-        grad_outputs = list(_as_tuple(grad_outputs))
-        diff = [i for i, t in enumerate(inputs) if isinstance(t, T) and t.requires_grad]
-        n_in = len(inputs)
-
-        def vjp(*args: Any) -> tuple:
-            xs, vs = list(args[:n_in]), args[n_in:]
-            for i in diff:  # finite differences pass plain tensors: differentiate them anyway
-                if not xs[i].requires_grad:
-                    xs[i] = xs[i].detach().requires_grad_(True)
-            with backend.autograd.enable_grad():
-                ys = [o for o in _as_tuple(fn(*xs)) if _differentiable(o, T)]
-                pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
-                gs = backend.autograd.grad(
-                    [y for y, _ in pairs], [xs[i] for i in diff], [v for _, v in pairs],
-                    create_graph=True, allow_unused=True) if pairs else [None] * len(diff)
-            return tuple(backend.from_numpy(np.zeros(xs[i].shape, xs[i].dtype)) if g is None
-                         else g for g, i in zip(gs, diff))
-
-        gc = backend.autograd.gradcheck
-        return gc(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                  fast_mode=fast_mode, raise_exception=raise_exception, nondet_tol=nondet_tol,
-                  check_undefined_grad=check_undefined_grad, seed=seed)
-
-    return gradgradcheck
+    return gradcheck(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol,
+                     rtol=rtol, fast_mode=fast_mode, raise_exception=raise_exception,
+                     nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, seed=seed)
 
 
 def _differentiable(o: Any, T: Any) -> bool:

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Dict, List, Tuple
-
-from transgrad._api.views import Views
+from typing import Any, List, Tuple
 
 import numpy as np
+
+from transgrad._api import functions as fn
+from transgrad._api.inplace import run_inplace
+from transgrad._api.views import registry_for
+from transgrad._backend import backend_of, is_tensor
 
 _I64 = np.dtype("int64")
 
 
-def _items(T: Any, index: Any) -> List[Any]:
+def _items(index: Any) -> List[Any]:
     """Classify each index entry: None, Ellipsis, slice, int, ("array", a, tensor) or
     ("mask", a)."""
     out: List[Any] = []
@@ -36,15 +39,15 @@ def _items(T: Any, index: Any) -> List[Any]:
             raise IndexError("indexing with a Python bool is not supported")
         elif isinstance(it, (int, np.integer)):
             out.append(int(it))
-        elif isinstance(it, (T, list, tuple, np.ndarray)):
-            a = np.asarray(it.detach() if isinstance(it, T) and it.requires_grad else it)
+        elif isinstance(it, (list, tuple, np.ndarray)) or is_tensor(it):
+            a = np.asarray(it.detach() if is_tensor(it) and it.requires_grad else it)
             if a.dtype == np.bool_:
                 out.append(("mask", a))
             elif a.dtype.kind in "iu" or a.size == 0:
                 if a.ndim == 0:
                     out.append(int(a))
                 else:
-                    given = it if isinstance(it, T) and it.dtype == _I64 and it.ndim == 1 else None
+                    given = it if is_tensor(it) and it.dtype == _I64 and it.ndim == 1 else None
                     out.append(("array", a.astype(_I64), given))
             else:
                 raise IndexError("tensors used as indices must be long, int or bool tensors")
@@ -69,74 +72,73 @@ def _expand_ellipsis(items: List[Any], ndim: int) -> List[Any]:
     return out
 
 
-def make_getitem(B: Any, F: Dict[str, Any], views: Views) -> Callable[[Any, Any], Any]:
-    T, ops = B.Tensor, B.ops
+def getitem(x: Any, index: Any) -> Any:
+    """``x[index]`` (Tensor.__getitem__): a basic index gives a registered view."""
+    out, is_view = _get(x, index)
+    if is_view:
+        registry_for(backend_of(x)).add(out, x, (lambda b: _get(b, index)[0], (), {}))
+    return out
 
-    def getitem(x: Any, index: Any) -> Any:
-        out, is_view = get(x, index)
-        if is_view:
-            views.add(out, x, (lambda b: get(b, index)[0], (), {}))
-        return out
 
-    def get(x: Any, index: Any) -> Tuple[Any, bool]:
-        items = _expand_ellipsis(_items(T, index), x.ndim)
-        adv = [k for k, i in enumerate(items) if isinstance(i, tuple)]
-        if len(adv) > 1:
-            raise NotImplementedError("transgrad indexing supports one integer/bool array index "
-                                      "per expression; index in steps, or use index_select/"
-                                      "gather")
-        out, dim = x, 0
-        adv_dim, adv_nd = -1, 0
-        for it in items:
-            if it is None:
-                out = ops.unsqueeze(out, dim)
-                dim += 1
-            elif isinstance(it, int):
-                size = out.shape[dim]
-                if not -size <= it < size:
-                    raise IndexError(f"index {it} is out of bounds for dimension {dim} with size "
-                                     f"{size}")
-                out = ops.select(out, dim, it)
-            elif isinstance(it, slice):
-                step = 1 if it.step is None else operator.index(it.step)
-                if step <= 0:
-                    raise ValueError("step must be greater than zero")
-                if it.start is not None or it.stop is not None or step != 1:
-                    start = None if it.start is None else operator.index(it.start)
-                    stop = None if it.stop is None else operator.index(it.stop)
-                    out = ops.slice(out, dim, start, stop, step)
-                dim += 1
-            elif it[0] == "array":
-                a, given = it[1], it[2]
-                flat = given if given is not None else B.from_numpy(
-                    np.asarray(a.reshape(-1), order="C"))
-                out = ops.index_select(out, dim, flat)
-                if a.ndim != 1:
-                    shape = tuple(out.shape)
-                    out = ops.reshape(out, shape[:dim] + a.shape + shape[dim + 1:])
-                adv_dim, adv_nd = dim, a.ndim
-                dim += a.ndim
-            else:  # mask
-                a = it[1]
+def _get(x: Any, index: Any) -> Tuple[Any, bool]:
+    B = backend_of(x)
+    ops = B.ops
+    items = _expand_ellipsis(_items(index), x.ndim)
+    adv = [k for k, i in enumerate(items) if isinstance(i, tuple)]
+    if len(adv) > 1:
+        raise NotImplementedError("transgrad indexing supports one integer/bool array index "
+                                  "per expression; index in steps, or use index_select/"
+                                  "gather")
+    out, dim = x, 0
+    adv_dim, adv_nd = -1, 0
+    for it in items:
+        if it is None:
+            out = ops.unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(it, int):
+            size = out.shape[dim]
+            if not -size <= it < size:
+                raise IndexError(f"index {it} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            out = ops.select(out, dim, it)
+        elif isinstance(it, slice):
+            step = 1 if it.step is None else operator.index(it.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if it.start is not None or it.stop is not None or step != 1:
+                start = None if it.start is None else operator.index(it.start)
+                stop = None if it.stop is None else operator.index(it.stop)
+                out = ops.slice(out, dim, start, stop, step)
+            dim += 1
+        elif it[0] == "array":
+            a, given = it[1], it[2]
+            flat = given if given is not None else B.from_numpy(
+                np.asarray(a.reshape(-1), order="C"))
+            out = ops.index_select(out, dim, flat)
+            if a.ndim != 1:
                 shape = tuple(out.shape)
-                if shape[dim:dim + a.ndim] != a.shape:
-                    raise IndexError(f"The shape of the mask {a.shape} at index {dim} does not "
-                                     f"match the shape of the indexed tensor {shape}")
-                flat = shape[:dim] + (math.prod(a.shape),) + shape[dim + a.ndim:]
-                out = ops.reshape(out, flat)
-                out = ops.index_select(out, dim, B.from_numpy(np.flatnonzero(a).astype(_I64)))
-                adv_dim, adv_nd = dim, 1
-                dim += 1
-        if adv and adv_dim > 0 and _separated(items, adv[0]):
-            # numpy: ints and an array separated by a slice -> the array's dims go first
-            order = (tuple(range(adv_dim, adv_dim + adv_nd)) + tuple(range(adv_dim))
-                     + tuple(range(adv_dim + adv_nd, out.ndim)))
-            out = ops.permute(out, order)
-        if out is x and x.ndim:
-            out = ops.slice(x, 0, None, None, 1)  # x[...] is a new view, not x itself
-        return out, not adv and out is not x
-
-    return getitem
+                out = ops.reshape(out, shape[:dim] + a.shape + shape[dim + 1:])
+            adv_dim, adv_nd = dim, a.ndim
+            dim += a.ndim
+        else:  # mask
+            a = it[1]
+            shape = tuple(out.shape)
+            if shape[dim:dim + a.ndim] != a.shape:
+                raise IndexError(f"The shape of the mask {a.shape} at index {dim} does not "
+                                 f"match the shape of the indexed tensor {shape}")
+            flat = shape[:dim] + (math.prod(a.shape),) + shape[dim + a.ndim:]
+            out = ops.reshape(out, flat)
+            out = ops.index_select(out, dim, B.from_numpy(np.flatnonzero(a).astype(_I64)))
+            adv_dim, adv_nd = dim, 1
+            dim += 1
+    if adv and adv_dim > 0 and _separated(items, adv[0]):
+        # numpy: ints and an array separated by a slice -> the array's dims go first
+        order = (tuple(range(adv_dim, adv_dim + adv_nd)) + tuple(range(adv_dim))
+                 + tuple(range(adv_dim + adv_nd, out.ndim)))
+        out = ops.permute(out, order)
+    if out is x and x.ndim:
+        out = ops.slice(x, 0, None, None, 1)  # x[...] is a new view, not x itself
+    return out, not adv and out is not x
 
 
 def _separated(items: List[Any], k: int) -> bool:
@@ -148,51 +150,49 @@ def _separated(items: List[Any], k: int) -> bool:
     return any(not isinstance(items[j], int) and j != k for j in range(lo, hi + 1))
 
 
-def _numpy_index(T: Any, index: Any) -> Any:
+def _numpy_index(index: Any) -> Any:
     def conv(i: Any) -> Any:
-        if isinstance(i, T):
+        if is_tensor(i):
             return np.asarray(i.detach() if i.requires_grad else i)
         return i
 
     return tuple(conv(i) for i in index) if isinstance(index, tuple) else conv(index)
 
 
-def make_setitem(B: Any, F: Dict[str, Any], inplace: Callable[..., Any]) -> Callable[..., None]:
-    T, ag = B.Tensor, B.autograd
+def setitem(x: Any, index: Any, value: Any) -> None:
+    """``x[index] = value`` (Tensor.__setitem__)."""
+    B = backend_of(x)
+    ag = B.autograd
+    npi = _numpy_index(index)
+    recording = ag.is_grad_enabled() and (
+        x.requires_grad or (is_tensor(value) and value.requires_grad))
+    if not recording:
+        src = np.asarray(value.detach() if is_tensor(value) and value.requires_grad
+                         else value)
+        np.asarray(x.detach() if x.requires_grad else x)[npi] = src
+        x._bump_version()
+        return
+    n = math.prod(x.shape)
+    positions = np.arange(n, dtype=_I64).reshape(tuple(x.shape))[npi]
+    mask = np.zeros(n, dtype=bool)
+    mask[positions.reshape(-1)] = True
 
-    def setitem(x: Any, index: Any, value: Any) -> None:
-        npi = _numpy_index(T, index)
-        recording = ag.is_grad_enabled() and (
-            x.requires_grad or (isinstance(value, T) and value.requires_grad))
-        if not recording:
-            src = np.asarray(value.detach() if isinstance(value, T) and value.requires_grad
-                             else value)
-            np.asarray(x.detach() if x.requires_grad else x)[npi] = src
-            x._bump_version()
-            return
-        n = math.prod(x.shape)
-        positions = np.arange(n, dtype=_I64).reshape(tuple(x.shape))[npi]
-        mask = np.zeros(n, dtype=bool)
-        mask[positions.reshape(-1)] = True
+    def compute(xc: Any) -> Any:
+        v = fn.cast(fn.as_tensor(value, xc), xc.dtype)
+        extra = v.ndim - positions.ndim
+        if extra > 0:  # as numpy: leading size-1 dims of the value are dropped
+            if any(s != 1 for s in v.shape[:extra]):
+                raise RuntimeError(f"shape mismatch: value tensor of shape {tuple(v.shape)} "
+                                   f"cannot be broadcast to indexing result of shape "
+                                   f"{positions.shape}")
+            v = fn.reshape(v, tuple(v.shape[extra:]))
+        v = fn.reshape(fn.expand(v, positions.shape), (-1,))
+        zeros = B.from_numpy(np.zeros(n, xc.dtype))
+        flat = ops_index_add(zeros, v)
+        return fn.where(B.from_numpy(mask.reshape(tuple(x.shape))),
+                          fn.reshape(flat, tuple(x.shape)), xc)
 
-        def compute(xc: Any) -> Any:
-            v = F["cast"](F["_as_tensor"](value, xc), xc.dtype)
-            extra = v.ndim - positions.ndim
-            if extra > 0:  # as numpy: leading size-1 dims of the value are dropped
-                if any(s != 1 for s in v.shape[:extra]):
-                    raise RuntimeError(f"shape mismatch: value tensor of shape {tuple(v.shape)} "
-                                       f"cannot be broadcast to indexing result of shape "
-                                       f"{positions.shape}")
-                v = F["reshape"](v, tuple(v.shape[extra:]))
-            v = F["reshape"](F["expand"](v, positions.shape), (-1,))
-            zeros = B.from_numpy(np.zeros(n, xc.dtype))
-            flat = ops_index_add(zeros, v)
-            return F["where"](B.from_numpy(mask.reshape(tuple(x.shape))),
-                              F["reshape"](flat, tuple(x.shape)), xc)
+    def ops_index_add(zeros: Any, v: Any) -> Any:
+        return B.ops.index_add(zeros, 0, B.from_numpy(positions.reshape(-1).copy()), v)
 
-        def ops_index_add(zeros: Any, v: Any) -> Any:
-            return B.ops.index_add(zeros, 0, B.from_numpy(positions.reshape(-1).copy()), v)
-
-        inplace(x, compute, (value,), None)  # where() saves only the mask: no copy of x
-
-    return setitem
+    run_inplace(x, compute, (value,), None)  # where() saves only the mask: no copy of x

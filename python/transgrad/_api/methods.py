@@ -1,33 +1,32 @@
-"""Tensor methods, operators, indexing, ``__repr__`` and in-place ops, installed on the backend's
-Tensor class (a Python class or a pybind11 class alike: only ``setattr`` is used).
+"""The Tensor method table, shared by both engines, and its installation on an engine's Tensor
+class (a Python class or a pybind11 class alike: only ``setattr`` is used).
+
+Input: the module-level functions (functions.py, extra_functions.py), indexing and in-place
+machinery. Output: ``METHODS`` (name -> function or property, one table for both engines) and
+``install(backend, factories)``, which sets them on ``backend.Tensor`` once, with the arithmetic
+operators the backend chooses (``backend.operators``: the compiled engine's C++ fast paths).
+Every method finds its engine from ``self`` (``backend_of``).
 
 Operators follow docs/ARCHITECTURE.md ("Operators and scalars"): ``+ - * / @``, unary ``-``,
 ``t ** number`` -> pow_scalar, ``t ** tensor`` -> pow, comparisons -> eq/ne/lt/le/gt/ge; reflected
-forms wrap the number with the scalar rule.
-
-Note [In-place ops]
-~~~~~~~~~~~~~~~~~~~
-``x.add_(y)`` computes the out-of-place result and writes it into ``x`` (``backend.inplace_``:
-same storage, version bumped, history taken from the result). When autograd records, a leaf that
-requires grad (or a view of one) is refused, as PyTorch. Whether the op may read ``x`` itself
-or must run on a copy is the translator's verdict for its formula (translator/inplace.py, Note
-[In-place variants]): ``safe`` (exp_, relu_, neg_, add_) computes from ``x`` directly; ``copy``
-(mul_, div_, clamp_: ``@formula(inplace_saves_copy=True)``) computes from a clone, which the node
-saves; ``unsafe`` (sin_, log_) is refused with the reason. A registered view (views.py) writes
-through its base: Note [In-place on views]. Under no_grad (optimizer steps) nothing is cloned,
-nothing is recorded and every variant runs.
+forms wrap the number with the scalar rule. In-place variants: Note [In-place ops] in inplace.py.
 """
 
 from __future__ import annotations
 
+import builtins
 import math
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict
 
 import numpy as np
 
-from transgrad._api import indexing
-from transgrad._api.views import refresh_views, registry_for, scatter_into_base
-from transgrad._api.functions import shape_arg
+from transgrad._api import extra_functions as xfn
+from transgrad._api import functions as fn
+from transgrad._api.functions import as_tensor, scalar, shape_arg
+from transgrad._api.indexing import getitem, setitem
+from transgrad._api.inplace import run_inplace
+from transgrad._api.views import registry_for
+from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 
 
 class _Numel(int):
@@ -38,342 +37,337 @@ class _Numel(int):
         return int(self)
 
 
-def install(B: Any, F: Dict[str, Any], facts: Dict[str, Any]) -> None:  # noqa: C901
-    T = B.Tensor
-    ag = B.autograd
-    scalar, as_tensor = F["_scalar"], F["_as_tensor"]
+# ---- methods that are the functions with the tensor first -----------------------------------
 
-    def put(name: str, fn: Any) -> None:
-        setattr(T, name, fn)
+FUNCTION_METHODS = (
+    "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+    "tanh", "sigmoid", "relu", "abs", "sign", "erf", "square", "log2", "log10", "add", "sub",
+    "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "clamp",
+    "clip", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "softmax", "log_softmax",
+    "var", "std", "norm", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "expand",
+    "broadcast_to", "permute", "transpose", "swapaxes", "t", "movedim", "contiguous", "clone",
+    "narrow", "split", "chunk", "unbind", "index_select", "gather", "index_add", "scatter_add",
+    "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax", "argmin", "all",
+    "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
+    "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
+    "absolute", "floor", "ceil", "round", "trunc", "floor_divide", "remainder")
+EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
+                          "roll", "mv", "repeat")
 
-    # -- methods that are the functions with the tensor first ------------------------------
-    for name in ("neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
-                 "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "square", "log2",
-                 "log10", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne",
-                 "lt", "le", "gt", "ge", "clamp", "clip", "sum", "mean", "amax", "amin", "max",
-                 "min", "logsumexp", "softmax", "log_softmax", "var", "std", "norm", "reshape",
-                 "flatten", "unflatten", "squeeze", "unsqueeze", "expand", "broadcast_to",
-                 "permute", "transpose", "swapaxes", "t", "movedim", "contiguous", "clone",
-                 "narrow", "split", "chunk", "unbind", "index_select", "gather", "index_add",
-                 "scatter_add", "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax",
-                 "argmin", "all", "any", "logical_not", "logical_and", "logical_or", "isnan",
-                 "isinf", "isfinite", "allclose", "equal", "negative", "multiply", "subtract",
-                 "divide", "true_divide", "absolute", "floor", "ceil", "round", "trunc",
-                 "floor_divide", "remainder"):
-        put(name, F[name])
-    put("view", F["reshape"])
 
-    def where(self: Any, condition: Any, other: Any) -> Any:
-        return F["where"](condition, self, other)
+def where(self: Any, condition: Any, other: Any) -> Any:
+    """``x.where(condition, other)``: x where condition holds, else other."""
+    return fn.where(condition, self, other)
 
-    put("where", where)
-    put("T", property(lambda self: self if self.ndim < 2 else F["permute"](
-        self, tuple(reversed(range(self.ndim))))))
-    put("mT", property(lambda self: F["transpose"](self, -2, -1)))
-    put("view_as", lambda self, other: F["reshape"](self, tuple(other.shape)))
-    put("reshape_as", lambda self, other: F["reshape"](self, tuple(other.shape)))
-    put("expand_as", lambda self, other: F["expand"](self, tuple(other.shape)))
-    put("sum_to_size", lambda self, *size: B.ops.sum_to(self, shape_arg(size)))
 
-    # -- metadata and conversion -----------------------------------------------------------
-    put("numel", property(lambda self: _Numel(math.prod(self.shape))))
-    put("nelement", lambda self: math.prod(self.shape))
-    put("dim", lambda self: self.ndim)
-    put("size", lambda self, dim=None: tuple(self.shape) if dim is None else
-        self.shape[dim])
-    put("data", property(lambda self: self.detach()))  # PyTorch's x.data: same storage
-    put("device", property(lambda self: "cpu"))
-    put("cpu", lambda self: self)
-    put("is_floating_point", lambda self: self.dtype.kind == "f")
-    put("tolist", lambda self: np.asarray(self).tolist())
+def flip(self: Any, *dims: Any) -> Any:
+    """``x.flip(0, 1)`` and ``x.flip((0, 1))`` alike."""
+    return xfn.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
-    def to(self: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-        """``x.to(dtype)``, ``x.to(other)``; device strings ("cpu") are accepted and ignored."""
-        for a in args:
-            if isinstance(a, T):
-                dtype = a.dtype
-            elif not (isinstance(a, str) and a.startswith("cpu")):
-                dtype = a
-        return self if dtype is None else F["cast"](self, dtype)
 
-    put("to", to)
-    put("type", lambda self, dtype=None: self.dtype.name if dtype is None else
-        F["cast"](self, dtype))
-    put("type_as", lambda self, other: F["cast"](self, other.dtype))
-    def caster(dtype: str) -> Callable[[Any], Any]:
-        return lambda self: F["cast"](self, dtype)
+def _T(self: Any) -> Any:
+    return self if self.ndim < 2 else fn.permute(self, tuple(reversed(range(self.ndim))))
 
-    for name, dtype in (("float", "float32"), ("double", "float64"), ("long", "int64"),
-                        ("bool", "bool")):
-        put(name, caster(dtype))
-    put("new_zeros", lambda self, *size, dtype=None: facts["zeros"](
-        *size, dtype=dtype or self.dtype))
-    put("new_ones", lambda self, *size, dtype=None: facts["ones"](
-        *size, dtype=dtype or self.dtype))
-    put("new_full", lambda self, size, value, dtype=None: facts["full"](
-        size, value, dtype=dtype or self.dtype))
-    put("new_tensor", lambda self, data, dtype=None: facts["tensor"](
-        data, dtype=dtype or self.dtype))
 
-    views = registry_for(B)  # views and their bases (Note [In-place on views])
-    if not hasattr(T, "_is_view"):  # the compiled engine: views are known from the registry
-        put("_is_view", property(lambda self: views.get(self) is not None))
-        put("_base", property(lambda self: getattr(views.get(self), "base", None)))
-    getitem = indexing.make_getitem(B, F, views)
+def _mT(self: Any) -> Any:
+    return fn.transpose(self, -2, -1)
 
-    # -- operators -------------------------------------------------------------------------
-    def _rev(name: str) -> Callable[[Any, Any], Any]:
-        fn = F[name]
 
-        def reflected(self: Any, other: Any) -> Any:
-            return fn(as_tensor(other, self), self)
+def view_as(self: Any, other: Any) -> Any:
+    return fn.reshape(self, tuple(other.shape))
 
-        return reflected
 
-    def _fwd(name: str) -> Callable[[Any, Any], Any]:
-        fn = F[name]
+def expand_as(self: Any, other: Any) -> Any:
+    return fn.expand(self, tuple(other.shape))
 
-        def forward(self: Any, other: Any) -> Any:
-            if other is None:
-                return NotImplemented
-            return fn(self, other)
 
-        return forward
+def sum_to_size(self: Any, *size: Any) -> Any:
+    return backend_of(self).ops.sum_to(self, shape_arg(size))
 
-    for op, name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
-                     ("matmul", "matmul")):
-        put(f"__{op}__", _fwd(name))
-        put(f"__r{op}__", _rev(name))
-    for op, name in (("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge")):
-        put(f"__{op}__", _fwd(name))
 
-    def __eq__(self: Any, other: Any) -> Any:
-        if other is None or not isinstance(other, (T, int, float, bool, np.number, np.ndarray,
-                                                    list)):
-            return False
-        return F["eq"](self, other)
+# ---- metadata and conversion ----------------------------------------------------------------
 
-    def __ne__(self: Any, other: Any) -> Any:
-        if other is None or not isinstance(other, (T, int, float, bool, np.number, np.ndarray,
-                                                    list)):
-            return True
-        return F["ne"](self, other)
+def _numel(self: Any) -> _Numel:
+    return _Numel(math.prod(self.shape))
 
-    put("__eq__", __eq__)
-    put("__ne__", __ne__)
-    put("__hash__", lambda self: id(self))
-    put("__neg__", F["neg"])
-    put("__pos__", lambda self: self)
-    put("__abs__", F["abs"])
-    put("__pow__", lambda self, e: F["pow"](self, e))
-    put("__rpow__", lambda self, base: B.ops.pow(scalar(self, base), self))
-    put("__floordiv__", lambda self, o: F["floor_divide"](self, o))
-    put("__rfloordiv__", lambda self, o: F["floor_divide"](as_tensor(o, self), self))
-    put("__mod__", lambda self, o: F["remainder"](self, o))
-    put("__rmod__", lambda self, o: F["remainder"](as_tensor(o, self), self))
-    put("__invert__", lambda self: F["logical_not"](self))
-    put("__and__", lambda self, o: F["logical_and"](self, o))
-    put("__or__", lambda self, o: F["logical_or"](self, o))
-    put("__xor__", lambda self, o: F["logical_xor"](self, o))
-    put("__array_ufunc__", None)  # numpy defers to our reflected operators
-    put("__array_priority__", 1000)
 
-    def __bool__(self: Any) -> bool:
-        if math.prod(self.shape) != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+def nelement(self: Any) -> int:
+    return math.prod(self.shape)
 
-    put("__bool__", __bool__)
-    put("__float__", lambda self: float(self.item()))
-    put("__int__", lambda self: int(self.item()))
 
-    def __index__(self: Any) -> int:
-        if self.dtype.kind not in "iub" or math.prod(self.shape) != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        return int(self.item())
+def dim(self: Any) -> int:
+    return self.ndim
 
-    put("__index__", __index__)
 
-    def __len__(self: Any) -> int:
-        if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
+def size(self: Any, dim: Any = None) -> Any:
+    return tuple(self.shape) if dim is None else self.shape[dim]
 
-    def __iter__(self: Any) -> Any:
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (getitem(self, i) for i in range(self.shape[0]))
 
-    put("__len__", __len__)
-    put("__iter__", __iter__)
-    put("__getitem__", getitem)
-    put("__repr__", _repr)
-    put("__str__", _repr)
-    put("__format__", lambda self, spec: format(self.item(), spec) if self.ndim == 0 and spec
-        else _repr(self))
+def _data(self: Any) -> Any:
+    return self.detach()  # PyTorch's x.data: same storage, no history
 
-    # -- in-place (Note [In-place ops]) ----------------------------------------------------
-    def refuse(self: Any, formula: Optional[str]) -> bool:
-        """Whether the in-place op must run on a copy; raises for an unsafe variant."""
-        if formula is None:
-            return False
-        v = inplace_verdict(formula)
-        if v is None or v.needs_copy:
-            return True
-        if not v.allowed:
-            raise RuntimeError(
-                f"{formula}_(): cannot run in place while autograd records: {v.reason} "
-                f"(the saved input would be lost). Use the out-of-place op instead "
-                f"(y = x.{formula}()), or run it under no_grad(); a formula of your own can ask "
-                f"for a copy with @formula(inplace_saves_copy=True).")
+
+def cpu(self: Any) -> Any:
+    return self
+
+
+def is_floating_point(self: Any) -> bool:
+    return self.dtype.kind == "f"
+
+
+def tolist(self: Any) -> Any:
+    return np.asarray(self).tolist()
+
+
+def to(self: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """``x.to(dtype)``, ``x.to(other)``; device strings ("cpu") are accepted and ignored."""
+    for a in args:
+        if is_tensor(a):
+            dtype = a.dtype
+        elif not (isinstance(a, str) and a.startswith("cpu")):
+            dtype = a
+    return self if dtype is None else fn.cast(self, dtype)
+
+
+def type_(self: Any, dtype: Any = None) -> Any:
+    return self.dtype.name if dtype is None else fn.cast(self, dtype)
+
+
+def type_as(self: Any, other: Any) -> Any:
+    return fn.cast(self, other.dtype)
+
+
+def float_(self: Any) -> Any:
+    return fn.cast(self, "float32")
+
+
+def double(self: Any) -> Any:
+    return fn.cast(self, "float64")
+
+
+def long(self: Any) -> Any:
+    return fn.cast(self, "int64")
+
+
+def bool_(self: Any) -> Any:
+    return fn.cast(self, "bool")
+
+
+# The engines' factories, by engine name (tensors made "next to" another need its engine's).
+_FACTORIES: Dict[str, Any] = {}
+
+
+def _factory(self: Any, name: str) -> Any:
+    return getattr(_FACTORIES[backend_of(self).name], name)
+
+
+def new_zeros(self: Any, *size: Any, dtype: Any = None) -> Any:
+    return _factory(self, "zeros")(*size, dtype=dtype or self.dtype)
+
+
+def new_ones(self: Any, *size: Any, dtype: Any = None) -> Any:
+    return _factory(self, "ones")(*size, dtype=dtype or self.dtype)
+
+
+def new_full(self: Any, size: Any, value: Any, dtype: Any = None) -> Any:
+    return _factory(self, "full")(size, value, dtype=dtype or self.dtype)
+
+
+def new_tensor(self: Any, data: Any, dtype: Any = None) -> Any:
+    return _factory(self, "tensor")(data, dtype=dtype or self.dtype)
+
+
+def _is_view(self: Any) -> bool:
+    return registry_for(backend_of(self)).get(self) is not None
+
+
+def _base(self: Any) -> Any:
+    return getattr(registry_for(backend_of(self)).get(self), "base", None)
+
+
+# ---- operators --------------------------------------------------------------------------------
+
+def _forward(name: str) -> Callable[[Any, Any], Any]:
+    f = getattr(fn, name)
+
+    def forward(self: Any, other: Any) -> Any:
+        if other is None:
+            return NotImplemented
+        return f(self, other)
+
+    forward.__name__ = f"__{name}__"
+    return forward
+
+
+def _reflected(name: str) -> Callable[[Any, Any], Any]:
+    f = getattr(fn, name)
+
+    def reflected(self: Any, other: Any) -> Any:
+        return f(as_tensor(other, self), self)
+
+    reflected.__name__ = f"__r{name}__"
+    return reflected
+
+
+# The arithmetic operators in Python; the backend may install faster ones in their place
+# (``backend.operators``), handing them these for what they do not cover.
+ARITHMETIC: Dict[str, Any] = {"__neg__": fn.neg}
+for _op, _name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                   ("matmul", "matmul")):
+    ARITHMETIC[f"__{_op}__"] = _forward(_name)
+    ARITHMETIC[f"__r{_op}__"] = _reflected(_name)
+
+_COMPARABLE = (int, float, bool, np.number, np.ndarray, list)
+
+
+def __eq__(self: Any, other: Any) -> Any:
+    if other is None or not (is_tensor(other) or isinstance(other, _COMPARABLE)):
         return False
-
-    def inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
-                formula: Optional[str] = "?") -> Any:
-        recording = ag.is_grad_enabled() and (self.requires_grad or builtins_any(
-            isinstance(o, T) and o.requires_grad for o in operands))
-        if not recording:
-            with ag.no_grad():
-                new = compute(self)
-            B.inplace_(self, _fit(self, new, False))
-            return self
-        if self.is_leaf and self.requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
-        info = views.get(self)
-        if info is not None:
-            if info.multi is not None:
-                fn, i = info.multi
-                raise RuntimeError(
-                    f"Output {i} of {fn}() is a view and is being modified in place. This view "
-                    f"is one of several views returned by {fn}(), which do not allow their "
-                    "outputs to be modified in place while autograd records. Replace the "
-                    "in-place operation by an out-of-place one, or clone() the view first.")
-            if info.base.is_leaf and info.base.requires_grad:
-                raise RuntimeError("a view of a leaf Variable that requires grad is being used "
-                                   "in an in-place operation.")
-        copy = formula == "?" or refuse(self, formula)
-        new = _fit(self, compute(F["clone"](self) if copy else self), True)
-        if info is None:
-            B.inplace_(self, new)
-            refresh_views(B, views, self)
-            return self
-        base_new = scatter_into_base(B, F, info, new)  # Note [In-place on views]
-        B.inplace_(info.base, base_new)
-        refresh_views(B, views, info.base)
-        return self
-
-    def _fit(self: Any, new: Any, recording: bool) -> Any:
-        if tuple(new.shape) != tuple(self.shape):
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(new.shape)}")
-        if new.dtype != self.dtype:
-            with ag.set_grad_enabled(recording):
-                new = F["cast"](new, self.dtype)
-        return new
-
-    def _inplace_binary(name: str, formula: str) -> Callable[..., Any]:
-        fn = F[name]
-
-        def method(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-            return inplace(self, lambda x: fn(x, other, *args, **kwargs), (other,), formula)
-
-        method.__name__ = f"{name}_"
-        return method
-
-    for name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
-        put(f"{name}_", _inplace_binary(name, name))
-    for op, name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
-                     ("pow", "pow")):
-        put(f"__i{op}__", _inplace_binary(name, name))
-
-    def _inplace_unary(name: str) -> Callable[..., Any]:
-        fn = F[name]
-
-        def method(self: Any) -> Any:
-            return inplace(self, fn, (), name)
-
-        method.__name__ = f"{name}_"
-        return method
-
-    for name in UNARY_INPLACE:
-        put(f"{name}_", _inplace_unary(name))
-    put("clamp_", lambda self, min=None, max=None: inplace(
-        self, lambda x: F["clamp"](x, min, max), (min, max), "clamp"))
-    put("clip_", T.clamp_)
-
-    def copy_(self: Any, src: Any) -> Any:
-        src = as_tensor(src, self)
-
-        def compute(x: Any) -> Any:
-            s = F["cast"](src, self.dtype)
-            return F["expand"](s, tuple(self.shape))
-
-        return inplace(self, compute, (src,), None)
-
-    put("copy_", copy_)
-    put("zero_", lambda self: inplace(self, lambda x: facts["zeros_like"](x), (), None))
-    put("fill_", lambda self, value: inplace(
-        self, lambda x: F["expand"](as_tensor(value, x), tuple(x.shape)), (value,), None))
-    setitem = indexing.make_setitem(B, F, inplace)
-    put("__setitem__", setitem)
-
-    # -- copying and pickling (leaves only, as PyTorch) ------------------------------------
-    def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
-        if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                               "support the deepcopy protocol at the moment")
-        t = B.from_numpy(np.array(self.detach(), copy=True))
-        if self.requires_grad:
-            t.requires_grad_(True)
-        if self.grad is not None:
-            t.grad = B.from_numpy(np.array(self.grad.detach(), copy=True))
-        memo[id(self)] = t
-        return t
-
-    put("__deepcopy__", __deepcopy__)
-    put("__reduce_ex__", lambda self, protocol: (
-        _rebuild, (B.name, np.array(self.detach(), copy=True), builtins_bool(self.requires_grad))))
+    return fn.eq(self, other)
 
 
-builtins_any, builtins_bool = any, bool
+def __ne__(self: Any, other: Any) -> Any:
+    if other is None or not (is_tensor(other) or isinstance(other, _COMPARABLE)):
+        return True
+    return fn.ne(self, other)
+
+
+def __hash__(self: Any) -> int:
+    return id(self)
+
+
+def __pos__(self: Any) -> Any:
+    return self
+
+
+def __pow__(self: Any, e: Any) -> Any:
+    return fn.pow(self, e)
+
+
+def __rpow__(self: Any, base: Any) -> Any:
+    return backend_of(self).ops.pow(scalar(self, base), self)
+
+
+def __rfloordiv__(self: Any, o: Any) -> Any:
+    return fn.floor_divide(as_tensor(o, self), self)
+
+
+def __rmod__(self: Any, o: Any) -> Any:
+    return fn.remainder(as_tensor(o, self), self)
+
+
+def __bool__(self: Any) -> bool:
+    if math.prod(self.shape) != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(self.item())
+
+
+def __float__(self: Any) -> float:
+    return builtins.float(self.item())
+
+
+def __int__(self: Any) -> int:
+    return builtins.int(self.item())
+
+
+def __index__(self: Any) -> int:
+    if self.dtype.kind not in "iub" or math.prod(self.shape) != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an "
+                        "index")
+    return builtins.int(self.item())
+
+
+def __len__(self: Any) -> int:
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.shape[0]
+
+
+def __iter__(self: Any) -> Any:
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (getitem(self, i) for i in range(self.shape[0]))
+
+
+def __format__(self: Any, spec: str) -> str:
+    return format(self.item(), spec) if self.ndim == 0 and spec else _repr(self)
+
+
+# ---- in-place (Note [In-place ops] in inplace.py) ---------------------------------------------
+
+def _inplace_binary(name: str) -> Callable[..., Any]:
+    f = getattr(fn, name)
+
+    def method(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        return run_inplace(self, lambda x: f(x, other, *args, **kwargs), (other,), name)
+
+    method.__name__ = f"{name}_"
+    return method
+
+
+def _inplace_unary(name: str) -> Callable[..., Any]:
+    f = getattr(fn, name)
+
+    def method(self: Any) -> Any:
+        return run_inplace(self, f, (), name)
+
+    method.__name__ = f"{name}_"
+    return method
+
 
 # x.NAME_() for these unary formulas; whether it may run while recording is the translator's
 # verdict (translator/inplace.py, Note [In-place variants]).
 UNARY_INPLACE = ("neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
                  "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf")
-_verdicts: Dict[str, Any] = {}
+BINARY_INPLACE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 
 
-def inplace_verdict(formula: str) -> Any:
-    """The translator's in-place verdict for a shipped formula (None: unknown, use a copy)."""
-    if formula not in _verdicts:
-        verdict = None
-        try:
-            from transgrad import lang
-            from transgrad.translator.frontend import formula_model
-            from transgrad.translator.inplace import check_inplace
+def clamp_(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    return run_inplace(self, lambda x: fn.clamp(x, min, max), (min, max), "clamp")
 
-            lang.load_builtin_formulas()
-            fdef = lang.REGISTRY.get(formula)
-            if fdef is not None:
-                verdict = check_inplace(formula_model(fdef.fn))
-        except Exception:  # no translator (or libcst) at hand: the safe answer is a copy
-            verdict = None
-        _verdicts[formula] = verdict
-    return _verdicts[formula]
+
+def copy_(self: Any, src: Any) -> Any:
+    src = as_tensor(src, self)
+
+    def compute(x: Any) -> Any:
+        return fn.expand(fn.cast(src, self.dtype), tuple(self.shape))
+
+    return run_inplace(self, compute, (src,), None)
+
+
+def zero_(self: Any) -> Any:
+    return run_inplace(self, lambda x: _factory(x, "zeros_like")(x), (), None)
+
+
+def fill_(self: Any, value: Any) -> Any:
+    return run_inplace(self, lambda x: fn.expand(as_tensor(value, x), tuple(x.shape)),
+                       (value,), None)
+
+
+# ---- copying and pickling (leaves only, as PyTorch) ------------------------------------------
+
+def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
+    if not self.is_leaf:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                           "support the deepcopy protocol at the moment")
+    B = backend_of(self)
+    t = B.from_numpy(np.array(self.detach(), copy=True))
+    if self.requires_grad:
+        t.requires_grad_(True)
+    if self.grad is not None:
+        t.grad = B.from_numpy(np.array(self.grad.detach(), copy=True))
+    memo[id(self)] = t
+    return t
+
+
+def __reduce_ex__(self: Any, protocol: int) -> Any:
+    return (_rebuild, (backend_of(self).name, np.array(self.detach(), copy=True),
+                       builtins.bool(self.requires_grad)))
 
 
 def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
     """Unpickle a tensor: ``engine`` is the module name of the engine that pickled it."""
-    import importlib
-
-    from transgrad._api import BACKENDS
-
-    importlib.import_module(engine)
-    backend = next(b for b in BACKENDS.values() if b.name == engine)
-    t = backend.from_numpy(array)
+    t = backend_named(engine).from_numpy(array)
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -391,3 +385,50 @@ def _repr(t: Any) -> str:
     elif t.requires_grad:
         extras.append("requires_grad=True")
     return "tensor(" + ", ".join([body] + extras) + ")"
+
+
+# ---- the table --------------------------------------------------------------------------------
+
+METHODS: Dict[str, Any] = {
+    **{name: getattr(fn, name) for name in FUNCTION_METHODS},
+    **{name: getattr(xfn, name) for name in EXTRA_FUNCTION_METHODS},
+    "view": fn.reshape, "where": where, "flip": flip, "T": property(_T), "mT": property(_mT),
+    "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
+    "sum_to_size": sum_to_size,
+    "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
+    "data": property(_data), "device": property(lambda self: "cpu"), "cpu": cpu,
+    "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
+    "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
+    "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "new_tensor": new_tensor,
+    **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},
+    "__eq__": __eq__, "__ne__": __ne__, "__hash__": __hash__, "__pos__": __pos__,
+    "__abs__": fn.abs, "__pow__": __pow__, "__rpow__": __rpow__,
+    "__floordiv__": fn.floor_divide, "__rfloordiv__": __rfloordiv__,
+    "__mod__": fn.remainder, "__rmod__": __rmod__, "__invert__": fn.logical_not,
+    "__and__": fn.logical_and, "__or__": fn.logical_or, "__xor__": fn.logical_xor,
+    "__array_ufunc__": None,  # numpy defers to our reflected operators
+    "__array_priority__": 1000,
+    "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,
+    "__len__": __len__, "__iter__": __iter__, "__getitem__": getitem,
+    "__setitem__": setitem, "__repr__": _repr, "__str__": _repr, "__format__": __format__,
+    **{f"{name}_": _inplace_binary(name) for name in BINARY_INPLACE},
+    **{f"__i{op}__": _inplace_binary(name) for op, name in (
+        ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
+    **{f"{name}_": _inplace_unary(name) for name in UNARY_INPLACE},
+    "clamp_": clamp_, "clip_": clamp_, "copy_": copy_, "zero_": zero_, "fill_": fill_,
+    "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
+}
+
+
+def install(B: Backend, factories: Any) -> None:
+    """Set ``METHODS`` and the operators of ``B.operators(ARITHMETIC)`` on ``B.Tensor``, once."""
+    _FACTORIES[B.name] = factories
+    T = B.Tensor
+    for name, value in METHODS.items():
+        setattr(T, name, value)
+    if not hasattr(T, "_is_view"):  # the compiled engine: views are known from the registry
+        setattr(T, "_is_view", property(_is_view))  # noqa: B010
+        setattr(T, "_base", property(_base))  # noqa: B010
+    for name, value in B.operators(ARITHMETIC).items():
+        setattr(T, name, value)

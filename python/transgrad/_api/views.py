@@ -1,10 +1,10 @@
 """Views for autograd: which tensor is a view of which base, and how to rebuild it from the base.
 
-Input: the backend and the function table of ``functions.make_functions``. Output: the view
-functions (view/reshape when strides allow, transpose, permute, expand, squeeze, unsqueeze,
-narrow, select, diagonal, movedim, t, ...) wrapped so that each result sharing its input's
-storage is registered here with its base and the *chain* of calls that rebuilds it from the
-base; multi-view functions (split, chunk, unbind) register their outputs as such. Indexing
+Input: the view functions of functions.py (view/reshape when strides allow, transpose, permute,
+expand, squeeze, unsqueeze, narrow, select, diagonal, movedim, t, ...), decorated with
+``track_view`` so that each result sharing its input's storage is registered here (one registry
+per engine) with its base and the *chain* of calls that rebuilds it from the base; multi-view
+functions (split, chunk, unbind, ``track_views``) register their outputs as such. Indexing
 registers basic-index results the same way (indexing.py).
 
 Note [In-place on views]
@@ -29,6 +29,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from transgrad._backend import backend_of
 
 Step = tuple[Callable[..., Any], tuple, dict]
 
@@ -97,45 +99,37 @@ def replay(chain: tuple[Step, ...], base: Any) -> Any:
     return out
 
 
-VIEW_FUNCTIONS = ("reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "expand",
-                  "broadcast_to", "permute", "transpose", "swapaxes", "t", "movedim", "narrow",
-                  "select", "diagonal")
-MULTI_VIEW_FUNCTIONS = ("split", "chunk", "unbind")
+def track_view(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a view function: a result sharing its input's storage is registered with the
+    call that rebuilds it from the input (Note [In-place on views])."""
+
+    @functools.wraps(fn)
+    def view_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(x, *args, **kwargs)
+        registry_for(backend_of(x)).add(out, x, (fn, args, kwargs))
+        return out
+
+    return view_fn
 
 
-def track(B: Any, F: dict[str, Any]) -> None:
-    """Wrap the view functions of ``F`` so that their results are registered (in place)."""
-    views = registry_for(B)
+def track_views(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a function returning several views (split, chunk, unbind): each result is
+    registered as output ``i`` of ``fn``, which may not be modified in place while recording."""
+    name = fn.__name__
 
-    def single(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def view_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-            out = fn(x, *args, **kwargs)
-            views.add(out, x, (fn, args, kwargs))
-            return out
+    @functools.wraps(fn)
+    def views_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        outs = fn(x, *args, **kwargs)
+        views = registry_for(backend_of(x))
+        for i, out in enumerate(outs):
+            views.add(out, x, (lambda b, i=i: fn(b, *args, **kwargs)[i], (), {}),
+                      multi=(name, i))
+        return outs
 
-        return view_fn
-
-    def multi(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def views_fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-            outs = fn(x, *args, **kwargs)
-            for i, out in enumerate(outs):
-                views.add(out, x, (lambda b, i=i: fn(b, *args, **kwargs)[i], (), {}),
-                          multi=(name, i))
-            return outs
-
-        return views_fn
-
-    for name in VIEW_FUNCTIONS:
-        if name in F:
-            F[name] = single(name, F[name])
-    for name in MULTI_VIEW_FUNCTIONS:
-        if name in F:
-            F[name] = multi(name, F[name])
+    return views_fn
 
 
-def scatter_into_base(B: Any, F: dict[str, Any], info: ViewInfo, new: Any) -> Any:
+def scatter_into_base(B: Any, info: ViewInfo, new: Any) -> Any:
     """``base`` with the view's elements replaced by ``new``, recorded out of place (Note [In-place
     on views])."""
     base = info.base
@@ -151,9 +145,10 @@ def scatter_into_base(B: Any, F: dict[str, Any], info: ViewInfo, new: Any) -> An
     mask = np.zeros(n, dtype=bool)
     mask[positions] = True
     zeros = B.from_numpy(np.zeros(n, np.dtype(base.dtype)))
-    flat = B.ops.index_add(zeros, 0, B.from_numpy(positions), F["reshape"](new, -1))
-    return F["where"](B.from_numpy(mask.reshape(tuple(base.shape))),
-                      F["reshape"](flat, tuple(base.shape)), base)
+    flat = B.ops.index_add(zeros, 0, B.from_numpy(positions),
+                           B.ops.reshape(new, (int(np.prod(new.shape, dtype=np.int64)),)))
+    return B.ops.where(B.from_numpy(mask.reshape(tuple(base.shape))),
+                       B.ops.reshape(flat, tuple(base.shape)), base)
 
 
 def refresh_views(B: Any, views: Views, base: Any) -> None:

@@ -1,12 +1,13 @@
 """nn and optim, written once and built for each engine.
 
 ``build(engine_module, prefix)`` returns the public namespaces for one engine: ``nn``
-(Module, Parameter, layers, losses), ``functional``, ``utils`` (gradient clipping) and ``optim``. ``transgrad.nn`` /
-``transgrad.optim`` build them over the compiled engine, ``transgrad.reference.nn`` /
-``transgrad.reference.optim`` over the reference engine: the same code, so both engines train
-the same way (tests/nn compares their losses step by step).
+(Module, Parameter, layers, losses), ``functional`` and ``utils`` (gradient clipping).
+``transgrad.nn`` builds them over the compiled engine, ``transgrad.reference.nn`` over the
+reference engine: the same code, so both engines train the same way (tests/nn compares their
+losses step by step). (The optimizers need no build: ``transgrad.optim`` finds the engine from
+the parameters.)
 
-How it is specialised: every template class (``layers.MODULES``, ``optim.OPTIMIZERS``) gets
+How it is specialised: every template class (``layers.MODULES``) gets
 one subclass per engine that sets ``_E`` (the ``Engine`` adapter), ``_F`` (functional bound
 to the engine) and ``Parameter``; the subclass tree mirrors the template tree, so
 ``isinstance(tg.nn.Linear(2, 3), tg.nn.Module)`` holds and user subclasses of
@@ -22,7 +23,6 @@ from typing import Any
 from . import functional as _functional
 from . import layers as _layers
 from . import module as _module
-from . import optim as _optim
 from . import utils as _utils
 from .engine import Engine
 
@@ -60,11 +60,7 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
     nn.utils = utils
     nn.__all__ = ["Parameter", "functional", "utils"] + [
         c.__name__ for c in _layers.MODULES if not c.__name__.startswith("_")]
-
-    optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
-    optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
-    optim.__all__ = [c.__name__ for c in _optim.OPTIMIZERS]
-    return types.SimpleNamespace(nn=nn, functional=F, utils=utils, optim=optim, engine=E)
+    return types.SimpleNamespace(nn=nn, functional=F, utils=utils, engine=E)
 
 
 def _bind(fn: Any, E: Engine, module_name: str) -> Any:

@@ -1,11 +1,12 @@
-"""``transgrad.optim``: SGD, Adam, AdamW for the compiled engine.
+"""``transgrad.optim``: SGD, Adam, AdamW, and the ``Optimizer`` base to write more.
 
-Built from ``transgrad._nn.optim`` (shared with ``transgrad.reference.optim``) over ``transgrad``.
+The optimizers are engine-neutral (the engine is the parameters' own: Note [One API, two
+engines] in transgrad/_backend.py): ``transgrad.reference.optim`` exports these same classes.
 """
 
-import transgrad as _tg
-from transgrad._nn import build as _build
+from transgrad.optim.adam import Adam
+from transgrad.optim.adamw import AdamW
+from transgrad.optim.optimizer import Optimizer
+from transgrad.optim.sgd import SGD
 
-_optim = _build(_tg, "transgrad").optim
-globals().update({k: getattr(_optim, k) for k in _optim.__all__})
-__all__ = list(_optim.__all__)
+__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]

@@ -9,15 +9,37 @@ formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 (autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
 """
 
-import operator
+import operator as _operator
 
+from transgrad import lang as _lang
 from transgrad._api import build as _build
+from transgrad._api.factories import Factories as _Factories
+from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
+from transgrad._api.functions import *  # noqa: F401,F403
+from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
+from transgrad.reference.executor import EXECUTOR as _EXECUTOR
 from transgrad.reference.formula import apply_formula
 from transgrad.reference.tensor import Tensor
 
-_build(globals(), _backend)
+_lang.set_executor(_EXECUTOR)  # formulas run here (Note [Who runs a formula] in lang.py)
+_factories = _Factories(_backend)  # Note [Factories per engine] in _api/factories.py
+get_default_dtype, set_default_dtype = _factories.get_default_dtype, _factories.set_default_dtype
+manual_seed, is_tensor, numel = _factories.manual_seed, _factories.is_tensor, _factories.numel
+tensor, as_tensor, from_numpy = _factories.tensor, _factories.as_tensor, _factories.from_numpy
+full, zeros, ones, empty, eye = (_factories.full, _factories.zeros, _factories.ones,
+                                 _factories.empty, _factories.eye)
+arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factories.randn,
+                                 _factories.rand)
+randint, randperm = _factories.randint, _factories.randperm
+zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
+                                     _factories.empty_like)
+full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
+                                    _factories.rand_like)
+no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
+set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
+_build(_backend, _factories)
 ops = _backend.ops
 
 _num_threads = 1
@@ -32,19 +54,14 @@ def get_num_threads() -> int:
 def set_num_threads(n: int) -> None:
     """Accepted for API parity with ``transgrad``; pure Python splits nothing."""
     global _num_threads
-    n = operator.index(n)
+    n = _operator.index(n)
     if n < 1:
         raise ValueError(f"set_num_threads: expected a positive number of threads, got {n}")
     _num_threads = n
 
 
-__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "ops", "set_num_threads"]
+__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "nn", "ops", "optim",
+           "set_num_threads"]
 
-
-def __getattr__(name: str):
-    """``tg.nn`` and ``tg.optim`` without importing them eagerly (as ``torch.nn``)."""
-    if name in ("nn", "optim"):
-        import importlib
-
-        return importlib.import_module(f"transgrad.reference.{name}")
-    raise AttributeError(f"module 'transgrad.reference' has no attribute {name!r}")
+# As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
+from transgrad.reference import nn, optim  # noqa: E402,F401

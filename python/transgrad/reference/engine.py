@@ -25,6 +25,7 @@ import numpy as np
 
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_anomaly_enabled, is_grad_enabled
+from transgrad.reference.grad_ops import grad_cast
 from transgrad.reference.node import AccumulateGrad, Node, gradient_edge
 from transgrad.reference.tensor import Tensor
 
@@ -118,12 +119,7 @@ def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                    f"{g.shape} and output[{i}] has a shape of {t.shape}.")
             if g.dtype != t.dtype:
-                if g.requires_grad:
-                    from transgrad.lang import ops
-
-                    g = ops.cast(g, t.dtype.name)
-                else:
-                    g = Tensor(g._data.astype(t.dtype))
+                g = grad_cast(g, t.dtype)
         out.append(g)
     return out
 

@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from transgrad.reference.grad_mode import _set as _set_grad
+from transgrad.reference.grad_ops import grad_cast, grad_sum_to
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.node import (
     Node,
@@ -293,8 +294,6 @@ def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
     if len(grads) != len(meta):
         raise RuntimeError(f"{node.describe()} returned {len(grads)} gradients, expected "
                            f"{len(meta)}")
-    from transgrad.lang import ops
-
     out: List[Any] = []
     for i, (g, m) in enumerate(zip(grads, meta)):
         if g is None or m is None:
@@ -309,9 +308,9 @@ def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
                 raise RuntimeError(
                     f"{node.describe()} returned an invalid gradient at index {i} - got shape "
                     f"{g.shape} but expected shape compatible with {shape} (the input's shape)")
-            g = ops.sum_to(g, shape)
+            g = grad_sum_to(g, shape)
         if g.dtype != dtype:
-            g = ops.cast(g, dtype.name)
+            g = grad_cast(g, dtype)
         out.append(g)
     return out
 

@@ -1,11 +1,7 @@
-"""``transgrad.reference.optim``: SGD, Adam, AdamW for the reference engine.
-
-Built from ``transgrad._nn.optim`` (shared with ``transgrad.optim``) over ``transgrad.reference``.
+"""``transgrad.reference.optim``: the optimizers of ``transgrad.optim``, which are
+engine-neutral (each finds its engine from its parameters), so both engines share them.
 """
 
-import transgrad.reference as _ref
-from transgrad._nn import build as _build
+from transgrad.optim import SGD, Adam, AdamW, Optimizer
 
-_optim = _build(_ref, "transgrad.reference").optim
-globals().update({k: getattr(_optim, k) for k in _optim.__all__})
-__all__ = list(_optim.__all__)
+__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]

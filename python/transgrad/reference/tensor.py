@@ -28,8 +28,10 @@ from typing import Any, Callable, List, Optional
 
 import numpy as np
 
-SUPPORTED_DTYPES = frozenset(np.dtype(n) for n in ("bool", "int64", "float32", "float64",
-                                                    "complex128"))
+from transgrad._backend import backend_of
+from transgrad._dtypes import SUPPORTED
+
+SUPPORTED_DTYPES = frozenset(SUPPORTED)
 FLOATING_KINDS = "fc"
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -227,10 +229,8 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: Optional[bool] = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see ``autograd.backward``)."""
-        from transgrad.reference.engine import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs)
+        backend_of(self).autograd.backward(
+            [self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     # -- data ------------------------------------------------------------------------------
 

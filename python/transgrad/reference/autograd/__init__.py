@@ -1,14 +1,15 @@
 """``transgrad.reference.autograd``: grad, backward, grad mode, Function, gradcheck.
 
-``gradcheck`` and ``gradgradcheck`` are installed here by ``transgrad._api.build`` (they are
-engine-neutral and live in ``transgrad/_api/gradcheck.py``).
+``gradcheck`` and ``gradgradcheck`` are engine-neutral (``transgrad/_api/gradcheck.py``, shared
+with ``transgrad.autograd``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Iterator
 
+from transgrad._api.gradcheck import gradcheck, gradgradcheck
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
 from transgrad.reference.grad_mode import (
@@ -36,9 +37,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-
-def gradcheck(*args: Any, **kwargs: Any) -> bool:  # replaced by _api.build
-    raise RuntimeError("transgrad.reference was not fully imported")
-
-
-gradgradcheck = gradcheck
+from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)

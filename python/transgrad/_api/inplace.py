@@ -1,0 +1,94 @@
+"""Running an op in place: ``x.add_(y)``, ``x.exp_()``, ``x[i] = v``, ``x.copy_(src)``.
+
+Input: the tensor, a function computing its new value out of place, the other operands and the
+formula whose in-place verdict applies. Output: the tensor, its storage overwritten and its
+history taken from the result (``backend.inplace_``).
+
+Note [In-place ops]
+~~~~~~~~~~~~~~~~~~~
+``x.add_(y)`` computes the out-of-place result and writes it into ``x`` (``backend.inplace_``:
+same storage, version bumped, history taken from the result). When autograd records, a leaf that
+requires grad (or a view of one) is refused, as PyTorch. Whether the op may read ``x`` itself
+or must run on a copy is the translator's verdict for its formula (translator/inplace.py, Note
+[In-place variants]; shipped as data, Note [Verdicts as data] in inplace_verdicts.py): ``safe``
+(exp_, relu_, neg_, add_) computes from ``x`` directly; ``copy`` (mul_, div_, clamp_:
+``@formula(inplace_saves_copy=True)``) computes from a clone, which the node saves; ``unsafe``
+(sin_, log_) is refused with the reason. A registered view (views.py) writes through its base:
+Note [In-place on views]. Under no_grad (optimizer steps) nothing is cloned, nothing is
+recorded and every variant runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from transgrad._api.views import refresh_views, registry_for, scatter_into_base
+from transgrad._backend import backend_of, is_tensor
+
+
+def _needs_copy(backend: Any, formula: Optional[str]) -> bool:
+    """Whether the in-place op must run on a copy; raises for an unsafe variant."""
+    if formula is None:
+        return False
+    v = backend.inplace_verdict(formula)
+    if v is None or v.needs_copy:
+        return True
+    if not v.allowed:
+        raise RuntimeError(
+            f"{formula}_(): cannot run in place while autograd records: {v.reason} "
+            f"(the saved input would be lost). Use the out-of-place op instead "
+            f"(y = x.{formula}()), or run it under no_grad(); a formula of your own can ask "
+            f"for a copy with @formula(inplace_saves_copy=True).")
+    return False
+
+
+def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
+                formula: Optional[str] = "?") -> Any:
+    """Write ``compute(self)`` (or ``compute(copy of self)``) into ``self`` (Note [In-place
+    ops]); ``formula`` is the verdict to follow ("?": unknown, run on a copy; None: ``compute``
+    does not read ``self``'s value in a way a node saves)."""
+    B = backend_of(self)
+    ag = B.autograd
+    recording = ag.is_grad_enabled() and (self.requires_grad or any(
+        is_tensor(o) and o.requires_grad for o in operands))
+    if not recording:
+        with ag.no_grad():
+            new = compute(self)
+        B.inplace_(self, _fit(B, self, new, False))
+        return self
+    if self.is_leaf and self.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    views = registry_for(B)
+    info = views.get(self)
+    if info is not None:
+        if info.multi is not None:
+            fn, i = info.multi
+            raise RuntimeError(
+                f"Output {i} of {fn}() is a view and is being modified in place. This view "
+                f"is one of several views returned by {fn}(), which do not allow their "
+                "outputs to be modified in place while autograd records. Replace the "
+                "in-place operation by an out-of-place one, or clone() the view first.")
+        if info.base.is_leaf and info.base.requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                               "in an in-place operation.")
+    copy = formula == "?" or _needs_copy(B, formula)
+    new = _fit(B, self, compute(B.ops.clone(self) if copy else self), True)
+    if info is None:
+        B.inplace_(self, new)
+        refresh_views(B, views, self)
+        return self
+    base_new = scatter_into_base(B, info, new)  # Note [In-place on views]
+    B.inplace_(info.base, base_new)
+    refresh_views(B, views, info.base)
+    return self
+
+
+def _fit(B: Any, self: Any, new: Any, recording: bool) -> Any:
+    if tuple(new.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                           f"broadcast shape {list(new.shape)}")
+    if new.dtype != self.dtype:
+        with B.autograd.set_grad_enabled(recording):
+            new = B.ops.cast(new, self.dtype.name)
+    return new

@@ -1,0 +1,182 @@
+"""``transgrad.autograd``: the compiled engine's autograd entry points: ``backward``, ``grad``,
+``Function`` (with ``FunctionCtx`` and ``once_differentiable``), grad mode (``no_grad``,
+``enable_grad``, ``set_grad_enabled``, ``is_grad_enabled``), ``detect_anomaly``; ``gradcheck``
+and ``gradgradcheck`` (engine-neutral, shared with ``transgrad.reference.autograd``); and the
+submodule ``functional`` (vjp, jvp, jacobian, hessian, ...).
+
+Input: the extension ``transgrad._C``. Invariants: backward and grad run in C++ with the GIL
+released (``_C.autograd.run_backward``); grad mode is the C++ thread-local flag, so the compiled
+ops and these context managers see the same state. ``transgrad.reference.autograd`` is the
+reference engine's module with the same names.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import functools
+import inspect
+from typing import Any, Callable, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from transgrad import _C as _C_module
+from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
+from transgrad._api.grad_mode import make_grad_modes
+
+_C: Any = _C_module
+Tensor = _C.Tensor
+_run_backward = _C.autograd.run_backward
+_is_enabled = _C.is_grad_enabled
+_set_enabled = _C.set_grad_enabled
+
+
+# ---- grad mode (the C++ thread-local flag) ----------------------------------------------------
+
+def is_grad_enabled() -> bool:
+    return _is_enabled()
+
+
+no_grad, enable_grad, set_grad_enabled = make_grad_modes(_is_enabled, _set_enabled)
+
+
+@contextlib.contextmanager
+def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
+    """While active, the engine checks every gradient for NaN and names the node that made it.
+    (Errors raised in a backward always name the node and its formula's source line.)"""
+    prev = _C.autograd.is_anomaly_enabled()
+    _C.autograd.set_anomaly_enabled(builtins.bool(check_nan))
+    try:
+        yield
+    finally:
+        _C.autograd.set_anomaly_enabled(prev)
+
+
+# ---- backward / grad ------------------------------------------------------------------------
+
+def _as_list(value: Any, what: str) -> List[Any]:
+    items = [value] if isinstance(value, Tensor) else list(value)
+    for t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what} must be Tensors, got {type(t).__name__}")
+    return items
+
+
+def _grad_list(grads: Any, tensors: List[Any]) -> Optional[List[Any]]:
+    if grads is None:
+        return None
+    grads = [grads] if isinstance(grads, Tensor) else list(grads)
+    out = []
+    for g, t in zip(grads, tensors):
+        if g is not None and not isinstance(g, Tensor):
+            g = _C.from_numpy(np.array(g, dtype=t.dtype))
+        out.append(g)
+    return out + grads[len(out):]
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Optional[bool] = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (of ``inputs``
+    only, when given)."""
+    tensors = _as_list(tensors, "tensors")
+    if inputs is not None:
+        inputs = _as_list(inputs, "inputs")
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    _run_backward(tensors, _grad_list(grad_tensors, tensors), retain_graph, create_graph,
+                  inputs, False, True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False,
+         allow_unused: Optional[bool] = None, materialize_grads: bool = False) -> Tuple[Any, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input)."""
+    outputs = _as_list(outputs, "outputs")
+    inputs = _as_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _run_backward(outputs, _grad_list(grad_outputs, outputs), retain_graph,
+                           create_graph, inputs, builtins.bool(allow_unused or materialize_grads), False)
+    if materialize_grads:
+        result = tuple(g if g is not None else _C.from_numpy(np.zeros(x.shape, x.dtype))
+                       for g, x in zip(result, inputs))
+    return result
+
+
+# ---- custom Functions -----------------------------------------------------------------------
+
+FunctionCtx = _C.autograd.FunctionCtx
+
+
+def _location(cls: type) -> Tuple[str, int]:
+    """Where ``cls.backward`` is defined, for error messages (cached per class)."""
+    loc = cls.__dict__.get("_tg_location")
+    if loc is None:
+        try:
+            fn = inspect.unwrap(cls.backward)  # type: ignore[attr-defined]
+            loc = (inspect.getsourcefile(fn) or "", fn.__code__.co_firstlineno)
+        except (TypeError, OSError, AttributeError):
+            loc = ("", 0)
+        cls._tg_location = loc  # type: ignore[attr-defined]
+    return loc
+
+
+def _call_backward(cls: type) -> Callable[..., Any]:
+    backward = cls.__dict__.get("_tg_backward")
+    if backward is None:
+        def backward(ctx: Any, *grads: Any) -> Any:
+            return cls.backward(ctx, *grads)  # type: ignore[attr-defined]
+
+        cls._tg_backward = backward  # type: ignore[attr-defined]
+    return backward
+
+
+class Function:
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call
+    ``apply``. ``backward`` returns one entry per argument of forward (None for no gradient)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        prev = _is_enabled()
+        _set_enabled(False)
+        try:
+            result = cls.forward(ctx, *args)
+        finally:
+            _set_enabled(prev)
+        path, line = _location(cls)
+        return _C.autograd._function_apply(_call_backward(cls), ctx, args, result,
+                                           f"{cls.__name__}Backward", path, line)
+
+
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a Function's backward that is not itself differentiable: it runs under no_grad,
+    and differentiating its results (double backward) raises a clear error."""
+
+    @functools.wraps(backward)
+    def run(ctx: Any, *grads: Any) -> Any:
+        with no_grad():
+            result = backward(ctx, *grads)
+        if not _is_enabled():
+            return result
+        sources = [g for g in grads if isinstance(g, Tensor)]
+        sources += [t for t in ctx.saved_tensors if isinstance(t, Tensor)]
+        return _C.autograd._once_differentiable(ctx, sources, result)
+
+    return run
+
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "gradcheck",
+           "gradgradcheck"]
+
+from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)

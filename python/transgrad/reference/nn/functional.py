@@ -1,0 +1,11 @@
+"""``transgrad.reference.nn.functional``: linear, activations, dropout, losses (reference engine).
+
+Built from ``transgrad._nn.functional`` over ``transgrad.reference``; see that module.
+"""
+
+import transgrad.reference as _ref
+from transgrad._nn import build as _build
+
+_F = _build(_ref, "transgrad.reference").functional
+globals().update({k: getattr(_F, k) for k in _F.__all__})
+__all__ = list(_F.__all__)

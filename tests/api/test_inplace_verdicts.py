@@ -1,0 +1,79 @@
+"""In-place verdicts read from the build's facts, without the translator (Note [Verdicts as
+data] in transgrad/_api/inplace_verdicts.py)."""
+
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+from transgrad._api.inplace_verdicts import Verdict, VerdictTable, shipped_facts
+
+
+def test_a_shipped_fact_is_the_verdict():
+    table = VerdictTable({"exp": ("safe", "reads only the output"),
+                          "sin": ("unsafe", "the backward reads `x`")})
+    assert table("exp") == Verdict("exp", "safe", "reads only the output")
+    v = table("sin")
+    assert not v.allowed and not v.needs_copy and "reads `x`" in v.reason
+    assert table("exp") is table("exp")  # cached
+
+
+def test_kinds_mean_what_the_translator_means():
+    translator = pytest.importorskip("transgrad.translator.inplace")
+    for kind in ("none", "composite", "safe", "copy", "unsafe"):
+        ours, theirs = Verdict("f", kind, ""), translator.InplaceVerdict("f", kind, "")
+        assert (ours.allowed, ours.needs_copy) == (theirs.allowed, theirs.needs_copy)
+
+
+def test_an_unknown_kind_is_an_error():
+    with pytest.raises(ValueError, match="unknown in-place kind 'maybe'"):
+        VerdictTable({"exp": ("maybe", "")})("exp")
+
+
+def test_without_facts_the_translator_decides():
+    pytest.importorskip("libcst")
+    table = VerdictTable(None)
+    assert table("exp").kind == "safe"
+    assert table("sin").kind == "unsafe"
+    assert table("mul").kind == "copy"
+    assert table("no_such_formula") is None
+
+
+def test_shipped_facts_reads_the_module(monkeypatch):
+    fake = types.ModuleType("transgrad._fake_facts")
+    fake.INPLACE = {"exp": ("safe", "r")}
+    monkeypatch.setitem(sys.modules, "transgrad._fake_facts", fake)
+    assert shipped_facts("transgrad._fake_facts") == {"exp": ("safe", "r")}
+    assert shipped_facts("transgrad._no_such_facts") is None
+
+
+# A fresh interpreter: the shipped facts (a fake with the translator's verdicts) are in place
+# before ``import transgrad``; an in-place op then must not import libcst.
+_SCRIPT = textwrap.dedent("""
+    import sys, types
+    facts = types.ModuleType("transgrad._formula_facts")
+    facts.INPLACE = {"exp": ("safe", "reads only the output"),
+                     "sin": ("unsafe", "the backward reads `x`"),
+                     "mul": ("copy", "saves a copy")}
+    sys.modules["transgrad._formula_facts"] = facts
+    import transgrad as tg
+    x = tg.ones(3, requires_grad=True) * 1
+    x.exp_()
+    x.mul_(2.0)
+    try:
+        x.sin_()
+    except RuntimeError as e:
+        assert "the backward reads `x`" in str(e), e
+    else:
+        raise AssertionError("sin_ ran in place while recording")
+    x.sum().backward()
+    print("libcst" in sys.modules)
+""")
+
+
+def test_first_inplace_op_runs_without_libcst(compiled):
+    out = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False", out.stderr
