@@ -62,9 +62,19 @@ def _build(E: Engine, prefix: str) -> types.SimpleNamespace:
         c.__name__ for c in _layers.MODULES if not c.__name__.startswith("_")]
 
     optim: Any = types.ModuleType(f"{prefix}.optim", f"Optimizers for the engine {E.name}.")
-    optim.__dict__.update(_specialise(_optim.OPTIMIZERS, {"_E": E}, optim.__name__))
-    optim.__all__ = [c.__name__ for c in _optim.OPTIMIZERS]
+    templates = _optim.OPTIMIZERS + _more_optimizers()
+    optim.__dict__.update(_specialise(templates, {"_E": E}, optim.__name__))
+    optim.__all__ = [c.__name__ for c in templates]
     return types.SimpleNamespace(nn=nn, functional=F, utils=utils, optim=optim, engine=E)
+
+
+def _more_optimizers() -> tuple[type, ...]:
+    """The optimizers written once under transgrad/optim/ (until the base class finds its
+    engine from its parameters, they are specialised per engine like the others)."""
+    from transgrad.optim import adadelta, adagrad, adamax, lbfgs, nadam, radam, rmsprop
+
+    return (rmsprop.RMSprop, adagrad.Adagrad, adadelta.Adadelta, adamax.Adamax, nadam.NAdam,
+            radam.RAdam, lbfgs.LBFGS)
 
 
 def _bind(fn: Any, E: Engine, module_name: str) -> Any:

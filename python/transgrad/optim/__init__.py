@@ -6,6 +6,9 @@ Built from ``transgrad._nn.optim`` (shared with ``transgrad.reference.optim``) o
 import transgrad as _tg
 from transgrad._nn import build as _build
 
-_optim = _build(_tg, "transgrad").optim
-globals().update({k: getattr(_optim, k) for k in _optim.__all__})
-__all__ = list(_optim.__all__)
+from . import lr_scheduler  # noqa: F401  (engine-free: the same module under both engines)
+
+if _tg._C is not None:  # the submodules (lr_scheduler, ...) import without the compiled engine
+    _optim = _build(_tg, "transgrad").optim
+    globals().update({k: getattr(_optim, k) for k in _optim.__all__})
+    __all__ = list(_optim.__all__)
