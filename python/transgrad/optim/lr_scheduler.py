@@ -88,15 +88,6 @@ def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
         group[key] = value
 
 
-def _lambdas(optimizer: Any, lr_lambda: Any) -> list[Callable[[int], float]]:
-    if not isinstance(lr_lambda, (list, tuple)):
-        return [lr_lambda] * len(optimizer.param_groups)
-    if len(lr_lambda) != len(optimizer.param_groups):
-        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                         f"{len(lr_lambda)}")
-    return list(lr_lambda)
-
-
 def _momentum_key(optimizer: Any) -> str:
     """"betas" (Adam family: beta1 is cycled) or "momentum"; torch's error if neither."""
     defaults = getattr(optimizer, "defaults", None)
@@ -211,41 +202,19 @@ def _state_without_callables(scheduler: LRScheduler, key: str) -> dict[str, Any]
     return state
 
 
-def _load_callables(scheduler: LRScheduler, state_dict: dict[str, Any], key: str) -> None:
-    saved = state_dict[key]
-    scheduler.__dict__.update({k: v for k, v in state_dict.items() if k != key})
-    for fn, fn_state in zip(scheduler.__dict__[key], saved):
-        if fn_state is not None:
-            fn.__dict__.update(fn_state)
-
-
-class LambdaLR(LRScheduler):
-    """``lr = initial_lr * lr_lambda(epoch)``."""
+class _LambdaScheduler(LRScheduler):
+    """A schedule given by ``lr_lambda``: one callable, or one per param group."""
 
     def __init__(self, optimizer: Any, lr_lambda: Any, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict[str, Any]:
-        return _state_without_callables(self, "lr_lambdas")
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _load_callables(self, state_dict, "lr_lambdas")
-
-    def get_lr(self) -> list[Any]:
-        self._warn_get_lr_outside_step()
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
-
-
-class MultiplicativeLR(LRScheduler):
-    """``lr *= lr_lambda(epoch)`` at every step after the first."""
-
-    def __init__(self, optimizer: Any, lr_lambda: Any, last_epoch: int = -1) -> None:
-        _check_optimizer(optimizer)
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        elif len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                             f"{len(lr_lambda)}")
+        else:
+            self.lr_lambdas = list(lr_lambda)
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
@@ -255,7 +224,23 @@ class MultiplicativeLR(LRScheduler):
         return _state_without_callables(self, "lr_lambdas")
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _load_callables(self, state_dict, "lr_lambdas")
+        saved = state_dict["lr_lambdas"]
+        self.__dict__.update({k: v for k, v in state_dict.items() if k != "lr_lambdas"})
+        for fn, fn_state in zip(self.lr_lambdas, saved):
+            if fn_state is not None:
+                fn.__dict__.update(fn_state)
+
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = initial_lr * lr_lambda(epoch)``."""
+
+    def get_lr(self) -> list[Any]:
+        self._warn_get_lr_outside_step()
+        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """``lr *= lr_lambda(epoch)`` at every step after the first."""
 
     def get_lr(self) -> list[Any]:
         self._warn_get_lr_outside_step()

@@ -13,6 +13,7 @@ from typing import Any
 
 from transgrad._nn.optim import Optimizer
 
+from ._adam_family import apply_weight_decay, update_moments
 from ._validate import check_betas, check_cpu_only, check_nonnegative
 
 
@@ -37,20 +38,9 @@ class RAdam(Optimizer):
                                   "capturable": capturable, "differentiable": differentiable})
 
     def _update(self, g: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
-        lr, (b1, b2), wd = g["lr"], g["betas"], g["weight_decay"]
-        if not state:
-            state["step"] = 0
-            state["exp_avg"] = p.new_zeros(p.shape)
-            state["exp_avg_sq"] = p.new_zeros(p.shape)
-        t = state["step"] = state["step"] + 1
-        if wd != 0:
-            if g["decoupled_weight_decay"]:
-                p = p * (1 - lr * wd)
-            else:
-                grad = grad + p * wd
-        exp_avg = state["exp_avg"] + (grad - state["exp_avg"]) * (1 - b1)
-        exp_avg_sq = state["exp_avg_sq"] * b2 + grad * grad * (1 - b2)
-        state["exp_avg"], state["exp_avg_sq"] = exp_avg, exp_avg_sq
+        lr, (b1, b2) = g["lr"], g["betas"]
+        p, grad = apply_weight_decay(g, p, grad)
+        t, exp_avg, exp_avg_sq = update_moments(g, p, grad, state)
         bias_correction1 = 1 - b1 ** t
         bias_correction2 = 1 - b2 ** t
         step = exp_avg * (lr / bias_correction1)
