@@ -68,7 +68,7 @@ def test_trajectory_matches_torch(lib, torch_lib, name):
 
 
 def test_step_returns_the_first_loss_and_respects_max_eval(lib):
-    params, opt, closure, calls = tiny_net(lib, line_search_fn="strong_wolfe", max_iter=100,
+    _, opt, closure, calls = tiny_net(lib, line_search_fn="strong_wolfe", max_iter=100,
                                            max_eval=9)
     loss = opt.step(closure)
     assert float(loss.detach()) == calls[0]

@@ -7,7 +7,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from transgrad.optim import lr_scheduler as S
 
 STEPS = 50
@@ -24,7 +23,7 @@ def fake_optimizer(lrs=(0.1, 0.05), key="momentum"):
 
 def lr_sequence(make, optimizer, steps=STEPS, metric=None):
     """The lrs of every group after construction and after each of ``steps`` steps."""
-    sched = make(S if not hasattr(optimizer, "zero_grad") else S, optimizer)
+    sched = make(S, optimizer)
     out = [[g["lr"] for g in optimizer.param_groups]]
     for k in range(steps):
         sched.step(*(() if metric is None else (metric(k),)))
@@ -312,7 +311,7 @@ def test_matches_torch(name):
     torch = pytest.importorskip("torch")
     if name in PLATEAU:
         kwargs = PLATEAU[name]
-        make = lambda L, o: L.ReduceLROnPlateau(o, **kwargs)  # noqa: E731
+        make = lambda L, o: L.ReduceLROnPlateau(o, **kwargs)
         metric = _metric
     else:
         make, metric = TWINS[name], None

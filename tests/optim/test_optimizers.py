@@ -167,8 +167,8 @@ def test_trajectory_matches_torch(lib, torch_lib, config):
 @pytest.mark.torch
 @pytest.mark.parametrize("cls", ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
 def test_defaults_and_state_names_are_torchs(lib, torch_lib, cls):
-    p, opt, _ = trajectory(lib, cls, {}, steps=2)
-    tp, topt, _ = trajectory(torch_lib, cls, {}, steps=2)
+    _, opt, _ = trajectory(lib, cls, {}, steps=2)
+    _, topt, _ = trajectory(torch_lib, cls, {}, steps=2)
     ours = {k: v for k, v in opt.defaults.items()}
     theirs = {k: v for k, v in topt.defaults.items()}
     assert ours == {k: theirs[k] for k in ours}
@@ -230,7 +230,7 @@ def test_state_dict_round_trip(lib, cls):
     """Stopping after 5 steps, saving, loading into a fresh optimizer over a fresh parameter
     with the same values, and continuing gives the uninterrupted trajectory."""
     _, _, whole = trajectory(lib, cls, OPTIONS[cls], steps=9)
-    p, opt, first = trajectory(lib, cls, OPTIONS[cls], steps=5)
+    p, opt, _ = trajectory(lib, cls, OPTIONS[cls], steps=5)
     saved = opt.state_dict()
     assert list(saved["state"]) == [0] and saved["param_groups"][0]["params"] == [0]
     assert saved["state"][0]["step"] == 5

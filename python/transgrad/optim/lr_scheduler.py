@@ -22,10 +22,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-           "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
-           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
-           "PolynomialLR", "LRScheduler"]
+__all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PolynomialLR",
+    "ReduceLROnPlateau",
+    "SequentialLR",
+    "StepLR",
+]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
@@ -423,9 +437,10 @@ def _check_children(owner: str, optimizer: Any, schedulers: Sequence[Any]) -> No
         if not hasattr(s, "optimizer"):
             raise TypeError(f"{owner} at index {i} should have `optimizer` as its attribute.")
         if isinstance(s, ReduceLROnPlateau):
-            raise ValueError(f"{owner} does not support `ReduceLROnPlateau` scheduler as it "
-                             f"requires additional kwargs to be specified when calling `step`, "
-                             f"but got one at index {i} in the given schedulers sequence.")
+            msg = (f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires "
+                   f"additional kwargs to be specified when calling `step`, but got one at "
+                   f"index {i} in the given schedulers sequence.")
+            raise ValueError(msg)  # noqa: TRY004 (torch's type)
         if optimizer != s.optimizer:
             raise ValueError(f"{owner} expects all schedulers to belong to the same optimizer, "
                              f"but got scheduler {type(s).__name__} at index {i} has "
@@ -722,8 +737,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
-            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
-                             f"{type(eta_min)}")
+            msg = f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            raise ValueError(msg)  # noqa: TRY004 (torch's type)
         self.T_0 = T_0
         self.T_i = T_0
         self.T_mult = T_mult
