@@ -189,3 +189,29 @@ def test_closure_runs_with_grad_even_under_no_grad(lib):
     with tg.no_grad():
         opt.step(closure)
     assert abs(float(w.detach().numpy()[0])) < 1e-6
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_float32_matches_torch(lib, torch_lib, line_search_fn):
+    def run(L):
+        tg = L.tg
+        w = L.nn.Parameter(tg.tensor(W0, dtype=tg.float32))
+        b = L.nn.Parameter(tg.tensor(B0, dtype=tg.float32))
+        x, y = tg.tensor(X, dtype=tg.float32), tg.tensor(Y, dtype=tg.float32)
+        opt = L.optim.LBFGS([w, b], line_search_fn=line_search_fn, max_iter=6)
+
+        def closure():
+            opt.zero_grad()
+            r = (x @ w + b).tanh().sum(1) - y
+            loss = (r * r).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        return w, np.concatenate([w.detach().numpy().ravel(), b.detach().numpy()])
+
+    w, got = run(lib)
+    assert w.dtype == lib.tg.float32
+    np.testing.assert_allclose(got, run(torch_lib)[1], rtol=1e-4, atol=1e-5)

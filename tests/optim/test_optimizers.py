@@ -281,3 +281,27 @@ def test_two_groups_match_torch(lib, torch_lib, cls):
         return np.array(out)
 
     np.testing.assert_allclose(run(lib), run(torch_lib), rtol=1e-7, atol=1e-14)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("cls", sorted(OPTIONS))
+def test_float32_stays_float32_and_matches_torch(lib, torch_lib, cls):
+    def run(L):
+        tg = L.tg
+        p = L.nn.Parameter(tg.tensor(P0, dtype=tg.float32))
+        opt = getattr(L.optim, cls)([p], **OPTIONS[cls])
+        out = []
+        for k in range(STEPS):
+            opt.zero_grad()
+            d = p - 0.2
+            (d * d * 0.3 + p * tg.tensor(grad_at(k), dtype=tg.float32)).sum().backward()
+            opt.step()
+            out.append(p.detach().numpy().copy())
+        return p, opt, np.array(out)
+
+    p, opt, got = run(lib)
+    _, _, want = run(torch_lib)
+    assert p.dtype == lib.tg.float32
+    state = opt.state_dict()["state"][0]
+    assert all(v.dtype == lib.tg.float32 for v in state.values() if hasattr(v, "dtype"))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
