@@ -145,13 +145,11 @@ class LBFGS(Optimizer):
                 s = d * t
                 ys = float(y.dot(s))
                 if ys > 1e-10:  # curvature condition: only then is the pair kept
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
+                    # new lists, never edits: a state_dict taken earlier stays as it was
+                    drop = max(0, len(old_dirs) - history_size + 1)
+                    old_dirs = old_dirs[drop:] + [y]
+                    old_stps = old_stps[drop:] + [s]
+                    ro = ro[drop:] + [1.0 / ys]
                     H_diag = ys / float(y.dot(y))
                 al = [0.0] * len(old_dirs)
                 q = -flat_grad
