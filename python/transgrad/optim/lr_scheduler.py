@@ -78,6 +78,12 @@ def _param_versions(optimizer: Any) -> list[int] | None:
     return versions or None
 
 
+def _attributes(scheduler: Any, *leave_out: str) -> dict[str, Any]:
+    """The scheduler's attributes a state_dict saves, without ``leave_out``."""
+    skip = ("optimizer", "_versions_at_start", *leave_out)
+    return {k: v for k, v in scheduler.__dict__.items() if k not in skip}
+
+
 def _format_param(name: str, optimizer: Any, value: Any) -> list[Any]:
     """One value per param group: a list/tuple of that length, or one value repeated."""
     if isinstance(value, (list, tuple)):
@@ -152,8 +158,9 @@ class LRScheduler:
             self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
-        """Every attribute but the optimizer."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+        """Every attribute but the optimizer (and the parameter versions seen at the start,
+        an observation of this process, not state: Note [Step order without patching])."""
+        return _attributes(self)
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
@@ -210,7 +217,7 @@ class LRScheduler:
 def _state_without_callables(scheduler: LRScheduler, key: str) -> dict[str, Any]:
     """state_dict of a scheduler holding callables under ``key``: a function is not saved
     (None); a callable object is saved as its ``__dict__``, as torch."""
-    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", key)}
+    state = _attributes(scheduler, key)
     state[key] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                   for fn in scheduler.__dict__[key]]
     return state
@@ -449,8 +456,7 @@ def _check_children(owner: str, optimizer: Any, schedulers: Sequence[Any]) -> No
 
 
 def _children_state(scheduler: LRScheduler) -> dict[str, Any]:
-    state = {k: v for k, v in scheduler.__dict__.items()
-             if k not in ("optimizer", "_schedulers")}
+    state = _attributes(scheduler, "_schedulers")
     state["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]  # type: ignore
     return state
 
