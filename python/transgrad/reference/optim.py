@@ -2,6 +2,10 @@
 engine-neutral (each finds its engine from its parameters), so both engines share them.
 """
 
-from transgrad.optim import SGD, Adam, AdamW, Optimizer
+from transgrad.optim import (
+    SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, LBFGS, NAdam, Optimizer, RAdam, RMSprop,
+    lr_scheduler,
+)
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "SGD", "lr_scheduler"]
