@@ -163,13 +163,13 @@ def collate(batch: Any, *, collate_fn_map: Optional[Dict] = None) -> Any:
         except TypeError:  # a mapping type that cannot be built from a dict
             return fields
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(list(s), collate_fn_map=collate_fn_map)
+        return elem_type(*(collate(s, collate_fn_map=collate_fn_map)
                            for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(s), collate_fn_map=collate_fn_map) for s in zip(*batch)]
+        columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # a list, as torch's (kept for backward compatibility there)
         try:

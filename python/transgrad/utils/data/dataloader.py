@@ -28,6 +28,7 @@ import pickle
 import queue
 import time
 import warnings
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from transgrad.utils import _engine
@@ -250,6 +251,30 @@ class _SingleProcessIter(_BaseIter):
         return self._fetcher.fetch(index)
 
 
+def _stop_workers(workers: List[Any], index_queues: List[Any], result_queue: Any) -> None:
+    """Tell every worker to stop, wait a little, terminate the ones still busy.
+
+    Note [Stopping workers]
+    This runs from a ``weakref.finalize`` of the iterator, never from ``__del__``: an iterator
+    caught in a reference cycle (a traceback holds one) is collected with its queues, and the
+    collector may close their pipes before ``__del__`` runs, so the stop message would never
+    arrive. The finalizer holds the queues and processes itself, so they are intact when it
+    runs (at the latest at interpreter exit)."""
+    for q in index_queues:
+        try:
+            q.put(None)
+        except (OSError, ValueError):
+            pass
+    for w in workers:
+        w.join(timeout=2.0)
+        if w.is_alive():
+            w.terminate()
+            w.join(timeout=1.0)
+    for q in index_queues + [result_queue]:
+        q.cancel_join_thread()
+        q.close()
+
+
 class _MultiProcessIter(_BaseIter):
     """Note [Worker processes]."""
 
@@ -266,6 +291,9 @@ class _MultiProcessIter(_BaseIter):
         self._workers: List[Any] = []
         base_seed = _random.draw_seed(loader.generator)
         self._shutdown = False
+        # Note [Stopping workers]: the finalizer owns the queues and the processes.
+        self._stop = weakref.finalize(self, _stop_workers, self._workers, self._index_queues,
+                                      self._result_queue)
         try:
             for worker_id in range(self._num_workers):
                 index_queue = context.Queue()
@@ -369,124 +397,6 @@ class _MultiProcessIter(_BaseIter):
                 self._ready[task_id] = data
 
     def __next__(self) -> Any:
-        index = next(self._sampler_iter)
-        return self._fetcher.fetch(index)
-
-
-class _MultiProcessIter(_BaseIter):
-    """Note [Worker processes]."""
-
-    def __init__(self, loader: DataLoader) -> None:
-        super().__init__(loader)
-        self._num_workers = loader.num_workers
-        self._prefetch = loader.prefetch_factor * loader.num_workers  # type: ignore[operator]
-        self._timeout = loader.timeout
-        self._in_order = loader.in_order
-        self._persistent = loader.persistent_workers
-        context = loader.multiprocessing_context or _default_context()
-        self._result_queue = context.Queue()
-        self._index_queues: List[Any] = []
-        self._workers: List[Any] = []
-        base_seed = _random.draw_seed(loader.generator)
-        self._shutdown = False
-        try:
-            for worker_id in range(self._num_workers):
-                index_queue = context.Queue()
-                index_queue.cancel_join_thread()
-                worker = context.Process(
-                    target=_worker.worker_loop,
-                    args=(self._iterable, self._dataset, index_queue, self._result_queue,
-                          self._auto_collation, self._collate_fn, self._drop_last, base_seed,
-                          loader.worker_init_fn, worker_id, self._num_workers,
-                          loader._engine_name),
-                    daemon=True)
-                worker.start()
-                self._index_queues.append(index_queue)
-                self._workers.append(worker)
-        except BaseException:
-            self._shutdown_workers()
-            raise
-        self._epoch = 0
-        self._reset(loader, first=True)
-
-    def _reset(self, loader: DataLoader, first: bool = False) -> None:
-        if not first:
-            self._sampler_iter = iter(self._index_sampler)
-        self._epoch += 1
-        self._send_idx = 0
-        self._rcvd_idx = 0
-        self._outstanding = 0
-        self._task_worker: Dict[int, int] = {}  # task -> worker, for tasks not yet returned
-        self._ready: Dict[int, Any] = {}  # results that arrived ahead of their turn
-        self._consumed: Set[int] = set()  # tasks answered out of turn (returned or ended)
-        self._active = [True] * self._num_workers
-        self._worker_cycle = itertools.cycle(range(self._num_workers))
-        for _ in range(self._prefetch):
-            self._put_task()
-
-    def _put_task(self) -> None:
-        if self._outstanding >= self._prefetch or not any(self._active):
-            return
-        try:
-            index = next(self._sampler_iter)
-        except StopIteration:
-            return
-        worker_id = next(self._worker_cycle)
-        while not self._active[worker_id]:
-            worker_id = next(self._worker_cycle)
-        self._index_queues[worker_id].put((self._epoch, self._send_idx, index))
-        self._task_worker[self._send_idx] = worker_id
-        self._send_idx += 1
-        self._outstanding += 1
-
-    def _get_result(self) -> Any:
-        """The next result of any worker, or an error when a worker died or time ran out."""
-        start = time.monotonic()
-        while True:
-            try:
-                return pickle.loads(self._result_queue.get(timeout=_POLL_SECONDS))
-            except queue.Empty:
-                dead = [w for w in self._workers if not w.is_alive()]
-                if dead:
-                    pids = ", ".join(str(w.pid) for w in dead)
-                    self._shutdown_workers()
-                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
-                                       "unexpectedly") from None
-                if self._timeout > 0 and time.monotonic() - start > self._timeout:
-                    raise RuntimeError(f"DataLoader timed out after {self._timeout} "
-                                       "seconds") from None
-
-    def _next_in_order(self) -> Any:
-        """The result of the oldest task still expected (tasks of exhausted workers skipped)."""
-        while True:
-            while self._rcvd_idx < self._send_idx and (
-                    self._rcvd_idx not in self._ready
-                    and not self._active[self._task_worker[self._rcvd_idx]]):
-                del self._task_worker[self._rcvd_idx]
-                self._rcvd_idx += 1
-            if self._rcvd_idx >= self._send_idx:
-                raise StopIteration
-            if self._rcvd_idx in self._ready:
-                data = self._ready.pop(self._rcvd_idx)
-                self._rcvd_idx += 1
-                return data
-            epoch, task_id, data = self._get_result()
-            if epoch != self._epoch:
-                continue  # a batch of an abandoned epoch
-            self._outstanding -= 1
-            self._task_worker.pop(task_id, None) if task_id != self._rcvd_idx else None
-            if isinstance(data, _worker.IterableEnd):
-                self._active[data.worker_id] = False
-                self._put_task()
-                continue
-            if not self._in_order or task_id == self._rcvd_idx:
-                if task_id == self._rcvd_idx:
-                    del self._task_worker[task_id]
-                    self._rcvd_idx += 1
-                return data
-            self._ready[task_id] = data
-
-    def __next__(self) -> Any:
         if self._shutdown:
             raise StopIteration
         try:
@@ -501,23 +411,5 @@ class _MultiProcessIter(_BaseIter):
         return data
 
     def _shutdown_workers(self) -> None:
-        if self._shutdown:
-            return
         self._shutdown = True
-        for q in self._index_queues:
-            try:
-                q.put(None)
-            except (OSError, ValueError):
-                pass
-        for w in self._workers:
-            w.join(timeout=5.0)
-            if w.is_alive():
-                w.terminate()
-                w.join(timeout=1.0)
-        for q in self._index_queues + [self._result_queue]:
-            q.cancel_join_thread()
-            q.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_workers", None) is not None and not getattr(self, "_shutdown", True):
-            self._shutdown_workers()
+        self._stop()
