@@ -40,3 +40,8 @@ def engine_of(tensor: Any) -> Optional[ModuleType]:
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a tensor of a loaded engine (an engine not imported has no tensors)."""
     return engine_of(obj) is not None
+
+
+def parameter_class(mod: ModuleType) -> type:
+    """The ``nn.Parameter`` class of the engine ``mod``."""
+    return importlib.import_module(mod.__name__ + ".nn").Parameter
