@@ -28,12 +28,11 @@ in ``obj`` (``obj['opt']['param_groups'][0]['foo']``).
 from __future__ import annotations
 
 import collections
-import io
 import json
 import math
 import os
 import struct
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -76,7 +75,8 @@ class _Writer:
         return name
 
     def tensor(self, t: Any, path: Tuple[Any, ...]) -> Dict[str, Any]:
-        a = np.array(t.detach().numpy(), order="C", copy=True)  # keeps 0-d (ascontiguousarray would not)
+        # a C-ordered copy that keeps 0-d shapes (np.ascontiguousarray makes them 1-d)
+        a = np.array(t.detach().numpy(), order="C", copy=True)
         if a.dtype not in _NUMPY_TO_ST:
             raise TypeError(f"cannot save {_path_str(path)}: a tensor of dtype {a.dtype} has no "
                             f"safetensors dtype (supported: "

@@ -7,7 +7,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from transgrad.utils import data as tdata
 
 

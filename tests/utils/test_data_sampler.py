@@ -4,7 +4,6 @@ import collections
 
 import numpy as np
 import pytest
-
 from transgrad.utils import data
 
 

@@ -24,7 +24,7 @@ import contextlib
 import contextvars
 import copy
 import re
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Type, Union
 
 import numpy as np
 
@@ -40,7 +40,7 @@ default_collate_err_msg_format = (
 np_str_obj_array_pattern = re.compile(r"[SaUO]")
 
 
-class AnyTensor(abc.ABC):
+class AnyTensor(abc.ABC):  # noqa: B024 (a virtual base: membership by __subclasshook__)
     """``isinstance(x, AnyTensor)``: x is a tensor of any loaded engine (Parameters included).
     The key of the tensor entry in ``default_collate_fn_map``."""
 
@@ -94,6 +94,32 @@ def _stack(batch: list) -> Any:
                                f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
     mod = _engine.engine_of(batch[0])
     return mod.stack(batch, 0)  # type: ignore[union-attr]
+
+
+def _like_mapping(elem: Any, fields: Dict[Any, Any]) -> Any:
+    """``fields`` in a mapping of ``elem``'s type (a copy of it, when mutable), or a dict when
+    that type cannot be built from one."""
+    try:
+        if isinstance(elem, collections.abc.MutableMapping):
+            clone = copy.copy(elem)
+            clone.update(fields)
+            return clone
+        return type(elem)(fields)
+    except TypeError:
+        return fields
+
+
+def _like_sequence(elem: Any, items: List[Any]) -> Any:
+    """``items`` in a sequence of ``elem``'s type (as ``_like_mapping``), else the list."""
+    try:
+        if isinstance(elem, collections.abc.MutableSequence):
+            clone = copy.copy(elem)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(elem)(items)
+    except TypeError:
+        return items
 
 
 # ---- per-type collate functions (torch's names and signature) ------------------------------
@@ -152,16 +178,8 @@ def collate(batch: Any, *, collate_fn_map: Optional[Dict] = None) -> Any:
             if isinstance(elem, key):
                 return collate_fn_map[key](batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
-        fields = {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map)
-                  for k in elem}
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update(fields)
-                return clone
-            return elem_type(fields)
-        except TypeError:  # a mapping type that cannot be built from a dict
-            return fields
+        return _like_mapping(elem, {k: collate([d[k] for d in batch],
+                                               collate_fn_map=collate_fn_map) for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(collate(s, collate_fn_map=collate_fn_map)
                            for s in zip(*batch)))
@@ -172,15 +190,7 @@ def collate(batch: Any, *, collate_fn_map: Optional[Dict] = None) -> Any:
         columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # a list, as torch's (kept for backward compatibility there)
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, column in enumerate(columns):
-                    clone[i] = column
-                return clone
-            return elem_type(columns)
-        except TypeError:
-            return columns
+        return _like_sequence(elem, columns)
     raise TypeError(default_collate_err_msg_format.format(elem_type))
 
 
@@ -207,30 +217,13 @@ def _convert(data: Any) -> Any:
     if isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_)):
         return _current_engine().as_tensor(np.asarray(data))
     if isinstance(data, collections.abc.Mapping):
-        fields = {k: _convert(data[k]) for k in data}
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update(fields)
-                return clone
-            return elem_type(fields)
-        except TypeError:
-            return fields
+        return _like_mapping(data, {k: _convert(data[k]) for k in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return elem_type(*(_convert(d) for d in data))
     if isinstance(data, tuple):
         return [_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        items = [_convert(d) for d in data]
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, item in enumerate(items):
-                    clone[i] = item
-                return clone
-            return elem_type(items)
-        except TypeError:
-            return items
+        return _like_sequence(data, [_convert(d) for d in data])
     return data
 
 

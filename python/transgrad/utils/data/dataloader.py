@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
-import os
 import pickle
 import queue
 import time
@@ -32,12 +31,11 @@ import weakref
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from transgrad.utils import _engine
-from transgrad.utils.data import _collate, _fetch, _random, _worker
+from transgrad.utils.data import _fetch, _random, _worker
 from transgrad.utils.data._collate import default_collate, default_convert
 from transgrad.utils.data._worker import get_worker_info
 from transgrad.utils.data.dataset import Dataset, IterableDataset
-from transgrad.utils.data.sampler import (BatchSampler, RandomSampler, Sampler,
-                                          SequentialSampler)
+from transgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
