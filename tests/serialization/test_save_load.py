@@ -225,3 +225,16 @@ def test_structure_metadata_is_json_under_our_key(tg, ser):
     doc = json.loads(header["__metadata__"][ser.STRUCTURE_KEY] if hasattr(ser, "STRUCTURE_KEY")
                      else header["__metadata__"]["transgrad.structure"])
     assert doc["version"] == 1 and "a.0" in header
+
+
+def test_tensor_names_never_clash(tg, ser):
+    import safetensors.numpy
+
+    obj = {"a.b": tg.ones(1), "a": {"b": tg.zeros(1)}, 1: [tg.ones(2)], "1": {0: tg.zeros(2)}}
+    buf = io.BytesIO()
+    ser.save(obj, buf)
+    assert len(safetensors.numpy.load(buf.getvalue())) == 4
+    buf.seek(0)
+    back = ser.load(buf)
+    assert _np(back["a.b"]).tolist() == [1.0] and _np(back["a"]["b"]).tolist() == [0.0]
+    assert _np(back[1][0]).tolist() == [1.0, 1.0] and _np(back["1"][0]).tolist() == [0.0, 0.0]

@@ -289,3 +289,9 @@ def test_workers_stop_with_the_iterator(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         list(data.DataLoader(_Squares(), batch_size=20, num_workers=1))
+
+
+def test_too_many_workers_warns_as_torch(data):
+    n = (os.cpu_count() or 1) + 3
+    with pytest.warns(UserWarning, match=f"This DataLoader will create {n} worker processes"):
+        data.DataLoader([1, 2], num_workers=n)

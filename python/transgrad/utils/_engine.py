@@ -25,16 +25,21 @@ def engine(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-def engine_of(tensor: Any) -> Optional[ModuleType]:
-    """The engine module of ``tensor`` (subclasses such as ``nn.Parameter`` included), or None
-    when ``tensor`` is not a tensor of any loaded engine."""
+def engine_of_class(cls: type) -> Optional[ModuleType]:
+    """The engine module whose Tensor class is ``cls`` or a base of it (``nn.Parameter``), or
+    None when ``cls`` is not a tensor class of any loaded engine."""
     from transgrad._api import BACKENDS
 
-    for cls in type(tensor).__mro__:
-        backend = BACKENDS.get(cls)
+    for base in cls.__mro__:
+        backend = BACKENDS.get(base)
         if backend is not None:
             return importlib.import_module(backend.name)
     return None
+
+
+def engine_of(tensor: Any) -> Optional[ModuleType]:
+    """The engine module of ``tensor``, or None when it is not a tensor of a loaded engine."""
+    return engine_of_class(type(tensor))
 
 
 def is_tensor(obj: Any) -> bool:

@@ -46,9 +46,7 @@ class AnyTensor(abc.ABC):  # noqa: B024 (a virtual base: membership by __subclas
 
     @classmethod
     def __subclasshook__(cls, subclass: type) -> Any:
-        from transgrad._api import BACKENDS
-
-        return any(c in BACKENDS for c in subclass.__mro__) or NotImplemented
+        return _engine.engine_of_class(subclass) is not None or NotImplemented
 
 
 def _first_tensor_engine(obj: Any, depth: int = 0) -> Optional[str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import multiprocessing
+import os
 import pickle
 import queue
 import time
@@ -148,6 +149,24 @@ class DataLoader:
         self.persistent_workers = persistent_workers
         self._iterator: Optional[_MultiProcessIter] = None
         self.__initialized = True
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self) -> None:
+        """Warn, as torch does, when there are more workers than CPUs this process may use."""
+        if self.num_workers == 0:
+            return
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cpus = os.cpu_count() or 0
+        if cpus and self.num_workers > cpus:
+            warnings.warn(
+                f"This DataLoader will create {self.num_workers} worker processes in total. "
+                f"Our suggested max number of worker in current system is {cpus}, which is "
+                "smaller than what this DataLoader is going to create. Please be aware that "
+                "excessive worker creation might get DataLoader running slow or even freeze, "
+                "lower the worker number to avoid potential slowness/freeze if necessary.",
+                stacklevel=3)
 
     # The default collate/convert of this loader's engine (staticmethods, so the reference
     # twin overrides them by name; see transgrad.reference.utils.data).
@@ -196,7 +215,7 @@ class DataLoader:
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         if self.persistent_workers:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._shutdown:  # first, or after an error
                 self._iterator = _MultiProcessIter(self)
             else:
                 self._iterator._reset(self)
