@@ -295,3 +295,29 @@ def test_too_many_workers_warns_as_torch(data):
     n = (os.cpu_count() or 1) + 3
     with pytest.warns(UserWarning, match=f"This DataLoader will create {n} worker processes"):
         data.DataLoader([1, 2], num_workers=n)
+
+
+def test_spawned_workers(tg, data):
+    """The "spawn" start method pickles the loader's parts (dataset, collate) to the workers."""
+    loader = data.DataLoader(_Squares(), batch_size=5, num_workers=1,
+                             multiprocessing_context="spawn")
+    batches = list(loader)
+    assert _flat_pairs(batches) == [i * i for i in range(13)]
+    assert type(batches[0][0]) is tg.Tensor
+
+
+def _flat_pairs(batches):
+    return [v for b, _ in batches for v in _np(b).ravel().tolist()]
+
+
+def test_a_torch_generator_drives_shuffling(data):
+    torch = pytest.importorskip("torch")
+
+    def epoch(g):
+        return [v for b in data.DataLoader(list(range(12)), batch_size=5, shuffle=True,
+                                           generator=g) for v in _np(b).tolist()]
+
+    a = epoch(torch.Generator().manual_seed(7))
+    assert a == epoch(torch.Generator().manual_seed(7)) and sorted(a) == list(range(12))
+    g = torch.Generator().manual_seed(7)
+    assert epoch(g) == a and epoch(g) != a  # the generator advances between epochs
