@@ -321,3 +321,15 @@ def test_a_torch_generator_drives_shuffling(data):
     assert a == epoch(torch.Generator().manual_seed(7)) and sorted(a) == list(range(12))
     g = torch.Generator().manual_seed(7)
     assert epoch(g) == a and epoch(g) != a  # the generator advances between epochs
+
+
+def _failing_init(worker_id):
+    raise ValueError(f"cannot open the shard of worker {worker_id}")
+
+
+def test_worker_init_fn_error_is_raised_in_the_main_process(data):
+    it = iter(data.DataLoader(_Squares(), batch_size=4, num_workers=1,
+                              worker_init_fn=_failing_init))
+    with pytest.raises(ValueError, match="Caught ValueError in DataLoader worker process 0"
+                                         "(.|\n)*cannot open the shard of worker 0"):
+        next(it)

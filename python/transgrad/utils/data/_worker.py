@@ -127,8 +127,8 @@ def worker_loop(iterable: bool, dataset: Any, index_queue: Any, result_queue: An
             return
         task_epoch, task_id, index = task
         data: Any
-        if init_error is not None:
-            data = init_error
+        if init_error is not None:  # reported once, with the first task (as torch)
+            data, init_error = init_error, None
         else:
             try:
                 if task_epoch != epoch or fetcher is None:
