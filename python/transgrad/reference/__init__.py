@@ -42,8 +42,8 @@ __all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "ops", "set
 
 
 def __getattr__(name: str):
-    """``tg.nn`` and ``tg.optim`` without importing them eagerly (as ``torch.nn``)."""
-    if name in ("nn", "optim"):
+    """``tg.nn``, ``tg.optim``, ``tg.distributions`` without importing them eagerly (as torch)."""
+    if name in ("nn", "optim", "distributions"):
         import importlib
 
         return importlib.import_module(f"transgrad.reference.{name}")
