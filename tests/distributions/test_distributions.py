@@ -369,3 +369,15 @@ def test_engines_agree(compiled, ref):
                     _np(lib.D.kl_divergence(d, lib.D.Normal(0.0, lib.t([1.0, 1.0]))))])
     for a, b in zip(*out):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_lazy_parameter_first_read_under_no_grad_keeps_the_graph(lib):
+    """sample() reads the lazy ``probs`` under no_grad; entropy() later must still
+    differentiate to the logits (torch computes lazy properties with grad enabled)."""
+    logits = lib.t([0.2, -0.5, 1.0], True)
+    d = lib.D.Categorical(logits=logits)
+    d.sample((3,))
+    d.entropy().backward()
+    p = np.exp(_np(logits)) / np.exp(_np(logits)).sum()
+    h = -(p * np.log(p)).sum()
+    np.testing.assert_allclose(_np(logits.grad), -p * (np.log(p) + h), rtol=1e-10)

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
-from transgrad.distributions.utils import as_engine_tensor, broadcast_all
+from transgrad.distributions.utils import as_engine_tensor, broadcast_all, special
 
 __all__ = ["Normal"]
 
@@ -69,11 +69,7 @@ class Normal(Distribution):
 
     def icdf(self, value: Any) -> Any:
         value = as_engine_tensor(value, self.loc)
-        if not hasattr(value, "erfinv"):
-            raise NotImplementedError(
-                f"Normal.icdf needs the erfinv op, which {self._engine.__name__} does not have "
-                "yet")
-        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+        return self.loc + self.scale * special("erfinv", 2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Any:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -140,20 +140,15 @@ def xlogy_zero(x: Any, y: Any) -> Any:
 
 
 def special(name: str, x: Any) -> Any:
-    """The engine's special function ``name`` (``lgamma``, ``digamma``) applied to ``x``.
-
-    These ops come with the special-function formulas; until an engine has them, the
-    distributions that need them raise NotImplementedError naming the op."""
+    """The engine's special function ``name`` (``lgamma``, ``digamma``, ``erfinv``) applied to
+    ``x``. These ops come with the special-function formulas; until an engine has them, what
+    needs them raises NotImplementedError naming the op."""
     fn = getattr(engine_of(x), name, None)
     if fn is None:
         raise NotImplementedError(
             f"this needs the {name} op, which {engine_of(x).__name__} does not have yet "
             "(it arrives with the special-function formulas)")
     return fn(x)
-
-
-def has_special(engine: Any, name: str) -> bool:
-    return getattr(engine, name, None) is not None
 
 
 def format_value(value: Any) -> str:
@@ -172,7 +167,8 @@ def shape_of(sample_shape: Any) -> Tuple[int, ...]:
 class lazy_property:
     """A property computed once per instance, on first access (as torch's): the value replaces
     the descriptor in the instance's ``__dict__``. Used for the parameter not given (``probs``
-    when built from ``logits``)."""
+    when built from ``logits``). It is computed with grad mode on, so a first access under
+    ``no_grad`` (inside ``sample``) does not cache a value cut from the parameters' graph."""
 
     def __init__(self, wrapped: Any) -> None:
         self.wrapped = wrapped
@@ -181,6 +177,7 @@ class lazy_property:
     def __get__(self, instance: Any, obj_type: Any = None) -> Any:
         if instance is None:
             return self
-        value = self.wrapped(instance)
+        with instance._engine.enable_grad():
+            value = self.wrapped(instance)
         instance.__dict__[self.wrapped.__name__] = value
         return value
