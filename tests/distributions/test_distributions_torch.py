@@ -7,7 +7,6 @@ Each case is a builder run twice, once with (transgrad's D, tensor maker) and on
 """
 
 import math
-import types
 
 import numpy as np
 import pytest
@@ -135,7 +134,7 @@ def test_against_torch(lib, case):
     their_value = _value(torch.tensor, value)
     _close(ours.log_prob(our_value), theirs.log_prob(their_value), f"{name}.log_prob")
     for prop in PROPERTIES:
-        expected = _attempt(lambda: getattr(theirs, prop))
+        expected = _attempt(lambda prop=prop: getattr(theirs, prop))
         if isinstance(expected, Exception):
             continue
         _close(getattr(ours, prop), expected, f"{name}.{prop}")
@@ -145,10 +144,12 @@ def test_against_torch(lib, case):
     for method, arg in (("cdf", value), ("icdf", np.full(np.shape(value), 0.3))):
         if method == "icdf" and np.asarray(value).dtype.kind == "i":
             continue
-        expected = _attempt(lambda: getattr(theirs, method)(_value(torch.tensor, arg)))
+        expected = _attempt(lambda method=method, arg=arg: getattr(theirs, method)(
+            _value(torch.tensor, arg)))
         if isinstance(expected, Exception):
             continue
-        got = _attempt(lambda: getattr(ours, method)(_value(lambda a: lib.tg.tensor(a), arg)))
+        got = _attempt(lambda method=method, arg=arg: getattr(ours, method)(
+            _value(lambda a: lib.tg.tensor(a), arg)))
         if isinstance(got, NotImplementedError) and "does not have" in str(got):
             continue  # needs an op (erfinv) the engine does not have yet: said in the message
         _close(got, expected, f"{name}.{method}")

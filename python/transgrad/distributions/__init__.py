@@ -25,8 +25,14 @@ from transgrad.distributions.multivariate_normal import MultivariateNormal
 from transgrad.distributions.normal import Normal
 from transgrad.distributions.one_hot_categorical import OneHotCategorical
 from transgrad.distributions.transformed_distribution import TransformedDistribution
-from transgrad.distributions.transforms import (AffineTransform, ComposeTransform, ExpTransform,
-                                                SigmoidTransform, TanhTransform, Transform)
+from transgrad.distributions.transforms import (
+                                                AffineTransform,
+                                                ComposeTransform,
+                                                ExpTransform,
+                                                SigmoidTransform,
+                                                TanhTransform,
+                                                Transform,
+)
 from transgrad.distributions.uniform import Uniform
 
 __all__ = [

@@ -8,23 +8,28 @@ written stably (no log of a rounded probability).
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
-from transgrad.distributions.utils import (broadcast_all, lazy_property, logits_to_probs,
-                                           probs_to_logits, softplus)
+from transgrad.distributions.utils import (
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+    softplus,
+)
 
 __all__ = ["Bernoulli"]
 
 
 class Bernoulli(Distribution):
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
@@ -38,7 +43,7 @@ class Bernoulli(Distribution):
         batch_shape = () if is_scalar else tuple(self._param.shape)
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = tuple(batch_shape)
         if "probs" in self.__dict__:

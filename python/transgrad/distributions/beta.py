@@ -7,7 +7,7 @@ Stage: runtime, engine-neutral; log_prob / entropy need the engine's ``lgamma`` 
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.dirichlet import Dirichlet
@@ -18,13 +18,13 @@ __all__ = ["Beta"]
 
 
 class Beta(Distribution):
-    arg_constraints = {"concentration1": constraints.positive,
+    arg_constraints: ClassVar[dict[str, Any]] = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         c1, c0 = broadcast_all(concentration1, concentration0,
                                default_engine=self._default_engine)
         scalar = isinstance(concentration1, numbers.Real) and isinstance(concentration0,
@@ -34,7 +34,7 @@ class Beta(Distribution):
         batch_shape = () if scalar else tuple(self._dirichlet.batch_shape)
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Beta":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = tuple(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)

@@ -9,7 +9,7 @@ probabilities (no multinomial op needed).
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,11 +21,11 @@ __all__ = ["Categorical"]
 
 
 class Categorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
@@ -42,7 +42,7 @@ class Categorical(Distribution):
         batch_shape = tuple(self._param.shape[:-1]) if self._param.ndim > 1 else ()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = tuple(batch_shape)
         param_shape = batch_shape + (self._num_events,)

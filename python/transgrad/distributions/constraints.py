@@ -57,7 +57,7 @@ class _Dependent(Constraint):
         return int(self._event_dim)
 
     def __call__(self, *, is_discrete: Any = NotImplemented,
-                 event_dim: Any = NotImplemented) -> "_Dependent":
+                 event_dim: Any = NotImplemented) -> _Dependent:
         if is_discrete is NotImplemented:
             is_discrete = self._is_discrete
         if event_dim is NotImplemented:
@@ -81,7 +81,7 @@ class _DependentProperty(property, _Dependent):
         property.__init__(self, fn)
         _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
 
-    def __call__(self, fn: Any) -> "_DependentProperty":  # type: ignore[override]
+    def __call__(self, fn: Any) -> _DependentProperty:  # type: ignore[override]
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
@@ -167,7 +167,7 @@ class _IntegerGreaterThan(Constraint):
 
 class _Real(Constraint):
     def check(self, value: Any) -> Any:
-        return value == value  # false for NaN only
+        return value.isnan().logical_not()
 
 
 class _GreaterThan(Constraint):

@@ -7,7 +7,7 @@ sampling] in gamma.py), so rsample is differentiable with respect to the concent
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,18 +20,18 @@ __all__ = ["Dirichlet"]
 
 
 class Dirichlet(Distribution):
-    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    arg_constraints: ClassVar[dict[str, Any]] = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 
-    def __init__(self, concentration: Any, validate_args: Optional[bool] = None) -> None:
+    def __init__(self, concentration: Any, validate_args: bool | None = None) -> None:
         if concentration.ndim < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(tuple(concentration.shape[:-1]), tuple(concentration.shape[-1:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Dirichlet":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Dirichlet:
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = tuple(batch_shape)
         new.concentration = self.concentration.expand(batch_shape + self.event_shape)

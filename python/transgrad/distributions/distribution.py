@@ -10,11 +10,17 @@ type). Argument validation (on by default, as torch's under ``__debug__``) check
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from transgrad.distributions import constraints
-from transgrad.distributions.utils import (DEFAULT_ENGINE, engine_of, format_value, is_tensor,
-                                           lazy_property, shape_of)
+from transgrad.distributions.utils import (
+    DEFAULT_ENGINE,
+    engine_of,
+    format_value,
+    is_tensor,
+    lazy_property,
+    shape_of,
+)
 
 __all__ = ["Distribution"]
 
@@ -35,7 +41,7 @@ class Distribution:
         Distribution._validate_args = value
 
     def __init__(self, batch_shape: Any = (), event_shape: Any = (),
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         self._batch_shape = tuple(batch_shape)
         self._event_shape = tuple(event_shape)
         if validate_args is not None:
@@ -68,25 +74,25 @@ class Distribution:
     # ---- shapes ---------------------------------------------------------------------------
 
     @property
-    def batch_shape(self) -> Tuple[int, ...]:
+    def batch_shape(self) -> tuple[int, ...]:
         return self._batch_shape
 
     @property
-    def event_shape(self) -> Tuple[int, ...]:
+    def event_shape(self) -> tuple[int, ...]:
         return self._event_shape
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Distribution":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
         """A distribution of the same kind with parameters expanded to ``batch_shape``."""
         raise NotImplementedError
 
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
-        if _instance is None and type(self).__init__ != cls.__init__:
+        if _instance is None and type(self).__init__ != cls.__init__:  # type: ignore[misc]
             raise NotImplementedError(
                 f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                 "__init__() method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
-    def _extended_shape(self, sample_shape: Any = ()) -> Tuple[int, ...]:
+    def _extended_shape(self, sample_shape: Any = ()) -> tuple[int, ...]:
         return shape_of(sample_shape) + self._batch_shape + self._event_shape
 
     # ---- the engine -----------------------------------------------------------------------
@@ -103,7 +109,7 @@ class Distribution:
     # ---- the interface --------------------------------------------------------------------
 
     @property
-    def arg_constraints(self) -> Dict[str, constraints.Constraint]:
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
         raise NotImplementedError
 
     @property

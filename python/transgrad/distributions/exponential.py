@@ -6,7 +6,7 @@ the engine's ``rand`` (in [0, 1), so the logarithm is finite): gradients reach `
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -16,15 +16,15 @@ __all__ = ["Exponential"]
 
 
 class Exponential(Distribution):
-    arg_constraints = {"rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
-    def __init__(self, rate: Any, validate_args: Optional[bool] = None) -> None:
+    def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate, default_engine=self._default_engine)
         super().__init__(tuple(self.rate.shape), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Exponential":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Exponential:
         new = self._get_checked_instance(Exponential, _instance)
         batch_shape = tuple(batch_shape)
         new.rate = self.rate.expand(batch_shape)

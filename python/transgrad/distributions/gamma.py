@@ -20,14 +20,19 @@ first derivative is g. Derivatives of second order through the sample treat g as
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
-from transgrad.distributions.utils import (as_engine_tensor, broadcast_all, engine_of, special,
-                                           xlogy_zero)
+from transgrad.distributions.utils import (
+    as_engine_tensor,
+    broadcast_all,
+    engine_of,
+    special,
+    xlogy_zero,
+)
 
 __all__ = ["Gamma"]
 
@@ -123,17 +128,17 @@ def standard_gamma(concentration: Any) -> Any:
 
 
 class Gamma(Distribution):
-    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate,
                                                       default_engine=self._default_engine)
         super().__init__(tuple(self.concentration.shape), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
         new = self._get_checked_instance(Gamma, _instance)
         batch_shape = tuple(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)

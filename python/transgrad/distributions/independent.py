@@ -7,7 +7,7 @@ sum the base's over the reinterpreted dimensions; everything else is the base's.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -17,10 +17,10 @@ __all__ = ["Independent"]
 
 
 class Independent(Distribution):
-    arg_constraints: Any = {}
+    arg_constraints: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
             raise ValueError(
                 "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
@@ -32,7 +32,7 @@ class Independent(Distribution):
         super().__init__(shape[:len(shape) - event_dim], shape[len(shape) - event_dim:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Independent":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = tuple(batch_shape)
         new.base_dist = self.base_dist.expand(

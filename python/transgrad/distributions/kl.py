@@ -9,7 +9,8 @@ Closed forms for the usual pairs follow; the ones with lgamma/digamma need those
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Tuple
+from collections.abc import Callable
+from typing import Any
 
 from transgrad.distributions.bernoulli import Bernoulli
 from transgrad.distributions.beta import Beta
@@ -29,8 +30,8 @@ from transgrad.distributions.utils import broadcast_shapes, softplus, special, s
 
 __all__ = ["kl_divergence", "register_kl"]
 
-_KL_REGISTRY: Dict[Tuple[type, type], Callable[[Any, Any], Any]] = {}
-_KL_MEMOIZE: Dict[Tuple[type, type], Any] = {}
+_KL_REGISTRY: dict[tuple[type, type], Callable[[Any, Any], Any]] = {}
+_KL_MEMOIZE: dict[tuple[type, type], Any] = {}
 
 
 def register_kl(type_p: type, type_q: type) -> Callable[[Callable], Callable]:

@@ -7,7 +7,7 @@ Stage: runtime, engine-neutral. rsample inverts the CDF of ``u`` uniform on (eps
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -19,15 +19,15 @@ __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale, default_engine=self._default_engine)
         super().__init__(tuple(self.loc.shape), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
         new = self._get_checked_instance(Laplace, _instance)
         batch_shape = tuple(batch_shape)
         new.loc = self.loc.expand(batch_shape)

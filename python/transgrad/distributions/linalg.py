@@ -16,17 +16,17 @@ symmetric, as torch's ``linalg.cholesky`` gives it.
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 from transgrad.distributions.utils import engine_of
 
 
-def _columns(a: Any) -> Tuple[Any, Any]:
+def _columns(a: Any) -> tuple[Any, Any]:
     """Cholesky columns of symmetric ``a`` and the pivots (..., n) they divided by."""
     eng = engine_of(a)
     n = a.shape[-1]
     a = (a + a.mT) * 0.5
-    cols = []
+    cols: list[Any] = []
     pivots = []
     for j in range(n):
         col = a[..., :, j]
@@ -40,7 +40,7 @@ def _columns(a: Any) -> Tuple[Any, Any]:
     return eng.stack(cols, -1), eng.stack(pivots, -1)
 
 
-def cholesky_ex(a: Any) -> Tuple[Any, Any]:
+def cholesky_ex(a: Any) -> tuple[Any, Any]:
     """(L, ok): the lower Cholesky factor and a bool tensor of the batch shape, False where the
     matrix is not positive definite (L is then not finite there)."""
     _check_square(a, "cholesky_ex")
@@ -72,7 +72,7 @@ def solve_triangular_lower(tril: Any, b: Any) -> Any:
     n = tril.shape[-1]
     if b.shape[-2] != n:
         raise RuntimeError(f"solve_triangular: expected b with {n} rows, got shape {tuple(b.shape)}")
-    rows = []
+    rows: list[Any] = []
     for i in range(n):
         row = b[..., i, :]
         if rows:

@@ -10,7 +10,7 @@ rsample is ``loc + L @ eps``; log_prob solves ``L y = x - loc`` by forward subst
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -42,7 +42,7 @@ def _precision_to_scale_tril(precision: Any) -> Any:
 
 
 class MultivariateNormal(Distribution):
-    arg_constraints = {
+    arg_constraints: ClassVar[dict[str, Any]] = {
         "loc": constraints.real_vector,
         "covariance_matrix": constraints.positive_definite,
         "precision_matrix": constraints.positive_definite,
@@ -52,7 +52,7 @@ class MultivariateNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc: Any, covariance_matrix: Any = None, precision_matrix: Any = None,
-                 scale_tril: Any = None, validate_args: Optional[bool] = None) -> None:
+                 scale_tril: Any = None, validate_args: bool | None = None) -> None:
         if loc.ndim < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = [m is not None for m in (covariance_matrix, scale_tril, precision_matrix)]
@@ -80,7 +80,7 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "MultivariateNormal":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = tuple(batch_shape)
         loc_shape = batch_shape + self.event_shape

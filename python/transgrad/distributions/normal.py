@@ -7,7 +7,7 @@ Stage: runtime, engine-neutral (the engine of ``loc``/``scale``). rsample is rep
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -17,15 +17,15 @@ __all__ = ["Normal"]
 
 
 class Normal(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale, default_engine=self._default_engine)
         super().__init__(tuple(self.loc.shape), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
         new = self._get_checked_instance(Normal, _instance)
         batch_shape = tuple(batch_shape)
         new.loc = self.loc.expand(batch_shape)

@@ -6,7 +6,7 @@ Stage: runtime, engine-neutral; everything but the encoding is delegated to a ``
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.categorical import Categorical
@@ -16,18 +16,18 @@ __all__ = ["OneHotCategorical"]
 
 
 class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         self._categorical = Categorical(probs, logits)
         batch_shape = self._categorical.batch_shape
         event_shape = tuple(self._categorical.param_shape[-1:])
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "OneHotCategorical":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
         new = self._get_checked_instance(OneHotCategorical, _instance)
         batch_shape = tuple(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)

@@ -8,7 +8,7 @@ rsample apply them forwards, so normalizing flows train through rsample or log_p
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -20,10 +20,10 @@ __all__ = ["TransformedDistribution"]
 
 
 class TransformedDistribution(Distribution):
-    arg_constraints: Any = {}
+    arg_constraints: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, base_distribution: Distribution, transforms: Any,
-                 validate_args: Optional[bool] = None) -> None:
+                 validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
         elif isinstance(transforms, list):
@@ -31,7 +31,8 @@ class TransformedDistribution(Distribution):
                 raise ValueError("transforms must be a Transform or a list of Transforms")
             self.transforms = transforms
         else:
-            raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
+            raise ValueError(  # noqa: TRY004  (torch's exception type)
+                f"transforms must be a Transform or list, but was {transforms}")
 
         base_shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
         base_event_dim = len(base_distribution.event_shape)
@@ -53,7 +54,7 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "TransformedDistribution":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> TransformedDistribution:
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = tuple(batch_shape)
         shape = batch_shape + self.event_shape

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 import numbers
+import operator
 import weakref
-from typing import Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class Transform:
         raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
 
     @property
-    def inv(self) -> "Transform":
+    def inv(self) -> Transform:
         """The inverse transform (``t.inv(t(x))`` is ``x``)."""
         inv = self._inv() if self._inv is not None else None
         if inv is None:
@@ -68,17 +69,17 @@ class Transform:
         """The sign of the Jacobian's determinant (bijective scalar transforms only)."""
         raise NotImplementedError
 
-    def with_cache(self, cache_size: int = 1) -> "Transform":
+    def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
             return self
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
         raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return self is other
 
-    def __ne__(self, other: Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
     __hash__ = object.__hash__
@@ -154,7 +155,7 @@ class _InverseTransform(Transform):
     def with_cache(self, cache_size: int = 1) -> Transform:
         return self.inv.with_cache(cache_size).inv
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv
 
     __hash__ = object.__hash__
@@ -182,9 +183,9 @@ class ComposeTransform(Transform):
         if cache_size:
             parts = [part.with_cache(cache_size) for part in parts]
         super().__init__(cache_size=cache_size)
-        self.parts: List[Transform] = list(parts)
+        self.parts: list[Transform] = list(parts)
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ComposeTransform) and self.parts == other.parts
 
     __hash__ = object.__hash__
@@ -286,7 +287,7 @@ class ExpTransform(Transform):
     bijective = True
     sign = +1  # type: ignore[assignment]
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ExpTransform)
 
     __hash__ = object.__hash__
@@ -309,7 +310,7 @@ class SigmoidTransform(Transform):
     bijective = True
     sign = +1  # type: ignore[assignment]
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, SigmoidTransform)
 
     __hash__ = object.__hash__
@@ -336,7 +337,7 @@ class TanhTransform(Transform):
     bijective = True
     sign = +1  # type: ignore[assignment]
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TanhTransform)
 
     __hash__ = object.__hash__
@@ -384,7 +385,7 @@ class AffineTransform(Transform):
             return self
         return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, AffineTransform):
             return False
         return _same(self.loc, other.loc) and _same(self.scale, other.scale)

@@ -8,7 +8,7 @@ interval.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 from transgrad.distributions import constraints
 from transgrad.distributions.distribution import Distribution
@@ -25,11 +25,11 @@ class Uniform(Distribution):
         return {"low": constraints.less_than(self.high),
                 "high": constraints.greater_than(self.low)}
 
-    def __init__(self, low: Any, high: Any, validate_args: Optional[bool] = None) -> None:
+    def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high, default_engine=self._default_engine)
         super().__init__(tuple(self.low.shape), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
         new = self._get_checked_instance(Uniform, _instance)
         batch_shape = tuple(batch_shape)
         new.low = self.low.expand(batch_shape)

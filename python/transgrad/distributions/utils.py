@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import importlib
 import numbers
-from typing import Any, Tuple
+from typing import Any
 
 # Note [Which engine]
 # ~~~~~~~~~~~~~~~~~~~
@@ -48,7 +48,7 @@ def engine_named(name: str) -> Any:
     return importlib.import_module(name)
 
 
-def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> Tuple[Any, ...]:
+def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> tuple[Any, ...]:
     """Broadcast tensors and Python numbers to one shape (as ``torch.distributions.utils``).
 
     Numbers become tensors of the engine and dtype of the first tensor among ``values``, or of
@@ -74,7 +74,7 @@ def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> Tuple[A
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in as_tensors)
 
 
-def _broadcast_shape(*shapes: Tuple[int, ...]) -> Tuple[int, ...]:
+def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(ndim):
@@ -158,7 +158,7 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def shape_of(sample_shape: Any) -> Tuple[int, ...]:
+def shape_of(sample_shape: Any) -> tuple[int, ...]:
     if isinstance(sample_shape, numbers.Integral):
         return (int(sample_shape),)
     return tuple(int(s) for s in sample_shape)

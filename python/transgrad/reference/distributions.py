@@ -10,11 +10,24 @@ the others are re-exported as they are.
 
 from transgrad import distributions as _d
 from transgrad.distributions import (  # noqa: F401  (re-exported)
-                                     AffineTransform, Categorical, ComposeTransform, Dirichlet,
-                                     Distribution, ExpTransform, Independent, MultivariateNormal,
-                                     OneHotCategorical, SigmoidTransform, TanhTransform,
-                                     Transform, TransformedDistribution, constraints,
-                                     kl_divergence, register_kl, transforms)
+    AffineTransform,
+    Categorical,
+    ComposeTransform,
+    Dirichlet,
+    Distribution,
+    ExpTransform,
+    Independent,
+    MultivariateNormal,
+    OneHotCategorical,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
+    TransformedDistribution,
+    constraints,
+    kl_divergence,
+    register_kl,
+    transforms,
+)
 
 _REFERENCE = "transgrad.reference"
 
