@@ -85,6 +85,18 @@ class Distribution:
         """A distribution of the same kind with parameters expanded to ``batch_shape``."""
         raise NotImplementedError
 
+    def _expanded(self, cls: type, batch_shape: Any, _instance: Any,
+                  names: tuple[str, ...]) -> Any:
+        """``expand`` for a distribution whose parameters ``names`` all have the batch shape
+        (no event dimensions): each is expanded, validation state carried over."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = tuple(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:  # type: ignore[misc]
             raise NotImplementedError(

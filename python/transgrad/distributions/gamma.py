@@ -139,13 +139,7 @@ class Gamma(Distribution):
         super().__init__(tuple(self.concentration.shape), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = tuple(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))
 
     @property
     def mean(self) -> Any:
