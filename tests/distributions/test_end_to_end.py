@@ -96,3 +96,28 @@ def test_vae_same_losses_on_both_engines(compiled, ref):
     a, _ = _vae(ref, steps=30)
     b, _ = _vae(compiled, steps=30)
     np.testing.assert_allclose(a, b, rtol=1e-3)
+
+
+def test_affine_flow_fits_by_maximum_likelihood(engine):
+    """A one-layer normalizing flow, AffineTransform(loc, exp(log_scale)) over a standard
+    normal, trained on log_prob: the maximum-likelihood answer is the data's mean and
+    (population) standard deviation, reached through the transform's inverse and
+    log-det-Jacobian."""
+    lib = make_lib(engine)
+    D = lib.D
+    _, optim = _nn(engine)
+    rng = np.random.default_rng(3)
+    x = rng.normal(2.0, 0.5, 512)
+    data = lib.t(x)
+    loc, log_scale = lib.t([0.0], True), lib.t([0.0], True)
+    opt = optim.Adam([loc, log_scale], lr=0.1)
+    base = D.Normal(lib.t([0.0]), lib.t([1.0]))
+    for _ in range(300):
+        flow = D.TransformedDistribution(
+            base, [D.transforms.AffineTransform(loc, log_scale.exp())])
+        loss = -flow.log_prob(data.reshape((-1, 1))).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    np.testing.assert_allclose(to_numpy(loc), [x.mean()], atol=1e-3)
+    np.testing.assert_allclose(np.exp(to_numpy(log_scale)), [x.std()], atol=1e-3)
