@@ -269,17 +269,19 @@ def test_gradcheck_log_prob(lib):
     D, t = lib.D, lib.t
     gc, ggc = lib.tg.autograd.gradcheck, lib.tg.autograd.gradgradcheck
     x = t([0.3, -1.2, 2.0])
+    loc_scale = (t([0.1, 0.2, 0.3], True), t([1.0, 0.5, 2.0], True))
     cases = [
-        (lambda m, s: D.Normal(m, s).log_prob(x), (t([0.1, 0.2, 0.3], True), t([1.0, 0.5, 2.0], True))),
-        (lambda m, s: D.Laplace(m, s).log_prob(x), (t([0.1, 0.2, 0.3], True), t([1.0, 0.5, 2.0], True))),
+        (lambda m, s: D.Normal(m, s).log_prob(x), loc_scale),
+        (lambda m, s: D.Laplace(m, s).log_prob(x), loc_scale),
         (lambda r: D.Exponential(r).log_prob(x.abs()), (t([1.0, 0.5, 2.0], True),)),
         (lambda lg: D.Categorical(logits=lg).log_prob(lib.tg.tensor([0, 2])),
          (t([[0.1, 0.2, -1.0], [1.0, 0.0, 0.5]], True),)),
-        (lambda lg: D.Bernoulli(logits=lg).log_prob(t([1.0, 0.0, 1.0])), (t([0.4, -2.0, 1.0], True),)),
+        (lambda lg: D.Bernoulli(logits=lg).log_prob(t([1.0, 0.0, 1.0])),
+         (t([0.4, -2.0, 1.0], True),)),
         (lambda lg: D.Categorical(logits=lg).entropy(), (t([[0.1, 0.2, -1.0]], True),)),
         (lambda m, s: D.TransformedDistribution(
             D.Normal(m, s), [D.transforms.TanhTransform(), D.transforms.AffineTransform(0.5, 2.0)]
-        ).log_prob(t([0.2, 1.0, -1.0])), (t([0.1, 0.2, 0.3], True), t([1.0, 0.5, 2.0], True))),
+        ).log_prob(t([0.2, 1.0, -1.0])), loc_scale),
     ]
     for fn, inputs in cases:
         assert gc(fn, inputs)

@@ -37,7 +37,8 @@ def _reinforce(engine, steps=120, batch=32):
         opt.step()
         returns.append(float(r.mean().item()))
     with engine.no_grad():
-        probs = to_numpy(lib.D.Categorical(logits=policy(engine.tensor(np.eye(2, dtype=np.float32)))).probs)
+        states = engine.tensor(np.eye(2, dtype=np.float32))
+        probs = to_numpy(lib.D.Categorical(logits=policy(states)).probs)
     return np.array(returns), probs
 
 

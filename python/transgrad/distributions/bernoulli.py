@@ -24,7 +24,8 @@ __all__ = ["Bernoulli"]
 
 
 class Bernoulli(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 

@@ -18,8 +18,8 @@ __all__ = ["Beta"]
 
 
 class Beta(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 

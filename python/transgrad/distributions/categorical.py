@@ -21,7 +21,8 @@ __all__ = ["Categorical"]
 
 
 class Categorical(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None,

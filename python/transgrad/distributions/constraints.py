@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transgrad.distributions.utils import engine_of, format_value
+from transgrad.distributions.utils import engine_of, format_value, sum_rightmost_all
 
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
@@ -111,8 +111,7 @@ class _IndependentConstraint(Constraint):
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.ndim}")
         if self.reinterpreted_batch_ndims:
-            result = result.reshape(tuple(result.shape[:result.ndim - self.reinterpreted_batch_ndims])
-                                    + (-1,)).all(-1)
+            result = sum_rightmost_all(result, self.reinterpreted_batch_ndims)
         return result
 
     def __repr__(self) -> str:

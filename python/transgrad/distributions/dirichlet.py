@@ -20,7 +20,8 @@ __all__ = ["Dirichlet"]
 
 
 class Dirichlet(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"concentration": constraints.independent(constraints.positive, 1)}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 

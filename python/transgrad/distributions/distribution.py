@@ -211,9 +211,9 @@ class Distribution:
                 f"but found invalid values:\n{format_value(value)}")
 
     def __repr__(self) -> str:
-        names = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(f"{p}: {format_value(self.__dict__[p]) if self.__dict__[p].numel() == 1 else _size(self.__dict__[p].shape)}"
-                         for p in names)
+        params = [(k, self.__dict__[k]) for k in self.arg_constraints if k in self.__dict__]
+        args = ", ".join(f"{k}: {format_value(v) if v.numel() == 1 else _size(v.shape)}"
+                         for k, v in params)
         return f"{self.__class__.__name__}({args})"
 
 

@@ -128,7 +128,8 @@ def standard_gamma(concentration: Any) -> Any:
 
 
 class Gamma(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 

@@ -19,7 +19,8 @@ __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 

@@ -71,7 +71,8 @@ def solve_triangular_lower(tril: Any, b: Any) -> Any:
     eng = engine_of(tril)
     n = tril.shape[-1]
     if b.shape[-2] != n:
-        raise RuntimeError(f"solve_triangular: expected b with {n} rows, got shape {tuple(b.shape)}")
+        raise RuntimeError(f"solve_triangular: expected b with {n} rows, got shape "
+                           f"{tuple(b.shape)}")
     rows: list[Any] = []
     for i in range(n):
         row = b[..., i, :]

@@ -17,7 +17,8 @@ __all__ = ["Normal"]
 
 
 class Normal(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 

@@ -16,7 +16,8 @@ __all__ = ["OneHotCategorical"]
 
 
 class OneHotCategorical(Distribution):
-    arg_constraints: ClassVar[dict[str, Any]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
 

@@ -50,7 +50,8 @@ class TransformedDistribution(Distribution):
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
         self.base_dist = base_distribution
 
-        event_dim = transform.codomain.event_dim + max(base_event_dim - transform.domain.event_dim, 0)
+        event_dim = (transform.codomain.event_dim
+                     + max(base_event_dim - transform.domain.event_dim, 0))
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 

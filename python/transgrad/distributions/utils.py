@@ -103,6 +103,11 @@ def sum_rightmost(value: Any, dim: int) -> Any:
     return value.reshape(tuple(value.shape[:value.ndim - dim]) + (-1,)).sum(-1)
 
 
+def sum_rightmost_all(value: Any, dim: int) -> Any:
+    """``all`` over the ``dim`` rightmost dimensions of bool tensor ``value``."""
+    return value.reshape(tuple(value.shape[:value.ndim - dim]) + (-1,)).all(-1)
+
+
 def _eps(dtype: Any) -> float:
     import numpy as np
 
