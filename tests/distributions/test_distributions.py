@@ -383,3 +383,26 @@ def test_lazy_parameter_first_read_under_no_grad_keeps_the_graph(lib):
     p = np.exp(_np(logits)) / np.exp(_np(logits)).sum()
     h = -(p * np.log(p)).sum()
     np.testing.assert_allclose(_np(logits.grad), -p * (np.log(p) + h), rtol=1e-10)
+
+
+def test_gamma_and_dirichlet_rsample_gradients_are_unbiased(lib):
+    """The reparameterised gradient of E[f(x)] averaged over many samples is the gradient of
+    the closed-form expectation: Gamma E[x^2] = a (a + 1) / r^2; Dirichlet E[x_0^2] =
+    a_0 (a_0 + 1) / (s (s + 1)), s = sum(a)."""
+    lib.tg.manual_seed(21)
+    n = 20000
+    a, r = lib.t([0.7, 3.0], True), lib.t([2.0, 0.5], True)
+    x = lib.D.Gamma(a, r).rsample((n,))
+    ((x * x).sum(0) / n).sum().backward()
+    an, rn = np.array([0.7, 3.0]), np.array([2.0, 0.5])
+    np.testing.assert_allclose(_np(a.grad), (2 * an + 1) / rn ** 2, rtol=0.05)
+    np.testing.assert_allclose(_np(r.grad), -2 * an * (an + 1) / rn ** 3, rtol=0.05)
+
+    c = lib.t([0.5, 2.0, 1.5], True)
+    y = lib.D.Dirichlet(c).rsample((n,))
+    ((y[:, 0] * y[:, 0]).sum() / n).backward()
+    cn = np.array([0.5, 2.0, 1.5])
+    s = cn.sum()
+    d0 = ((2 * cn[0] + 1) * s * (s + 1) - cn[0] * (cn[0] + 1) * (2 * s + 1)) / (s * (s + 1)) ** 2
+    dk = -cn[0] * (cn[0] + 1) * (2 * s + 1) / (s * (s + 1)) ** 2
+    np.testing.assert_allclose(_np(c.grad), [d0, dk, dk], rtol=0.06)
