@@ -22,30 +22,32 @@ from typing import Any
 # numbers have no engine: they take the engine of the tensors they are broadcast with, and when
 # every parameter is a number, the class's ``_default_engine`` (``"transgrad"``, the compiled
 # engine; the classes of ``transgrad.reference.distributions`` override it with the reference
-# engine). ``engine_of`` is the one function that maps a tensor to its engine module.
+# engine). ``_engine_name`` is the one function that knows how a tensor names its engine
+# (today through ``transgrad._api.BACKENDS``); everything else asks it, through ``engine_of``
+# and ``is_tensor``.
 
 DEFAULT_ENGINE = "transgrad"
 
 
-def engine_of(value: Any) -> Any:
-    """The engine module (``transgrad`` or ``transgrad.reference``) that made tensor ``value``."""
+def _engine_name(value: Any) -> str | None:
+    """The module name of the engine whose Tensor ``value`` is, None for anything else."""
     from transgrad._api import BACKENDS
 
     backend = BACKENDS.get(type(value))
-    if backend is None:
+    return None if backend is None else backend.name
+
+
+def engine_of(value: Any) -> Any:
+    """The engine module (``transgrad`` or ``transgrad.reference``) that made tensor ``value``."""
+    name = _engine_name(value)
+    if name is None:
         raise TypeError(f"expected a transgrad Tensor, got {type(value).__name__}")
-    return importlib.import_module(backend.name)
+    return importlib.import_module(name)
 
 
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a tensor of some engine (either engine's Tensor class)."""
-    from transgrad._api import BACKENDS
-
-    return type(value) in BACKENDS
-
-
-def engine_named(name: str) -> Any:
-    return importlib.import_module(name)
+    return _engine_name(value) is not None
 
 
 def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> tuple[Any, ...]:
@@ -67,7 +69,7 @@ def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> tuple[A
                 raise TypeError("distribution parameters come from different engines: "
                                 f"{eng.__name__} and {engine_of(t).__name__}")
     else:
-        eng = engine_named(default_engine)
+        eng = importlib.import_module(default_engine)
         dtype = eng.get_default_dtype()
     as_tensors = [v if is_tensor(v) else eng.tensor(v, dtype=dtype) for v in values]
     shape = _broadcast_shape(*(tuple(t.shape) for t in as_tensors))
