@@ -26,12 +26,12 @@ from transgrad.distributions.normal import Normal
 from transgrad.distributions.one_hot_categorical import OneHotCategorical
 from transgrad.distributions.transformed_distribution import TransformedDistribution
 from transgrad.distributions.transforms import (
-                                                AffineTransform,
-                                                ComposeTransform,
-                                                ExpTransform,
-                                                SigmoidTransform,
-                                                TanhTransform,
-                                                Transform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
 )
 from transgrad.distributions.uniform import Uniform
 

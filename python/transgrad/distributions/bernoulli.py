@@ -24,6 +24,8 @@ __all__ = ["Bernoulli"]
 
 
 class Bernoulli(Distribution):
+    """The Bernoulli distribution over {0, 1}, from ``probs`` or ``logits`` (exactly one)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean

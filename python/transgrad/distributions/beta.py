@@ -18,6 +18,9 @@ __all__ = ["Beta"]
 
 
 class Beta(Distribution):
+    """The beta distribution with concentrations ``concentration1`` (of x) and
+    ``concentration0`` (of 1 - x)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval

@@ -21,6 +21,9 @@ __all__ = ["Categorical"]
 
 
 class Categorical(Distribution):
+    """The categorical distribution over {0, ..., K-1}, K the last dimension of ``probs`` or
+    ``logits`` (exactly one; probs need not be normalised)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True

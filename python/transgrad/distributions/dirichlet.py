@@ -20,6 +20,8 @@ __all__ = ["Dirichlet"]
 
 
 class Dirichlet(Distribution):
+    """The Dirichlet distribution on the simplex of the last dimension of ``concentration``."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex

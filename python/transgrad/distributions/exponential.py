@@ -16,6 +16,8 @@ __all__ = ["Exponential"]
 
 
 class Exponential(Distribution):
+    """The exponential distribution with rate ``rate`` (mean 1 / rate)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

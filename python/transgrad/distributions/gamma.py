@@ -128,6 +128,8 @@ def standard_gamma(concentration: Any) -> Any:
 
 
 class Gamma(Distribution):
+    """The gamma distribution with shape ``concentration`` and rate ``rate``."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative

@@ -17,6 +17,9 @@ __all__ = ["Independent"]
 
 
 class Independent(Distribution):
+    """``base_distribution`` with its ``reinterpreted_batch_ndims`` rightmost batch dimensions
+    made event dimensions (log_prob sums over them)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,

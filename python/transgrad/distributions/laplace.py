@@ -19,6 +19,8 @@ __all__ = ["Laplace"]
 
 
 class Laplace(Distribution):
+    """The Laplace distribution with location ``loc`` and scale ``scale``."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real

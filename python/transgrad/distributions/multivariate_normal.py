@@ -42,6 +42,10 @@ def _precision_to_scale_tril(precision: Any) -> Any:
 
 
 class MultivariateNormal(Distribution):
+    """The multivariate normal N(loc, Sigma), Sigma given by exactly one of
+    ``covariance_matrix``, ``precision_matrix`` (its inverse) or ``scale_tril`` (its lower
+    Cholesky factor)."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "loc": constraints.real_vector,
         "covariance_matrix": constraints.positive_definite,

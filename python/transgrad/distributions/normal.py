@@ -17,6 +17,8 @@ __all__ = ["Normal"]
 
 
 class Normal(Distribution):
+    """The normal distribution N(loc, scale^2), batched over the broadcast parameters."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real

@@ -16,6 +16,8 @@ __all__ = ["OneHotCategorical"]
 
 
 class OneHotCategorical(Distribution):
+    """The categorical distribution with one-hot vectors of length K as samples."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {
         "probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot

@@ -20,6 +20,8 @@ __all__ = ["TransformedDistribution"]
 
 
 class TransformedDistribution(Distribution):
+    """The distribution of ``transforms(x)``, x drawn from ``base_distribution``."""
+
     arg_constraints: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, base_distribution: Distribution, transforms: Any,

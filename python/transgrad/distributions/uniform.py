@@ -18,6 +18,8 @@ __all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
+    """The uniform distribution on the half-open interval [low, high)."""
+
     has_rsample = True
 
     @property

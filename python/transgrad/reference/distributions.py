@@ -33,37 +33,44 @@ _REFERENCE = "transgrad.reference"
 
 
 class Normal(_d.Normal):
-    __doc__ = _d.Normal.__doc__
+    """``transgrad.distributions.Normal``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Bernoulli(_d.Bernoulli):
-    __doc__ = _d.Bernoulli.__doc__
+    """``transgrad.distributions.Bernoulli``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Uniform(_d.Uniform):
-    __doc__ = _d.Uniform.__doc__
+    """``transgrad.distributions.Uniform``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Exponential(_d.Exponential):
-    __doc__ = _d.Exponential.__doc__
+    """``transgrad.distributions.Exponential``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Laplace(_d.Laplace):
-    __doc__ = _d.Laplace.__doc__
+    """``transgrad.distributions.Laplace``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Gamma(_d.Gamma):
-    __doc__ = _d.Gamma.__doc__
+    """``transgrad.distributions.Gamma``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
 class Beta(_d.Beta):
-    __doc__ = _d.Beta.__doc__
+    """``transgrad.distributions.Beta``; numbers alone make reference tensors."""
+
     _default_engine = _REFERENCE
 
 
