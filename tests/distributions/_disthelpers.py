@@ -27,7 +27,9 @@ def to_numpy(x):
 
 def has_special(engine):
     """Whether the engine has the lgamma/digamma ops Beta, Gamma, Dirichlet need."""
-    return all(getattr(engine, name, None) is not None for name in ("lgamma", "digamma"))
+    from transgrad.distributions.utils import special_op
+
+    return all(special_op(engine, name) is not None for name in ("lgamma", "digamma"))
 
 
 def require_special(engine):

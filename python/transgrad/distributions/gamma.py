@@ -31,6 +31,7 @@ from transgrad.distributions.utils import (
     broadcast_all,
     engine_of,
     special,
+    special_op,
     xlogy_zero,
 )
 
@@ -115,7 +116,7 @@ def standard_gamma(concentration: Any) -> Any:
     """A Gamma(concentration, 1) sample of the shape of ``concentration``, differentiable with
     respect to it (Note [Gamma sampling])."""
     eng = engine_of(concentration)
-    op = getattr(eng, "_standard_gamma", None)
+    op = special_op(eng, "_standard_gamma")
     if op is not None:
         return op(concentration)
     alpha = np.asarray(concentration.detach(), dtype=np.float64)

@@ -150,12 +150,19 @@ def special(name: str, x: Any) -> Any:
     """The engine's special function ``name`` (``lgamma``, ``digamma``, ``erfinv``) applied to
     ``x``. These ops come with the special-function formulas; until an engine has them, what
     needs them raises NotImplementedError naming the op."""
-    fn = getattr(engine_of(x), name, None)
+    fn = special_op(engine_of(x), name)
     if fn is None:
         raise NotImplementedError(
             f"this needs the {name} op, which {engine_of(x).__name__} does not have yet "
             "(it arrives with the special-function formulas)")
     return fn(x)
+
+
+def special_op(engine: Any, name: str) -> Any:
+    """The engine's function ``name`` (its public API first, else its formula ``ops``: a new
+    formula is there before the API exports it), or None."""
+    fn = getattr(engine, name, None)
+    return fn if fn is not None else getattr(getattr(engine, "ops", None), name, None)
 
 
 def format_value(value: Any) -> str:
