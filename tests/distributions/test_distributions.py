@@ -406,3 +406,25 @@ def test_gamma_and_dirichlet_rsample_gradients_are_unbiased(lib):
     d0 = ((2 * cn[0] + 1) * s * (s + 1) - cn[0] * (cn[0] + 1) * (2 * s + 1)) / (s * (s + 1)) ** 2
     dk = -cn[0] * (cn[0] + 1) * (2 * s + 1) / (s * (s + 1)) ** 2
     np.testing.assert_allclose(_np(c.grad), [d0, dk, dk], rtol=0.06)
+
+
+def test_transform_cache_and_inverse(lib):
+    """With cache_size=1, inverting the tensor a transform just produced returns the very
+    input (exact even where atanh of a rounded tanh is not); without it, it recomputes."""
+    T = lib.D.transforms
+    x = lib.t([0.5, 25.0])
+    cached = T.TanhTransform(cache_size=1)
+    y = cached(x)
+    assert cached.inv(y) is x
+    plain = T.TanhTransform()
+    back = _np(plain.inv(plain(x)))
+    assert abs(back[0] - 0.5) < 1e-12 and not np.isfinite(back[1])  # tanh(25) rounds to 1
+    affine = T.AffineTransform(1.0, -2.0)
+    compose = T.ComposeTransform([T.ExpTransform(), affine])
+    z = lib.t([0.3, -0.2])
+    np.testing.assert_allclose(_np(compose.inv(compose(z))), _np(z), rtol=1e-12)
+    np.testing.assert_allclose(_np(compose.log_abs_det_jacobian(z, compose(z))),
+                               _np(z) + math.log(2.0), rtol=1e-12)
+    assert compose.sign == -1 and compose.inv.inv is compose
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
+        T.ExpTransform(cache_size=2)
