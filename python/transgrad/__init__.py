@@ -34,8 +34,10 @@ else:
 if _C is not None:
     from ._compiled import *  # noqa: F401,F403,E402
 
-    # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``.
-    from . import autograd, nn, optim  # noqa: E402,F401
+    # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``,
+    # ``transgrad.utils.data.DataLoader``.
+    from . import autograd, distributions, nn, optim, serialization, utils  # noqa: E402,F401
+    from .serialization import load, save  # noqa: E402,F401
 else:
 
     def __getattr__(name: str):

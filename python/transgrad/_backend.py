@@ -85,6 +85,14 @@ def backend_of(tensor: Any) -> Backend:
     raise TypeError(f"expected a transgrad Tensor, got {type(tensor).__name__}")
 
 
+def engine_module(tensor: Any) -> Any:
+    """The public module of ``tensor``'s engine (``transgrad`` or ``transgrad.reference``), for
+    engine-neutral code that needs the engine's functions (``stack``, ``randn``, ...)."""
+    import importlib
+
+    return importlib.import_module(backend_of(tensor).name)
+
+
 def find_backend(values: Any) -> Optional[Backend]:
     """The engine of the first tensor among ``values`` (None when there is none)."""
     for v in values:

@@ -60,8 +60,9 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["Tensor", "apply_formula", "autograd", "get_num_threads", "nn", "ops", "optim",
-           "set_num_threads"]
+__all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_threads", "load",
+           "nn", "ops", "optim", "save", "serialization", "set_num_threads", "utils"]
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
-from transgrad.reference import nn, optim  # noqa: E402,F401
+from transgrad.reference import distributions, nn, optim, serialization, utils  # noqa: E402,F401
+from transgrad.reference.serialization import load, save  # noqa: E402,F401

@@ -28,12 +28,11 @@ def engine(name: str) -> ModuleType:
 def engine_of_class(cls: type) -> Optional[ModuleType]:
     """The engine module whose Tensor class is ``cls`` or a base of it (``nn.Parameter``), or
     None when ``cls`` is not a tensor class of any loaded engine."""
-    from transgrad._api import BACKENDS
+    from transgrad import _backend
 
     for base in cls.__mro__:
-        backend = BACKENDS.get(base)
-        if backend is not None:
-            return importlib.import_module(backend.name)
+        if base in _backend._BY_TENSOR_TYPE:
+            return importlib.import_module(_backend._BY_TENSOR_TYPE[base].name)
     return None
 
 
