@@ -54,10 +54,13 @@ namespace {
 
 // Note [Iterative teardown]: moves each edge into `stack` when it holds the last reference to
 // its node; callers free the node's saved variables first (they may hold further references to
-// the same nodes through their grad_fn).
+// the same nodes through their grad_fn). Edges are released one at a time, in order: when
+// several edges lead to one child (`y + y`), the earlier ones only drop a count and the last
+// one is found unique and moved, so the child is never destroyed inside edges.clear().
 void gather_next_nodes(edge_list& edges, std::vector<std::shared_ptr<Node>>& stack) {
   for (Edge& e : edges) {
-    if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
+    std::shared_ptr<Node> f = std::move(e.function);
+    if (f && f.use_count() == 1) stack.push_back(std::move(f));
   }
   edges.clear();
 }

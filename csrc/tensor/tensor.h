@@ -130,8 +130,12 @@ class Tensor {  // a cheap, copyable handle; may be undefined
 
 // Row-major contiguous strides for `sizes`.
 Shape contiguous_strides(const Shape& sizes);
-// Product of sizes (1 for a 0-d shape).
+// Product of sizes (1 for a 0-d shape); RuntimeError when it overflows int64 (Note [Checked
+// sizes]). Negative sizes are skipped: callers reject them with their own message.
 int64_t shape_numel(const Shape& sizes);
+// Bytes of a contiguous tensor of `sizes`; RuntimeError (torch's wording) when the count or the
+// bytes overflow int64. Sizes must be non-negative.
+size_t checked_nbytes(const Shape& sizes, DType dtype);
 // Wraps a possibly negative dim into [0, ndim); IndexError naming the shape otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape_for_message);
 

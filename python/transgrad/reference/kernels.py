@@ -179,6 +179,20 @@ def _check_shape(shape: Sequence[int], name: str) -> tuple[int, ...]:
     return out
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_size(shape: Sequence[int], dtype: np.dtype) -> None:
+    """As Tensor::empty and every view of the compiled engine (Note [Checked sizes] in
+    csrc/tensor/tensor.cpp): a tensor's elements and bytes fit in int64, else torch's error."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n * np.dtype(dtype).itemsize > _INT64_MAX:
+        raise RuntimeError("Storage size calculation overflowed with sizes=[" +
+                           ", ".join(str(s) for s in shape) + "]")
+
+
 # ---------------------------------------------------------------------------------------------
 # Elementwise unary
 
@@ -358,6 +372,7 @@ def full(shape: Sequence[int], value: float, dtype: Any) -> Any:
     shape = _check_shape(shape, "full")
     if any(s < 0 for s in shape):
         raise ValueError(f"full: negative size in shape {shape}")
+    _check_size(shape, _np_dtype(dtype))
     return _new(np.full(shape, value, dtype=_np_dtype(dtype)))
 
 
@@ -520,6 +535,7 @@ def expand(x: Any, shape: Sequence[int]) -> Any:
     if not ok:
         raise ValueError(f"expand: cannot expand a tensor of shape {_shape(a)} to shape "
                          f"{tuple(shape)}")
+    _check_size(target, a.dtype)
     return _view(np.broadcast_to(a, tuple(target)), x)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernels import _arr, _new, _shape, _wrap_dim, _wrap_dims
+from transgrad.reference.kernels import _arr, _check_size, _new, _shape, _wrap_dim, _wrap_dims
 
 _INT = np.dtype("int64")
 
@@ -192,6 +192,7 @@ def pad(x: Any, pads: Sequence[int], value: float) -> Any:
         length = max(0, stop - start)
         src[dim] = slice(start, start + length)
         dst[dim] = slice(max(0, lo), max(0, lo) + length)
+    _check_size(shape, a.dtype)
     out = np.full(shape, value).astype(a.dtype)
     out[tuple(dst)] = a[tuple(src)]
     return _new(out)
