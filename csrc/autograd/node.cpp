@@ -192,6 +192,13 @@ bool Node::remove_hook(uint64_t id) {
   return false;
 }
 
+void Node::for_each_tensor_pre_hook(const std::function<void(const TensorHook&)>& f) {
+  NodeHooks* h = hooks_.load(std::memory_order_acquire);
+  if (!h) return;
+  std::lock_guard<std::mutex> lock(h->mutex);
+  for (auto& entry : h->tensor_pre) f(entry.second.second);
+}
+
 Tensor apply_tensor_hook(const TensorHook& hook, const Tensor& grad, const char* where) {
   Tensor r = hook(grad);
   if (!r.defined()) return grad;

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "kernels/kernels.h"
+#include "python/common.h"  // the Tensor caster (Note [One Python object per tensor])
 
 namespace py = pybind11;
 

@@ -52,6 +52,9 @@ struct Storage {
   size_t nbytes = 0;
   std::shared_ptr<void> owner;  // set for external buffers; null when the buffer is owned
   std::atomic<uint32_t> version{0};
+  // External memory its owner forbids writing (a numpy array with writeable=False, a bytes
+  // object): in-place ops refuse it and numpy views of it are read-only too.
+  bool read_only = false;
   unsigned char inline_buf[kInlineBytes + 64];
 
   Storage() {}  // user-provided: allocate_shared must not zero inline_buf
@@ -71,6 +74,9 @@ struct TensorImpl {
   DType dtype = DType::Float32;
   bool contiguous = true;  // row-major contiguous (size-1 dims' strides ignored)
   std::shared_ptr<autograd::AutogradMeta> autograd_meta;  // owned by csrc/autograd
+  // The Python object of this tensor, borrowed (a PyObject*, null when there is none): read
+  // and written only with the GIL held, by csrc/python (Note [One Python object per tensor]).
+  void* pyobj = nullptr;
 
   void refresh();  // recompute numel and contiguous after sizes/strides change
 };
