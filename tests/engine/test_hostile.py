@@ -68,10 +68,17 @@ BIG = 2**62
     lambda tg: tg.ones(1).expand(BIG).clone(),
     lambda tg: tg.ones(1).expand(BIG).sum(),
     lambda tg: tg.ones(1, 1).expand(2**32, 2**32),
-], ids=["pad", "contiguous", "add", "cumsum", "flip", "clone", "sum", "expand2d"])
+    lambda tg: tg.pad(tg.ones(3), (2**63 - 1, 2**63 - 1)),  # wrapped to a size of 1 before
+], ids=["pad", "contiguous", "add", "cumsum", "flip", "clone", "sum", "expand2d", "pad_wraps"])
 def test_size_overflow_raises_before_allocating(engine, make):
     with pytest.raises(RuntimeError, match=OVERFLOW):
         make(engine)
+
+
+def test_reshape_whose_numel_wraps_to_the_input_numel_raises(engine):
+    # 7 * 0x6DB6DB6DB6DB6DB7 == 1 modulo 2**64: a wrapping product would accept the shape.
+    with pytest.raises((RuntimeError, ValueError)):
+        engine.ones(1).reshape(7, 0x6DB6DB6DB6DB6DB7)
 
 
 def test_huge_view_within_int64_bytes_is_allowed(engine):
