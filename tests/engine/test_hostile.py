@@ -402,3 +402,28 @@ def test_self_capturing_hook_is_collected(engine, kind):
     # Leaking, 3,000 iterations hold 3,000 * 32 KB = 96 MB at least.
     assert grew_mb < 40, grew_mb
     assert live < 50, live
+
+
+# --- .grad accumulated in place ------------------------------------------------------------
+
+
+def test_grad_accumulates_in_place(engine):
+    x = engine.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is g  # the same tensor holds the sum, as torch's AccumulateGrad
+    assert g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_grad_that_cannot_take_the_sum_is_replaced(engine):
+    x = engine.ones(3, requires_grad=True)
+    x.grad = engine.zeros(1).expand(3)  # expanded: its elements share memory
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    y = engine.ones(2, requires_grad=True)
+    (y * y).sum().backward(create_graph=True)  # a grad with history is never written
+    first = y.grad
+    (y * 4).sum().backward()
+    assert first.tolist() == [2.0, 2.0]
+    assert y.grad.tolist() == [6.0, 6.0]
