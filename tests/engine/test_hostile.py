@@ -427,3 +427,11 @@ def test_grad_that_cannot_take_the_sum_is_replaced(engine):
     (y * 4).sum().backward()
     assert first.tolist() == [2.0, 2.0]
     assert y.grad.tolist() == [6.0, 6.0]
+
+
+@pytest.mark.parametrize("diagonal", [2**62, -2**63, 2**63 - 1])
+def test_triangle_with_extreme_diagonal(engine, diagonal):
+    x = engine.arange(6.0).reshape(2, 3)
+    keep_all = diagonal > 0
+    assert engine.tril(x, diagonal).tolist() == (x.tolist() if keep_all else [[0.0] * 3] * 2)
+    assert engine.triu(x, diagonal).tolist() == ([[0.0] * 3] * 2 if keep_all else x.tolist())

@@ -163,7 +163,10 @@ def _triangle(x: Any, diagonal: int, name: str, fn: Any) -> Any:
     if a.ndim < 2:
         raise ValueError(f"{name}: expected a tensor with at least 2 dimensions, got shape "
                          f"{_shape(a)}")
-    return _new(fn(a, operator.index(diagonal)))
+    # Diagonals beyond the matrix select all or nothing: clamped, so numpy's C long never
+    # overflows (the compiled kernel takes any int64, as torch).
+    rows, cols = a.shape[-2], a.shape[-1]
+    return _new(fn(a, min(max(operator.index(diagonal), -rows - 1), cols + 1)))
 
 
 def tril(x: Any, diagonal: int) -> Any:
