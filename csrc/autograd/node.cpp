@@ -54,10 +54,13 @@ namespace {
 
 // Note [Iterative teardown]: moves each edge into `stack` when it holds the last reference to
 // its node; callers free the node's saved variables first (they may hold further references to
-// the same nodes through their grad_fn).
+// the same nodes through their grad_fn). Edges are released one at a time, in order: when
+// several edges lead to one child (`y + y`), the earlier ones only drop a count and the last
+// one is found unique and moved, so the child is never destroyed inside edges.clear().
 void gather_next_nodes(edge_list& edges, std::vector<std::shared_ptr<Node>>& stack) {
   for (Edge& e : edges) {
-    if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
+    std::shared_ptr<Node> f = std::move(e.function);
+    if (f && f.use_count() == 1) stack.push_back(std::move(f));
   }
   edges.clear();
 }
@@ -187,6 +190,13 @@ bool Node::remove_hook(uint64_t id) {
       }
   }
   return false;
+}
+
+void Node::for_each_tensor_pre_hook(const std::function<void(const TensorHook&)>& f) {
+  NodeHooks* h = hooks_.load(std::memory_order_acquire);
+  if (!h) return;
+  std::lock_guard<std::mutex> lock(h->mutex);
+  for (auto& entry : h->tensor_pre) f(entry.second.second);
 }
 
 Tensor apply_tensor_hook(const TensorHook& hook, const Tensor& grad, const char* where) {

@@ -200,6 +200,9 @@ struct Node : std::enable_shared_from_this<Node> {
   // Non-leaf retain_grad(): the grad arriving at `input_nr` is accumulated into meta's .grad.
   void add_retains_grad(uint32_t input_nr, std::weak_ptr<AutogradMeta> meta);
   bool remove_hook(uint64_t id);
+  // Calls f on each tensor pre-hook, under the hooks' lock: for the Python layer's garbage
+  // collector support (Note [Tensors in Python's GC] in csrc/python/autograd_binding.cpp).
+  void for_each_tensor_pre_hook(const std::function<void(const TensorHook&)>& f);
   bool has_hooks() const { return hooks_.load(std::memory_order_acquire) != nullptr; }
 
   // An AccumulateGrad (it runs its leaf's hooks): a flag, no dynamic_cast per evaluated node.

@@ -4,6 +4,7 @@
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "kernels/kernels.h"
+#include "kernels/loops.h"
 
 namespace tg {
 
@@ -190,6 +191,15 @@ bool can_steal(const Tensor& g) {
          static_cast<size_t>(g.numel()) * g.itemsize() == storage->nbytes;
 }
 
+// .grad can take the sum in place: it has no history, its memory is writable and not expanded
+// (several elements sharing memory), and the sum has its shape (Note [In-place accumulation]).
+bool can_add_in_place(const Tensor& grad, const Tensor& g) {
+  if (grad.requires_grad() || grad.storage()->read_only || grad.sizes() != g.sizes()) return false;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (grad.strides()[d] == 0 && grad.sizes()[d] > 1) return false;
+  return true;
+}
+
 }  // namespace
 
 void accumulate_into_grad(AutogradMeta& meta, Tensor g) {
@@ -211,6 +221,13 @@ void accumulate_into_grad(AutogradMeta& meta, Tensor g) {
   std::lock_guard<std::mutex> lock(meta.mutex);
   if (!meta.grad.defined()) {
     meta.grad = can_steal(g) ? detach(g) : kernel::clone(g);
+  } else if (can_add_in_place(meta.grad, g)) {
+    // Note [In-place accumulation]: as torch's AccumulateGrad (and the reference engine), a
+    // later backward adds into the existing .grad, so `g = x.grad` sees the new sum and no
+    // buffer is allocated for .grad per step. The version counter records the write.
+    Tensor sum = kernel::add(meta.grad, g);
+    kernel::detail::copy_into(meta.grad, sum);
+    meta.grad.bump_version();
   } else {
     Tensor sum = kernel::add(meta.grad, g);
     old = std::move(meta.grad);

@@ -1,5 +1,7 @@
 // Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter.
-// Index tensors are int64; negative entries wrap; out-of-range entries raise IndexError.
+// Index tensors are int64; out-of-range entries raise IndexError. Negative entries wrap in
+// index_select and index_add (Python indexing x[t] reaches them with its indices as given) and
+// are out of range in gather and scatter_add, as in torch.
 #include <cstring>
 
 #include "kernels/kernels.h"
@@ -16,9 +18,10 @@ void check_index_dtype(const Tensor& index, const char* name) {
     throw ValueError(std::string(name) + ": index must be an int64 tensor, got " + dtype_name(index.dtype()));
 }
 
+// torch's words first, then which kernel and the tensor's shape.
 [[noreturn]] void throw_index(const char* name, int64_t i, int64_t size, int64_t dim, const Shape& shape) {
-  throw IndexError(std::string(name) + ": index " + std::to_string(i) + " is out of bounds for dim " +
-                   std::to_string(dim) + " of size " + std::to_string(size) + " (tensor of shape " +
+  throw IndexError("index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(dim) +
+                   " with size " + std::to_string(size) + " (" + name + " on a tensor of shape " +
                    shape_str(shape) + ")");
 }
 
@@ -178,8 +181,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
       const int64_t so = s[0] / int64_t(sizeof(T)), si = s[1] / 8, sx = s[2] / int64_t(sizeof(T));
       for (int64_t i = 0; i < n; ++i) {
         int64_t v = ix[i * si];
-        if (v < -size || v >= size) throw_index("gather", v, size, d, xshape);
-        if (v < 0) v += size;
+        // As torch: gather/scatter indices do not wrap (only Python indexing does).
+        if (v < 0 || v >= size) throw_index("gather", v, size, d, xshape);
         o[i * so] = xp[i * sx + v * dstride];
       }
     });
@@ -222,8 +225,8 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
       const int64_t so = s[0] / int64_t(sizeof(T)), si = s[1] / 8, ss = s[2] / int64_t(sizeof(T));
       for (int64_t i = 0; i < n; ++i) {
         int64_t v = ix[i * si];
-        if (v < -size || v >= size) throw_index("scatter_add", v, size, d, xshape);
-        if (v < 0) v += size;
+        // As torch: gather/scatter indices do not wrap (only Python indexing does).
+        if (v < 0 || v >= size) throw_index("scatter_add", v, size, d, xshape);
         T& dst = o[i * so + v * dstride];
         dst = T(dst + sp[i * ss]);
       }

@@ -2,6 +2,7 @@
 // translator/signatures.py. Each reads a contiguous copy of its input (as_contiguous) and writes
 // a fresh contiguous output; sort/topk are stable (ties keep the lower index; nan is largest).
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -184,11 +185,18 @@ Tensor pad(const Tensor& x, const Shape& pads, double value) {
   for (size_t k = 0; k < pads.size() / 2; ++k) {
     const int64_t d = nd - 1 - static_cast<int64_t>(k);
     const int64_t lo = pads[2 * k], hi = pads[2 * k + 1], size = x.sizes()[d];
-    out_shape[d] = size + lo + hi;
-    if (out_shape[d] < 0)
-      throw ValueError("pad: pads " + shape_str(pads) + " give a negative size " + std::to_string(out_shape[d]) +
-                       " in dimension " + std::to_string(d) + " of a tensor of shape " + shape_str(x.sizes()));
-    const int64_t start = std::max<int64_t>(0, -lo), stop = size - std::max<int64_t>(0, -hi);
+    // In 128 bits: size + lo + hi and -lo overflow int64 for hostile pads (Note [Checked sizes]).
+    const __int128 padded = static_cast<__int128>(size) + lo + hi;
+    if (padded > std::numeric_limits<int64_t>::max())
+      throw RuntimeError("Storage size calculation overflowed: pads " + shape_str(pads) + " make dimension " +
+                         std::to_string(d) + " of a tensor of shape " + shape_str(x.sizes()) +
+                         " larger than int64 can count");
+    out_shape[d] = static_cast<int64_t>(std::max<__int128>(padded, std::numeric_limits<int64_t>::min()));
+    if (padded < 0)
+      throw ValueError("pad: pads " + shape_str(pads) + " give a negative size in dimension " + std::to_string(d) +
+                       " of a tensor of shape " + shape_str(x.sizes()));
+    const auto clip = [size](__int128 v) { return static_cast<int64_t>(std::min<__int128>(size, std::max<__int128>(0, v))); };
+    const int64_t start = clip(-static_cast<__int128>(lo)), stop = size - clip(-static_cast<__int128>(hi));
     len[d] = std::max<int64_t>(0, stop - start);
     src_lo[d] = start;
     dst_lo[d] = std::max<int64_t>(0, lo);

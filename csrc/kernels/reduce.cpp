@@ -216,16 +216,20 @@ void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
     if (last_kept < first_red) {  // rows: [outer = nout] x [inner]
       const int64_t inner = total / nout;
       if (nout == 1) {  // one long row: a partial result per thread
-        const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), total / kGrainCheap));
-        T parts[64];
-        parallel_for(std::min<int64_t>(chunks, 64), 1, [&](int64_t b, int64_t e) {
+        // At most kMaxParts partial results whatever the thread count: a chunk then covers
+        // several threads' worth, and every element is still in exactly one chunk.
+        constexpr int64_t kMaxParts = 64;
+        const int64_t chunks = std::max<int64_t>(
+            1, std::min({static_cast<int64_t>(get_num_threads()), total / kGrainCheap, kMaxParts}));
+        T parts[kMaxParts];
+        parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
           for (int64_t c = b; c < e; ++c) {
-            int64_t lo = total * c / chunks, hi = total * (c + 1) / chunks;
+            const int64_t lo = split_point(total, chunks, c), hi = split_point(total, chunks, c + 1);
             parts[c] = R::run(p + lo, hi - lo);
           }
         });
         T r = parts[0];
-        for (int64_t c = 1; c < std::min<int64_t>(chunks, 64); ++c) r = R::combine(r, parts[c]);
+        for (int64_t c = 1; c < chunks; ++c) r = R::combine(r, parts[c]);
         o[0] = r;
         return;
       }

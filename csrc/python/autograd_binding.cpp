@@ -75,14 +75,25 @@ variable_list grads_from_py(py::handle result, const char* what) {
   return out;
 }
 
-TensorHook py_tensor_hook(py::function fn) {
-  PyObjectRef ref(std::move(fn));
-  return [ref](const Tensor& grad) -> Tensor {
+// Python hooks on a tensor's gradient, and post-accumulate hooks on a leaf: named types, so the
+// GC support below finds the Python callable inside the std::function (target<T>()).
+struct PyTensorHook {
+  PyObjectRef ref;
+  Tensor operator()(const Tensor& grad) const {
     py::gil_scoped_acquire gil;
     py::object r = ref.object()(grad);
     return tensor_or_undefined(r, "a hook's return value");
-  };
-}
+  }
+};
+struct PyLeafHook {
+  PyObjectRef ref;
+  void operator()(const Tensor& leaf) const {
+    py::gil_scoped_acquire gil;
+    ref.object()(leaf);
+  }
+};
+
+TensorHook py_tensor_hook(py::function fn) { return PyTensorHook{PyObjectRef(std::move(fn))}; }
 
 py::object run_backward_py(py::object tensors, py::object grad_tensors, py::object retain_graph,
                            bool create_graph, py::object inputs, bool allow_unused,
@@ -199,6 +210,17 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
       node->set_output_metadata(nr, t);  // materialized as zeros for backward
       continue;
     }
+    // One tensor returned twice is one output object, as torch: the later position takes the
+    // history (its output_nr), the earlier one sees the same object.
+    size_t seen = i;
+    for (size_t j = 0; j < i; ++j)
+      if (originals[j].defined() && wired[j].defined() && originals[j].is_same(t)) seen = j;
+    if (seen != i) {
+      set_history(wired[seen], node, nr);
+      wired[i] = wired[seen];
+      outs[i] = outs[seen];
+      continue;
+    }
     if (contains_same(ctx.dirty, t)) {
       set_history(t, node, nr);  // rebase: the same tensor (and Python object) gets the history
       wired[i] = t;
@@ -229,6 +251,46 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
   if (is_tuple) return py::tuple(outs);
   return outs[0];
 }
+
+}  // namespace
+
+// Note [Tensors in Python's GC]
+// A hook that captures its own tensor (`y.register_hook(lambda g: g * y)`), or a Function's ctx
+// holding its output, is a cycle through C++: Python object -> TensorImpl -> AutogradMeta or
+// grad_fn -> hook -> closure -> the Python object. The Tensor type therefore takes part in
+// Python's GC (tp_traverse/tp_clear, set up in tensor_binding.cpp). Traversal visits the Python
+// objects held by the tensor's hooks, its leaf's post-accumulate hooks, and its grad_fn's hooks
+// and Function ctx/backward, but only while this Python object owns them alone: the TensorImpl,
+// its AutogradMeta and the grad_fn each have no other owner (use_count 1), as torch visits only
+// what a uniquely owned tensor holds. A visit must stand for a reference this object really
+// holds, else the collector would free live objects; anything shared with the C++ graph (an
+// edge of a later node, a saved tensor) is therefore not visited, and is freed when the graph is.
+int visit_owned_python_objects(const Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.impl().use_count() != 1) return 0;
+  const std::shared_ptr<AutogradMeta>& meta = t.unsafe_impl()->autograd_meta;
+  if (!meta || meta.use_count() != 1) return 0;
+  std::vector<PyObject*> owned;
+  {
+    std::lock_guard<std::mutex> lock(meta->mutex);
+    for (auto& entry : meta->hooks)
+      if (auto* h = entry.second.target<PyTensorHook>()) owned.push_back(h->ref.get().ptr());
+    for (auto& entry : meta->post_acc_hooks)
+      if (auto* h = entry.second.target<PyLeafHook>()) owned.push_back(h->ref.get().ptr());
+  }
+  if (meta->grad_fn && meta->grad_fn.use_count() == 1) {
+    meta->grad_fn->for_each_tensor_pre_hook([&](const TensorHook& hook) {
+      if (auto* h = hook.target<PyTensorHook>()) owned.push_back(h->ref.get().ptr());
+    });
+    if (auto* f = dynamic_cast<PyFunctionNode*>(meta->grad_fn.get())) {
+      owned.push_back(f->ctx_.get().ptr());
+      owned.push_back(f->backward_.get().ptr());
+    }
+  }
+  for (PyObject* o : owned) Py_VISIT(o);
+  return 0;
+}
+
+namespace {
 
 py::tuple saved_tensors(FunctionCtx& ctx) {
   if (!ctx.recorded) return to_py_tuple(ctx.to_save);
@@ -345,11 +407,7 @@ void init_autograd(py::module_& m) {
         }};
       })
       .def("register_post_accumulate_grad_hook", [](const Tensor& self, py::function fn) {
-        PyObjectRef ref(std::move(fn));
-        uint64_t id = register_post_accumulate_grad_hook(self, [ref](const Tensor& leaf) {
-          py::gil_scoped_acquire gil;
-          ref.object()(leaf);
-        });
+        uint64_t id = register_post_accumulate_grad_hook(self, PyLeafHook{PyObjectRef(std::move(fn))});
         std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
         return RemovableHandle{[meta, id] {
           if (auto mm = meta.lock()) remove_hook(*mm, id);

@@ -70,9 +70,67 @@ class ReleaseGilIfLarge {
 DType dtype_from_py(py::handle obj);
 py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
 
+// Note [One Python object per tensor]
+// As torch keeps one PyObject per TensorImpl, a tensor crossing into Python as the same
+// TensorImpl is the same Python object while that object lives: `x.requires_grad_() is x`,
+// `x.grad is x.grad`, a Function returning its input, a hook receiving its tensor, tensors as
+// dict keys. TensorImpl::pyobj borrows the object: the caster below sets it when a tensor
+// is converted to Python (a new object) or when a Python tensor object that nobody claimed yet
+// is passed in (objects made by the constructor), and returns it on the next conversion; the
+// Tensor type's tp_dealloc (tensor_binding.cpp) clears it when that object dies. Every access
+// holds the GIL, so no lock. A tensor whose object died gets a fresh one (torch resurrects the
+// old one; nothing here keeps Python state on a dead object).
+inline py::handle existing_pyobject(const Tensor& t) {
+  return t.defined() ? py::handle(static_cast<PyObject*>(t.unsafe_impl()->pyobj)) : py::handle();
+}
+inline void claim_pyobject(const Tensor& t, py::handle obj) {
+  if (t.defined() && t.unsafe_impl()->pyobj == nullptr) t.unsafe_impl()->pyobj = obj.ptr();
+}
+
+// Py_VISITs the Python objects only this tensor's Python object keeps alive through the graph
+// (Note [Tensors in Python's GC], autograd_binding.cpp).
+int visit_owned_python_objects(const Tensor& t, visitproc visit, void* arg);
+
 void init_tensor(py::module_& m);
 void init_autograd(py::module_& m);
 void init_operators(py::module_& m);
 void init_anomaly();
 
 }  // namespace tg::python
+
+namespace pybind11::detail {
+
+// Tensor <-> Python with one object per TensorImpl (Note [One Python object per tensor]).
+template <>
+class type_caster<tg::Tensor> : public type_caster_base<tg::Tensor> {
+  using Base = type_caster_base<tg::Tensor>;
+
+ public:
+  bool load(handle src, bool convert) {
+    if (Base::load(src, false)) {  // an instance of Tensor (not a converted temporary)
+      if (this->value) tg::python::claim_pyobject(*static_cast<tg::Tensor*>(this->value), src);
+      return true;
+    }
+    return convert && Base::load(src, true);
+  }
+
+  static handle cast(const tg::Tensor& t, return_value_policy, handle parent) {
+    if (handle h = tg::python::existing_pyobject(t)) return h.inc_ref();
+    handle h = Base::cast(t, return_value_policy::copy, parent);
+    if (h) tg::python::claim_pyobject(t, h);
+    return h;
+  }
+  static handle cast(tg::Tensor&& t, return_value_policy, handle parent) {
+    if (handle h = tg::python::existing_pyobject(t)) return h.inc_ref();
+    tg::Tensor keep = t;  // the impl the new object will hold
+    handle h = Base::cast(std::move(t), return_value_policy::move, parent);
+    if (h) tg::python::claim_pyobject(keep, h);
+    return h;
+  }
+  static handle cast(const tg::Tensor* t, return_value_policy policy, handle parent) {
+    if (t == nullptr) return none().release();
+    return cast(*t, policy, parent);
+  }
+};
+
+}  // namespace pybind11::detail

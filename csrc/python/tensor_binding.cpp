@@ -1,6 +1,13 @@
 // _C.Tensor: the pybind11 class over tg::Tensor (held by value), numpy interop in both
 // directions without copies, and the factories that copy (tensor) or share (from_numpy).
 //
+// Note [Read-only numpy memory]
+// from_numpy of an array numpy will not let anyone write (writeable=False, np.frombuffer of
+// bytes) shares its memory like any other, but marks the storage read-only: an in-place op on
+// it raises (the reference engine's error: its array is the read-only one), and every numpy view
+// handed back is read-only as well, so nothing writes into memory its owner declared constant.
+// torch only warns here and then writes; refusing is the one safe choice.
+//
 // Note [Zero-copy numpy]
 // from_numpy keeps the array alive through the storage's owner (a GIL-safe reference), and
 // numpy()/__array__/the buffer protocol hand out views whose base keeps a handle on the storage,
@@ -103,8 +110,10 @@ Tensor tensor_from_numpy(const py::array& a) {
   Py_INCREF(obj);
   std::shared_ptr<void> owner(static_cast<void*>(obj),
                               [](void* p) { gil_safe_decref(static_cast<PyObject*>(p)); });
-  return Tensor::from_external(const_cast<void*>(a.data()), std::move(sizes), std::move(strides),
-                               dt, std::move(owner));
+  Tensor t = Tensor::from_external(const_cast<void*>(a.data()), std::move(sizes), std::move(strides),
+                                   dt, std::move(owner));
+  t.storage()->read_only = !a.writeable();  // Note [Read-only numpy memory]
+  return t;
 }
 
 py::array tensor_to_numpy(const Tensor& t) {
@@ -116,8 +125,9 @@ py::array tensor_to_numpy(const Tensor& t) {
   // The base keeps the storage alive, not the graph.
   auto* keep = new Tensor(autograd::detach(t));
   py::capsule base(keep, [](void* p) { delete static_cast<Tensor*>(p); });
-  return py::array(py::dtype::from_args(dtype_to_numpy(t.dtype())), shape, strides,
-                   t.data_ptr(), base);
+  py::array a(py::dtype::from_args(dtype_to_numpy(t.dtype())), shape, strides, t.data_ptr(), base);
+  if (t.storage()->read_only) a.attr("flags").attr("writeable") = false;
+  return a;
 }
 
 namespace {
@@ -219,6 +229,9 @@ void set_history(Tensor& dst, const Tensor& src) {
 void inplace(Tensor& dst, const Tensor& src) {
   dst.check_defined("inplace_");
   src.check_defined("inplace_");
+  if (dst.storage()->read_only)  // Note [Read-only numpy memory]
+    throw RuntimeError("cannot write into this tensor: its storage is read-only (an expanded view, "
+                       "or a read-only numpy array); clone() it first");
   if (src.sizes() != dst.sizes())
     throw ValueError("inplace_: cannot write a tensor of shape " + shape_str(src.sizes()) +
                      " into one of shape " + shape_str(dst.sizes()));
@@ -239,6 +252,52 @@ void inplace(Tensor& dst, const Tensor& src) {
   }
 }
 
+// tp_dealloc of the Tensor type (and, inherited, of its Python subclasses): the dying object
+// stops being its tensor's Python object (Note [One Python object per tensor]), then
+// pybind11's own dealloc runs.
+// The Tensor an instance holds; null before its constructor ran.
+Tensor* held_tensor(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder vh = inst->get_value_and_holder(nullptr, false);
+  if (!vh || !vh.holder_constructed()) return nullptr;
+  return static_cast<Tensor*>(vh.value_ptr());
+}
+
+void forget_pyobject(Tensor* t, PyObject* self) {
+  if (t && t->defined() && t->unsafe_impl()->pyobj == self) t->unsafe_impl()->pyobj = nullptr;
+}
+
+void tensor_dealloc(PyObject* self) {
+  forget_pyobject(held_tensor(self), self);
+  reinterpret_cast<PyTypeObject*>(py::detail::get_internals().instance_base)->tp_dealloc(self);
+}
+
+// Note [Tensors in Python's GC] (autograd_binding.cpp).
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));  // instances of heap types own a reference to their type
+  if (Tensor* t = held_tensor(self)) return visit_owned_python_objects(*t, visit, arg);
+  return 0;
+}
+
+// Only called on an unreachable cycle: dropping the handle frees what the object owned alone.
+int tensor_clear(PyObject* self) {
+  Tensor* t = held_tensor(self);
+  if (t && t->defined()) {
+    forget_pyobject(t, self);
+    Tensor dead = std::move(*t);
+    *t = Tensor();
+  }
+  return 0;
+}
+
+void setup_tensor_type(PyHeapTypeObject* heap_type) {
+  PyTypeObject* type = &heap_type->ht_type;
+  type->tp_dealloc = tensor_dealloc;
+  type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type->tp_traverse = tensor_traverse;
+  type->tp_clear = tensor_clear;
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
@@ -253,7 +312,7 @@ void init_tensor(py::module_& m) {
   py::implicitly_convertible<py::str, DType>();
   py::implicitly_convertible<py::object, DType>();
 
-  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol());
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), py::custom_type_setup(&setup_tensor_type));
   cls.def(py::init([](py::handle data, bool requires_grad) {
             Tensor t;
             if (py::isinstance<Tensor>(data)) {
@@ -330,7 +389,17 @@ void init_tensor(py::module_& m) {
            })
       .def("item", &item_of)
       .def("tolist", [](const Tensor& t) { return tensor_to_numpy(t).attr("tolist")(); })
-      .def("numpy", &tensor_to_numpy)
+      .def(
+          "numpy",
+          [](const Tensor& t, bool force) {
+            // As torch: a write through the array would bypass autograd (.numpy() of the API
+            // layer's own callers goes through _to_numpy or a detached tensor).
+            if (t.defined() && t.requires_grad() && !force)
+              throw RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                                 "tensor.detach().numpy() instead.");
+            return tensor_to_numpy(t);
+          },
+          py::kw_only(), py::arg("force") = false)
       .def(
           "__array__",
           [](const Tensor& t, py::object dtype, py::object copy) -> py::object {
@@ -350,7 +419,8 @@ void init_tensor(py::module_& m) {
         for (size_t i = 0; i < strides.size(); ++i)
           strides[i] = t.strides()[i] * static_cast<py::ssize_t>(t.itemsize());
         return py::buffer_info(t.data_ptr(), static_cast<py::ssize_t>(t.itemsize()),
-                               buffer_format(t.dtype()), t.dim(), shape, strides);
+                               buffer_format(t.dtype()), t.dim(), shape, strides,
+                               t.storage()->read_only);
       })
       .def("__repr__", &tensor_repr)
       .def("__len__",

@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -81,7 +82,7 @@ class ThreadPool {
       uint64_t v = claim_.fetch_add(1, std::memory_order_acq_rel);
       int64_t c = static_cast<int64_t>(v & kChunkMask);
       if (c >= static_cast<int64_t>(v >> kChunkBits)) return;
-      int64_t b = n_ * c / chunks_, e = n_ * (c + 1) / chunks_;
+      const int64_t b = split_point(n_, chunks_, c), e = split_point(n_, chunks_, c + 1);
       try {
         fn_(ctx_, b, e);
       } catch (...) {
@@ -154,7 +155,7 @@ class ThreadPool {
 int default_threads() {
   if (const char* env = std::getenv("TG_NUM_THREADS")) {
     int n = std::atoi(env);
-    if (n > 0) return n;
+    if (n > 0) return std::min(n, kMaxThreads);
   }
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(std::min(hc, 64u)) : 1;
@@ -171,7 +172,17 @@ ThreadPool& pool() {
 int get_num_threads() { return pool().num_threads(); }
 void set_num_threads(int n) {
   if (n < 1) throw ValueError("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
-  pool().resize(n);
+  if (n > kMaxThreads)
+    throw ValueError("set_num_threads: " + std::to_string(n) + " threads is more than the pool supports (at most " +
+                     std::to_string(kMaxThreads) + ")");
+  try {
+    pool().resize(n);
+  } catch (const std::system_error& e) {
+    // The OS refused a thread: fall back to a serial pool rather than a half-built one.
+    pool().resize(1);
+    throw RuntimeError("set_num_threads: could not start " + std::to_string(n) + " threads (" + e.what() +
+                       "); the pool now runs on 1 thread");
+  }
 }
 
 namespace detail {

@@ -17,6 +17,11 @@
 
 namespace tg {
 
+// Most threads set_num_threads accepts: the pool starts one std::thread per count, and chunk
+// indices are claimed in 32 bits (Note [Intra-op threads]). Above it is a ValueError, not a
+// pool of thousands of spinning threads.
+constexpr int kMaxThreads = 1024;
+
 int get_num_threads();
 void set_num_threads(int n);
 
@@ -45,6 +50,13 @@ inline void parallel_for(int64_t n, int64_t grain, const F& f) {
   detail::run_parallel(
       n, grain, [](void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+// Start of chunk c of [0, n) split into `chunks` near-equal parts (c == chunks gives n).
+// Never forms n * c, which overflows for the sizes a broadcast view can have.
+inline int64_t split_point(int64_t n, int64_t chunks, int64_t c) {
+  const int64_t q = n / chunks, r = n % chunks;
+  return q * c + (c < r ? c : r);
 }
 
 // Elements above which elementwise/reduction kernels split work across threads.

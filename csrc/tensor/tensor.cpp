@@ -134,9 +134,42 @@ std::shared_ptr<Storage> Storage::external(void* data, size_t nbytes, std::share
   return s;
 }
 
-void TensorImpl::refresh() {
+// Note [Checked sizes]
+// Every tensor, view or not, has a numel and a byte size that fit in int64: a product of sizes
+// that wraps would give a buffer smaller than the loops over the shape write (a 0-byte buffer
+// for an expanded 2**62), and a view too large to address would make a reduction loop for
+// ever. shape_numel checks the product, checked_nbytes the bytes; Tensor::empty and every view
+// (refresh) go through both, so no kernel sees a shape whose size overflowed.
+namespace {
+[[noreturn]] void storage_overflow(const Shape& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  throw RuntimeError("Storage size calculation overflowed with sizes=" + s + "]");
+}
+}  // namespace
+
+int64_t shape_numel(const Shape& sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes) {
+    if (s < 0) continue;  // callers report negative sizes with their own wording
+    if (__builtin_mul_overflow(n, s, &n)) throw RuntimeError("numel: integer multiplication overflow");
+  }
+  return n;
+}
+
+size_t checked_nbytes(const Shape& sizes, DType dtype) {
+  int64_t n = 1, bytes = 0;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(n, s, &n)) storage_overflow(sizes);
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(tg::itemsize(dtype)), &bytes)) storage_overflow(sizes);
+  return static_cast<size_t>(bytes);
+}
+
+void TensorImpl::refresh() {
+  for (int64_t s : sizes)
+    if (s < 0) throw ValueError("negative dimension in shape " + shape_str(sizes));
+  checked_nbytes(sizes, dtype);
+  const int64_t n = shape_numel(sizes);
   numel = n;
   bool c = true;
   int64_t expected = 1;
@@ -161,12 +194,6 @@ Shape contiguous_strides(const Shape& sizes) {
   return st;
 }
 
-int64_t shape_numel(const Shape& sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape) {
   int64_t lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
   if (dim < lo || dim > hi)
@@ -185,12 +212,11 @@ void Tensor::check_defined(const char* what) const {
 
 Tensor Tensor::empty(const Shape& sizes, DType dtype) {
   auto impl = std::allocate_shared<TensorImpl>(SmallAlloc<TensorImpl>());
-  int64_t n = 1;
-  for (int64_t s : sizes) {
+  for (int64_t s : sizes)
     if (s < 0) throw ValueError("negative dimension in shape " + shape_str(sizes));
-    n *= s;
-  }
-  impl->storage = Storage::allocate(static_cast<size_t>(n) * tg::itemsize(dtype));
+  const size_t nbytes = checked_nbytes(sizes, dtype);  // Note [Checked sizes]
+  const int64_t n = static_cast<int64_t>(nbytes / tg::itemsize(dtype));
+  impl->storage = Storage::allocate(nbytes);
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->numel = n;

@@ -52,6 +52,9 @@ struct Storage {
   size_t nbytes = 0;
   std::shared_ptr<void> owner;  // set for external buffers; null when the buffer is owned
   std::atomic<uint32_t> version{0};
+  // External memory its owner forbids writing (a numpy array with writeable=False, a bytes
+  // object): in-place ops refuse it and numpy views of it are read-only too.
+  bool read_only = false;
   unsigned char inline_buf[kInlineBytes + 64];
 
   Storage() {}  // user-provided: allocate_shared must not zero inline_buf
@@ -71,6 +74,9 @@ struct TensorImpl {
   DType dtype = DType::Float32;
   bool contiguous = true;  // row-major contiguous (size-1 dims' strides ignored)
   std::shared_ptr<autograd::AutogradMeta> autograd_meta;  // owned by csrc/autograd
+  // The Python object of this tensor, borrowed (a PyObject*, null when there is none): read
+  // and written only with the GIL held, by csrc/python (Note [One Python object per tensor]).
+  void* pyobj = nullptr;
 
   void refresh();  // recompute numel and contiguous after sizes/strides change
 };
@@ -130,8 +136,12 @@ class Tensor {  // a cheap, copyable handle; may be undefined
 
 // Row-major contiguous strides for `sizes`.
 Shape contiguous_strides(const Shape& sizes);
-// Product of sizes (1 for a 0-d shape).
+// Product of sizes (1 for a 0-d shape); RuntimeError when it overflows int64 (Note [Checked
+// sizes]). Negative sizes are skipped: callers reject them with their own message.
 int64_t shape_numel(const Shape& sizes);
+// Bytes of a contiguous tensor of `sizes`; RuntimeError (torch's wording) when the count or the
+// bytes overflow int64. Sizes must be non-negative.
+size_t checked_nbytes(const Shape& sizes, DType dtype);
 // Wraps a possibly negative dim into [0, ndim); IndexError naming the shape otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape_for_message);
 

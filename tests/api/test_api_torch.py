@@ -49,6 +49,6 @@ def test_values_and_gradients_match_torch(engine, name):
     g2 = tg.autograd.grad(s, ours, allow_unused=True)
     tg2 = torch.autograd.grad(ts, theirs, allow_unused=True)
     for a, b in zip(g2, tg2):
-        a = np.zeros_like(vs[0]) if a is None else a.numpy()
-        b = np.zeros_like(a) if b is None else b.numpy()
+        a = np.zeros_like(vs[0]) if a is None else a.detach().numpy()
+        b = np.zeros_like(a) if b is None else b.detach().numpy()
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -54,9 +54,9 @@ def test_binary_broadcasting_value_and_grads(pair, name, data):
     g = data.draw(hnp.arrays(np.float64, expected.shape, elements=FLOATS), label="g")
     out.backward(tg.tensor(g))
     da, db = grads(*ga_b, g)
-    np.testing.assert_allclose(x.grad.numpy(), sum_to(np.broadcast_to(da, g.shape), a.shape),
+    np.testing.assert_allclose(x.grad.detach().numpy(), sum_to(np.broadcast_to(da, g.shape), a.shape),
                                rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(y.grad.numpy(), sum_to(np.broadcast_to(db, g.shape), b.shape),
+    np.testing.assert_allclose(y.grad.detach().numpy(), sum_to(np.broadcast_to(db, g.shape), b.shape),
                                rtol=1e-9, atol=1e-12)
     assert x.grad.shape == a.shape and y.grad.shape == b.shape
 
@@ -74,7 +74,7 @@ def test_reductions_over_random_dims(a, data):
     np.testing.assert_allclose(m.detach().numpy(), a.mean(dims, keepdims=keepdim), atol=1e-12)
     (s.sum() + m.sum()).backward()
     n = np.prod([a.shape[d] for d in dims])
-    np.testing.assert_allclose(x.grad.numpy(), np.full(a.shape, 1.0 + 1.0 / n))
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.full(a.shape, 1.0 + 1.0 / n))
 
 
 @settings(max_examples=30, deadline=None)
@@ -87,4 +87,4 @@ def test_reshape_permute_roundtrip(shape, data):
     np.testing.assert_array_equal(y.detach().numpy(), a.transpose(perm).reshape(-1))
     (y * tg.tensor(np.arange(y.shape[0], dtype=np.float64))).sum().backward()
     expected = np.arange(a.size, dtype=np.float64).reshape(a.transpose(perm).shape)
-    np.testing.assert_array_equal(x.grad.numpy(), expected.transpose(np.argsort(perm)))
+    np.testing.assert_array_equal(x.grad.detach().numpy(), expected.transpose(np.argsort(perm)))

@@ -25,16 +25,16 @@ def test_getitem_matches_numpy(engine, index):
     expected = A[index]
     got = x[index]
     assert got.shape == expected.shape
-    np.testing.assert_array_equal(got.numpy(), expected)
+    np.testing.assert_array_equal(got.detach().numpy(), expected)
 
 
 def test_getitem_with_tensor_index(engine):
     tg = engine
     x = tg.tensor(A)
-    np.testing.assert_array_equal(x[tg.tensor([1, 0])].numpy(), A[[1, 0]])
-    np.testing.assert_array_equal(x[:, tg.tensor([0, 0])].numpy(), A[:, [0, 0]])
-    np.testing.assert_array_equal(x[x > 5].numpy(), A[A > 5])
-    np.testing.assert_array_equal(x[tg.tensor(1)].numpy(), A[1])
+    np.testing.assert_array_equal(x[tg.tensor([1, 0])].detach().numpy(), A[[1, 0]])
+    np.testing.assert_array_equal(x[:, tg.tensor([0, 0])].detach().numpy(), A[:, [0, 0]])
+    np.testing.assert_array_equal(x[x > 5].detach().numpy(), A[A > 5])
+    np.testing.assert_array_equal(x[tg.tensor(1)].detach().numpy(), A[1])
 
 
 def test_getitem_errors(engine):
@@ -58,14 +58,14 @@ def test_getitem_gradients(engine):
     expected[0, 1:, ::2] += 1
     np.add.at(expected, (slice(None), [2, 2]), 10)
     expected[A > 20] += 100
-    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), expected)
 
 
 def test_getitem_results_are_views(engine):
     tg = engine
     x = tg.tensor(A)
     v = x[1, :, 1:3]
-    assert np.shares_memory(v.numpy(), x.numpy())
+    assert np.shares_memory(v.detach().numpy(), x.detach().numpy())
     assert v._version == x._version
 
 
@@ -100,7 +100,7 @@ def test_random_basic_indexing_matches_numpy(data):
     got.sum().backward()
     expected = np.zeros_like(a)
     np.add.at(expected, index, 1.0) if got.numel() else None
-    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), expected)
 
 
 def test_setitem_matches_numpy(engine):
@@ -111,4 +111,4 @@ def test_setitem_matches_numpy(engine):
         x = tg.tensor(a)
         x[index] = tg.tensor(np.asarray(value)) if isinstance(value, list) else value
         a[index] = value
-        np.testing.assert_array_equal(x.numpy(), a)
+        np.testing.assert_array_equal(x.detach().numpy(), a)

@@ -13,24 +13,24 @@ def test_from_numpy_shares_memory(compiled, dtype):
     a = np.arange(6).reshape(2, 3).astype(dtype)
     t = tg.from_numpy(a)
     assert t.shape == (2, 3) and t.dtype == np.dtype(dtype)
-    b = t.numpy()
+    b = t.detach().numpy()
     assert np.shares_memory(a, b)
     assert np.shares_memory(a, np.asarray(t))
     assert np.shares_memory(a, np.asarray(memoryview(t)))
     a[0, 0] = 1
-    assert t.numpy()[0, 0] == 1
+    assert t.detach().numpy()[0, 0] == 1
 
 
 def test_from_numpy_keeps_array_alive(compiled):
     tg = compiled
     t = tg.from_numpy(np.arange(1000, dtype=np.float64))
     gc.collect()
-    np.testing.assert_array_equal(t.numpy(), np.arange(1000))
+    np.testing.assert_array_equal(t.detach().numpy(), np.arange(1000))
 
 
 def test_numpy_view_keeps_tensor_storage_alive(compiled):
     tg = compiled
-    a = tg.tensor([1.0, 2.0, 3.0], dtype=tg.float64).numpy()
+    a = tg.tensor([1.0, 2.0, 3.0], dtype=tg.float64).detach().numpy()
     gc.collect()
     np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
     a[1] = 7.0  # writable
@@ -43,8 +43,8 @@ def test_from_numpy_strided_and_negative_strides(compiled):
     for view in (a[:, ::2], a.T, a[::-1], a[1:3, 2:5]):
         t = tg.from_numpy(view)
         assert t.shape == view.shape
-        np.testing.assert_array_equal(t.numpy(), view)
-        np.testing.assert_array_equal((t * 1.0).numpy(), view)
+        np.testing.assert_array_equal(t.detach().numpy(), view)
+        np.testing.assert_array_equal((t * 1.0).detach().numpy(), view)
 
 
 def test_tensor_copies(compiled):
@@ -52,8 +52,8 @@ def test_tensor_copies(compiled):
     a = np.array([1.0, 2.0])
     t = tg.tensor(a)
     a[0] = 5.0
-    assert t.numpy()[0] == 1.0
-    assert not np.shares_memory(a, t.numpy())
+    assert t.detach().numpy()[0] == 1.0
+    assert not np.shares_memory(a, t.detach().numpy())
 
 
 def test_unsupported_dtype_is_type_error(compiled):

@@ -24,7 +24,7 @@ def test_backward_frees_saved_tensors(compiled):
     y.backward()
     gc.collect()
     assert alive() is None, "backward without retain_graph must free the saved tensors"
-    np.testing.assert_allclose(w.grad.numpy(), [4.0, 5.0, 6.0])
+    np.testing.assert_allclose(w.grad.detach().numpy(), [4.0, 5.0, 6.0])
     with pytest.raises(RuntimeError, match="second time"):
         y.backward()
 
@@ -40,7 +40,7 @@ def test_retain_graph_keeps_saved_tensors(compiled):
     gc.collect()
     assert alive() is not None
     y.backward()
-    np.testing.assert_allclose(w.grad.numpy(), [6.0, 8.0])
+    np.testing.assert_allclose(w.grad.detach().numpy(), [6.0, 8.0])
     gc.collect()
     assert alive() is None
 
@@ -70,7 +70,7 @@ def test_numpy_view_does_not_keep_graph_alive(compiled):
     before = live()
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x.sin() * 2
-    a = y.numpy()
+    a = y.detach().numpy()
     b = y.detach().numpy()
     del x, y
     gc.collect()

@@ -36,7 +36,7 @@ def expected_grads(x0, w, b, n):
 
 def check_grads(x, w, b, seed, n):
     for t, want in zip((x, w, b), expected_grads(*data(seed), n)):
-        np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(t.grad.detach().numpy(), want, rtol=1e-10, atol=1e-300)
 
 
 def data(seed):

@@ -30,7 +30,7 @@ def build(tg, x, w, depth=6):
 
 def expected_grads(tg, xa, wa):
     x, w = f64(tg, xa), f64(tg, wa)
-    return [g.numpy().copy() for g in tg.autograd.grad(build(tg, x, w), (x, w))]
+    return [g.detach().numpy().copy() for g in tg.autograd.grad(build(tg, x, w), (x, w))]
 
 
 def run_round(tg, shared, retain, rng_seed, n_threads=THREADS):
@@ -58,12 +58,12 @@ def run_round(tg, shared, retain, rng_seed, n_threads=THREADS):
                 if retain:
                     gx, gw = tg.autograd.grad(li, (xi, wi), retain_graph=True)
                     li.backward()  # a second backward through the retained graph
-                    if not (np.allclose(xi.grad.numpy(), ex) and np.allclose(wi.grad.numpy(), ew)):
+                    if not (np.allclose(xi.grad.detach().numpy(), ex) and np.allclose(wi.grad.detach().numpy(), ew)):
                         problems.append(f"thread {i}: wrong .grad after a retained graph")
                 else:
                     li.backward()
                     gx, gw = xi.grad, wi.grad
-            results[i] = (gx.numpy().copy(), gw.numpy().copy())
+            results[i] = (gx.detach().numpy().copy(), gw.detach().numpy().copy())
         except RuntimeError as e:
             results[i] = e
         except BaseException as e:  # noqa: BLE001 - reported to the main thread
@@ -136,8 +136,8 @@ def test_stress_accumulate_into_shared_leaves(compiled):
     for t in threads:
         t.join(timeout=120)
     assert not errors, errors
-    np.testing.assert_allclose(x.grad.numpy(), THREADS * reps * ex, rtol=1e-10)
-    np.testing.assert_allclose(w.grad.numpy(), THREADS * reps * ew, rtol=1e-10)
+    np.testing.assert_allclose(x.grad.detach().numpy(), THREADS * reps * ex, rtol=1e-10)
+    np.testing.assert_allclose(w.grad.detach().numpy(), THREADS * reps * ew, rtol=1e-10)
 
 
 @pytest.mark.slow

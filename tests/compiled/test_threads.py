@@ -44,7 +44,7 @@ def test_threads_backward_separate_graphs(compiled):
         for _ in range(200):
             y = (y.sin() * 0.5 + y) * 0.9
         y.sum().backward()
-        return x.grad.numpy().copy()
+        return x.grad.detach().numpy().copy()
 
     results, errors = run_threads(8, work)
     assert not errors, errors
@@ -70,8 +70,8 @@ def test_threads_shared_graph_with_retain_graph(compiled):
     assert not errors, errors
     for per_thread in results:
         for gx, gw in per_thread:
-            np.testing.assert_allclose(gx.numpy(), expected_x.numpy())
-            np.testing.assert_allclose(gw.numpy(), expected_w.numpy())
+            np.testing.assert_allclose(gx.detach().numpy(), expected_x.detach().numpy())
+            np.testing.assert_allclose(gw.detach().numpy(), expected_w.detach().numpy())
 
 
 def test_threads_accumulate_into_shared_leaf(compiled):
@@ -86,7 +86,7 @@ def test_threads_accumulate_into_shared_leaf(compiled):
 
     _, errors = run_threads(n, work)
     assert not errors, errors
-    np.testing.assert_allclose(x.grad.numpy(), n * reps * 2 * np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(x.grad.detach().numpy(), n * reps * 2 * np.array([1.0, 2.0, 3.0]))
 
 
 def test_threads_shared_graph_without_retain_graph_gives_clean_error(compiled):
@@ -155,7 +155,7 @@ def test_python_hook_runs_in_backward_thread(compiled):
         y = x * 3.0
         y.register_hook(lambda g: seen.append((i, threading.get_ident())) or g * 2)
         y.sum().backward()
-        return x.grad.numpy().copy(), threading.get_ident()
+        return x.grad.detach().numpy().copy(), threading.get_ident()
 
     results, errors = run_threads(4, work)
     assert not errors, errors
@@ -183,7 +183,7 @@ def test_python_function_in_concurrent_backward(compiled):
     def work(i):
         x = f64(tg, [1.0, 2.0, float(i)])
         Square.apply(x).sum().backward()
-        return x.grad.numpy().copy()
+        return x.grad.detach().numpy().copy()
 
     results, errors = run_threads(6, work)
     assert not errors, errors
@@ -222,7 +222,7 @@ def test_threads_double_backward(compiled, create_graph):
         x = f64(tg, [0.5, 1.0, 1.5])
         (g,) = tg.autograd.grad((x.sin() * x).sum(), x, create_graph=True)
         (gg,) = tg.autograd.grad(g.sum(), x, create_graph=create_graph)
-        return gg.numpy().copy()
+        return gg.detach().numpy().copy()
 
     results, errors = run_threads(4, work)
     assert not errors, errors
@@ -292,7 +292,7 @@ def test_python_function_takes_the_gil_only_while_it_runs(compiled):
     loss = y.sum()
     share, _ = gil_free_share(loss.backward)
     assert calls == [threading.get_ident()]  # ran once, in the thread that called backward
-    assert x.grad is not None and np.isfinite(x.grad.numpy()).all()
+    assert x.grad is not None and np.isfinite(x.grad.detach().numpy()).all()
     assert share > 0.15, f"the other thread ran {share:.0%} of its speed during the backward"
 
 
@@ -308,7 +308,7 @@ def test_forward_of_large_ops_releases_the_gil(compiled):
         return y
 
     share, y = gil_free_share(lambda: chain(1 << 21, 30))
-    assert np.isfinite(y.numpy()).all()
+    assert np.isfinite(y.detach().numpy()).all()
     assert share > 0.15, f"the other thread ran {share:.0%} of its speed during the forward"
     share, _ = gil_free_share(lambda: chain(16, 20000))
     assert share < 0.2, f"the other thread ran {share:.0%} of its speed during small ops"

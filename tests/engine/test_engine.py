@@ -24,9 +24,9 @@ def test_backward_accumulates_into_leaves(engine):
     y = (x.sin() * x).sum()
     y.backward()
     a = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(x.grad.numpy(), np.cos(a) * a + np.sin(a))
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.cos(a) * a + np.sin(a))
     (x * 2).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), np.cos(a) * a + np.sin(a) + 2)
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.cos(a) * a + np.sin(a) + 2)
     assert x.is_leaf and x.grad_fn is None and x.grad.grad_fn is None
 
 
@@ -35,7 +35,7 @@ def test_grad_returns_without_touching_dot_grad(engine):
     x = f64(tg, [1.0, 2.0])
     w = f64(tg, [3.0, 4.0])
     (gx,) = tg.autograd.grad((x * w).sum(), x)
-    np.testing.assert_allclose(gx.numpy(), [3.0, 4.0])
+    np.testing.assert_allclose(gx.detach().numpy(), [3.0, 4.0])
     assert x.grad is None and w.grad is None
 
 
@@ -45,15 +45,15 @@ def test_grad_of_several_outputs_and_inputs(engine):
     y = f64(tg, [3.0])
     a, b = (x * y).sum(), (x * x).sum()
     gx, gy = tg.autograd.grad([a, b], [x, y], [f64(tg, 1.0, False), f64(tg, 2.0, False)])
-    np.testing.assert_allclose(gx.numpy(), [3.0 + 4.0, 3.0 + 8.0])
-    np.testing.assert_allclose(gy.numpy(), [3.0])
+    np.testing.assert_allclose(gx.detach().numpy(), [3.0 + 4.0, 3.0 + 8.0])
+    np.testing.assert_allclose(gy.detach().numpy(), [3.0])
 
 
 def test_gradient_argument_for_non_scalar(engine):
     tg = engine
     x = f64(tg, [1.0, 2.0])
     (x * 3).backward(f64(tg, [1.0, 10.0], False))
-    np.testing.assert_allclose(x.grad.numpy(), [3.0, 30.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3.0, 30.0])
 
 
 def test_grad_of_non_leaf_input(engine):
@@ -61,7 +61,7 @@ def test_grad_of_non_leaf_input(engine):
     x = f64(tg, [1.0, 2.0])
     h = x * 2
     (g,) = tg.autograd.grad((h * h).sum(), h)
-    np.testing.assert_allclose(g.numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(g.detach().numpy(), [4.0, 8.0])
 
 
 def test_allow_unused_and_error(engine):
@@ -73,7 +73,7 @@ def test_allow_unused_and_error(engine):
         tg.autograd.grad(y, [x, z], retain_graph=True)
     gx, gz = tg.autograd.grad(y, [x, z], allow_unused=True)
     assert gz is None
-    np.testing.assert_allclose(gx.numpy(), [2.0])
+    np.testing.assert_allclose(gx.detach().numpy(), [2.0])
 
 
 def test_backward_inputs_restricts_accumulation(engine):
@@ -81,7 +81,7 @@ def test_backward_inputs_restricts_accumulation(engine):
     x, w = f64(tg, [1.0, 2.0]), f64(tg, [3.0, 4.0])
     (x * w).sum().backward(inputs=[w])
     assert x.grad is None
-    np.testing.assert_allclose(w.grad.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(w.grad.detach().numpy(), [1.0, 2.0])
 
 
 def test_grad_prunes_branches_not_leading_to_inputs(ref):
@@ -113,7 +113,7 @@ def test_diamond_runs_each_node_once_and_sums(engine):
     h = x * x           # used twice below
     y = (h * 3 + h.exp()).sum()
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), [(3 + np.exp(4.0)) * 4.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [(3 + np.exp(4.0)) * 4.0])
 
 
 def test_same_leaf_used_many_times(engine):
@@ -121,7 +121,7 @@ def test_same_leaf_used_many_times(engine):
     x = f64(tg, [1.5])
     y = x * x * x + x
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [3 * 1.5 ** 2 + 1])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3 * 1.5 ** 2 + 1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_retain_graph_allows_second_backward(engine):
     y = x.sin().sum()
     y.backward(retain_graph=True)
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos([1.0, 2.0]))
+    np.testing.assert_allclose(x.grad.detach().numpy(), 2 * np.cos([1.0, 2.0]))
 
 
 def test_create_graph_second_and_third_derivative(engine):
@@ -154,12 +154,12 @@ def test_create_graph_second_and_third_derivative(engine):
     x = f64(tg, [0.5, 1.5])
     y = (x ** 3).sum()
     (g,) = tg.autograd.grad(y, x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), 3 * np.array([0.5, 1.5]) ** 2)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.5, 1.5]) ** 2)
     assert g.requires_grad
     (g2,) = tg.autograd.grad(g.sum(), x, create_graph=True)
-    np.testing.assert_allclose(g2.numpy(), 6 * np.array([0.5, 1.5]))
+    np.testing.assert_allclose(g2.detach().numpy(), 6 * np.array([0.5, 1.5]))
     (g3,) = tg.autograd.grad(g2.sum(), x)
-    np.testing.assert_allclose(g3.numpy(), [6.0, 6.0])
+    np.testing.assert_allclose(g3.detach().numpy(), [6.0, 6.0])
 
 
 def test_backward_create_graph_grad_has_history(engine):
@@ -170,7 +170,7 @@ def test_backward_create_graph_grad_has_history(engine):
     gx = x.grad
     x.grad = None
     gx.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [np.exp(2.0) * (2.0 + 2.0)])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [np.exp(2.0) * (2.0 + 2.0)])
 
 
 def test_double_backward_through_saved_output(ref):
@@ -179,9 +179,9 @@ def test_double_backward_through_saved_output(ref):
     tg = ref
     x = f64(tg, [0.5, 2.0])
     (g,) = tg.autograd.grad(cube(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), 3 * np.array([0.5, 2.0]) ** 2)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.5, 2.0]) ** 2)
     (g2,) = tg.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(g2.numpy(), 6 * np.array([0.5, 2.0]))
+    np.testing.assert_allclose(g2.detach().numpy(), 6 * np.array([0.5, 2.0]))
 
 
 def test_saved_output_makes_no_reference_cycle(ref):
@@ -213,7 +213,7 @@ def test_metadata_only_capture_saves_no_tensor(ref):
     cells = [c.cell_contents for c in y.grad_fn.backward_fn.__closure__]
     assert not any(isinstance(c, tg.Tensor) for c in cells)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.ones((2, 3)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ def test_in_place_on_non_leaf_records_history(engine):
     h.mul_(3.0)
     h.exp_()
     h.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(3 * np.array([1.0, 2.0])))
+    np.testing.assert_allclose(x.grad.detach().numpy(), 3 * np.exp(3 * np.array([1.0, 2.0])))
 
 
 def test_setitem_with_autograd(engine):
@@ -318,8 +318,8 @@ def test_setitem_with_autograd(engine):
     h[1] = v * 2
     np.testing.assert_allclose(h.detach().numpy(), [1.0, 20.0, 3.0])
     (h * f64(tg, [1.0, 2.0, 3.0], False)).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [1.0, 0.0, 3.0])
-    np.testing.assert_allclose(v.grad.numpy(), [4.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [1.0, 0.0, 3.0])
+    np.testing.assert_allclose(v.grad.detach().numpy(), [4.0])
 
 
 def test_setitem_without_autograd_writes_storage(engine):
@@ -327,7 +327,7 @@ def test_setitem_without_autograd_writes_storage(engine):
     x = tg.zeros(2, 3)
     x[0, 1:] = 5.0
     x[1] = tg.tensor([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(x.numpy(), [[0, 5, 5], [1, 2, 3]])
+    np.testing.assert_allclose(x.detach().numpy(), [[0, 5, 5], [1, 2, 3]])
     assert x._version == 2
 
 
@@ -367,9 +367,9 @@ def test_broadcast_gradients_are_summed_down(ref):
     b = f64(tg, [1.0, 2.0, 3.0])
     c = f64(tg, [[5.0], [6.0]])
     not_summed(not_summed(x, b), c).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), np.ones((2, 3)))
-    np.testing.assert_allclose(b.grad.numpy(), [2.0, 2.0, 2.0])
-    np.testing.assert_allclose(c.grad.numpy(), [[3.0], [3.0]])
+    np.testing.assert_allclose(x.grad.detach().numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(b.grad.detach().numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(c.grad.detach().numpy(), [[3.0], [3.0]])
 
 
 def test_gradient_dtype_is_cast_to_the_input(ref):
@@ -379,7 +379,7 @@ def test_gradient_dtype_is_cast_to_the_input(ref):
     x = f64(tg, [1.0, 2.0])
     int_grad(x).sum().backward()
     assert x.grad.dtype == tg.float64
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [2.0, 2.0])
 
 
 def test_hidden_output_is_invisible_and_gets_a_grad_slot(ref):
@@ -390,7 +390,7 @@ def test_hidden_output_is_invisible_and_gets_a_grad_slot(ref):
     y = sum_sq_hidden(x)
     assert isinstance(y, tg.Tensor) and y.shape == ()
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [2.0, 4.0])
     assert tg.autograd.gradgradcheck(sum_sq_hidden, (f64(tg, [0.3, -1.2]),))
 
 
@@ -402,7 +402,7 @@ def test_materialize_grads_and_undefined_grads(ref):
         x = f64(tg, [1.0, 2.0])
         a, b = fn(x)
         b.sum().backward()  # a's grad is undefined: None or zeros inside the backward
-        np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+        np.testing.assert_allclose(x.grad.detach().numpy(), [3.0, 3.0])
         assert tg.autograd.gradcheck(fn, (f64(tg, [0.5, 1.5]),))
 
 
@@ -412,8 +412,8 @@ def test_sequence_and_optional_parameters(ref):
     tg = ref
     a, b, w = f64(tg, [1.0, 2.0]), f64(tg, [3.0, 4.0]), f64(tg, [2.0, 2.0], False)
     weighted_sum([a, b], w).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), [2.0, 2.0])
-    np.testing.assert_allclose(b.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(a.grad.detach().numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(b.grad.detach().numpy(), [2.0, 2.0])
     y = weighted_sum([a, b])
     assert len(y.grad_fn.next_functions) == 3 and y.grad_fn.next_functions[2] == (None, 0)
 
@@ -424,7 +424,7 @@ def test_once_differentiable_formula(ref):
     tg = ref
     x = f64(tg, [0.5, 1.0])
     (g,) = tg.autograd.grad(sin_once(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), np.cos([0.5, 1.0]))
+    np.testing.assert_allclose(g.detach().numpy(), np.cos([0.5, 1.0]))
     with pytest.raises(RuntimeError, match="once_differentiable") as info:
         g.sum().backward()
     assert "SinOnceBackward" in str(info.value)
@@ -438,7 +438,7 @@ def test_composite_formula_records_inner_ops(ref):
     y = softplus_composite(x)
     assert y.grad_fn.name() == "Log1pBackward"
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 1 / (1 + np.exp(-np.array([0.0, 1.0]))))
+    np.testing.assert_allclose(x.grad.detach().numpy(), 1 / (1 + np.exp(-np.array([0.0, 1.0]))))
 
 
 def test_backward_error_gets_a_note_naming_the_node(ref):
@@ -464,14 +464,14 @@ def test_leaf_hook_can_replace_grad(engine):
     tg = engine
     x = f64(tg, [1.0, 2.0])
     seen = []
-    handle = x.register_hook(lambda g: seen.append(g.numpy().copy()) or g * 10)
+    handle = x.register_hook(lambda g: seen.append(g.detach().numpy().copy()) or g * 10)
     (x * 3).sum().backward()
     np.testing.assert_allclose(seen[0], [3.0, 3.0])
-    np.testing.assert_allclose(x.grad.numpy(), [30.0, 30.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [30.0, 30.0])
     handle.remove()
     x.grad = None
     (x * 3).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3.0, 3.0])
 
 
 def test_non_leaf_hook_and_retain_grad(engine):
@@ -481,8 +481,8 @@ def test_non_leaf_hook_and_retain_grad(engine):
     h.retain_grad()
     h.register_hook(lambda g: g + 1)
     (h * h).sum().backward()
-    np.testing.assert_allclose(h.grad.numpy(), [5.0, 9.0])       # hook result is retained
-    np.testing.assert_allclose(x.grad.numpy(), [10.0, 18.0])     # and flows on
+    np.testing.assert_allclose(h.grad.detach().numpy(), [5.0, 9.0])       # hook result is retained
+    np.testing.assert_allclose(x.grad.detach().numpy(), [10.0, 18.0])     # and flows on
     assert h.retains_grad
 
 
@@ -505,7 +505,7 @@ def test_requires_grad_rules(engine):
     assert not (x > 0).requires_grad
     d = y.detach()
     assert not d.requires_grad and d.is_leaf
-    assert np.shares_memory(d.numpy(), y.detach().numpy())
+    assert np.shares_memory(d.detach().numpy(), y.detach().numpy())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,7 +589,7 @@ def test_threads_run_backward_concurrently(engine):
             for _ in range(20):
                 y = (x.sin() * x).sum()
                 y.backward()
-            results.append((seed, x.grad.numpy().copy()))
+            results.append((seed, x.grad.detach().numpy().copy()))
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -623,7 +623,7 @@ def test_detect_anomaly_names_the_node_making_nan(engine):
         with pytest.raises(RuntimeError, match="SqrtBackward.*returned nan values"):
             y.backward(retain_graph=True)
     y.backward()  # outside detect_anomaly: no check
-    assert np.isnan(x.grad.numpy()[0])
+    assert np.isnan(x.grad.detach().numpy()[0])
 
 
 def test_double_backward_through_a_hidden_output(ref):
@@ -635,7 +635,7 @@ def test_double_backward_through_a_hidden_output(ref):
     (g,) = tg.autograd.grad(y, x, create_graph=True)
     assert g.grad_fn is not None
     (g2,) = tg.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(g2.numpy(), np.exp([0.2, -0.4]))
+    np.testing.assert_allclose(g2.detach().numpy(), np.exp([0.2, -0.4]))
     assert tg.autograd.gradgradcheck(sum_exp_hidden, (f64(tg, [0.3, 0.1]),))
 
 
@@ -654,7 +654,7 @@ def test_backward_inputs_with_a_non_leaf(engine):
     x = f64(tg, [1.0, 2.0])
     h = x * 3
     (h * h).sum().backward(inputs=[h])
-    np.testing.assert_allclose(h.grad.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(h.grad.detach().numpy(), [6.0, 12.0])
     assert x.grad is None
 
 
@@ -662,7 +662,7 @@ def test_grad_materialize_grads(engine):
     tg = engine
     x, z = f64(tg, [1.0]), f64(tg, [2.0, 3.0])
     gx, gz = tg.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True)
-    np.testing.assert_allclose(gz.numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(gz.detach().numpy(), [0.0, 0.0])
 
 
 def test_leaf_grads_never_alias(engine):
@@ -671,13 +671,13 @@ def test_leaf_grads_never_alias(engine):
     (a + b).sum().backward()  # add's backward gives both inputs the same gradient object
     with tg.no_grad():
         a.grad.mul_(10)
-    np.testing.assert_allclose(b.grad.numpy(), [1.0])
+    np.testing.assert_allclose(b.grad.detach().numpy(), [1.0])
     g = f64(tg, [5.0], requires_grad=False)
     c = f64(tg, [1.0])
     c.backward(g)  # a leaf as the root: its .grad must not be the caller's tensor
     with tg.no_grad():
         c.grad.zero_()
-    np.testing.assert_allclose(g.numpy(), [5.0])
+    np.testing.assert_allclose(g.detach().numpy(), [5.0])
 
 
 def test_accumulation_with_create_graph_keeps_history(engine):
@@ -685,9 +685,9 @@ def test_accumulation_with_create_graph_keeps_history(engine):
     x = f64(tg, [2.0])
     (x * x).sum().backward(create_graph=True)
     (x * x * x).sum().backward(create_graph=True)
-    np.testing.assert_allclose(x.grad.numpy(), [2 * 2.0 + 3 * 4.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [2 * 2.0 + 3 * 4.0])
     (g2,) = tg.autograd.grad(x.grad.sum(), x)
-    np.testing.assert_allclose(g2.numpy(), [2.0 + 6 * 2.0])
+    np.testing.assert_allclose(g2.detach().numpy(), [2.0 + 6 * 2.0])
 
 
 def test_hooks_run_in_registration_order(engine):
@@ -698,7 +698,7 @@ def test_hooks_run_in_registration_order(engine):
     x.register_hook(lambda g: order.append("b") or g + 1)
     (x * 1).sum().backward()
     assert order == ["a", "b"]
-    np.testing.assert_allclose(x.grad.numpy(), [3.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3.0])
 
 
 def test_in_place_on_views_from_indexing(engine):
@@ -716,8 +716,8 @@ def test_in_place_on_views_from_indexing(engine):
     (y * f64(tg, np.arange(6.0).reshape(2, 3), False)).sum().backward()
     expected = np.array([[0.0, 2.0, 4.0],
                          [3.0, 4 * np.exp(a[1, 1] + 20), 5 * np.exp(a[1, 2])]])
-    np.testing.assert_allclose(x.grad.numpy(), expected)
-    np.testing.assert_allclose(w.grad.numpy(), [1.0, 4 * np.exp(a[1, 1] + 20)])
+    np.testing.assert_allclose(x.grad.detach().numpy(), expected)
+    np.testing.assert_allclose(w.grad.detach().numpy(), [1.0, 4 * np.exp(a[1, 1] + 20)])
     with pytest.raises(RuntimeError, match="leaf Variable"):
         x[0].mul_(2)
 
@@ -737,7 +737,7 @@ def test_in_place_on_views_matches_torch(engine):
     x, tx = f64(tg, a), torch.tensor(a, requires_grad=True)
     program(tg, x).backward()
     program(torch, tx).backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(x.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-10)
 
 
 def test_in_place_on_rows_while_iterating(engine):
@@ -747,4 +747,4 @@ def test_in_place_on_rows_while_iterating(engine):
     for i, row in enumerate(y):
         row.mul_(i + 1)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [[1.0, 1.0], [2.0, 2.0]])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [[1.0, 1.0], [2.0, 2.0]])

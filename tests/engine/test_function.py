@@ -29,7 +29,7 @@ def test_function_with_saved_tensors_and_needs_input_grad(engine):
     out = MulAdd.apply(x, y, 2.0)
     assert out.grad_fn.name() == "MulAddBackward"
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [6.0, 8.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [6.0, 8.0])
     assert seen["needs"] == (True, False, False)
     assert tg.autograd.gradcheck(lambda a, b: MulAdd.apply(a, b, 2.0),
                                  (f64(tg, [0.3]), f64(tg, [0.7])))
@@ -53,7 +53,7 @@ def test_function_saving_its_output_double_backward(engine):
     x = f64(tg, [0.5, 1.0])
     (g,) = tg.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
     (g2,) = tg.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(g2.numpy(), np.exp([0.5, 1.0]))
+    np.testing.assert_allclose(g2.detach().numpy(), np.exp([0.5, 1.0]))
 
 
 def test_function_wrong_gradient_count(engine):
@@ -109,7 +109,7 @@ def test_mark_non_differentiable_and_materialize_grads(engine):
     y, idx = SortLike.apply(x)
     assert not idx.requires_grad and y.requires_grad
     y.sum().backward()
-    assert got[0] is not None and np.all(got[0].numpy() == 0)
+    assert got[0] is not None and np.all(got[0].detach().numpy() == 0)
 
     class NoMaterialize(tg.autograd.Function):
         @staticmethod
@@ -147,7 +147,7 @@ def test_mark_dirty_rebases_history(engine):
     out = MulTwoInPlace.apply(h)
     assert out is h and h._version > v and h.grad_fn.name() == "MulTwoInPlaceBackward"
     h.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [2.0, 2.0])
     with pytest.raises(RuntimeError, match="leaf Variable"):
         MulTwoInPlace.apply(f64(tg, [1.0]))
 
@@ -170,7 +170,7 @@ def test_once_differentiable_function(engine):
 
     x = f64(tg, [0.5])
     (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), np.cos([0.5]))
+    np.testing.assert_allclose(g.detach().numpy(), np.cos([0.5]))
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
                                            "marked with @.*once_differentiable"):
         g.sum().backward()
@@ -278,7 +278,7 @@ def test_function_needs_input_grad_with_non_tensors_and_none_saved(engine):
     x, y = f64(tg, [1.0, 2.0]), f64(tg, [3.0, 4.0], requires_grad=False)
     Scale.apply(3.0, x, y, True).sum().backward()
     assert seen == {"needs": (False, True, False, False), "none": None}
-    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3.0, 3.0])
 
 
 def test_function_materializes_the_grad_of_an_unused_output(engine):
@@ -292,7 +292,7 @@ def test_function_materializes_the_grad_of_an_unused_output(engine):
 
         @staticmethod
         def backward(ctx, ga, gb):
-            got.append((ga.numpy().copy(), gb.numpy().copy()))
+            got.append((ga.detach().numpy().copy(), gb.detach().numpy().copy()))
             return ga * 2 + gb * 3
 
     x = f64(tg, [1.0, 2.0])
@@ -300,7 +300,7 @@ def test_function_materializes_the_grad_of_an_unused_output(engine):
     assert a.grad_fn is b.grad_fn
     b.sum().backward()
     np.testing.assert_array_equal(got[0][0], [0.0, 0.0])  # a's grad: zeros, shaped like a
-    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(x.grad.detach().numpy(), [3.0, 3.0])
 
 
 def test_function_gradgradcheck_with_saved_input(engine):

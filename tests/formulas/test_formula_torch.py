@@ -117,7 +117,7 @@ def torch_call(name, i):
 def _np(t):
     if isinstance(t, torch.Tensor):
         return t.detach().numpy(force=True)  # force: torch's ZeroTensor (abs's second order)
-    return t if isinstance(t, np.ndarray) else np.asarray(t.numpy())
+    return t if isinstance(t, np.ndarray) else np.asarray(t.detach().numpy())
 
 
 def _outs(out):

@@ -31,7 +31,7 @@ def close(out, expected, dtype=None):
     expected = np.asarray(expected)
     assert out.shape == expected.shape
     assert out.dtype == (np.dtype(dtype) if dtype is not None else expected.dtype)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6 if out.dtype == np.float32
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-6 if out.dtype == np.float32
                                else 1e-12, atol=1e-7, equal_nan=True)
 
 
@@ -80,7 +80,7 @@ def test_floating_unary_computes_integers_in_float64(name):
 def test_int_keeping_unary(name):
     out = getattr(K, name)(t([-2, 0, 3]))
     assert out.dtype == np.int64
-    np.testing.assert_array_equal(out.numpy(), UNARY[name](np.array([-2, 0, 3])))
+    np.testing.assert_array_equal(out.detach().numpy(), UNARY[name](np.array([-2, 0, 3])))
 
 
 def test_neg_of_bool_is_an_error():
@@ -89,14 +89,14 @@ def test_neg_of_bool_is_an_error():
 
 
 def test_sigmoid_is_stable_for_large_inputs():
-    out = K.sigmoid(t([-1000.0, -40.0, 0.0, 40.0, 1000.0])).numpy()
+    out = K.sigmoid(t([-1000.0, -40.0, 0.0, 40.0, 1000.0])).detach().numpy()
     assert np.all(np.isfinite(out))
     np.testing.assert_allclose(out, [0.0, math.exp(-40) / (1 + math.exp(-40)), 0.5,
                                      1 / (1 + math.exp(-40)), 1.0], rtol=1e-12, atol=0)
 
 
 def test_relu_keeps_nan():
-    assert np.isnan(K.relu(t([np.nan])).numpy()[0])
+    assert np.isnan(K.relu(t([np.nan])).detach().numpy()[0])
 
 
 def test_pow_scalar_and_clamp():
@@ -108,7 +108,7 @@ def test_pow_scalar_and_clamp():
     close(K.clamp(t(b), -0.1, None), np.maximum(b, -0.1))
     close(K.clamp(t(b), 1.0, 0.0), np.zeros(5))  # min > max: max everywhere
     out = K.clamp(t([-3, 0, 5]), -1.5, 2.5)
-    assert out.dtype == np.int64 and out.numpy().tolist() == [-1, 0, 2]
+    assert out.dtype == np.int64 and out.detach().numpy().tolist() == [-1, 0, 2]
 
 
 @pytest.mark.parametrize("target", ["float32", "float64", "int64", "bool", np.float32])
@@ -116,7 +116,7 @@ def test_cast(target):
     a = randn(2, 3)
     out = K.cast(t(a), target)
     assert out.dtype == np.dtype(target)
-    np.testing.assert_array_equal(out.numpy(), a.astype(target))
+    np.testing.assert_array_equal(out.detach().numpy(), a.astype(target))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_div_and_pow():
     close(K.div(t([1, 2, 3]), t([2, 2, 2])), [0.5, 1.0, 1.5])
     a, b = np.abs(randn(3, 1)) + 0.1, randn(4)
     close(K.pow(t(a), t(b)), a ** b)
-    assert K.pow(t([2, 3]), t([2])).numpy().tolist() == [4, 9]
+    assert K.pow(t([2, 3]), t([2])).detach().numpy().tolist() == [4, 9]
     with pytest.raises(ValueError, match="negative"):
         K.pow(t([2]), t([-1]))
     with pytest.raises(ValueError, match="bool"):
@@ -181,7 +181,7 @@ def test_where_and_logical_not():
         K.where(t([1, 0]), t(a), t(b))
     with pytest.raises(ValueError, match="not broadcastable"):
         K.where(t(np.ones((5,), bool)), t(a), t(b))
-    assert K.logical_not(t([0.0, 2.0])).numpy().tolist() == [True, False]
+    assert K.logical_not(t([0.0, 2.0])).detach().numpy().tolist() == [True, False]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ def test_max_min_dim(name, arg, dim, keepdim):
 
 def test_max_dim_ties_take_the_first_index():
     _, indices = K.max_dim(t([[1.0, 3.0, 3.0]]), 1, False)
-    assert indices.numpy().tolist() == [1]
+    assert indices.detach().numpy().tolist() == [1]
 
 
 def _logsumexp(a, axes, keepdims):
@@ -296,7 +296,7 @@ def test_sum_to_error_names_both_shapes():
 
 
 def assert_view(out, base):
-    assert np.shares_memory(out.numpy(), base.numpy())
+    assert np.shares_memory(out.detach().numpy(), base.detach().numpy())
     assert out._vc is base._vc
 
 
@@ -315,7 +315,7 @@ def test_copies_are_fresh():
     x = t(randn(2, 3))
     for out in (K.clone(x), K.contiguous(K.transpose(x, 0, 1)), K.reshape(K.transpose(x, 0, 1),
                                                                          (6,))):
-        assert not np.shares_memory(out.numpy(), x.numpy())
+        assert not np.shares_memory(out.detach().numpy(), x.detach().numpy())
         assert out._vc is not x._vc
 
 
@@ -339,7 +339,7 @@ def test_shape_kernels_match_numpy():
 
 def test_cat_promotes_and_squeeze_ignores_non_unit_dims():
     out = K.cat([t([1.0], "float32"), t([2], "int64")], 0)
-    assert out.dtype == np.float32 and out.numpy().tolist() == [1.0, 2.0]
+    assert out.dtype == np.float32 and out.detach().numpy().tolist() == [1.0, 2.0]
     assert K.squeeze(t(randn(2, 1)), (0, 1)).shape == (2,)
 
 
@@ -373,7 +373,7 @@ def test_index_select_and_index_add():
     expected = a.copy()
     np.add.at(expected, [4, 4, 0, 0], src)
     close(K.index_add(t(a), 0, t(idx), t(src)), expected)
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 5"):
         K.index_select(t(a), 0, t([5]))
     with pytest.raises(ValueError, match="int64"):
         K.index_select(t(a), 0, t([0.0]))
@@ -383,7 +383,7 @@ def test_index_select_and_index_add():
 
 def test_gather_and_scatter_add():
     a = randn(3, 4)
-    idx = np.array([[0, 3], [-1, 1], [2, 2]])
+    idx = np.array([[0, 3], [3, 1], [2, 2]])
     close(K.gather(t(a), 1, t(idx)), np.take_along_axis(a, idx % 4, axis=1))
     idx0 = np.array([[2, 0, 1, 1], [0, 0, 0, 0]])
     close(K.gather(t(a), -2, t(idx0)), np.take_along_axis(a, idx0, axis=0))
@@ -395,9 +395,15 @@ def test_gather_and_scatter_add():
     close(K.scatter_add(t(a), 1, t(idx), t(src)), expected)
     big = randn(3, 5)  # a source larger than the index: only its leading part is used
     close(K.scatter_add(t(a), 1, t(idx), t(big)), a + K.scatter_add(
-        t(np.zeros((3, 4))), 1, t(idx), t(big[:, :2])).numpy())
-    with pytest.raises(IndexError, match="out of range"):
+        t(np.zeros((3, 4))), 1, t(idx), t(big[:, :2])).detach().numpy())
+    with pytest.raises(IndexError, match="out of bounds for dimension 1 with size 4"):
         K.gather(t(a), 1, t([[4]]))
+    # As torch, gather and scatter_add do not wrap negative indices (index_select does: Python
+    # indexing reaches it with them).
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        K.gather(t(a), 1, t([[-1]]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        K.scatter_add(t(a), 1, t([[-1]]), t([[1.0]]))
     with pytest.raises(ValueError, match="same number of dimensions"):
         K.gather(t(a), 1, t([0]))
 
@@ -424,7 +430,7 @@ def test_scatter_kernels_do_not_mutate_their_inputs():
     K.scatter_add(x, 1, t([[0], [1], [2]]), t(np.ones((3, 1))))
     K.slice_scatter(x, t(np.ones((3, 2))), 1, 0, 2, 1)
     K.select_scatter(x, t(np.ones(4)), 0, 1)
-    np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal(x.detach().numpy(), a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,7 +468,7 @@ def test_kernels_never_mutate_and_return_fresh_tensors():
         out = getattr(K, name)(x)
         assert out is not x
     assert K.contiguous(x) is not x
-    np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal(x.detach().numpy(), a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,7 +494,7 @@ def test_binary_broadcast_and_promotion_property(shapes, dtypes, name):
     ref = BINARY[name](a.astype(want), b.astype(want))
     if want == "bool" and name == "add":
         ref = np.logical_or(a, b)
-    np.testing.assert_array_equal(out.numpy(), ref)
+    np.testing.assert_array_equal(out.detach().numpy(), ref)
 
 
 @hypothesis.settings(max_examples=60, deadline=None)

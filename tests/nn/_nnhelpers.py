@@ -37,4 +37,4 @@ def torch_lib():
 def to_numpy(t):
     if hasattr(t, "detach"):
         t = t.detach()
-    return t.numpy() if hasattr(t, "numpy") else __import__("numpy").asarray(t)
+    return t.detach().numpy() if hasattr(t, "numpy") else __import__("numpy").asarray(t)

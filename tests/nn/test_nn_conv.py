@@ -45,11 +45,11 @@ def _compare(lib, ours, theirs, x, rtol=1e-10, atol=1e-12):
     v = _rng(99).normal(size=tuple(yt.shape))
     (yo * tg.tensor(v, dtype=tg.float64)).sum().backward()
     (yt * torch.tensor(v, dtype=torch.float64)).sum().backward()
-    np.testing.assert_allclose(to_numpy(xo.grad), xt.grad.numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(to_numpy(xo.grad), xt.grad.detach().numpy(), rtol=rtol, atol=atol)
     po, pt = dict(ours.named_parameters()), dict(theirs.named_parameters())
     assert sorted(po) == sorted(pt)
     for name, p in pt.items():
-        np.testing.assert_allclose(to_numpy(po[name].grad), p.grad.numpy(), rtol=rtol,
+        np.testing.assert_allclose(to_numpy(po[name].grad), p.grad.detach().numpy(), rtol=rtol,
                                    atol=atol, err_msg=name)
 
 
@@ -180,8 +180,8 @@ def test_max_pool_return_indices(lib):
     x = _rng(3).normal(size=(2, 3, 6, 6))
     v, i = lib.nn.MaxPool2d(2, return_indices=True)(lib.tg.tensor(x, dtype=lib.tg.float64))
     tv, ti = torch.nn.MaxPool2d(2, return_indices=True)(torch.tensor(x))
-    np.testing.assert_allclose(to_numpy(v), tv.numpy())
-    np.testing.assert_array_equal(to_numpy(i), ti.numpy())
+    np.testing.assert_allclose(to_numpy(v), tv.detach().numpy())
+    np.testing.assert_array_equal(to_numpy(i), ti.detach().numpy())
 
 
 # -- functional --------------------------------------------------------------------------------
@@ -205,17 +205,17 @@ def test_functional_matches_torch(lib):
         (F.adaptive_avg_pool2d(T(x), (2, 3)), TF.adaptive_avg_pool2d(t(x), (2, 3))),
     ]
     for k, (ours, theirs) in enumerate(cases):
-        np.testing.assert_allclose(to_numpy(ours), theirs.numpy(), rtol=1e-10, atol=1e-12,
+        np.testing.assert_allclose(to_numpy(ours), theirs.detach().numpy(), rtol=1e-10, atol=1e-12,
                                    err_msg=str(k))
     rm, rv = T(np.zeros(4)), T(np.ones(4))
     trm, trv = t(np.zeros(4)), t(np.ones(4))
     y = F.batch_norm(T(x), rm, rv, T(b[:4]), T(w[:4, 0, 0, 0]), True, 0.3, 1e-3)
     ty = TF.batch_norm(t(x), trm, trv, t(b[:4]), t(w[:4, 0, 0, 0]), True, 0.3, 1e-3)
-    np.testing.assert_allclose(to_numpy(y), ty.numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(to_numpy(rm), trm.numpy(), rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(to_numpy(rv), trv.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(to_numpy(y), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(rm), trm.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(to_numpy(rv), trv.detach().numpy(), rtol=1e-12, atol=1e-14)
     y = F.batch_norm(T(x), rm, rv, training=False)
-    np.testing.assert_allclose(to_numpy(y), TF.batch_norm(t(x), trm, trv).numpy(), rtol=1e-10,
+    np.testing.assert_allclose(to_numpy(y), TF.batch_norm(t(x), trm, trv).detach().numpy(), rtol=1e-10,
                                atol=1e-12)
     with pytest.raises(ValueError, match="running_mean"):
         F.batch_norm(T(x), None, None)
@@ -263,7 +263,7 @@ def test_batch_norm_matches_torch(lib, case):
             opt_o.zero_grad()
             opt_t.zero_grad()
         for name, buf in theirs.named_buffers():
-            np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.numpy(), rtol=1e-12,
+            np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.detach().numpy(), rtol=1e-12,
                                        atol=1e-14, err_msg=f"{name} after step {step}")
     if kwargs.get("track_running_stats", True):
         assert int(ours.num_batches_tracked.item()) == 4
@@ -273,7 +273,7 @@ def test_batch_norm_matches_torch(lib, case):
     x = _rng(20).normal(size=shape)
     _compare(lib, ours, theirs, x)
     for name, buf in theirs.named_buffers():  # eval leaves the running statistics alone
-        np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.numpy(), rtol=1e-12,
+        np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.detach().numpy(), rtol=1e-12,
                                    atol=1e-14)
 
 

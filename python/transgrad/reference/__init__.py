@@ -45,6 +45,9 @@ ops = _backend.ops
 _num_threads = 1
 
 
+_MAX_THREADS = 1024
+
+
 def get_num_threads() -> int:
     """The value last given to set_num_threads (1 by default): the reference engine runs every
     kernel on the calling thread, in numpy."""
@@ -57,6 +60,9 @@ def set_num_threads(n: int) -> None:
     n = _operator.index(n)
     if n < 1:
         raise ValueError(f"set_num_threads: expected a positive number of threads, got {n}")
+    if n > _MAX_THREADS:  # the compiled pool's limit (kMaxThreads in csrc/tensor/parallel.h)
+        raise ValueError(f"set_num_threads: {n} threads is more than the pool supports "
+                         f"(at most {_MAX_THREADS})")
     _num_threads = n
 
 

@@ -179,6 +179,20 @@ def _check_shape(shape: Sequence[int], name: str) -> tuple[int, ...]:
     return out
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_size(shape: Sequence[int], dtype: np.dtype) -> None:
+    """As Tensor::empty and every view of the compiled engine (Note [Checked sizes] in
+    csrc/tensor/tensor.cpp): a tensor's elements and bytes fit in int64, else torch's error."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n * np.dtype(dtype).itemsize > _INT64_MAX:
+        raise RuntimeError("Storage size calculation overflowed with sizes=[" +
+                           ", ".join(str(s) for s in shape) + "]")
+
+
 # ---------------------------------------------------------------------------------------------
 # Elementwise unary
 
@@ -358,6 +372,7 @@ def full(shape: Sequence[int], value: float, dtype: Any) -> Any:
     shape = _check_shape(shape, "full")
     if any(s < 0 for s in shape):
         raise ValueError(f"full: negative size in shape {shape}")
+    _check_size(shape, _np_dtype(dtype))
     return _new(np.full(shape, value, dtype=_np_dtype(dtype)))
 
 
@@ -520,6 +535,7 @@ def expand(x: Any, shape: Sequence[int]) -> Any:
     if not ok:
         raise ValueError(f"expand: cannot expand a tensor of shape {_shape(a)} to shape "
                          f"{tuple(shape)}")
+    _check_size(target, a.dtype)
     return _view(np.broadcast_to(a, tuple(target)), x)
 
 
@@ -627,15 +643,17 @@ def stack(tensors: Sequence[Any], dim: int) -> Any:
 # Indexing
 
 
-def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
-    """An int64 index array with negative entries wrapped; out of range raises IndexError."""
+def _index(index: Any, size: int, dim: int, name: str, wrap: bool = True) -> np.ndarray:
+    """An int64 index array, negative entries wrapped when ``wrap`` (index_select, index_add:
+    Python indexing reaches them) and out of range otherwise (gather, scatter_add, as torch);
+    out of range raises IndexError with torch's words (as csrc/kernels/index.cpp)."""
     idx = _arr(index)
     if idx.dtype != _INT:
         raise ValueError(f"{name}: index must be an int64 tensor, got {idx.dtype}")
-    bad = (idx < -size) | (idx >= size)
+    bad = (idx < (-size if wrap else 0)) | (idx >= size)
     if np.any(bad):
-        raise IndexError(f"{name}: index {int(idx[bad].flat[0])} is out of range for "
-                         f"dimension {dim} of size {size}")
+        raise IndexError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {dim} "
+                         f"with size {size} ({name})")
     return np.where(idx < 0, idx + size, idx)
 
 
@@ -685,7 +703,7 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
             shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
             raise ValueError(f"{name}: index shape must not exceed the other shapes outside "
                              f"dimension {dim}, got shapes {shapes}")
-    idx = _index(idx_arr.reshape(ishape), xs.shape[d], dim, name)
+    idx = _index(idx_arr.reshape(ishape), xs.shape[d], d, name, wrap=False)
     grids = list(np.indices(ishape, sparse=True))
     grids[d] = idx
     return xs, tuple(grids)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernels import _arr, _new, _shape, _wrap_dim, _wrap_dims
+from transgrad.reference.kernels import _arr, _check_size, _new, _shape, _wrap_dim, _wrap_dims
 
 _INT = np.dtype("int64")
 
@@ -163,7 +163,10 @@ def _triangle(x: Any, diagonal: int, name: str, fn: Any) -> Any:
     if a.ndim < 2:
         raise ValueError(f"{name}: expected a tensor with at least 2 dimensions, got shape "
                          f"{_shape(a)}")
-    return _new(fn(a, operator.index(diagonal)))
+    # Diagonals beyond the matrix select all or nothing: clamped, so numpy's C long never
+    # overflows (the compiled kernel takes any int64, as torch).
+    rows, cols = a.shape[-2], a.shape[-1]
+    return _new(fn(a, min(max(operator.index(diagonal), -rows - 1), cols + 1)))
 
 
 def tril(x: Any, diagonal: int) -> Any:
@@ -192,6 +195,7 @@ def pad(x: Any, pads: Sequence[int], value: float) -> Any:
         length = max(0, stop - start)
         src[dim] = slice(start, start + length)
         dst[dim] = slice(max(0, lo), max(0, lo) + length)
+    _check_size(shape, a.dtype)
     out = np.full(shape, value).astype(a.dtype)
     out[tuple(dst)] = a[tuple(src)]
     return _new(out)

@@ -33,6 +33,9 @@ from transgrad._dtypes import SUPPORTED
 
 SUPPORTED_DTYPES = frozenset(SUPPORTED)
 FLOATING_KINDS = "fc"
+# torch's words for .numpy() on a tensor that requires grad (csrc/python/tensor_binding.cpp too).
+NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                       "instead.")
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -240,8 +243,11 @@ class Tensor:
                                "to Scalar")
         return self._data.item()
 
-    def numpy(self) -> np.ndarray:
-        """The underlying numpy array (zero-copy)."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying numpy array (zero-copy). As torch, refused on a tensor that requires
+        grad (a write through the array would bypass autograd), unless ``force``."""
+        if self.requires_grad and not force:
+            raise RuntimeError(NUMPY_REQUIRES_GRAD)
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
