@@ -100,17 +100,20 @@ def logit(x: Tensor, eps: Optional[float] = None) -> Tensor:
     return result, backward
 
 
-@samples(case(T(3, 4), T(3, 4, low=0.2, high=3.0)), case(T(2, 1, 3), T(4, 1, low=0.5, high=2.0)))
+@samples(case(T(3, 4), T(3, 4, low=0.2, high=3.0)), case(T(2, 1, 3), T(4, 1, low=0.5, high=2.0)),
+         case(T(3, 4, zeros=((0, 1), (2, 3))), T(3, 4, low=0.2, high=3.0)))
 @formula
 def xlogy(x: Tensor, other: Tensor) -> Tensor:
     """``x * log(other)``, 0 where x == 0 (unless other is NaN), as torch. As torch's, the
-    gradient for x is ``xlogy(x != 0, other)``: 0 at x == 0."""
+    gradient for x is ``log(other)`` even at x == 0 (the Dirichlet and Beta log-densities rely on
+    it at concentration 1), and 0 only where x == 0 and other <= 0."""
     safe = kernel.where(kernel.eq(x, kernel.scalar_like(x, 0.0)),
                         kernel.scalar_like(x, 0.0), kernel.mul(x, kernel.log(other)))
     result = kernel.where(kernel.ne(other, other), other, safe)
 
     def backward(grad):
-        nonzero = ops.cast(x != 0.0, grad.dtype)
-        return grad * ops.xlogy(nonzero, other), grad * x / other
+        g = ops.xlogy(grad, other)
+        grad_x = ops.where(other <= 0.0, ops.where(x == 0.0, ops.zeros_like(g), g), g)
+        return grad_x, grad * x / other
 
     return result, backward

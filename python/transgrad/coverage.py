@@ -578,25 +578,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("transgrad.coverage needs torch (the oracle, and its derivatives.yaml), which is "
               "not installed: pip install torch", file=sys.stderr)
         return 2
-    torch.set_default_dtype(torch.float64)
-    engines = _engines(args.engine)
-    names = entry_names(derivatives_yaml())
-    if args.only:
-        names = [n for n in names if n in args.only or n.partition(".")[0] in args.only]
-    rows = [classify(n, engines, torch) for n in names]
-    if not args.quiet:
-        width = max((len(r.entry) for r in rows), default=5)
-        for r in rows:
-            print(f"{r.entry:<{width}}  {r.status:<12}  {r.detail}")
-    counts = {s: sum(r.status == s for r in rows)
-              for s in ("verified", "covered", "not covered", "out of scope")}
-    print("\n" + summary(rows))
-    print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items()) + f"  (of {len(rows)} entries;"
-          f" engines: {', '.join(n for n, _ in engines)})")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"counts": counts, "rows": [dataclasses.asdict(r) for r in rows]}, f,
-                      indent=1)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)  # restored below: main() runs inside tests too
+    try:
+        engines = _engines(args.engine)
+        names = entry_names(derivatives_yaml())
+        if args.only:
+            names = [n for n in names if n in args.only or n.partition(".")[0] in args.only]
+        rows = [classify(n, engines, torch) for n in names]
+        if not args.quiet:
+            width = max((len(r.entry) for r in rows), default=5)
+            for r in rows:
+                print(f"{r.entry:<{width}}  {r.status:<12}  {r.detail}")
+        counts = {s: sum(r.status == s for r in rows)
+                  for s in ("verified", "covered", "not covered", "out of scope")}
+        print("\n" + summary(rows))
+        print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items()) + f"  (of {len(rows)} entries;"
+              f" engines: {', '.join(n for n, _ in engines)})")
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"counts": counts, "rows": [dataclasses.asdict(r) for r in rows]}, f,
+                          indent=1)
+    finally:
+        torch.set_default_dtype(previous)
     return 0
 
 

@@ -176,5 +176,5 @@ class Gamma(Distribution):
                 + (1.0 - c) * special("digamma", c))
 
     def cdf(self, value: Any) -> Any:
-        raise NotImplementedError("Gamma.cdf needs the regularised incomplete gamma op "
-                                  "(gammainc), which no engine has yet")
+        raise NotImplementedError("Gamma.cdf: transgrad does not have the regularised "
+                                  "incomplete gamma op (gammainc) yet")

@@ -140,9 +140,9 @@ def softplus(x: Any) -> Any:
 
 
 def xlogy_zero(x: Any, y: Any) -> Any:
-    """x * log(y), 0 where x == 0 (so 0 * log 0 is 0)."""
-    safe_y = y.masked_fill(x == 0, 1.0)
-    return x * safe_y.log()
+    """x * log(y), 0 where x == 0 (so 0 * log 0 is 0): the engine's ``xlogy``, whose gradient
+    for x is log(y) even where x == 0, as torch's (the densities at concentration 1 need it)."""
+    return special_op(engine_of(x), "xlogy")(x, y)
 
 
 def special(name: str, x: Any) -> Any:
