@@ -94,8 +94,8 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
       infer = static_cast<int64_t>(i);
     } else if (sizes[i] < 0) {
       throw ValueError("reshape: invalid shape " + shape_str(shape));
-    } else {
-      known *= sizes[i];
+    } else if (__builtin_mul_overflow(known, sizes[i], &known)) {  // Note [Checked sizes]
+      throw RuntimeError("reshape: shape " + shape_str(shape) + " has more elements than int64 can count");
     }
   }
   const int64_t numel = x.numel();
