@@ -110,13 +110,14 @@ Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
 
 int64_t ipow(int64_t base, int64_t e) {
   if (e < 0) return base == 1 ? 1 : (base == -1 ? (e % 2 ? -1 : 1) : 0);
-  int64_t r = 1;
+  // Unsigned: an int64 power that overflows wraps (as torch), where signed overflow is UB.
+  uint64_t r = 1, b = static_cast<uint64_t>(base);
   while (e) {
-    if (e & 1) r *= base;
-    base *= base;
+    if (e & 1) r *= b;
+    b *= b;
     e >>= 1;
   }
-  return r;
+  return static_cast<int64_t>(r);
 }
 
 }  // namespace

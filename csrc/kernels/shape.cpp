@@ -62,7 +62,7 @@ SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<i
     if (hi < 0) hi = std::max<int64_t>(hi + size, 0);
     lo = std::min(lo, size);
     hi = std::min(hi, size);
-    int64_t len = hi > lo ? (hi - lo + step - 1) / step : 0;
+    int64_t len = hi > lo ? 1 + (hi - lo - 1) / step : 0;  // no hi - lo + step: it overflows
     return {lo, len, step};
   }
   lo = start ? *start : size - 1;
@@ -94,8 +94,8 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
       infer = static_cast<int64_t>(i);
     } else if (sizes[i] < 0) {
       throw ValueError("reshape: invalid shape " + shape_str(shape));
-    } else {
-      known *= sizes[i];
+    } else if (__builtin_mul_overflow(known, sizes[i], &known)) {  // Note [Checked sizes]
+      throw RuntimeError("reshape: shape " + shape_str(shape) + " has more elements than int64 can count");
     }
   }
   const int64_t numel = x.numel();
@@ -229,7 +229,7 @@ Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, st
   Shape sizes = x.sizes(), strides = x.strides();
   int64_t offset = x.offset() + (s.length > 0 ? s.start * strides[d] : 0);
   sizes[d] = s.length;
-  strides[d] *= s.step;
+  if (s.length > 1) strides[d] *= s.step;  // then step < size: the product fits (a huge step overflowed)
   return x.view(std::move(sizes), std::move(strides), offset);
 }
 

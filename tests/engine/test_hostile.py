@@ -435,3 +435,18 @@ def test_triangle_with_extreme_diagonal(engine, diagonal):
     keep_all = diagonal > 0
     assert engine.tril(x, diagonal).tolist() == (x.tolist() if keep_all else [[0.0] * 3] * 2)
     assert engine.triu(x, diagonal).tolist() == ([[0.0] * 3] * 2 if keep_all else x.tolist())
+
+
+def test_slice_with_huge_step(engine):
+    x = engine.arange(5.0)
+    assert x[:: 2**63 - 1].tolist() == [0.0]
+    assert x[1:: 2**62].tolist() == [1.0]
+    assert x[3:1:2**63 - 1].tolist() == []
+
+
+def test_int64_power_that_overflows_wraps_as_torch(engine):
+    torch = pytest.importorskip("torch")
+    want = (torch.tensor([3, -3, 7]) ** torch.tensor([41, 41, 41])).tolist()
+    got = engine.tensor([3, -3, 7]) ** engine.tensor([41, 41, 41])
+    assert got.dtype == engine.int64
+    assert got.tolist() == want
