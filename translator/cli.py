@@ -15,13 +15,12 @@ import argparse
 import importlib
 import importlib.util
 import os
-import re
 import sys
 from collections.abc import Iterable, Sequence
-from collections.abc import Set as AbstractSet
 
 from .diagnostics import Diagnostic, TranslatorError, render_all
 from .frontend import load_module
+from .shipped import shipped_formulas, shipped_module, shipped_modules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,43 +44,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_check)
 
 
-def shipped_formulas() -> str:
-    """The formulas directory beside this package: ``<repo>/formulas`` in a checkout,
-    ``transgrad/formulas`` when installed (the translator is ``transgrad/translator``)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
-
-
-def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
-    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
-    but for those whose absolute path is in ``exclude``."""
-    root = shipped_formulas()
-    names = sorted(os.listdir(root)) if os.path.isdir(root) else []
-    paths = [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
-    return [load_module(p) for p in paths if os.path.abspath(p) not in exclude]
-
-
-def _shipped_module(name: str) -> str | None:
-    """The shipped formula module called ``name``, or the one defining formula ``name``."""
-    root = shipped_formulas()
-    if os.path.isfile(os.path.join(root, name + ".py")):
-        return os.path.join(root, name + ".py")
-    pattern = re.compile(rf"^def {re.escape(name)}\(", re.MULTILINE)
-    for f in sorted(os.listdir(root)) if os.path.isdir(root) else ():
-        path = os.path.join(root, f)
-        if f.endswith(".py"):
-            with open(path, encoding="utf-8") as text:
-                if pattern.search(text.read()):
-                    return path
-    return None
-
-
 def collect_paths(paths: Iterable[str]) -> list[str]:
     """Files as given; directories: their ``*.py`` files (not ``__init__.py``), sorted; a bare
     name that is not a path: the shipped formula module of that name, or defining that formula."""
     out: list[str] = []
     for p in paths:
         if not os.path.exists(p) and p.isidentifier():
-            p = _shipped_module(p) or p
+            p = shipped_module(p) or p
         if os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))

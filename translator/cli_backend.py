@@ -16,6 +16,7 @@ import sys
 
 from .backend import emit_modules, load_modules, translate
 from .diagnostics import TranslatorError
+from .shipped import shipped_formulas, shipped_modules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,7 +53,6 @@ def _paths(paths: list[str]) -> list[str]:
 def _context(paths: list[str]) -> list:
     """The shipped formula modules not among ``paths``: what a user's ``ops.NAME`` and
     operators resolve against, as ``check`` does."""
-    from .cli import shipped_modules
 
     return shipped_modules(exclude={os.path.abspath(p) for p in paths})
 
@@ -71,7 +71,6 @@ def run_emit(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from .cli import shipped_formulas
 
     paths = _paths(args.paths or [shipped_formulas()])
     root = args.root if args.paths else None

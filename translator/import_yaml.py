@@ -50,6 +50,7 @@ from .import_rewrite import (
     rewrite_expr,
 )
 from .import_rewrite import Param as SigParam
+from .shipped import shipped_formulas, shipped_modules
 from .signatures import KERNELS
 
 HELPERS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_helpers.py")
@@ -669,7 +670,6 @@ def render_module(formulas: Sequence[Translated], helpers: dict[str, HelperSourc
 
 def check_source(source: str, name: str = "imported.py") -> list[str]:
     """The rendered diagnostics of ``python -m translator check`` on ``source`` (empty: clean)."""
-    from .cli import shipped_modules
     from .diagnostics import TranslatorError
     from .frontend import load_module
 
@@ -693,7 +693,6 @@ def import_entries(raw_entries: Sequence[dict], only: Sequence[str] | None = Non
                    prefix: str = "", formulas_dir: str | None = None, native: str | None = None,
                    check: bool = True) -> tuple[str, list[Outcome]]:
     """(module source, one outcome per entry considered)."""
-    from .cli import shipped_formulas
 
     helpers = read_helpers()
     ops = shipped_ops(formulas_dir or shipped_formulas())

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernels import (
+from transgrad.reference.kernel_support import (
     _F64,
     _INT,
     _arr,

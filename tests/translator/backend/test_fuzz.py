@@ -22,9 +22,9 @@ import pytest
 from backend_util import CXX, ROOT, compile_cpp
 
 from translator.backend import load_modules, translate, write_files
-from translator.cli import shipped_modules
 from translator.diagnostic_codes import CODES
 from translator.diagnostics import TranslatorError
+from translator.shipped import shipped_modules
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, Phase, given, settings

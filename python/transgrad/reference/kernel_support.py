@@ -1,0 +1,181 @@
+"""Helpers every numpy kernel module of the reference engine shares: the Tensor wrapping
+(``_arr``, ``_new``, ``_view``: the only code that knows the Tensor class), the dtype rules
+(Note [Reference kernels] in kernels.py), dims and sizes checking, broadcasting operands.
+
+kernels.py, kernels_nn.py and kernels_special.py import these; this module imports none of them,
+so the kernel modules form no import cycle.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------
+# The only code that knows the Tensor class.
+
+
+_TENSOR: Any = None
+
+
+def _tensor_class() -> Any:
+    global _TENSOR
+    if _TENSOR is None:  # imported late: tensor.py is free to import this module
+        from transgrad.reference.tensor import Tensor
+
+        _TENSOR = Tensor
+    return _TENSOR
+
+
+def _arr(t: Any) -> np.ndarray:
+    """The numpy array behind a reference Tensor (array-likes are accepted too, for tests)."""
+    if isinstance(t, np.ndarray):
+        return t
+    data = getattr(t, "_data", None)
+    if isinstance(data, np.ndarray):
+        return data
+    a = np.asarray(t) if t is not None else None
+    if a is None or a.dtype == object:
+        raise TypeError(f"expected a Tensor, got {type(t).__name__} (an undefined gradient "
+                        "arrives as None: test `grad is None`, or use materialize_grads=True)")
+    return a
+
+
+def _new(a: Any) -> Any:
+    """A fresh Tensor owning ``a`` (converted to one of the supported dtypes)."""
+    return _tensor_class()._from_array(_canonical(np.asarray(a)))
+
+
+def _view(a: np.ndarray, base: Any) -> Any:
+    """A Tensor over ``a``, a numpy view of ``base``'s array: same storage, same version counter."""
+    cls = _tensor_class()
+    return cls._view_of(base, a) if isinstance(base, cls) else cls._from_array(a)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dtypes
+
+_BOOL, _INT, _F32, _F64, _C128 = (np.dtype(n) for n in ("bool", "int64", "float32", "float64",
+                                                         "complex128"))
+_RANK = {_BOOL: 0, _INT: 1, _F32: 2, _F64: 3, _C128: 4}
+_NAMES = {"bool": _BOOL, "int64": _INT, "float32": _F32, "float64": _F64,
+          "complex128": _C128}
+
+
+def _canonical(a: np.ndarray) -> np.ndarray:
+    """Map numpy dtypes onto the supported ones (int32 -> int64, float16 -> float32, ...)."""
+    dt = a.dtype
+    if dt in _RANK:
+        return a
+    if dt.kind in "iu":
+        return a.astype(_INT)
+    if dt.kind == "f":
+        return a.astype(_F32 if dt.itemsize < 8 else _F64)
+    if dt.kind == "c":
+        return a.astype(_C128)
+    raise ValueError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
+                     "float64 or complex128")
+
+
+def _np_dtype(dtype: Any) -> np.dtype:
+    """A DType argument (a name, a numpy dtype or a transgrad dtype object) as a numpy dtype."""
+    if isinstance(dtype, str) and dtype in _NAMES:
+        return _NAMES[dtype]
+    for attr in ("numpy_dtype", "np_dtype", "name"):
+        inner = getattr(dtype, attr, None)
+        if isinstance(inner, str) and inner in _NAMES:
+            return _NAMES[inner]
+        if isinstance(inner, np.dtype) and inner in _RANK:
+            return inner
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt not in _RANK:
+        raise ValueError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NAMES)}")
+    return dt
+
+
+def _promote(*dts: np.dtype) -> np.dtype:
+    return max(dts, key=_RANK.__getitem__)
+
+
+def _floating(a: np.ndarray) -> np.ndarray:
+    """Floating kernels compute int64/bool inputs in float64."""
+    return a if a.dtype.kind in "fc" else a.astype(_F64)
+
+
+def _shape(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(s) for s in a.shape)
+
+
+def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# Dims and shapes
+
+
+def _wrap_dim(dim: int, ndim: int, name: str, extra: int = 0) -> int:
+    """Wrap a possibly negative dim into [0, ndim + extra); a 0-d tensor accepts 0 and -1."""
+    dim = operator.index(dim)
+    n = max(ndim + extra, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{name}: dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
+    """Normalised reduction axes: distinct, wrapped; () for a 0-d tensor."""
+    out = tuple(_wrap_dim(d, ndim, name) for d in dims)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: dim {tuple(dims)} appears more than once")
+    return out if ndim > 0 else ()
+
+
+def _check_shape(shape: Sequence[int], name: str) -> tuple[int, ...]:
+    try:
+        out = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise ValueError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
+    return out
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _check_size(shape: Sequence[int], dtype: np.dtype) -> None:
+    """As Tensor::empty and every view of the compiled engine (Note [Checked sizes] in
+    csrc/tensor/tensor.cpp): a tensor's elements and bytes fit in int64, else torch's error."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n * np.dtype(dtype).itemsize > _INT64_MAX:
+        raise RuntimeError("Storage size calculation overflowed with sizes=[" +
+                           ", ".join(str(s) for s in shape) + "]")
+
+
+def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+    except ValueError:
+        shapes = " and ".join(str(_shape(a)) for a in arrays)
+        raise ValueError(f"{name}: shapes {shapes} are not broadcastable") from None
+
+
+def _operands(a: Any, b: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _arr(a), _arr(b)
+    _broadcast_shape(name, x, y)
+    dt = _promote(x.dtype, y.dtype)
+    return x.astype(dt, copy=False), y.astype(dt, copy=False)

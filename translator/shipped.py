@@ -1,0 +1,42 @@
+"""Where the shipped formulas are: ``<repo>/formulas`` in a checkout, ``transgrad/formulas``
+when installed. The context a user's formula module is checked and emitted in (its
+``ops.NAME`` resolve against these), for ``check``, ``show``, ``emit`` and ``import-yaml``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Set as AbstractSet
+
+from .frontend import load_module
+
+
+def shipped_formulas() -> str:
+    """The formulas directory beside this package: ``<repo>/formulas`` in a checkout,
+    ``transgrad/formulas`` when installed (the translator is ``transgrad/translator``)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
+
+
+def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
+    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
+    but for those whose absolute path is in ``exclude``."""
+    root = shipped_formulas()
+    names = sorted(os.listdir(root)) if os.path.isdir(root) else []
+    paths = [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
+    return [load_module(p) for p in paths if os.path.abspath(p) not in exclude]
+
+
+def shipped_module(name: str) -> str | None:
+    """The shipped formula module called ``name``, or the one defining formula ``name``."""
+    root = shipped_formulas()
+    if os.path.isfile(os.path.join(root, name + ".py")):
+        return os.path.join(root, name + ".py")
+    pattern = re.compile(rf"^def {re.escape(name)}\(", re.MULTILINE)
+    for f in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        path = os.path.join(root, f)
+        if f.endswith(".py"):
+            with open(path, encoding="utf-8") as text:
+                if pattern.search(text.read()):
+                    return path
+    return None
