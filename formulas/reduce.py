@@ -27,8 +27,9 @@ from transgrad.lang import (
 
 @helper
 def reduction_dims(dims: Optional[Dims], ndim: int) -> Dims:
-    """``dims`` with negative entries wrapped, all dims when None; () for a 0-d tensor.
-    Out-of-range dims are left as they are, for the kernel to report."""
+    """``dims`` with negative entries in [-ndim, 0) wrapped, all dims when None; () for a 0-d
+    tensor. Out-of-range dims (-3 on a 2-D tensor too) are left as they are, for the kernel to
+    report: wrapping -3 to -1 would let the kernel wrap it again to a dim that exists."""
     out = ()
     if ndim == 0:
         return out
@@ -37,7 +38,7 @@ def reduction_dims(dims: Optional[Dims], ndim: int) -> Dims:
             out = out + (i,)
         return out
     for d in dims:
-        out = out + ((d + ndim if d < 0 else d),)
+        out = out + ((d + ndim if -ndim <= d and d < 0 else d),)
     return out
 
 

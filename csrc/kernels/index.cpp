@@ -25,7 +25,7 @@ void check_index_dtype(const Tensor& index, const char* name) {
                    shape_str(shape) + ")");
 }
 
-// The entries of a 0-d or 1-D index, wrapped and bounds-checked against `size`.
+// The entries of a 0-d or 1-D index, bounds-checked against `size` (no wrapping).
 std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, const Shape& shape, const char* name) {
   check_index_dtype(index, name);
   if (index.dim() > 1)
@@ -36,8 +36,10 @@ std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, 
   const int64_t st = index.dim() == 1 ? index.strides()[0] : 0;
   for (int64_t j = 0; j < n; ++j) {
     int64_t v = p[j * st];
-    if (v < -size || v >= size) throw_index(name, v, size, dim, shape);
-    out[j] = v < 0 ? v + size : v;
+    // negative entries are out of range, as torch's: only Python indexing wraps them, and it
+    // does so itself before calling index_select (python/transgrad/_api/indexing.py)
+    if (v < 0 || v >= size) throw_index(name, v, size, dim, shape);
+    out[j] = v;
   }
   return out;
 }

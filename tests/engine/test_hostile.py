@@ -207,11 +207,6 @@ def test_negative_class_indices_raise(engine, call):
         call(engine)
 
 
-_API_FIX = ("fixed in _api/_nn: Python indexing wraps negative indices itself before "
-            "ops.index_select, so the index_select/index_add kernels can refuse them as torch")
-
-
-@pytest.mark.xfail(strict=True, reason=_API_FIX)
 @pytest.mark.parametrize("call", [
     lambda tg: tg.ones(3).index_select(0, tg.tensor([-1])),
     lambda tg: tg.zeros(3).index_add(0, tg.tensor([-1]), tg.ones(1)),
@@ -235,12 +230,9 @@ def test_in_range_gather_and_scatter_add(engine):
     assert out.tolist() == [[0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]
 
 
-# --- Kernels: torch errors whose fix is in _api or formulas --------------------------------
-# Each of these has its root outside this branch's files; the test pins torch's behaviour.
+# --- torch's errors for out-of-range arguments ----------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in formulas/reduce.py: reduction_dims wraps d "
-                   "only when -ndim <= d < 0 (today -3 on 2-D becomes -1, wrapped again)")
 @pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
 def test_reduction_dim_out_of_range(engine, op):
     x = engine.ones(2, 3)
@@ -255,30 +247,22 @@ def test_view_of_incompatible_strides_raises(engine):
         engine.arange(12.0).reshape(3, 4).t().view(12)
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/functions.py: narrow checks start in "
-                   "[-size, size] and start + length <= size before ops.slice")
 @pytest.mark.parametrize("start,length", [(5, 1), (1, 5), (-5, 1)])
 def test_narrow_out_of_range_raises(engine, start, length):
     with pytest.raises((IndexError, RuntimeError)):
         engine.ones(4).narrow(0, start, length)
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/factories.py: integers beyond int64 "
-                   "raise instead of becoming a wrapped uint64")
 def test_tensor_of_int_beyond_int64_raises(engine):
     with pytest.raises((RuntimeError, ValueError, OverflowError), match="[Oo]verflow"):
         engine.tensor([2**63])
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/methods.py: an in-place op refuses a "
-                   "result type that cannot be cast to self's dtype")
 def test_inplace_float_into_int_raises(engine):
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
         engine.ones(2, dtype=engine.int64).mul_(1.5)
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/functions.py: integer floor_divide and "
-                   "remainder by zero raise torch's ZeroDivisionError")
 @pytest.mark.parametrize("op", ["floordiv", "mod"])
 def test_integer_division_by_zero_raises(engine, op):
     import operator

@@ -366,7 +366,7 @@ def test_shape_errors(call, error, pattern):
 
 def test_index_select_and_index_add():
     a = randn(5, 3)
-    idx = np.array([4, -1, 0, 0])
+    idx = np.array([4, 4, 0, 0])
     close(K.index_select(t(a), 0, t(idx)), a[[4, 4, 0, 0]])
     close(K.index_select(t(a), -1, t([2, 0])), a[:, [2, 0]])
     src = randn(4, 3)
@@ -375,6 +375,8 @@ def test_index_select_and_index_add():
     close(K.index_add(t(a), 0, t(idx), t(src)), expected)
     with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 5"):
         K.index_select(t(a), 0, t([5]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):  # as torch: no wrapping
+        K.index_select(t(a), 0, t([-1]))
     with pytest.raises(ValueError, match="int64"):
         K.index_select(t(a), 0, t([0.0]))
     with pytest.raises(ValueError, match=r"\(3, 3\)"):

@@ -77,6 +77,11 @@ class Factories:
             a = np.array([np.asarray(v.detach()) if is_tensor(v) else v for v in data])
         else:
             a = np.array(data, copy=True)
+            from_python = not isinstance(data, (np.ndarray, np.generic))
+            if from_python and (a.dtype.kind == "u" or a.dtype == object and any(
+                    isinstance(v, int) and not -2**63 <= v < 2**63 for v in _flat(data))):
+                # numpy makes 2**63 a uint64 (then wrapped to int64) and 2**70 an object
+                raise ValueError("Overflow when unpacking long long")
         if dtype is not None:
             a = a.astype(as_dtype(dtype), copy=False)
         elif (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)

@@ -615,8 +615,20 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
 
 @track_view
 def narrow(x: Any, dim: int, start: int, length: int) -> Any:
-    """``length`` entries of ``x`` from ``start`` along ``dim`` (a view)."""
+    """``length`` entries of ``x`` from ``start`` along ``dim`` (a view). A negative ``start``
+    counts from the end; out-of-range starts and lengths raise, as torch (never clamped)."""
     ops = backend_of(x).ops
+    size = x.shape[wrap_dim(dim, x.ndim)]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
     return ops.slice(x, dim, start, start + length, 1)
 
 
@@ -845,7 +857,10 @@ def trunc(x: Any) -> Any:
 def floor_divide(x: Any, other: Any) -> Any:
     """Not differentiable (piecewise constant): computed on the data."""
     other = _data(other) if is_tensor(other) else np.asarray(other)
-    return _from(x, np.floor_divide(_data(x), other))
+    a = _data(x)
+    if a.dtype.kind in "iub" and other.dtype.kind in "iub" and not np.all(other):
+        raise RuntimeError("ZeroDivisionError")  # torch's words for an integer division by 0
+    return _from(x, np.floor_divide(a, other))
 
 
 def remainder(x: Any, other: Any) -> Any:

@@ -112,8 +112,18 @@ def _get(x: Any, index: Any) -> Tuple[Any, bool]:
             dim += 1
         elif it[0] == "array":
             a, given = it[1], it[2]
-            flat = given if given is not None else B.from_numpy(
-                np.asarray(a.reshape(-1), order="C"))
+            # Python indexing wraps negative entries; index_select itself refuses them (torch)
+            size = out.shape[dim]
+            flat_a = np.asarray(a.reshape(-1), dtype=_I64)
+            if flat_a.size and flat_a.min() < 0:
+                bad = flat_a < -size
+                if np.any(bad):
+                    raise IndexError(f"index {int(flat_a[bad][0])} is out of bounds for "
+                                     f"dimension {dim} with size {size}")
+                flat = B.from_numpy(np.where(flat_a < 0, flat_a + size, flat_a))
+            else:
+                flat = given if given is not None else B.from_numpy(
+                    np.ascontiguousarray(flat_a))
             out = ops.index_select(out, dim, flat)
             if a.ndim != 1:
                 shape = tuple(out.shape)

@@ -89,6 +89,27 @@ def _fit(B: Any, self: Any, new: Any, recording: bool) -> Any:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                            f"broadcast shape {list(new.shape)}")
     if new.dtype != self.dtype:
+        if not _can_cast(new.dtype, self.dtype):
+            raise RuntimeError(f"result type {_TORCH_NAMES.get(new.dtype.name, new.dtype.name)} "
+                               "can't be cast to the desired output type "
+                               f"{_TORCH_NAMES.get(self.dtype.name, self.dtype.name)}")
         with B.autograd.set_grad_enabled(recording):
             new = B.ops.cast(new, self.dtype.name)
     return new
+
+
+# torch's names of dtypes in its casting errors (c10::ScalarType)
+_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                "float64": "Double", "complex128": "ComplexDouble"}
+
+
+def _can_cast(src: Any, dst: Any) -> bool:
+    """torch's rule for writing a result into an existing tensor (``canCast``): never floating
+    into integral, complex into real, or anything but bool into bool."""
+    s, d = src.kind, dst.kind
+    if s == "c" and d != "c":
+        return False
+    if s == "f" and d in "iub":
+        return False
+    return not (s != "b" and d == "b")

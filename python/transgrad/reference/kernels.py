@@ -481,18 +481,19 @@ def stack(tensors: Sequence[Any], dim: int) -> Any:
 # Indexing
 
 
-def _index(index: Any, size: int, dim: int, name: str, wrap: bool = True) -> np.ndarray:
-    """An int64 index array, negative entries wrapped when ``wrap`` (index_select, index_add:
-    Python indexing reaches them) and out of range otherwise (gather, scatter_add, as torch);
-    out of range raises IndexError with torch's words (as csrc/kernels/index.cpp)."""
+def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
+    """An int64 index array in [0, size): negative entries are out of range, as torch's
+    index_select, index_add, gather and scatter_add (only Python indexing wraps, in
+    _api/indexing.py, before it calls index_select); out of range raises IndexError with
+    torch's words (as csrc/kernels/index.cpp)."""
     idx = _arr(index)
     if idx.dtype != _INT:
         raise ValueError(f"{name}: index must be an int64 tensor, got {idx.dtype}")
-    bad = (idx < (-size if wrap else 0)) | (idx >= size)
+    bad = (idx < 0) | (idx >= size)
     if np.any(bad):
         raise IndexError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {dim} "
                          f"with size {size} ({name})")
-    return np.where(idx < 0, idx + size, idx)
+    return idx
 
 
 def _vector_index(x: np.ndarray, dim: int, index: Any, name: str) -> tuple[int, np.ndarray]:
@@ -541,7 +542,7 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
             shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
             raise ValueError(f"{name}: index shape must not exceed the other shapes outside "
                              f"dimension {dim}, got shapes {shapes}")
-    idx = _index(idx_arr.reshape(ishape), xs.shape[d], d, name, wrap=False)
+    idx = _index(idx_arr.reshape(ishape), xs.shape[d], d, name)
     grids = list(np.indices(ishape, sparse=True))
     grids[d] = idx
     return xs, tuple(grids)
