@@ -207,7 +207,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         with backend_of(input).autograd.no_grad():
             x = input.detach()
             mean = ops.mean(x, dims, False)
-            var = functions.var(x, dims, False, 1)
+            var = functions.var(x, dims, correction=1)
             m = float(momentum)
             running_mean.copy_(running_mean * (1.0 - m) + mean * m)
             running_var.copy_(running_var * (1.0 - m) + var * m)
