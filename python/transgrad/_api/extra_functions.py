@@ -25,7 +25,7 @@ from typing import Any
 
 from transgrad._api import functions
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
-from transgrad._backend import backend_of, find_backend
+from transgrad._backend import backend_of, find_backend, is_tensor
 
 SortResult = collections.namedtuple("SortResult", ["values", "indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
@@ -269,12 +269,19 @@ def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = Tru
     return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
 
 
-def masked_fill(x: Any, mask: Any, value: Any) -> Any:
-    """``x`` with ``value`` where the bool ``mask`` is true."""
-    ops = backend_of(x).ops
+def masked_fill(input: Any, mask: Any, value: Any) -> Any:
+    """``input`` with ``value`` where the bool ``mask`` is true; a 0-d tensor ``value`` gets
+    the gradient summed over the masked positions (``masked_fill_tensor``)."""
+    ops = backend_of(input).ops
     if str(mask.dtype) != "bool":
-        raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
-    return ops.masked_fill(x, mask, float(value.item() if hasattr(value, "item") else value))
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if is_tensor(value):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return ops.masked_fill_tensor(input, mask, value)
+    return ops.masked_fill(input, mask, float(value))
 
 
 # -- composites ------------------------------------------------------------------------
