@@ -459,14 +459,14 @@ def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple:
             raise TypeError("var(): unbiased given twice (as dim and as unbiased)")
         dim, unbiased = None, dim
     if unbiased is not None:
-        if correction is not None:
+        if correction != 1:
             raise RuntimeError("Cannot specify both unbiased and correction")
         return dim, 1 if unbiased else 0
-    return dim, 1 if correction is None else correction
+    return dim, correction
 
 
 def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = None) -> Any:
+        *, correction: Any = 1) -> Any:
     """The variance over ``dim``, divided by N - ``correction`` (1 by default: Bessel's);
     ``unbiased`` is torch's legacy spelling of correction 1 (True) or 0 (False)."""
     ops = backend_of(input).ops
@@ -475,14 +475,14 @@ def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: b
 
 
 def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = None) -> Any:
+        *, correction: Any = 1) -> Any:
     """The standard deviation over ``dim`` (the square root of ``var``)."""
     ops = backend_of(input).ops
     return ops.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
 def var_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
-             keepdim: bool = False, *, correction: Any = None) -> tuple:
+             keepdim: bool = False, *, correction: Any = 1) -> tuple:
     """(variance, mean) over ``dim`` (``var``'s arguments)."""
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
@@ -490,7 +490,7 @@ def var_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
 
 
 def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
-             keepdim: bool = False, *, correction: Any = None) -> tuple:
+             keepdim: bool = False, *, correction: Any = 1) -> tuple:
     """(standard deviation, mean) over ``dim`` (``var``'s arguments)."""
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)

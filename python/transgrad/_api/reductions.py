@@ -76,9 +76,10 @@ def cummin(input: Any, dim: int) -> Any:
     return ValuesIndices(*backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
 
 
-def kthvalue(input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """(values, indices) of the ``k``-th smallest element (k from 1) along ``dim``."""
-    d = wrap_dim(dim, input.ndim)
+def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """(values, indices) of the ``k``-th smallest element (k from 1) along ``dim`` (the last
+    by default)."""
+    d = wrap_dim(-1 if dim is None else dim, input.ndim)
     return ValuesIndices(*backend_of(input).ops.kthvalue(input, int(k), d, bool(keepdim)))
 
 
