@@ -57,6 +57,12 @@ CASES = {
     "xlogy": (lambda m, x, y: m.xlogy(x, y) + m.special.xlogy(x, 2.0),
               [F((3, 4)), F((3, 4), 0.5, 2.0)]),
     "expit": (lambda m, x: m.special.expit(x), [F((3, 4))]),
+    "clamp_min": (lambda m, x, y: m.clamp_min(x, 0.3) + x.clamp_max(y), [F((3, 4)), F((4,))]),
+    "deg2rad": (lambda m, x: m.deg2rad(x) * x.rad2deg(), [F((3, 4))]),
+    "frac": (lambda m, x: m.frac(x) * x.frac(), [F((3, 4), -5.0, 5.0)]),
+    "logaddexp2": (lambda m, x, y: x.logaddexp2(y) + m.logaddexp2(y, x), [F((3, 4)),
+                                                                            F((4,))]),
+    "rsub": (lambda m, x, y: m.rsub(x, y, alpha=2) + m.rsub(x, 2.5), [F((3, 4)), F((4,))]),
     # rounding (a zero gradient, still part of the graph) and division modes
     "floor": (lambda m, x: m.floor(x) * x, [F((3, 4), -5.0, 5.0)]),
     "ceil": (lambda m, x: x.ceil() * x, [F((3, 4), -5.0, 5.0)]),
@@ -342,6 +348,8 @@ OVERLOADS = {
     "index_fill": "input, dim, index, value",
     "masked_scatter": "input, mask, source",
     "masked_fill": "input, mask, value",
+    "clamp_min": "input, min", "clamp_max": "input, max",  # torch: min/max as in clamp
+    "rsub": "input, other, *, alpha=1",
     # var(input, dim=None, *, correction=1, keepdim=False) and the legacy (input, dim,
     # unbiased, keepdim=False), (input, unbiased)
     **{n: "input, dim=None, unbiased=None, keepdim=False, *, correction=1"

@@ -858,7 +858,7 @@ def _rounded(input: Any, rounding: Any) -> Any:
     shift = np.where(np.isfinite(a), rounding(a) - np.trunc(a), 0).astype(a.dtype)
     if not shift.any():
         return t
-    return B.ops.add(t, B.from_numpy(np.ascontiguousarray(shift)))
+    return B.ops.add(t, B.from_numpy(np.array(shift, order="C")))
 
 
 def floor(input: Any) -> Any:

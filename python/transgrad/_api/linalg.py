@@ -111,9 +111,16 @@ def det(input: Any) -> Any:
 
 
 def slogdet(input: Any) -> Any:
-    """(sign, log |det|) of each square matrix; only log |det| is differentiable."""
+    """(sign, log |det|) of each square matrix; sign's gradient is zero (as torch)."""
     _square(input, "linalg.slogdet")
-    return SlogdetResult(*backend_of(input).ops.slogdet(input))
+    ops = backend_of(input).ops
+    sign, logabsdet = ops.slogdet(input)
+    if logabsdet.requires_grad:
+        # torch's sign takes part in the graph with a zero gradient: add sgn's zero-gradient
+        # 0 (sgn(l) - sgn(l) is finite for l = -inf, unlike 0 * l)
+        level = ops.sgn(logabsdet)
+        sign = ops.add(sign, ops.sub(level, level))
+    return SlogdetResult(sign, logabsdet)
 
 
 def logdet(input: Any) -> Any:

@@ -62,9 +62,10 @@ EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "
 # var_mean, std_mean, cdist, pdist, block_diag: torch has no such methods).
 TABLE_METHODS = {
     pfn: ("acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh",
-          "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cosh",
-          "digamma", "erfc", "erfinv", "exp2", "hypot", "lerp", "lgamma", "logaddexp", "logit",
-          "nan_to_num", "sgn", "sinh", "xlogy"),
+          "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max",
+          "clamp_min", "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot",
+          "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "rad2deg", "sgn",
+          "sinh", "xlogy"),
     rfn: ("aminmax", "cummax", "cummin", "cumprod", "kthvalue", "logcumsumexp", "median",
           "nansum", "prod"),
     lfn: ("addbmm", "addmm", "addmv", "addr", "baddbmm", "det", "dist", "inverse", "logdet",
@@ -371,6 +372,8 @@ TABLE_INPLACE = (
         ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"), ("arcsin", "asin"),
         ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
     ("lerp", pfn.lerp, None), ("polygamma", polygamma, None),
+    *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
+                                           "frac")),
     ("fmod", fn.fmod, "fmod"), ("remainder", fn.remainder, "remainder"),
     ("floor_divide", fn.floor_divide, "div_floor"), ("trunc", fn.trunc, "trunc"),
     ("fix", fn.trunc, "trunc"), ("floor", fn.floor, None), ("ceil", fn.ceil, None),

@@ -11,16 +11,17 @@ so both engines behave the same and every result is differentiable to any order.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
-from transgrad._api.functions import as_tensor
+from transgrad._api.functions import as_tensor, clamp, mul, sub, trunc
 from transgrad._backend import backend_of, is_tensor
 
 __all__ = [
     "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma",
-    "erfc", "erfinv", "exp2", "hypot",
-    "lerp", "lgamma", "logaddexp", "logit", "nan_to_num", "polygamma",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max", "clamp_min", "cosh", "deg2rad", "digamma",
+    "erfc", "erfinv", "exp2", "frac", "hypot",
+    "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg", "rsub",
     "sgn", "sinh", "xlogy",
 ]
 
@@ -183,6 +184,46 @@ def logit(input: Any, eps: Optional[float] = None) -> Any:
 def xlogy(input: Any, other: Any) -> Any:
     """``input * log(other)``, 0 where input is 0 (unless other is NaN)."""
     return _binary("xlogy", input, other)
+
+
+# -- composites of torch's table with no formula of their own ---------------------------------
+
+
+def clamp_min(input: Any, min: Any) -> Any:  # noqa: A002
+    """``input`` limited from below by ``min`` (a number or a tensor)."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Any, max: Any) -> Any:  # noqa: A002
+    """``input`` limited from above by ``max`` (a number or a tensor)."""
+    return clamp(input, max=max)
+
+
+def deg2rad(input: Any) -> Any:
+    """Degrees to radians."""
+    return mul(input, math.pi / 180.0)
+
+
+def rad2deg(input: Any) -> Any:
+    """Radians to degrees."""
+    return mul(input, 180.0 / math.pi)
+
+
+def frac(input: Any) -> Any:
+    """The fractional part ``input - trunc(input)`` (gradient 1, as torch)."""
+    return backend_of(input).ops.sub(input, trunc(input))
+
+
+def logaddexp2(input: Any, other: Any) -> Any:
+    """``log2(2 ** input + 2 ** other)``, computed stably (logaddexp in base e, rescaled)."""
+    x, other = _pair(input, other)
+    ln2 = math.log(2.0)
+    return mul(logaddexp(mul(x, ln2), mul(other, ln2)), 1.0 / ln2)
+
+
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """``other - alpha * input`` (sub with its operands swapped)."""
+    return sub(other, input, alpha=alpha)
 
 
 # PyTorch's numpy-style spellings.
