@@ -83,5 +83,5 @@ def set_num_threads(n: int) -> None:
 
 
 __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
-                  "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-                  "get_num_threads", "set_num_threads"])
+                  "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
+                  "is_grad_enabled", "get_num_threads", "set_num_threads"])

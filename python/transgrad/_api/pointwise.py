@@ -19,10 +19,10 @@ from transgrad._backend import backend_of, is_tensor
 
 __all__ = [
     "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max", "clamp_min", "cosh", "deg2rad", "digamma",
-    "erfc", "erfinv", "exp2", "frac", "hypot",
-    "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg", "rsub",
-    "sgn", "sinh", "xlogy",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max", "clamp_min",
+    "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot", "lerp", "lgamma",
+    "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg", "rsub", "sgn",
+    "sinh", "xlogy",
 ]
 
 

@@ -68,7 +68,8 @@ def set_num_threads(n: int) -> None:
 
 
 __all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_threads", "linalg",
-           "load", "nn", "ops", "optim", "save", "serialization", "set_num_threads", "special", "utils"]
+           "load", "nn", "ops", "optim", "save", "serialization", "set_num_threads", "special",
+           "utils"]
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
 from transgrad.reference import (  # noqa: E402,F401
