@@ -277,8 +277,6 @@ def test_inplace_float_into_int_raises(engine):
         engine.ones(2, dtype=engine.int64).mul_(1.5)
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/functions.py: integer floor_divide and "
-                   "remainder by zero raise torch's ZeroDivisionError")
 @pytest.mark.parametrize("op", ["floordiv", "mod"])
 def test_integer_division_by_zero_raises(engine, op):
     import operator

