@@ -403,3 +403,33 @@ def test_namespace_signature_is_torchs(ref, path):
     if space == "linalg" and name != "solve":  # torch.linalg names the matrix A
         theirs = theirs.replace("A", "input", 1)
     assert ours == theirs
+
+
+# Formulas reached under another public name (or internal building blocks), with where.
+INTERNAL_FORMULAS = {
+    "masked_fill_tensor": "masked_fill with a 0-d tensor value",
+    "div_trunc": "div(rounding_mode='trunc')", "div_floor": "div(rounding_mode='floor')",
+    "lerp_tensor": "lerp with a tensor weight", "median_dim": "median(x, dim)",
+    "scatter_value": "scatter with a number", "scatter_reduce_sum": "scatter_reduce 'sum'",
+    "scatter_reduce_mean": "scatter_reduce 'mean'", "solve": "linalg.solve",
+    "solve_matrix": "linalg.solve(left=False)", "cast": "Tensor.to", "matmul_nd": "matmul",
+    "sum_to": "Tensor.sum_to_size", "pow_scalar": "pow with a number", "max_dim": "max(x, dim)",
+    "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
+    "col2im": "nn.functional.fold",
+    "binary_cross_entropy_with_logits_unreduced": "nn.functional."
+                                                  "binary_cross_entropy_with_logits",
+}
+
+
+def test_every_formula_has_a_public_name(ref):
+    """Issue 12 item 8: an in-tree formula is ``transgrad.NAME``, a Tensor method or in
+    ``nn.functional``/``linalg``, or listed above with the public name that reaches it."""
+    public = set(dir(ref)) | set(dir(ref.Tensor)) | set(dir(ref.nn.functional))
+    public |= set(ref.linalg.__all__) | set(ref.special.__all__)
+    from transgrad import lang
+
+    lang.load_builtin_formulas()
+    ops = sorted(lang.REGISTRY)
+    assert ops, "no formulas listed"
+    missing = [n for n in ops if n not in public and n not in INTERNAL_FORMULAS]
+    assert missing == []
