@@ -36,7 +36,9 @@ if _C is not None:
 
     # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``,
     # ``transgrad.utils.data.DataLoader``.
-    from . import autograd, distributions, nn, optim, serialization, utils  # noqa: E402,F401
+    from . import (  # noqa: E402,F401
+        autograd, distributions, linalg, nn, optim, serialization, special, utils,
+    )
     from .serialization import load, save  # noqa: E402,F401
 else:
 

@@ -24,6 +24,8 @@ from transgrad._api.extra_functions import __all__ as _extra_functions
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.functions import __all__ as _functions
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
+from transgrad._api.table_functions import *  # noqa: F401,F403
+from transgrad._api.table_functions import __all__ as _table_functions
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._dtypes import __all__ as _dtypes
 
@@ -80,6 +82,6 @@ def set_num_threads(n: int) -> None:
     _C._kernels._set_num_threads(operator.index(n))
 
 
-__all__ = sorted([*_functions, *_extra_functions, *_dtypes, *_FACTORY_NAMES, "Tensor", "ops",
-                  "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-                  "get_num_threads", "set_num_threads"])
+__all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
+                  "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
+                  "is_grad_enabled", "get_num_threads", "set_num_threads"])

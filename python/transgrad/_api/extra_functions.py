@@ -25,7 +25,7 @@ from typing import Any
 
 from transgrad._api import functions
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
-from transgrad._backend import backend_of, find_backend
+from transgrad._backend import backend_of, find_backend, is_tensor
 
 SortResult = collections.namedtuple("SortResult", ["values", "indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
@@ -207,7 +207,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
         with backend_of(input).autograd.no_grad():
             x = input.detach()
             mean = ops.mean(x, dims, False)
-            var = functions.var(x, dims, False, 1)
+            var = functions.var(x, dims, correction=1)
             m = float(momentum)
             running_mean.copy_(running_mean * (1.0 - m) + mean * m)
             running_var.copy_(running_var * (1.0 - m) + var * m)
@@ -269,12 +269,20 @@ def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = Tru
     return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
 
 
-def masked_fill(x: Any, mask: Any, value: Any) -> Any:
-    """``x`` with ``value`` where the bool ``mask`` is true."""
-    ops = backend_of(x).ops
+def masked_fill(input: Any, mask: Any, value: Any) -> Any:
+    """``input`` with ``value`` where the bool ``mask`` is true; a 0-d tensor ``value`` gets
+    the gradient summed over the masked positions (``masked_fill_tensor``)."""
+    ops = backend_of(input).ops
     if str(mask.dtype) != "bool":
-        raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
-    return ops.masked_fill(x, mask, float(value.item() if hasattr(value, "item") else value))
+        # torch raises RuntimeError; TypeError kept for tests/ops/test_ops_api_nn.py
+        raise TypeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if is_tensor(value):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return ops.masked_fill_tensor(input, mask, value)
+    return ops.masked_fill(input, mask, float(value))
 
 
 # -- composites ------------------------------------------------------------------------

@@ -9,6 +9,14 @@ shapes, Python numbers) and calls one or a few of that engine's formulas; nothin
 per call beyond what the arguments themselves require. View functions register their results
 (``track_view``, Note [In-place on views] in views.py).
 
+Note [Rounding keeps the graph]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``floor``/``ceil``/``round``/``trunc`` (and ``div`` with a rounding mode) are
+differentiable with a zero gradient: their result requires grad when the input does. ``trunc``,
+``div_trunc`` and ``div_floor`` are formulas; ``floor``, ``ceil`` and ``round`` are ``trunc(x)``
+plus the constant difference to the wanted rounding (computed on the data; 0 where x is not
+finite, so inf and NaN come out as torch's). Integer tensors are returned as a copy, as torch.
+
 Scalars follow docs/ARCHITECTURE.md: a Python number meeting tensor ``t`` becomes a 0-d tensor of
 ``t``'s dtype when ``t`` is floating; for int64/bool ``t``, int64 (int) or float64 (float).
 """
@@ -32,18 +40,18 @@ MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "argmax", "argmin",
-    "bmm", "broadcast_tensors", "broadcast_to", "cast", "cat", "ceil", "chunk", "clamp",
-    "clip", "clone", "concat", "concatenate", "contiguous", "cos", "diagonal",
-    "diagonal_scatter", "div", "divide", "dot", "eq", "equal", "erf", "exp", "expand", "expm1",
-    "flatten", "floor", "floor_divide", "gather", "ge", "greater", "gt", "index_add",
-    "index_select", "isfinite", "isinf", "isnan", "le", "less", "log", "log10", "log1p",
-    "log2", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "movedim",
-    "mul", "multiply", "narrow", "ne", "neg", "negative", "norm", "outer", "permute", "pow",
-    "reciprocal", "relu", "remainder", "reshape", "round", "rsqrt", "scatter_add", "select",
-    "select_scatter", "sigmoid", "sign", "sin", "slice_scatter", "softmax", "split", "sqrt",
-    "square", "squeeze", "stack", "std", "sub", "subtract", "sum", "swapaxes", "t", "tan",
-    "tanh", "transpose", "true_divide", "trunc", "unbind", "unflatten", "unsqueeze", "var",
+    "bmm", "broadcast_tensors", "broadcast_to", "cast", "cat", "ceil", "chunk", "clamp", "clip",
+    "clone", "concat", "concatenate", "contiguous", "cos", "diagonal", "diagonal_scatter",
+    "div", "divide", "dot", "eq", "equal", "erf", "exp", "expand", "expm1", "fix", "flatten",
+    "floor", "floor_divide", "fmod", "gather", "ge", "greater", "gt", "index_add",
+    "index_select", "isfinite", "isinf", "isnan", "le", "less", "log", "log10", "log1p", "log2",
+    "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt",
+    "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "movedim", "mul", "multiply",
+    "narrow", "ne", "neg", "negative", "norm", "outer", "permute", "pow", "reciprocal", "relu",
+    "remainder", "reshape", "round", "rsqrt", "scatter_add", "select", "select_scatter",
+    "sigmoid", "sign", "sin", "slice_scatter", "softmax", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "t", "tan", "tanh",
+    "transpose", "true_divide", "trunc", "unbind", "unflatten", "unsqueeze", "var", "var_mean",
     "where",
 ]
 _F64, _I64 = np.dtype("float64"), np.dtype("int64")
@@ -295,14 +303,6 @@ def sub(x: Any, other: Any, alpha: Any = 1) -> Any:
     return ops.sub(x, as_tensor(other, x))
 
 
-def div(x: Any, other: Any, rounding_mode: Optional[str] = None) -> Any:
-    """``x / other`` (true division; ``rounding_mode`` is not differentiable, not supported)."""
-    if rounding_mode is not None:
-        raise NotImplementedError("div(rounding_mode=...) is not differentiable; use "
-                                  "numpy on the data")
-    return _binary("div", x, other)
-
-
 def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
     """``x ** exponent``: a tensor exponent is differentiated too, a number is a constant."""
     ops = _ops_of_pair(x, exponent)
@@ -451,24 +451,50 @@ def log_softmax(x: Any, dim: int, dtype: Any = None) -> Any:
     return ops.log_softmax(x if dtype is None else cast(x, dtype), dim)
 
 
-def var(x: Any, dim: Any = None, keepdim: bool = False, correction: int = 1,
-        unbiased: Optional[bool] = None) -> Any:
-    """The variance over ``dim`` (``correction=1``: Bessel's)."""
-    ops = backend_of(x).ops
+def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple:
+    """(dim, correction) from torch's forms: ``var(x, dim, *, correction=1)``, the legacy
+    ``var(x, dim, unbiased)`` and ``var(x, unbiased)``."""
+    if isinstance(dim, (bool, np.bool_)):
+        if unbiased is not None:
+            raise TypeError("var(): unbiased given twice (as dim and as unbiased)")
+        dim, unbiased = None, dim
     if unbiased is not None:
-        correction = 1 if unbiased else 0
-    dims = dims_arg(dim, x.ndim)
-    n = math.prod(x.shape[d] for d in dims) if x.ndim else 1
-    centered = ops.sub(x, ops.mean(x, dims, True))
-    total = ops.sum(ops.mul(centered, centered), dims, keepdim)
-    return div(total, float(n - correction) if n > correction else float("nan"))
+        if correction != 1:
+            raise RuntimeError("Cannot specify both unbiased and correction")
+        return dim, 1 if unbiased else 0
+    return dim, correction
 
 
-def std(x: Any, dim: Any = None, keepdim: bool = False, correction: int = 1,
-        unbiased: Optional[bool] = None) -> Any:
-    """The standard deviation over ``dim`` (``correction=1``: Bessel's)."""
-    ops = backend_of(x).ops
-    return ops.sqrt(var(x, dim, keepdim, correction, unbiased))
+def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
+        *, correction: Any = 1) -> Any:
+    """The variance over ``dim``, divided by N - ``correction`` (1 by default: Bessel's);
+    ``unbiased`` is torch's legacy spelling of correction 1 (True) or 0 (False)."""
+    ops = backend_of(input).ops
+    dim, correction = _correction(dim, unbiased, correction)
+    return ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim))[0]
+
+
+def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
+        *, correction: Any = 1) -> Any:
+    """The standard deviation over ``dim`` (the square root of ``var``)."""
+    ops = backend_of(input).ops
+    return ops.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
+             keepdim: bool = False, *, correction: Any = 1) -> tuple:
+    """(variance, mean) over ``dim`` (``var``'s arguments)."""
+    ops = backend_of(input).ops
+    dim, correction = _correction(dim, unbiased, correction)
+    return tuple(ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
+
+
+def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
+             keepdim: bool = False, *, correction: Any = 1) -> tuple:
+    """(standard deviation, mean) over ``dim`` (``var``'s arguments)."""
+    ops = backend_of(input).ops
+    dim, correction = _correction(dim, unbiased, correction)
+    return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
 def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
@@ -834,38 +860,87 @@ def logical_xor(x: Any, other: Any) -> Any:
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 
-def floor(x: Any) -> Any:
-    """The largest integer <= x, elementwise; not differentiable."""
-    return _from(x, np.floor(_data(x)))
+def _rounded(input: Any, rounding: Any) -> Any:
+    """``rounding`` of ``input``'s data, with ``trunc``'s zero gradient."""
+    B = backend_of(input)
+    if input.dtype.kind in "iub":
+        return B.ops.clone(input)
+    a = _data(input)
+    t = B.ops.trunc(input)
+    shift = np.where(np.isfinite(a), rounding(a) - np.trunc(a), 0).astype(a.dtype)
+    if not shift.any():
+        return t
+    return B.ops.add(t, B.from_numpy(np.array(shift, order="C")))
 
 
-def ceil(x: Any) -> Any:
-    """The smallest integer >= x, elementwise; not differentiable."""
-    return _from(x, np.ceil(_data(x)))
+def floor(input: Any) -> Any:
+    """The largest integer <= input, elementwise (a zero gradient, as torch)."""
+    return _rounded(input, np.floor)
 
 
-def round(x: Any) -> Any:  # noqa: A001
-    """Elementwise rounding to the nearest integer (half to even); not differentiable."""
-    return _from(x, np.round(_data(x)))
+def ceil(input: Any) -> Any:
+    """The smallest integer >= input, elementwise (a zero gradient, as torch)."""
+    return _rounded(input, np.ceil)
 
 
-def trunc(x: Any) -> Any:
-    """Elementwise rounding toward zero; not differentiable."""
-    return _from(x, np.trunc(_data(x)))
+def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
+    """Rounding half to even, to ``decimals`` decimal places (a zero gradient, as torch)."""
+    d = int(decimals)
+    if d == 0:
+        return _rounded(input, np.round)
+    if input.dtype.kind in "iub":
+        raise RuntimeError('"round_decimals_cpu" not implemented for \'Long\'')
+    scale = 10.0 ** builtins.abs(d)
+
+    def rounding(a: np.ndarray) -> np.ndarray:
+        # torch: nearbyint(x * 10^d) / 10^d (d < 0: nearbyint(x / 10^-d) * 10^-d)
+        return np.round(a * scale) / scale if d > 0 else np.round(a / scale) * scale
+
+    return _rounded(input, rounding)
 
 
-def floor_divide(x: Any, other: Any) -> Any:
-    """Not differentiable (piecewise constant): computed on the data."""
-    other = _data(other) if is_tensor(other) else np.asarray(other)
-    a = _data(x)
-    if a.dtype.kind in "iub" and other.dtype.kind in "iub" and not np.all(other):
-        raise RuntimeError("ZeroDivisionError")  # torch's words for an integer division by 0
-    return _from(x, np.floor_divide(a, other))
+def trunc(input: Any) -> Any:
+    """Rounding toward zero, elementwise (a zero gradient, as torch)."""
+    if input.dtype.kind in "iub":
+        return backend_of(input).ops.clone(input)
+    return backend_of(input).ops.trunc(input)
 
 
-def remainder(x: Any, other: Any) -> Any:
-    """``x - floor_divide(x, other) * other`` (Python's sign rule), differentiable."""
-    return sub(x, mul(as_tensor(floor_divide(x, other), x), other))
+fix = trunc
+
+
+def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Any:
+    """``input / other``; ``rounding_mode="trunc"`` rounds toward zero, ``"floor"`` down (both
+    with a zero gradient, as torch)."""
+    if rounding_mode is None:
+        return _binary("div", input, other)
+    if rounding_mode == "trunc":
+        return _binary("div_trunc", input, other)
+    if rounding_mode == "floor":
+        return _binary("div_floor", input, other)
+    raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                       f"found '{rounding_mode}'")
+
+
+divide, true_divide = div, div
+
+
+def floor_divide(input: Any, other: Any) -> Any:
+    """``div(input, other, rounding_mode="floor")``."""
+    return _binary("div_floor", input, other)
+
+
+def fmod(input: Any, other: Any) -> Any:
+    """The remainder of ``input / other`` with the sign of ``input`` (C's fmod)."""
+    return _binary("fmod", input, other)
+
+
+def remainder(input: Any, other: Any) -> Any:
+    """The remainder of ``input / other`` with the sign of ``other`` (Python's %)."""
+    if not is_tensor(input) and isinstance(input, numbers.Number):
+        return _binary("remainder", as_tensor(input, other), other)
+    return _binary("remainder", input, other)
+
 
 
 def isnan(x: Any) -> Any:
@@ -896,7 +971,7 @@ def equal(x: Any, other: Any) -> bool:
 
 
 # PyTorch's other spellings of the same functions.
-negative, true_divide, concat, concatenate = neg, div, cat, cat
+negative, concat, concatenate = neg, cat, cat
 clip, swapaxes, absolute, multiply = clamp, transpose, abs, mul
-subtract, divide, greater, less = sub, div, gt, lt
+subtract, greater, less = sub, gt, lt
 builtins_min, builtins_max, builtins_sum = builtins.min, builtins.max, builtins.sum

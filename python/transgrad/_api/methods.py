@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
+from transgrad._api import linalg as lfn
+from transgrad._api import pointwise as pfn
+from transgrad._api import reductions as rfn
+from transgrad._api import scatter as sfn
 from transgrad._api.functions import as_tensor, scalar, shape_arg
 from transgrad._api.indexing import getitem, setitem
 from transgrad._api.inplace import run_inplace
@@ -50,9 +54,25 @@ FUNCTION_METHODS = (
     "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax", "argmin", "all",
     "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
-    "absolute", "floor", "ceil", "round", "trunc", "floor_divide", "remainder")
+    "absolute", "floor", "ceil", "round", "trunc", "floor_divide", "remainder", "fmod",
+    "fix")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
                           "roll", "mv", "repeat")
+# The functions of the derivative-table families that torch also has as Tensor methods (not
+# var_mean, std_mean, cdist, pdist, block_diag: torch has no such methods).
+TABLE_METHODS = {
+    pfn: ("acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh",
+          "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max",
+          "clamp_min", "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot",
+          "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "rad2deg", "sgn",
+          "sinh", "xlogy"),
+    rfn: ("aminmax", "cummax", "cummin", "cumprod", "kthvalue", "logcumsumexp", "median",
+          "nansum", "prod"),
+    lfn: ("addbmm", "addmm", "addmv", "addr", "baddbmm", "det", "dist", "inverse", "logdet",
+          "slogdet", "trace"),
+    sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
+          "scatter", "scatter_reduce", "take", "unfold"),
+}
 
 
 def where(self: Any, condition: Any, other: Any) -> Any:
@@ -322,6 +342,51 @@ UNARY_INPLACE = ("neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "recipr
 BINARY_INPLACE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 
 
+def polygamma(self: Any, n: int) -> Any:
+    """``x.polygamma(n)`` is ``polygamma(n, x)`` (torch's order)."""
+    return pfn.polygamma(n, self)
+
+
+def _inplace_of(f: Callable[..., Any], formula: Optional[str]) -> Callable[..., Any]:
+    """``x.NAME_(*args)``: ``f(x, *args)`` written into x, under ``formula``'s verdict (None:
+    unknown, run on a copy)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        operands = tuple(a for a in (*args, *kwargs.values()) if is_tensor(a))
+        return run_inplace(self, lambda x: f(x, *args, **kwargs), operands,
+                           "?" if formula is None else formula)
+
+    method.__name__ = f"{f.__name__}_"
+    return method
+
+
+# x.NAME_() for the derivative-table functions torch has in place: (method, function, the
+# formula whose in-place verdict applies; None when the function composes several, or picks
+# a formula by its arguments: then the op runs on a copy, which is always safe).
+TABLE_INPLACE = (
+    *((n, getattr(pfn, n), n) for n in (
+        "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "exp2", "sgn",
+        "erfc", "erfinv", "lgamma", "digamma", "logit", "nan_to_num", "atan2", "hypot",
+        "xlogy", "addcmul", "addcdiv")),
+    *((a, getattr(pfn, n), n) for a, n in (
+        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"), ("arcsin", "asin"),
+        ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
+    ("lerp", pfn.lerp, None), ("polygamma", polygamma, None),
+    *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
+                                           "frac")),
+    ("fmod", fn.fmod, "fmod"), ("remainder", fn.remainder, "remainder"),
+    ("floor_divide", fn.floor_divide, "div_floor"), ("trunc", fn.trunc, "trunc"),
+    ("fix", fn.trunc, "trunc"), ("floor", fn.floor, None), ("ceil", fn.ceil, None),
+    ("round", fn.round, None), ("divide", fn.div, None), ("true_divide", fn.div, None),
+    ("cumprod", rfn.cumprod, "cumprod"),
+    *((n, getattr(lfn, n), n) for n in ("addmm", "baddbmm", "addbmm", "addmv", "addr")),
+    ("index_fill", sfn.index_fill, None), ("index_copy", sfn.index_copy, "index_copy"),
+    ("scatter", sfn.scatter, None), ("scatter_reduce", sfn.scatter_reduce, None),
+    ("masked_scatter", sfn.masked_scatter, "masked_scatter"),
+    ("masked_fill", xfn.masked_fill, None),
+)
+
+
 def clamp_(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     return run_inplace(self, lambda x: fn.clamp(x, min, max), (min, max), "clamp")
 
@@ -392,6 +457,8 @@ def _repr(t: Any) -> str:
 METHODS: Dict[str, Any] = {
     **{name: getattr(fn, name) for name in FUNCTION_METHODS},
     **{name: getattr(xfn, name) for name in EXTRA_FUNCTION_METHODS},
+    **{name: getattr(module, name) for module, names in TABLE_METHODS.items() for name in names},
+    "polygamma": polygamma,
     "view": fn.reshape, "where": where, "flip": flip, "T": property(_T), "mT": property(_mT),
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
@@ -416,6 +483,7 @@ METHODS: Dict[str, Any] = {
     **{f"__i{op}__": _inplace_binary(name) for op, name in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
     **{f"{name}_": _inplace_unary(name) for name in UNARY_INPLACE},
+    **{f"{name}_": _inplace_of(f, formula) for name, f, formula in TABLE_INPLACE},
     "clamp_": clamp_, "clip_": clamp_, "copy_": copy_, "zero_": zero_, "fill_": fill_,
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
 }

@@ -16,6 +16,7 @@ from transgrad._api import build as _build
 from transgrad._api.factories import Factories as _Factories
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.functions import *  # noqa: F401,F403
+from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
@@ -66,9 +67,12 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_threads", "load",
-           "nn", "ops", "optim", "save", "serialization", "set_num_threads", "utils"]
+__all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_threads", "linalg",
+           "load", "nn", "ops", "optim", "save", "serialization", "set_num_threads", "special",
+           "utils"]
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
-from transgrad.reference import distributions, nn, optim, serialization, utils  # noqa: E402,F401
+from transgrad.reference import (  # noqa: E402,F401
+    distributions, linalg, nn, optim, serialization, special, utils,
+)
 from transgrad.reference.serialization import load, save  # noqa: E402,F401

@@ -1,0 +1,231 @@
+"""PyTorch-style elementwise functions over the formulas of formulas/pointwise.py and
+formulas/special.py: hyperbolic and inverse trigonometric functions, ``atan2``, ``hypot``,
+``logaddexp``, ``lerp``, ``addcmul``/``addcdiv``, ``fmod``/``remainder``, the special functions
+(``erfinv``, ``lgamma``, ``digamma``, ``polygamma``, ``logit``, ``xlogy``).
+
+Input: tensors of either engine (a Python number where torch takes one). Output: the functions of
+``__all__``, exported by both engines and reused as Tensor methods (methods.py) and by
+``transgrad.special``. Each finds its engine with ``backend_of`` and calls that engine's formula,
+so both engines behave the same and every result is differentiable to any order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from transgrad._api.functions import as_tensor, clamp, mul, sub, trunc
+from transgrad._backend import backend_of, is_tensor
+
+__all__ = [
+    "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max", "clamp_min",
+    "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot", "lerp", "lgamma",
+    "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg", "rsub", "sgn",
+    "sinh", "xlogy",
+]
+
+
+def _pair(x: Any, other: Any) -> tuple:
+    """Both operands as tensors of one engine (a Python number takes the scalar rule)."""
+    if not is_tensor(x):
+        x = as_tensor(x, other)
+    return x, as_tensor(other, x)
+
+
+def _binary(name: str, x: Any, other: Any) -> Any:
+    x, other = _pair(x, other)
+    return getattr(backend_of(x).ops, name)(x, other)
+
+
+# -- hyperbolic and inverse trigonometric functions -----------------------------------------
+
+
+def sinh(input: Any) -> Any:
+    """The hyperbolic sine."""
+    return backend_of(input).ops.sinh(input)
+
+
+def cosh(input: Any) -> Any:
+    """The hyperbolic cosine."""
+    return backend_of(input).ops.cosh(input)
+
+
+def asinh(input: Any) -> Any:
+    """The inverse hyperbolic sine."""
+    return backend_of(input).ops.asinh(input)
+
+
+def acosh(input: Any) -> Any:
+    """The inverse hyperbolic cosine (NaN below 1)."""
+    return backend_of(input).ops.acosh(input)
+
+
+def atanh(input: Any) -> Any:
+    """The inverse hyperbolic tangent (NaN outside [-1, 1])."""
+    return backend_of(input).ops.atanh(input)
+
+
+def asin(input: Any) -> Any:
+    """The arcsine (NaN outside [-1, 1])."""
+    return backend_of(input).ops.asin(input)
+
+
+def acos(input: Any) -> Any:
+    """The arccosine (NaN outside [-1, 1])."""
+    return backend_of(input).ops.acos(input)
+
+
+def atan(input: Any) -> Any:
+    """The arctangent."""
+    return backend_of(input).ops.atan(input)
+
+
+def atan2(input: Any, other: Any) -> Any:
+    """The angle of the point (other, input): ``atan(input / other)`` in the right quadrant."""
+    return _binary("atan2", input, other)
+
+
+def hypot(input: Any, other: Any) -> Any:
+    """``sqrt(input ** 2 + other ** 2)``, without overflow."""
+    return _binary("hypot", input, other)
+
+
+def exp2(input: Any) -> Any:
+    """``2 ** input``."""
+    return backend_of(input).ops.exp2(input)
+
+
+def logaddexp(input: Any, other: Any) -> Any:
+    """``log(exp(input) + exp(other))``, computed stably."""
+    return _binary("logaddexp", input, other)
+
+
+def sgn(input: Any) -> Any:
+    """The sign (``sign`` for real tensors), with a zero gradient."""
+    return backend_of(input).ops.sgn(input)
+
+
+def nan_to_num(input: Any, nan: float = 0.0, posinf: Optional[float] = None,
+               neginf: Optional[float] = None) -> Any:
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf``, ``neginf`` (default: the dtype's
+    largest and lowest finite values)."""
+    return backend_of(input).ops.nan_to_num(
+        input, float(nan), None if posinf is None else float(posinf),
+        None if neginf is None else float(neginf))
+
+
+# -- interpolation and fused multiply-adds ---------------------------------------------------
+
+
+def lerp(input: Any, end: Any, weight: Any) -> Any:
+    """``input + weight * (end - input)``; a tensor ``weight`` is differentiated too."""
+    ops = backend_of(input).ops
+    if is_tensor(weight):
+        return ops.lerp_tensor(input, end, weight)
+    return ops.lerp(input, end, float(weight))
+
+
+def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+    """``input + value * tensor1 * tensor2``."""
+    return backend_of(input).ops.addcmul(input, tensor1, tensor2, value)
+
+
+def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
+    """``input + value * tensor1 / tensor2``."""
+    if input.dtype.kind in "iub" and tensor1.dtype.kind in "iub" and (
+            tensor2.dtype.kind in "iub"):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
+                           "future release addcdiv will perform a true division of tensor1 "
+                           "and tensor2. The historic addcdiv behavior can be implemented as "
+                           "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
+                           "for integer inputs and as (input + value * tensor1 / tensor2) for "
+                           "float inputs. The future addcdiv behavior is just the latter "
+                           "implementation: (input + value * tensor1 / tensor2), for all "
+                           "dtypes.")
+    return backend_of(input).ops.addcdiv(input, tensor1, tensor2, value)
+
+
+# -- special functions (also transgrad.special) ----------------------------------------------
+
+
+def erfc(input: Any) -> Any:
+    """The complementary error function ``1 - erf(input)``."""
+    return backend_of(input).ops.erfc(input)
+
+
+def erfinv(input: Any) -> Any:
+    """The inverse error function (on (-1, 1))."""
+    return backend_of(input).ops.erfinv(input)
+
+
+def lgamma(input: Any) -> Any:
+    """The log of the absolute value of the gamma function."""
+    return backend_of(input).ops.lgamma(input)
+
+
+def digamma(input: Any) -> Any:
+    """The derivative of lgamma."""
+    return backend_of(input).ops.digamma(input)
+
+
+def polygamma(n: int, input: Any) -> Any:
+    """The n-th derivative of digamma."""
+    if int(n) < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return backend_of(input).ops.polygamma(int(n), input)
+
+
+def logit(input: Any, eps: Optional[float] = None) -> Any:
+    """``log(p / (1 - p))``, with p = input clamped to [eps, 1 - eps] when ``eps`` is given."""
+    return backend_of(input).ops.logit(input, None if eps is None else float(eps))
+
+
+def xlogy(input: Any, other: Any) -> Any:
+    """``input * log(other)``, 0 where input is 0 (unless other is NaN)."""
+    return _binary("xlogy", input, other)
+
+
+# -- composites of torch's table with no formula of their own ---------------------------------
+
+
+def clamp_min(input: Any, min: Any) -> Any:  # noqa: A002
+    """``input`` limited from below by ``min`` (a number or a tensor)."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Any, max: Any) -> Any:  # noqa: A002
+    """``input`` limited from above by ``max`` (a number or a tensor)."""
+    return clamp(input, max=max)
+
+
+def deg2rad(input: Any) -> Any:
+    """Degrees to radians."""
+    return mul(input, math.pi / 180.0)
+
+
+def rad2deg(input: Any) -> Any:
+    """Radians to degrees."""
+    return mul(input, 180.0 / math.pi)
+
+
+def frac(input: Any) -> Any:
+    """The fractional part ``input - trunc(input)`` (gradient 1, as torch)."""
+    return backend_of(input).ops.sub(input, trunc(input))
+
+
+def logaddexp2(input: Any, other: Any) -> Any:
+    """``log2(2 ** input + 2 ** other)``, computed stably (logaddexp in base e, rescaled)."""
+    x, other = _pair(input, other)
+    ln2 = math.log(2.0)
+    return mul(logaddexp(mul(x, ln2), mul(other, ln2)), 1.0 / ln2)
+
+
+def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """``other - alpha * input`` (sub with its operands swapped)."""
+    return sub(other, input, alpha=alpha)
+
+
+# PyTorch's numpy-style spellings.
+arcsinh, arccosh, arctanh, arcsin, arccos, arctan, arctan2 = (
+    asinh, acosh, atanh, asin, acos, atan, atan2)

@@ -1,0 +1,149 @@
+"""PyTorch-style indexing functions over the formulas of formulas/indexing.py: ``take``,
+``index_fill``, ``index_copy``, ``scatter`` (src, value, reduce), ``scatter_reduce``,
+``masked_select``, ``masked_scatter``, ``rot90``, ``diag_embed``, ``block_diag`` and the
+``Tensor.unfold`` windows.
+
+Input: tensors of either engine (indices as int64 tensors or index-like sequences). Output: the
+functions of ``__all__`` (exported by both engines; most are Tensor methods too: methods.py) and
+``unfold`` (a method only, as torch). Each calls its engine's formula; a 0-d tensor ``value``
+stays differentiable (index_fill composes the fill of 0 with ``value`` times the filled mask).
+
+Note [scatter_reduce kernels]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``scatter_reduce`` takes the reduction as a string; the formula language has no string
+parameters, so each reduction is its own formula (``scatter_reduce_sum``,
+``scatter_reduce_mean``). "prod", "amax" and "amin" are valid torch reductions without a
+formula yet: they raise NotImplementedError naming the missing formula; any other string raises
+torch's RuntimeError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from transgrad._api.functions import as_tensor, wrap_dim
+from transgrad._backend import backend_of, find_backend, is_tensor
+
+__all__ = ["block_diag", "diag_embed", "index_copy", "index_fill", "masked_scatter",
+           "masked_select", "rot90", "scatter", "scatter_reduce", "take"]
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _index(x: Any, index: Any) -> Any:
+    if is_tensor(index):
+        if index.dtype.kind not in "iu":
+            raise RuntimeError(f"expected an int64 index tensor, got {index.dtype}")
+        return index
+    return backend_of(x).from_numpy(np.asarray(index, dtype=np.int64, order="C"))
+
+
+def _bool_mask(mask: Any, fn: str) -> Any:
+    if not is_tensor(mask) or mask.dtype.kind != "b":
+        raise RuntimeError(f"{fn}: expected BoolTensor for mask")
+    return mask
+
+
+def take(input: Any, index: Any) -> Any:
+    """The elements of ``input`` seen as 1-D, at ``index``; the result has index's shape."""
+    return backend_of(input).ops.take(input, _index(input, index))
+
+
+def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
+    """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
+    tensor, whose gradient is the sum of the gradient over the filled slices)."""
+    ops = backend_of(input).ops
+    d, idx = wrap_dim(dim, input.ndim), _index(input, index)
+    if not is_tensor(value):
+        return ops.index_fill(input, d, idx, float(value))
+    if value.ndim != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    mask = ops.index_fill(ops.zeros_like(input), d, idx, 1.0)
+    return ops.add(ops.index_fill(input, d, idx, 0.0), ops.mul(mask, ops.cast(
+        value, input.dtype.name)))
+
+
+def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
+    """``input`` with its slices ``index[i]`` along ``dim`` replaced by source's slice i."""
+    ops = backend_of(input).ops
+    return ops.index_copy(input, wrap_dim(dim, input.ndim), _index(input, index), source)
+
+
+def scatter(input: Any, dim: int, index: Any, src: Any = None, value: Any = None, *,
+            reduce: Optional[str] = None) -> Any:
+    """``input`` with src's elements (or ``value``) written at the positions ``index`` names
+    along ``dim``; ``reduce="add"`` adds them instead."""
+    ops = backend_of(input).ops
+    if src is not None and value is not None:
+        raise TypeError("scatter() received both src and value")
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' (or 'value')")
+    if src is not None and not is_tensor(src):
+        src, value = None, src
+    d, idx = wrap_dim(dim, input.ndim), _index(input, index)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+        if reduce == "multiply":
+            raise NotImplementedError("scatter(reduce='multiply'): no formula yet "
+                                      "(Note [scatter_reduce kernels])")
+        if src is None:
+            src = ops.zeros_like(ops.cast(idx, input.dtype.name)) + float(value)
+        return ops.scatter_add(input, d, idx, src)
+    if src is None:
+        return ops.scatter_value(input, d, idx, float(value))
+    return ops.scatter(input, d, idx, src)
+
+
+def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
+                   include_self: bool = True) -> Any:
+    """``input`` with src's elements reduced ("sum" or "mean") into the positions ``index``
+    names along ``dim`` (``include_self``: input's own value takes part). Note [scatter_reduce
+    kernels]."""
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if reduce not in ("sum", "mean"):
+        raise NotImplementedError(f"scatter_reduce(reduce={reduce!r}): no formula "
+                                  f"scatter_reduce_{reduce} yet (Note [scatter_reduce kernels])")
+    ops = backend_of(input).ops
+    f = ops.scatter_reduce_sum if reduce == "sum" else ops.scatter_reduce_mean
+    return f(input, wrap_dim(dim, input.ndim), _index(input, index), src, bool(include_self))
+
+
+def masked_select(input: Any, mask: Any) -> Any:
+    """The elements of ``input`` where ``mask`` (bool, broadcast) is true, as a 1-D tensor."""
+    return backend_of(input).ops.masked_select(input, _bool_mask(mask, "masked_select"))
+
+
+def masked_scatter(input: Any, mask: Any, source: Any) -> Any:
+    """``input`` with its masked positions filled, in order, from ``source``."""
+    return backend_of(input).ops.masked_scatter(input, _bool_mask(mask, "masked_scatter"),
+                                                source)
+
+
+def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1)) -> Any:
+    """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims``."""
+    return backend_of(input).ops.rot90(input, int(k), tuple(int(d) for d in dims))
+
+
+def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """A tensor whose diagonal (``offset``) in the plane (dim1, dim2) holds input's last dim."""
+    return backend_of(input).ops.diag_embed(input, int(offset), int(dim1), int(dim2))
+
+
+def block_diag(*tensors: Any) -> Any:
+    """The tensors (0-d, 1-D as a row, or 2-D) on the diagonal of one matrix."""
+    backend = find_backend(tensors)
+    if backend is None:
+        raise TypeError("block_diag(): expected Tensor arguments")
+    return backend.ops.block_diag([as_tensor(t, tensors[0]) for t in tensors])
+
+
+def unfold(self: Any, dimension: int, size: int, step: int) -> Any:
+    """``Tensor.unfold``: the windows of ``size`` along ``dimension``, ``step`` apart, as a new
+    last dim (a copy here, not a view)."""
+    return backend_of(self).ops.unfold(self, int(dimension), int(size), int(step))

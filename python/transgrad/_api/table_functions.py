@@ -1,0 +1,21 @@
+"""The public functions of the formulas added for torch's derivative table (issue 15), gathered
+for the engines' namespaces: one import line in ``_compiled.py`` and ``reference/__init__.py``.
+
+Input: the family modules pointwise.py, reductions.py, linalg.py and scatter.py. Output:
+``__all__`` (their union) and the names themselves. Each function keeps its home module (the
+namespace test checks ``__module__``); this module only lists them.
+"""
+
+from __future__ import annotations
+
+from transgrad._api import linalg as _linalg
+from transgrad._api import pointwise as _pointwise
+from transgrad._api import reductions as _reductions
+from transgrad._api import scatter as _scatter
+from transgrad._api.linalg import *  # noqa: F401,F403
+from transgrad._api.pointwise import *  # noqa: F401,F403
+from transgrad._api.reductions import *  # noqa: F401,F403
+from transgrad._api.scatter import *  # noqa: F401,F403
+
+FAMILIES = (_pointwise, _reductions, _linalg, _scatter)
+__all__ = sorted(name for module in FAMILIES for name in module.__all__)
