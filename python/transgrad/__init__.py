@@ -32,13 +32,19 @@ else:
     _C_error = None
 
 if _C is not None:
-    from ._compiled import *  # noqa: F401,F403,E402
-
     # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``,
     # ``transgrad.utils.data.DataLoader``.
     from . import (  # noqa: E402,F401
-        autograd, distributions, linalg, nn, optim, serialization, special, utils,
+        autograd,
+        distributions,
+        linalg,
+        nn,
+        optim,
+        serialization,
+        special,
+        utils,
     )
+    from ._compiled import *  # noqa: F401,F403,E402
     from .serialization import load, save  # noqa: E402,F401
 else:
 

@@ -17,10 +17,10 @@ from typing import Any, Dict
 from transgrad import _C as _C_module
 from transgrad import autograd
 from transgrad._api import build as _build
-from transgrad._api.factories import NAMES as _FACTORY_NAMES
-from transgrad._api.factories import Factories
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions
+from transgrad._api.factories import NAMES as _FACTORY_NAMES
+from transgrad._api.factories import Factories
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.functions import __all__ as _functions
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts

@@ -6,10 +6,25 @@ tensor, so this one module serves ``transgrad`` and ``transgrad.reference``). Ou
 """
 
 from transgrad._api.functions import (  # noqa: F401
-    erf, exp, expm1, log1p, log_softmax, logsumexp, round, sigmoid, softmax,
+    erf,
+    exp,
+    expm1,
+    log1p,
+    log_softmax,
+    logsumexp,
+    round,
+    sigmoid,
+    softmax,
 )
 from transgrad._api.pointwise import (  # noqa: F401
-    digamma, erfc, erfinv, exp2, lgamma, logit, polygamma, xlogy,
+    digamma,
+    erfc,
+    erfinv,
+    exp2,
+    lgamma,
+    logit,
+    polygamma,
+    xlogy,
 )
 
 expit, gammaln, psi = sigmoid, lgamma, digamma

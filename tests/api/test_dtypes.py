@@ -3,7 +3,6 @@ type and words, on both engines."""
 
 import numpy as np
 import pytest
-
 from transgrad._dtypes import as_dtype
 
 

@@ -7,7 +7,6 @@ import textwrap
 import types
 
 import pytest
-
 from transgrad._api.inplace_verdicts import Verdict, VerdictTable, shipped_facts
 
 

@@ -17,7 +17,6 @@ import re
 
 import numpy as np
 import pytest
-
 from transgrad._api import linalg, pointwise, reductions, scatter
 from transgrad._api.table_functions import __all__ as TABLE_NAMES
 

@@ -15,7 +15,6 @@ from typing import Any, Optional
 import numpy as np
 
 from transgrad._backend import is_tensor
-
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
     SUPPORTED,
     as_dtype,

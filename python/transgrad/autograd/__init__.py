@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from transgrad import _C as _C_module
-from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
 from transgrad._api.grad_mode import make_grad_modes
+from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
 
 _C: Any = _C_module
 Tensor = _C.Tensor

@@ -13,8 +13,8 @@ import operator as _operator
 
 from transgrad import lang as _lang
 from transgrad._api import build as _build
-from transgrad._api.factories import Factories as _Factories
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
+from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
@@ -73,6 +73,12 @@ __all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_thre
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
 from transgrad.reference import (  # noqa: E402,F401
-    distributions, linalg, nn, optim, serialization, special, utils,
+    distributions,
+    linalg,
+    nn,
+    optim,
+    serialization,
+    special,
+    utils,
 )
 from transgrad.reference.serialization import load, save  # noqa: E402,F401

@@ -23,8 +23,8 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from transgrad.reference.grad_mode import _set as _set_grad
-from transgrad.reference.grad_ops import grad_cast, grad_sum_to
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
+from transgrad.reference.grad_ops import grad_cast, grad_sum_to
 from transgrad.reference.node import (
     Node,
     SavedTensor,

@@ -41,9 +41,30 @@ except ImportError:  # pragma: no cover - depends on the environment
     _np_erf = np.frompyfunc(math.erf, 1, 1)
 
 from transgrad.reference.kernel_support import (  # noqa: F401 - shared with kernels_nn/_special
-    _BOOL, _C128, _F32, _F64, _INT, _INT64_MAX, _NAMES, _RANK, _arr, _broadcast_shape, _canonical,
-    _check_shape, _check_size, _floating, _new, _np_dtype, _operands, _promote, _quiet, _shape,
-    _tensor_class, _view, _wrap_dim, _wrap_dims,
+    _BOOL,
+    _C128,
+    _F32,
+    _F64,
+    _INT,
+    _INT64_MAX,
+    _NAMES,
+    _RANK,
+    _arr,
+    _broadcast_shape,
+    _canonical,
+    _check_shape,
+    _check_size,
+    _floating,
+    _new,
+    _np_dtype,
+    _operands,
+    _promote,
+    _quiet,
+    _shape,
+    _tensor_class,
+    _view,
+    _wrap_dim,
+    _wrap_dims,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -638,7 +659,6 @@ from transgrad.reference.kernels_nn import (  # noqa: F401 - re-exported kernels
     tril,
     triu,
 )
-
 
 # ---------------------------------------------------------------------------------------------
 # Views for autograd (issue 4): diagonal (a writable view, the diagonal as the last dim, as

@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernel_support import _arr, _check_size, _new, _shape, _wrap_dim, _wrap_dims
+from transgrad.reference.kernel_support import (
+    _arr,
+    _check_size,
+    _new,
+    _shape,
+    _wrap_dim,
+    _wrap_dims,
+)
 
 _INT = np.dtype("int64")
 

@@ -3,7 +3,17 @@ engine-neutral (each finds its engine from its parameters), so both engines shar
 """
 
 from transgrad.optim import (
-    SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, LBFGS, NAdam, Optimizer, RAdam, RMSprop,
+    LBFGS,
+    SGD,
+    Adadelta,
+    Adagrad,
+    Adam,
+    Adamax,
+    AdamW,
+    NAdam,
+    Optimizer,
+    RAdam,
+    RMSprop,
     lr_scheduler,
 )
 

@@ -8,11 +8,24 @@ with their own engine and makes new tensors with ``transgrad`` (the twin package
 from transgrad.utils.data._collate import collate, default_collate, default_convert
 from transgrad.utils.data._worker import WorkerInfo, get_worker_info
 from transgrad.utils.data.dataloader import DataLoader
-from transgrad.utils.data.dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset,
-                                          StackDataset, Subset, TensorDataset, random_split)
-from transgrad.utils.data.sampler import (BatchSampler, RandomSampler, Sampler,
-                                          SequentialSampler, SubsetRandomSampler,
-                                          WeightedRandomSampler)
+from transgrad.utils.data.dataset import (
+                                          ChainDataset,
+                                          ConcatDataset,
+                                          Dataset,
+                                          IterableDataset,
+                                          StackDataset,
+                                          Subset,
+                                          TensorDataset,
+                                          random_split,
+)
+from transgrad.utils.data.sampler import (
+                                          BatchSampler,
+                                          RandomSampler,
+                                          Sampler,
+                                          SequentialSampler,
+                                          SubsetRandomSampler,
+                                          WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
