@@ -18,6 +18,7 @@ formula module.
 Modules: workloads.py (the workloads, written once against the PyTorch-style API, and the
 targets), numpy_floor.py (hand-written numpy forward + backward: floor and oracle), libs.py
 (thin adapters), measure.py (W1-W5), isolated.py (W6), threads.py (W7), buildtime.py,
+startup.py (import time and the first in-place op, issue 10),
 report.py (statistics, the table).
 
 Output: a markdown table on stdout (medians, minima, paired ratios, targets); ``--json`` writes
@@ -40,6 +41,7 @@ import libs as libs_mod
 import measure
 import numpy as np
 import report
+import startup
 import threads
 import workloads as wl
 from libs import Lib
@@ -190,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             results["workloads"]["W7"] = threads.run_w7(libs, sz)
         elif key == "build":
             results["workloads"]["build"] = buildtime.run_build(sz, args.build, args.timeout)
+        elif key == "startup":
+            results["workloads"]["startup"] = startup.run_startup(sz, names, args.timeout)
         if key in results["workloads"]:
             results["workloads"][key]["others_cpu"] = meter.others()
             results["workloads"][key]["wall_s"] = time.perf_counter() - t_key
