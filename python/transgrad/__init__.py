@@ -15,7 +15,7 @@ if not _os.path.isdir(_os.path.join(_here, "translator")) and _os.path.isfile(
 ):
     __path__.append(_root)  # type: ignore[name-defined]
 
-import importlib.util as _util
+import importlib.util as _util  # noqa: E402  (after the checkout-path fix above)
 
 if _util.find_spec(__name__ + "._C") is None:  # not built: reference engine and translator work
     _C = None
@@ -32,10 +32,15 @@ else:
     _C_error = None
 
 if _C is not None:
+    from ._compiled import *  # noqa: F401,F403,E402,I001  (first: the API of _C)
+
     # As torch: ``import transgrad`` then ``transgrad.nn.Linear``, ``transgrad.optim.SGD``,
-    # ``transgrad.utils.data.DataLoader``.
+    # ``transgrad.utils.data.DataLoader``, ``transgrad.cuda.is_available()``.
     from . import (  # noqa: E402,F401
+        accelerator,
         autograd,
+        backends,
+        cuda,
         distributions,
         linalg,
         nn,
@@ -44,7 +49,7 @@ if _C is not None:
         special,
         utils,
     )
-    from ._compiled import *  # noqa: F401,F403,E402
+    from ._device import device, get_default_device, set_default_device  # noqa: E402,F401
     from .serialization import load, save  # noqa: E402,F401
 else:
 

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from transgrad._backend import is_tensor
+from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
     SUPPORTED,
     as_dtype,
@@ -58,7 +59,8 @@ class Factories:
         self._rng = np.random.default_rng(int(seed))
         return self._rng
 
-    def _wrap(self, a: np.ndarray, requires_grad: bool) -> Any:
+    def _wrap(self, a: np.ndarray, requires_grad: bool, device: Any = None) -> Any:
+        check_device(device)  # the CPU, or a clear error (transgrad/_device.py)
         t = self._backend.from_numpy(a)
         if requires_grad:
             t.requires_grad_(True)
@@ -88,15 +90,17 @@ class Factories:
             a = a.astype(self._default, copy=False)  # Python floats: the default dtype
         else:
             a = canonical(a)
-        return self._wrap(np.asarray(a, order="C"), requires_grad)
+        return self._wrap(np.asarray(a, order="C"), requires_grad, device)
 
-    def as_tensor(self, data: Any, dtype: Any = None) -> Any:
+    def as_tensor(self, data: Any, dtype: Any = None, device: Any = None) -> Any:
         if is_tensor(data) and (dtype is None or as_dtype(dtype) == data.dtype):
+            check_device(device)
             return data
         if isinstance(data, np.ndarray) and data.dtype in SUPPORTED and (
                 dtype is None or as_dtype(dtype) == data.dtype):
+            check_device(device)
             return self._backend.from_numpy(data)
-        return self.tensor(data, dtype)
+        return self.tensor(data, dtype, device=device)
 
     def from_numpy(self, a: np.ndarray) -> Any:
         """A tensor sharing memory with the numpy array ``a``."""
@@ -109,82 +113,94 @@ class Factories:
         return self._backend.from_numpy(a)
 
     def full(self, size: Any, fill_value: Any, dtype: Any = None,
-             requires_grad: bool = False) -> Any:
+             requires_grad: bool = False, device: Any = None) -> Any:
         if dtype is None:
             dtype = (bool_ if isinstance(fill_value, builtins.bool) else
                      int64 if isinstance(fill_value, (int, np.integer)) else self._default)
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad)
+        return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad, device)
 
-    def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return self._wrap(np.zeros(_shape(size), self._float(dtype)), requires_grad)
+    def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Any:
+        return self._wrap(np.zeros(_shape(size), self._float(dtype)), requires_grad, device)
 
-    def ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return self._wrap(np.ones(_shape(size), self._float(dtype)), requires_grad)
+    def ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+             device: Any = None) -> Any:
+        return self._wrap(np.ones(_shape(size), self._float(dtype)), requires_grad, device)
 
-    def empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return self.zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    def empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+              device: Any = None) -> Any:
+        return self.zeros(*size, dtype=dtype, requires_grad=requires_grad, device=device)
 
     def eye(self, n: int, m: Optional[int] = None, dtype: Any = None,
-            requires_grad: bool = False) -> Any:
-        return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad)
+            requires_grad: bool = False, device: Any = None) -> Any:
+        return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad, device)
 
     def arange(self, start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
-               requires_grad: bool = False) -> Any:
+               requires_grad: bool = False, device: Any = None) -> Any:
         if end is None:
             start, end = 0, start
         if dtype is None:
             ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
             dtype = int64 if ints else self._default
-        return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)), requires_grad)
+        return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
+                          requires_grad, device)
 
     def linspace(self, start: float, end: float, steps: int, dtype: Any = None,
-                 requires_grad: bool = False) -> Any:
-        return self._wrap(np.linspace(start, end, steps).astype(self._float(dtype)), requires_grad)
+                 requires_grad: bool = False, device: Any = None) -> Any:
+        return self._wrap(np.linspace(start, end, steps).astype(self._float(dtype)),
+                          requires_grad, device)
 
     def randn(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
-              generator: Any = None) -> Any:
+              generator: Any = None, device: Any = None) -> Any:
         rng = generator or self._rng
         return self._wrap(rng.standard_normal(_shape(size)).astype(self._float(dtype)),
-                          requires_grad)
+                          requires_grad, device)
 
     def rand(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
-             generator: Any = None) -> Any:
+             generator: Any = None, device: Any = None) -> Any:
         rng = generator or self._rng
-        return self._wrap(rng.random(_shape(size)).astype(self._float(dtype)), requires_grad)
+        return self._wrap(rng.random(_shape(size)).astype(self._float(dtype)),
+                          requires_grad, device)
 
-    def randint(self, low: int, high: Any = None, size: Any = (), dtype: Any = None) -> Any:
+    def randint(self, low: int, high: Any = None, size: Any = (), dtype: Any = None,
+                device: Any = None) -> Any:
         if high is None:
             low, high = 0, low
         a = self._rng.integers(low, high, size=tuple(size))
-        return self._wrap(a.astype(as_dtype(dtype or int64)), False)
+        return self._wrap(a.astype(as_dtype(dtype or int64)), False, device)
 
-    def randperm(self, n: int, dtype: Any = None) -> Any:
-        return self._wrap(self._rng.permutation(n).astype(as_dtype(dtype or int64)), False)
+    def randperm(self, n: int, dtype: Any = None, device: Any = None) -> Any:
+        return self._wrap(self._rng.permutation(n).astype(as_dtype(dtype or int64)), False, device)
 
-    def zeros_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def zeros_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
+                   device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.zeros(shape, d), requires_grad)
+        return self._wrap(np.zeros(shape, d), requires_grad, device)
 
-    def ones_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def ones_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.ones(shape, d), requires_grad)
+        return self._wrap(np.ones(shape, d), requires_grad, device)
 
-    def empty_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
-        return self.zeros_like(x, dtype, requires_grad)
+    def empty_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
+                   device: Any = None) -> Any:
+        return self.zeros_like(x, dtype, requires_grad, device)
 
     def full_like(self, x: Any, fill_value: Any, dtype: Any = None,
-                  requires_grad: bool = False) -> Any:
+                  requires_grad: bool = False, device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.full(shape, fill_value, d), requires_grad)
+        return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
 
-    def randn_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def randn_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
+                   device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(self._rng.standard_normal(shape).astype(d), requires_grad)
+        return self._wrap(self._rng.standard_normal(shape).astype(d), requires_grad, device)
 
-    def rand_like(self, x: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+    def rand_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
+                  device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(self._rng.random(shape).astype(d), requires_grad)
+        return self._wrap(self._rng.random(shape).astype(d), requires_grad, device)
 
     def is_tensor(self, x: Any) -> bool:
         """Whether ``x`` is a tensor of this engine."""

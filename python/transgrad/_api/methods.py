@@ -31,6 +31,8 @@ from transgrad._api.indexing import getitem, setitem
 from transgrad._api.inplace import run_inplace
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
+from transgrad._device import CPU, check_device, is_device_like
+from transgrad._dtypes import as_dtype
 
 
 class _Numel(int):
@@ -139,14 +141,26 @@ def tolist(self: Any) -> Any:
     return np.asarray(self).tolist()
 
 
-def to(self: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """``x.to(dtype)``, ``x.to(other)``; device strings ("cpu") are accepted and ignored."""
+def to(self: Any, *args: Any, dtype: Any = None, device: Any = None, non_blocking: bool = False,
+       copy: bool = False, memory_format: Any = None) -> Any:
+    """``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)``, ``x.to(other)``: the CPU is
+    the only device (another raises, transgrad/_device.py); ``self`` when nothing changes."""
     for a in args:
         if is_tensor(a):
             dtype = a.dtype
-        elif not (isinstance(a, str) and a.startswith("cpu")):
+        elif is_device_like(a):
+            device = a
+        else:
             dtype = a
-    return self if dtype is None else fn.cast(self, dtype)
+    check_device(device)
+    if dtype is None or as_dtype(dtype) == self.dtype:
+        return fn.clone(self) if copy else self
+    return fn.cast(self, dtype)
+
+
+def cuda(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
+    check_device("cuda" if device is None else device)  # raises: there is no CUDA device
+    return self
 
 
 def type_(self: Any, dtype: Any = None) -> Any:
@@ -463,7 +477,8 @@ METHODS: Dict[str, Any] = {
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
-    "data": property(_data), "device": property(lambda self: "cpu"), "cpu": cpu,
+    "data": property(_data), "device": property(lambda self: CPU),
+    "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,

@@ -67,9 +67,14 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["Tensor", "apply_formula", "autograd", "distributions", "get_num_threads", "linalg",
-           "load", "nn", "ops", "optim", "save", "serialization", "set_num_threads", "special",
+__all__ = ["Tensor", "accelerator", "apply_formula", "autograd", "backends", "cuda", "device",
+           "distributions", "get_default_device", "get_num_threads", "linalg", "load", "nn", "ops",
+           "optim", "save", "serialization", "set_default_device", "set_num_threads", "special",
            "utils"]
+
+# The CPU is the one device, for both engines (transgrad/_device.py).
+from transgrad import accelerator, backends, cuda  # noqa: E402,F401
+from transgrad._device import device, get_default_device, set_default_device  # noqa: E402,F401
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
 from transgrad.reference import (  # noqa: E402,F401
