@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._backend import engine_module
 from transgrad._dtypes import as_dtype
 
 # Note [In-place updates]
@@ -83,3 +84,22 @@ class Engine:
         u = self.uniform(shape, 0.0, 1.0, self.module.float64)
         mask = np.asarray(u) < keep
         return self.module.tensor(mask.astype(np.float64), dtype=dtype)
+
+
+_BY_NAME: dict[str, Engine] = {}
+
+
+def engine_named(name: str) -> Engine:
+    """The adapter of the engine module ``name`` ("transgrad" or "transgrad.reference"),
+    made once."""
+    if name not in _BY_NAME:
+        import importlib
+
+        _BY_NAME[name] = Engine(importlib.import_module(name))
+    return _BY_NAME[name]
+
+
+def engine_of(tensor: Any) -> Engine:
+    """The adapter of ``tensor``'s own engine: engine-neutral functions take their engine from
+    their tensor arguments, as the optimizers do."""
+    return engine_named(engine_module(tensor).__name__)

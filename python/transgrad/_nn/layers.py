@@ -1,8 +1,9 @@
 """nn layers, engine-neutral: containers, layers with parameters (linear, embedding, norms,
 convolutions), pooling, activations, losses.
 
-Templates like ``Module`` (see module.py): ``_nn.build`` specialises each per engine, in the
-order of ``MODULES`` (a base before its subclasses).
+Engine-neutral like ``Module`` (see module.py): ``transgrad/nn/modules/`` and
+``transgrad/reference/nn/modules/`` bind each to an engine (Note [Which engine makes a layer's
+parameters]).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from . import functional as F
 from .module import Module
 
 # ---------------------------------------------------------------------------------------------
@@ -94,7 +96,7 @@ class Linear(Module):
             self.register_parameter("bias", None)
 
     def forward(self, x: Any) -> Any:
-        return self._F.linear(x, self.weight, self.bias)
+        return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -113,7 +115,7 @@ class Embedding(Module):
         self.weight = self.Parameter(w)
 
     def forward(self, idx: Any) -> Any:
-        return self._F.embedding(idx, self.weight)
+        return F.embedding(idx, self.weight)
 
     def extra_repr(self) -> str:
         return f"{self.num_embeddings}, {self.embedding_dim}"
@@ -139,7 +141,7 @@ class LayerNorm(Module):
                 self.register_parameter(name, None)
 
     def forward(self, x: Any) -> Any:
-        return self._F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -213,7 +215,7 @@ class _ConvNd(Module):
                 E.assign_(p, E.uniform(tuple(p.shape), -b, b, p.dtype))
 
     def forward(self, x: Any) -> Any:
-        return getattr(self._F, self._function)(x, self.weight, self.bias, self.stride,
+        return getattr(F, self._function)(x, self.weight, self.bias, self.stride,
                                                 self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
@@ -313,7 +315,7 @@ class _BatchNorm(Module):
                 factor = 1.0 / float(n.item())
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return self._F.batch_norm(x, self.running_mean if track else None,
+        return F.batch_norm(x, self.running_mean if track else None,
                                   self.running_var if track else None, self.weight, self.bias,
                                   use_batch, factor, self.eps)
 
@@ -351,7 +353,7 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, x: Any) -> Any:
-        return self._F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                                   self.ceil_mode, self.return_indices)
 
     def extra_repr(self) -> str:
@@ -372,7 +374,7 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, x: Any) -> Any:
-        return self._F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                   self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
@@ -387,7 +389,7 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, x: Any) -> Any:
-        return self._F.adaptive_avg_pool2d(x, self.output_size)
+        return F.adaptive_avg_pool2d(x, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -418,22 +420,22 @@ class Flatten(Module):
 
 class ReLU(Module):
     def forward(self, x: Any) -> Any:
-        return self._F.relu(x)
+        return F.relu(x)
 
 
 class Tanh(Module):
     def forward(self, x: Any) -> Any:
-        return self._F.tanh(x)
+        return F.tanh(x)
 
 
 class Sigmoid(Module):
     def forward(self, x: Any) -> Any:
-        return self._F.sigmoid(x)
+        return F.sigmoid(x)
 
 
 class SiLU(Module):
     def forward(self, x: Any) -> Any:
-        return self._F.silu(x)
+        return F.silu(x)
 
 
 class GELU(Module):
@@ -442,7 +444,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: Any) -> Any:
-        return self._F.gelu(x, self.approximate)
+        return F.gelu(x, self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -454,7 +456,7 @@ class Softplus(Module):
         self.beta, self.threshold = beta, threshold
 
     def forward(self, x: Any) -> Any:
-        return self._F.softplus(x, self.beta, self.threshold)
+        return F.softplus(x, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -466,7 +468,7 @@ class ELU(Module):
         self.alpha = alpha
 
     def forward(self, x: Any) -> Any:
-        return self._F.elu(x, self.alpha)
+        return F.elu(x, self.alpha)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}"
@@ -478,7 +480,7 @@ class LeakyReLU(Module):
         self.negative_slope = negative_slope
 
     def forward(self, x: Any) -> Any:
-        return self._F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}"
@@ -490,12 +492,12 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, x: Any) -> Any:
-        return self._F.softmax(x, self.dim)
+        return F.softmax(x, self.dim)
 
 
 class LogSoftmax(Softmax):
     def forward(self, x: Any) -> Any:
-        return self._F.log_softmax(x, self.dim)
+        return F.log_softmax(x, self.dim)
 
 
 class Dropout(Module):
@@ -508,7 +510,7 @@ class Dropout(Module):
         self.p = float(p)
 
     def forward(self, x: Any) -> Any:
-        return self._F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
@@ -526,7 +528,7 @@ class CrossEntropyLoss(Module):
         self.reduction, self.label_smoothing = reduction, label_smoothing
 
     def forward(self, input: Any, target: Any) -> Any:
-        return self._F.cross_entropy(input, target, self.weight, self.ignore_index,
+        return F.cross_entropy(input, target, self.weight, self.ignore_index,
                                      self.reduction, self.label_smoothing)
 
 
@@ -537,7 +539,7 @@ class NLLLoss(Module):
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
 
     def forward(self, input: Any, target: Any) -> Any:
-        return self._F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
 class MSELoss(Module):
@@ -546,7 +548,7 @@ class MSELoss(Module):
         self.reduction = reduction
 
     def forward(self, input: Any, target: Any) -> Any:
-        return self._F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, self.reduction)
 
 
 class BCEWithLogitsLoss(Module):
@@ -556,14 +558,5 @@ class BCEWithLogitsLoss(Module):
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
 
     def forward(self, input: Any, target: Any) -> Any:
-        return self._F.binary_cross_entropy_with_logits(input, target, self.weight,
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                         self.reduction, self.pos_weight)
-
-
-MODULES = (
-    Module, Sequential, ModuleList, Linear, Embedding, LayerNorm, _ConvNd, Conv1d, Conv2d,
-    _BatchNorm, BatchNorm1d, BatchNorm2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity,
-    Flatten, ReLU, Tanh,
-    Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU, Softmax, LogSoftmax, Dropout,
-    CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss,
-)

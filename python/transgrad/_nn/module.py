@@ -1,9 +1,9 @@
 """nn.Module, engine-neutral: registration, traversal, state, modes, repr.
 
-``Module`` is a template: ``_nn.build`` derives one subclass per engine that sets ``_E`` (the
-``Engine`` adapter), ``_F`` (functional bound to it) and ``Parameter``, so that
-``transgrad.nn.Module`` works on compiled tensors and ``transgrad.reference.nn.Module`` on
-reference ones, from the same code (the layers are in ``layers.py``).
+``Module`` is written once; ``transgrad.nn.Module`` and ``transgrad.reference.nn.Module`` are
+one-line subclasses naming their engine in ``_engine`` (Note [Which engine makes a layer's
+parameters]), so the same code makes compiled or reference parameters (the layers are in
+``layers.py``).
 
 Behaviour follows ``torch.nn`` for what it covers: registration by assignment,
 ``parameters``/``named_parameters``/``modules``, ``state_dict`` (tensors sharing memory with
@@ -14,8 +14,27 @@ the module) and ``load_state_dict`` (copies in place, keeps the Parameter object
 from __future__ import annotations
 
 import collections
+import importlib
 from collections.abc import Iterator
 from typing import Any
+
+from .engine import Engine, engine_named
+from .parameter import ParameterMixin
+
+# Note [Which engine makes a layer's parameters]
+# torch code writes ``nn.Linear(3, 4)`` with no engine argument, and the same words must make
+# compiled parameters after ``import transgrad as torch`` and reference ones after ``import
+# transgrad.reference as torch``. One class cannot know the namespace it was reached through,
+# and a process-wide default engine would let one namespace change the other's layers. So the
+# engine is a class attribute, ``Module._engine`` (the engine module's name), None on the
+# engine-neutral classes written here and set by explicit one-line subclasses in
+# ``transgrad/nn/modules/`` (compiled) and ``transgrad/reference/nn/modules/`` (reference):
+# ``class Linear(layers.Linear, Module): pass`` where ``Module`` is that namespace's. A user's
+# ``class Net(torch.nn.Module)`` inherits the engine of the namespace it subclasses, and
+# ``isinstance(layer, torch.nn.Module)`` holds within a namespace. The price is one line per
+# layer and namespace, written by hand; tests/nn/test_nn_namespaces.py checks that both
+# namespaces bind the same layers. Everything that receives a tensor (functional, utils,
+# init, the optimizers) takes the engine from the tensor instead and is shared as is.
 
 IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -23,9 +42,22 @@ IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes."""
 
-    _E: Any = None   # the Engine adapter (set on the per-engine subclass)
-    _F: Any = None   # functional bound to that engine
+    _engine: str | None = None  # Note [Which engine makes a layer's parameters]
     training: bool
+
+    @property
+    def _E(self) -> Engine:
+        """The adapter of the engine that makes this module's parameters."""
+        if self._engine is None:
+            raise TypeError(f"{type(self).__qualname__} has no engine: use the layers of "
+                            "transgrad.nn or transgrad.reference.nn (Note [Which engine makes "
+                            "a layer's parameters])")
+        return engine_named(self._engine)
+
+    @property
+    def Parameter(self) -> type:
+        """The Parameter class of this module's engine."""
+        return importlib.import_module(f"{self._E.name}.nn.parameter").Parameter
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", collections.OrderedDict())
@@ -276,19 +308,14 @@ class Module:
                       | set(self._modules))
 
 
-PARAMETER_CLASSES: list = []  # every engine's Parameter class (filled by _nn.build)
-
-
 def _is_parameter(module: Module, value: Any) -> bool:
-    cls = getattr(type(module), "Parameter", None)
-    if cls is not None and isinstance(value, cls):
-        return True
-    for other in PARAMETER_CLASSES:
-        if isinstance(value, other):
-            raise TypeError(f"cannot use a Parameter of {other.__module__} in "
-                            f"{type(module).__module__}.{type(module).__name__}: a model's "
-                            "parameters and layers must come from the same engine")
-    return False
+    if not isinstance(value, ParameterMixin):
+        return False
+    if module._engine is not None and not isinstance(value, module.Parameter):
+        raise TypeError(f"cannot use a Parameter of {type(value).__module__} in "
+                        f"{type(module).__module__}.{type(module).__name__}: a model's "
+                        "parameters and layers must come from the same engine")
+    return True
 
 
 def _is_floating(t: Any) -> bool:

@@ -1,11 +1,5 @@
-"""``transgrad.nn.utils``: gradient clipping for the compiled engine.
+"""``transgrad.nn.utils``: gradient clipping (engine-neutral, shared with ``transgrad.reference.nn.utils``)."""
 
-Built from ``transgrad._nn.utils`` over ``transgrad``; see that module for the details.
-"""
+from transgrad._nn.utils import clip_grad_norm_, clip_grad_value_
 
-import transgrad as _tg
-from transgrad._nn import build as _build
-
-_utils = _build(_tg, "transgrad").utils
-globals().update({k: getattr(_utils, k) for k in _utils.__all__})
-__all__ = list(_utils.__all__)
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]

@@ -1,0 +1,21 @@
+"""``transgrad.reference.nn.modules.container``: containers, bound to the reference engine.
+
+Each class is the engine-neutral one of ``transgrad._nn.layers`` with this namespace's
+``Module`` as a base (Note [Which engine makes a layer's parameters] in transgrad/_nn/module.py);
+the twin file is ``transgrad.nn.modules.container`` (tests/nn/test_nn_namespaces.py keeps them in step).
+"""
+
+from transgrad._nn import layers as _layers
+
+from .module import Module
+
+
+class Sequential(_layers.Sequential, Module):
+    __doc__ = _layers.Sequential.__doc__
+
+
+class ModuleList(_layers.ModuleList, Module):
+    __doc__ = _layers.ModuleList.__doc__
+
+
+__all__ = ["Sequential", "ModuleList"]

@@ -1,0 +1,25 @@
+"""``transgrad.reference.nn.modules.conv``: convolutions, bound to the reference engine.
+
+Each class is the engine-neutral one of ``transgrad._nn.layers`` with this namespace's
+``Module`` as a base (Note [Which engine makes a layer's parameters] in transgrad/_nn/module.py);
+the twin file is ``transgrad.nn.modules.conv`` (tests/nn/test_nn_namespaces.py keeps them in step).
+"""
+
+from transgrad._nn import layers as _layers
+
+from .module import Module
+
+
+class _ConvNd(_layers._ConvNd, Module):
+    __doc__ = _layers._ConvNd.__doc__
+
+
+class Conv1d(_layers.Conv1d, _ConvNd):
+    __doc__ = _layers.Conv1d.__doc__
+
+
+class Conv2d(_layers.Conv2d, _ConvNd):
+    __doc__ = _layers.Conv2d.__doc__
+
+
+__all__ = ["Conv1d", "Conv2d"]
