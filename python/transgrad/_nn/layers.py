@@ -90,9 +90,9 @@ class Linear(Module):
         bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
         E = self._E
         self.weight = self.Parameter(E.uniform((out_features, in_features), -bound, bound, dtype))
-        self.bias = (self.Parameter(E.uniform((out_features,), -bound, bound, dtype)) if bias
-                     else None)
-        if not bias:
+        if bias:
+            self.bias = self.Parameter(E.uniform((out_features,), -bound, bound, dtype))
+        else:
             self.register_parameter("bias", None)
 
     def forward(self, x: Any) -> Any:
@@ -132,13 +132,10 @@ class LayerNorm(Module):
         self.eps = float(eps)
         self.elementwise_affine = elementwise_affine
         m, dt = self._E.module, self._E.dtype(dtype)
-        self.weight = self.Parameter(m.ones(*self.normalized_shape, dtype=dt)) \
-            if elementwise_affine else None
-        self.bias = self.Parameter(m.zeros(*self.normalized_shape, dtype=dt)) \
-            if elementwise_affine and bias else None
-        for name in ("weight", "bias"):
-            if getattr(self, name) is None:
-                self.register_parameter(name, None)
+        self.register_parameter("weight", self.Parameter(m.ones(*self.normalized_shape, dtype=dt))
+                                if elementwise_affine else None)
+        self.register_parameter("bias", self.Parameter(m.zeros(*self.normalized_shape, dtype=dt))
+                                if elementwise_affine and bias else None)
 
     def forward(self, x: Any) -> Any:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -198,9 +195,9 @@ class _ConvNd(Module):
         E, b = self._E, self._bound()
         shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
         self.weight = self.Parameter(E.uniform(shape, -b, b, dtype))
-        self.bias = (self.Parameter(E.uniform((self.out_channels,), -b, b, dtype)) if bias
-                     else None)
-        if not bias:
+        if bias:
+            self.bias = self.Parameter(E.uniform((self.out_channels,), -b, b, dtype))
+        else:
             self.register_parameter("bias", None)
 
     def _bound(self) -> float:
