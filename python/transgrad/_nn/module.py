@@ -45,7 +45,7 @@ class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
-        return super().__repr__().replace("IncompatibleKeys(", "_IncompatibleKeys(", 1)
+        return super().__repr__()
 
     __str__ = __repr__
 
@@ -134,8 +134,8 @@ class Module:
             modules[name] = value
         elif name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' object to parameter "
-                                f"'{name}' (torch.nn.Parameter or None required)")
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
             params[name] = None
         elif name in modules:
             if value is not None:
@@ -377,8 +377,9 @@ class Module:
     # -- state -----------------------------------------------------------------------------
 
     def _state_entries(self) -> Iterator[tuple[str, Module, str, bool]]:
-        """(dotted name, owner, local name, is_parameter) of every state_dict entry."""
-        for mprefix, m in self.named_modules():
+        """(dotted name, owner, local name, is_parameter) of every state_dict entry; a module
+        reached by two paths is listed under both, as torch does."""
+        for mprefix, m in self.named_modules(remove_duplicate=False):
             for name, t in m._parameters.items():
                 if t is not None:
                     yield (f"{mprefix}.{name}" if mprefix else name), m, name, True

@@ -1,6 +1,7 @@
-"""nn.utils, engine-neutral: gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``).
+"""nn.utils, engine-neutral: gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``) and
+parameters as one vector (``parameters_to_vector``, ``vector_to_parameters``).
 
-Both change ``.grad`` of the given parameters in place, under no_grad, as torch.nn.utils does;
+The clipping functions change ``.grad`` in place, under no_grad, as torch.nn.utils does;
 each finds its engine from the gradients (``engine_of``), so both engines share them.
 """
 
@@ -66,4 +67,30 @@ def clip_grad_value_(parameters: Any, clip_value: float) -> None:
             E.assign_(g, g.clamp(-float(clip_value), float(clip_value)))
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+def parameters_to_vector(parameters: Any) -> Any:
+    """The parameters flattened and concatenated into one 1-d tensor (differentiable)."""
+    params = list(parameters)
+    if not params:
+        raise ValueError("parameters_to_vector: no parameters given")
+    m = engine_of(params[0]).module
+    return m.cat([p.reshape(-1) for p in params])
+
+
+def vector_to_parameters(vec: Any, parameters: Any) -> None:
+    """Copy consecutive slices of the 1-d ``vec`` into the parameters, in place."""
+    if not hasattr(vec, "shape"):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    params = list(parameters)
+    total = sum(p.numel() for p in params)
+    if vec.ndim != 1 or vec.shape[0] != total:
+        raise ValueError(f"vector_to_parameters: a 1-d vector of {total} elements expected, "
+                         f"got shape {tuple(vec.shape)}")
+    start = 0
+    for p in params:
+        n = p.numel()
+        E = engine_of(p)
+        E.assign_(p, vec.detach()[start:start + n].reshape(tuple(p.shape)))
+        start += n
+
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]

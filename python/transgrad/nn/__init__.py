@@ -5,19 +5,20 @@ subclasses in ``modules/`` (Note [Which engine makes a layer's parameters] in
 transgrad/_nn/module.py); ``functional`` and ``utils`` are shared with ``transgrad.reference.nn``.
 """
 
-from . import functional, utils
+from . import functional, init, utils
 from .modules import (
-    Module, Sequential, ModuleList, Identity, Linear, Embedding, LayerNorm, Conv1d, Conv2d,
-    BatchNorm1d, BatchNorm2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Flatten, ReLU, Tanh,
-    Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU, Softmax, LogSoftmax, Dropout,
-    CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss,
+    Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear,
+    Embedding, LayerNorm, Conv1d, Conv2d, BatchNorm1d, BatchNorm2d, MaxPool2d, AvgPool2d,
+    AdaptiveAvgPool2d, Flatten, ReLU, Tanh, Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU,
+    Softmax, LogSoftmax, Dropout, CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss,
 )
 from .parameter import Parameter
 
 __all__ = [
-    "Parameter", "functional", "utils", "Module", "Sequential", "ModuleList", "Identity",
-    "Linear", "Embedding", "LayerNorm", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d",
-    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "ReLU", "Tanh", "Sigmoid",
-    "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax", "LogSoftmax", "Dropout",
-    "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
+    "Parameter", "functional", "init", "utils", "Module", "Sequential", "ModuleList",
+    "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear", "Embedding",
+    "LayerNorm", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d", "MaxPool2d", "AvgPool2d",
+    "AdaptiveAvgPool2d", "Flatten", "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus",
+    "ELU", "LeakyReLU", "Softmax", "LogSoftmax", "Dropout", "CrossEntropyLoss", "NLLLoss",
+    "MSELoss", "BCEWithLogitsLoss",
 ]

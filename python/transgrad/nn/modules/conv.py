@@ -1,8 +1,9 @@
 """``transgrad.nn.modules.conv``: convolutions, bound to the compiled engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.layers`` with this namespace's
-``Module`` as a base (Note [Which engine makes a layer's parameters] in transgrad/_nn/module.py);
-the twin file is ``transgrad.reference.nn.modules.conv`` (tests/nn/test_nn_namespaces.py keeps them in step).
+``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py);
+the twin file is ``transgrad.reference.nn.modules.conv``
+(tests/nn/test_nn_namespaces.py keeps the two in step).
 """
 
 from transgrad._nn import layers as _layers

@@ -1,4 +1,5 @@
-"""``transgrad.reference.nn.functional``: the functional forms (linear, activations, dropout, losses ...).
+"""``transgrad.reference.nn.functional``: the functional forms (linear, activations, dropout,
+losses ...).
 
 The functions of ``transgrad._nn.functional``, engine-neutral (each finds its engine from its
 tensor input), so ``transgrad.nn.functional`` exports the very same functions.

@@ -1,8 +1,10 @@
-"""``transgrad.reference.nn.modules.activation``: the activation layers, bound to the reference engine.
+"""``transgrad.reference.nn.modules.activation``: the activation layers, bound to the reference
+engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.layers`` with this namespace's
-``Module`` as a base (Note [Which engine makes a layer's parameters] in transgrad/_nn/module.py);
-the twin file is ``transgrad.nn.modules.activation`` (tests/nn/test_nn_namespaces.py keeps them in step).
+``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py);
+the twin file is ``transgrad.nn.modules.activation``
+(tests/nn/test_nn_namespaces.py keeps the two in step).
 """
 
 from transgrad._nn import layers as _layers
@@ -50,4 +52,7 @@ class LogSoftmax(_layers.LogSoftmax, Softmax):
     __doc__ = _layers.LogSoftmax.__doc__
 
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax", "LogSoftmax"]
+__all__ = [
+    "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax",
+    "LogSoftmax",
+]

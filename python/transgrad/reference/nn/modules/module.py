@@ -1,4 +1,5 @@
-"""``transgrad.reference.nn.modules.module``: ``Module`` of the reference engine (torch's module path).
+"""``transgrad.reference.nn.modules.module``: ``Module`` of the reference engine (torch's module
+path).
 
 The code is ``transgrad._nn.module.Module``; this subclass only names the engine that makes its
 layers' parameters (Note [Which engine makes a layer's parameters] in transgrad/_nn/module.py).
