@@ -192,7 +192,7 @@ def test_init_matches_torch_definitions(lib):
         (lambda: nn_i.ones_(w), lambda a: (a == 1).all()),
         (lambda: nn_i.zeros_(w), lambda a: (a == 0).all()),
         (lambda: nn_i.xavier_uniform_(w, gain=2.0),
-         lambda a: abs(a).max() <= 2 * math.sqrt(6 / 500) and abs(a).max() > 0.9 * 2 * math.sqrt(6 / 500)),
+         lambda a: 0.9 * 2 * math.sqrt(6 / 500) < abs(a).max() <= 2 * math.sqrt(6 / 500)),
         (lambda: nn_i.xavier_normal_(w), lambda a: abs(a.std() - math.sqrt(2 / 500)) < 2e-3),
         (lambda: nn_i.kaiming_uniform_(w, a=math.sqrt(5)),
          lambda a: abs(a).max() <= 1 / math.sqrt(300) + 1e-7),

@@ -3,7 +3,7 @@
 ``Module`` is written once; ``transgrad.nn.Module`` and ``transgrad.reference.nn.Module`` are
 one-line subclasses naming their engine in ``_engine`` (Note [Which engine makes a layer's
 parameters]), so the same code makes compiled or reference parameters (the layers are in
-``layers.py``).
+``modules/``).
 
 Behaviour follows ``torch.nn`` for what it covers: registration by assignment,
 ``parameters``/``named_parameters``/``modules``, ``state_dict`` (tensors sharing memory with
@@ -29,7 +29,7 @@ from .parameter import ParameterMixin
 # engine is a class attribute, ``Module._engine`` (the engine module's name), None on the
 # engine-neutral classes written here and set by explicit one-line subclasses in
 # ``transgrad/nn/modules/`` (compiled) and ``transgrad/reference/nn/modules/`` (reference):
-# ``class Linear(layers.Linear, Module): pass`` where ``Module`` is that namespace's. A user's
+# ``class Linear(linear.Linear, Module)`` where ``Module`` is that namespace's. A user's
 # ``class Net(torch.nn.Module)`` inherits the engine of the namespace it subclasses, and
 # ``isinstance(layer, torch.nn.Module)`` holds within a namespace. The price is one line per
 # layer and namespace, written by hand; tests/nn/test_nn_namespaces.py checks that both
