@@ -234,3 +234,31 @@ def test_torch_module_paths_exist(lib):
     assert importlib.import_module(base + ".nn.parameter").Parameter is lib.nn.Parameter
     assert importlib.import_module(base + ".nn.modules.module").Module is lib.nn.Module
     assert importlib.import_module(base + ".nn.init").xavier_uniform_ is lib.nn.init.xavier_uniform_
+
+
+def _every_layer(nn):
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+        nn.AvgPool2d(2), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 8, bias=False),
+        nn.LayerNorm(8), nn.LayerNorm(8, elementwise_affine=False), nn.GELU("tanh"),
+        nn.Dropout(0.1), nn.Embedding(5, 2), nn.Softmax(1), nn.LogSoftmax(dim=1), nn.ELU(),
+        nn.LeakyReLU(0.2), nn.Softplus(), nn.Conv1d(2, 3, 2, stride=2, bias=False),
+        nn.BatchNorm1d(3, affine=False), nn.CrossEntropyLoss(), nn.MSELoss(), nn.Identity(),
+        nn.ModuleList([nn.Tanh()]), nn.ModuleDict({"s": nn.SiLU()}), nn.Sigmoid(),
+        nn.NLLLoss(), nn.BCEWithLogitsLoss())
+
+
+def test_printed_tree_matches_torch(lib):
+    t = torch_lib()
+    assert repr(_every_layer(lib.nn)) == repr(_every_layer(t.nn))
+
+    class Block(lib.nn.Module):  # a user's extra_repr, as torch prints it
+        def __init__(self):
+            super().__init__()
+            self.inner = lib.nn.Linear(1, 1)
+
+        def extra_repr(self):
+            return "width=1\nsecond line"
+
+    assert repr(Block()) == ("Block(\n  width=1\n  second line\n  (inner): Linear(in_features=1, "
+                             "out_features=1, bias=True)\n)")

@@ -100,7 +100,7 @@ def test_repr_is_torch_like(lib):
     assert repr(seq) == ("Sequential(\n"
                          "  (0): Linear(in_features=4, out_features=6, bias=True)\n"
                          "  (1): ReLU()\n"
-                         "  (2): Dropout(p=0.1)\n"
+                         "  (2): Dropout(p=0.1, inplace=False)\n"
                          ")")
 
 

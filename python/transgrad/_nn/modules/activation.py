@@ -89,6 +89,9 @@ class Softmax(Module):
     def forward(self, x: Any) -> Any:
         return F.softmax(x, self.dim)
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
 
 class LogSoftmax(Softmax):
     def forward(self, x: Any) -> Any:

@@ -16,14 +16,17 @@ from ..module import Module
 class Dropout(Module):
     """Zero elements with probability ``p`` while training (seeded by ``manual_seed``)."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability must be in [0, 1], got {p}")
-        self.p = float(p)
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if inplace:
+            raise NotImplementedError("Dropout(inplace=True) is not supported: use the default "
+                                      "inplace=False (the same values, in a new tensor)")
+        self.p, self.inplace = float(p), bool(inplace)
 
     def forward(self, x: Any) -> Any:
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"

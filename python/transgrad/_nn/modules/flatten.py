@@ -24,3 +24,6 @@ class Flatten(Module):
         s = self.start_dim % len(shape)
         e = self.end_dim % len(shape)
         return x.reshape(*shape[:s], -1, *shape[e + 1:])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
