@@ -262,3 +262,31 @@ def test_printed_tree_matches_torch(lib):
 
     assert repr(Block()) == ("Block(\n  width=1\n  second line\n  (inner): Linear(in_features=1, "
                              "out_features=1, bias=True)\n)")
+
+
+def test_always_call_hook_runs_when_forward_raises(lib):
+    t = torch_lib()
+    logs = []
+    for L in (lib, t):
+        log = []
+
+        class Boom(L.nn.Module):
+            def forward(self, x):
+                raise ValueError("boom")
+
+        m = Boom()
+        m.register_forward_hook(lambda mod, args, out: log.append(("always", out)),
+                                always_call=True)
+        m.register_forward_hook(lambda mod, args, out: log.append("not run"))
+        log.append(_err(lambda: m(1)))
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_incompatible_keys_at_torch_path(lib):
+    import importlib
+
+    mod = importlib.import_module(lib.tg.__name__ + ".nn.modules.module")
+    result = lib.nn.Linear(2, 2).load_state_dict({}, strict=False)
+    assert isinstance(result, mod._IncompatibleKeys)
+    assert result == (["weight", "bias"], []) and result.missing_keys == ["weight", "bias"]

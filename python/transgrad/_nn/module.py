@@ -50,9 +50,6 @@ class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
     __str__ = __repr__
 
 
-IncompatibleKeys = _IncompatibleKeys
-
-
 class RemovableHandle:
     """Returned by the hook registrations: ``remove()`` unregisters the hook (as
     torch.utils.hooks.RemovableHandle)."""

@@ -7,6 +7,7 @@ Its twin is ``transgrad.nn.modules.module.Module``.
 """
 
 from transgrad._nn import module as _module
+from transgrad._nn.module import RemovableHandle, _IncompatibleKeys  # noqa: F401  (torch's paths)
 
 
 class Module(_module.Module):
