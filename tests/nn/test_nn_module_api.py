@@ -179,7 +179,8 @@ def test_init_matches_torch_definitions(lib):
                 lambda I, T: I.xavier_uniform_(T.zeros(3)),
                 lambda I, T: I.orthogonal_(T.zeros(3)),
                 lambda I, T: I.kaiming_uniform_(T.zeros(3, 3), mode="x")):
-        assert _err(lambda: bad(nn_i, lib.tg)) == _err(lambda: bad(ti, t.tg))
+        expected = _err(lambda: bad(ti, t.tg))
+        assert expected is not None and _err(lambda: bad(nn_i, lib.tg)) == expected
     lib.tg.manual_seed(0)
     w = lib.tg.zeros(200, 300)
     for fn, ok in [
@@ -290,3 +291,16 @@ def test_incompatible_keys_at_torch_path(lib):
     result = lib.nn.Linear(2, 2).load_state_dict({}, strict=False)
     assert isinstance(result, mod._IncompatibleKeys)
     assert result == (["weight", "bias"], []) and result.missing_keys == ["weight", "bias"]
+
+
+def test_get_submodule_parameter_buffer_match_torch(lib):
+    ours, theirs = _both(lib)
+    assert ours.get_submodule("") is ours
+    assert ours.get_submodule("heads.b") is ours.heads["b"]
+    assert ours.get_parameter("body.0.bias") is ours.body[0].bias
+    assert ours.get_buffer("scratch") is ours.scratch
+    for call in (lambda m: m.get_submodule("heads.c"), lambda m: m.get_submodule("count.x"),
+                 lambda m: m.get_parameter("body.0.nope"), lambda m: m.get_parameter("count"),
+                 lambda m: m.get_buffer("body.0.weight"), lambda m: m.get_buffer("nope")):
+        expected = _err(lambda: call(theirs))
+        assert expected is not None and _err(lambda: call(ours)) == expected
