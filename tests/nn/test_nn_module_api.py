@@ -304,3 +304,16 @@ def test_get_submodule_parameter_buffer_match_torch(lib):
                  lambda m: m.get_buffer("body.0.weight"), lambda m: m.get_buffer("nope")):
         expected = _err(lambda: call(theirs))
         assert expected is not None and _err(lambda: call(ours)) == expected
+
+
+def test_pickled_model_keeps_parameters(lib):
+    import pickle
+
+    m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+    m2 = pickle.loads(pickle.dumps(m))
+    assert type(m2[0].weight) is lib.nn.Parameter and m2[0].weight.requires_grad
+    frozen = lib.nn.Parameter(lib.tg.ones(2), requires_grad=False)
+    assert not pickle.loads(pickle.dumps(frozen)).requires_grad
+    for (n, a), (_, b) in zip(m.state_dict().items(), m2.state_dict().items()):
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b), err_msg=n)
+    assert list(m2.state_dict()) == list(m.state_dict())

@@ -34,6 +34,9 @@ class ParameterMixin:
                 memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
 
+    def __reduce_ex__(self, protocol: Any) -> Any:  # pickle keeps the Parameter type, as torch
+        return type(self), (self.detach(), self.requires_grad)
+
 
 def take_over_slots(cls: type, src: Any, requires_grad: bool) -> Any:
     """A new ``cls`` instance holding ``src``'s slots (a plain Python Tensor class: Note
