@@ -317,3 +317,18 @@ def test_pickled_model_keeps_parameters(lib):
     for (n, a), (_, b) in zip(m.state_dict().items(), m2.state_dict().items()):
         np.testing.assert_array_equal(to_numpy(a), to_numpy(b), err_msg=n)
     assert list(m2.state_dict()) == list(m.state_dict())
+
+
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (2, 3, 4), (2, 3, 2, 2)])
+def test_softmax_implicit_dim_as_torch(lib, shape):
+    t = torch_lib()
+    x = np.random.default_rng(1).normal(size=shape)
+    for name in ("Softmax", "LogSoftmax"):
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            ours = getattr(lib.nn, name)()(lib.tg.tensor(x))
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            theirs = getattr(t.nn, name)()(t.tg.tensor(x))
+        np.testing.assert_allclose(to_numpy(ours), to_numpy(theirs), rtol=1e-12, err_msg=name)
+    assert repr(lib.nn.Softmax()) == repr(t.nn.Softmax()) == "Softmax(dim=None)"
+    out = lib.F.softmax(lib.tg.tensor(x, dtype=lib.tg.float32), -1, dtype=lib.tg.float64)
+    assert out.dtype == lib.tg.float64

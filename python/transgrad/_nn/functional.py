@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import warnings
+
 import numpy as np
 
 from .engine import Engine, engine_of
@@ -191,14 +193,33 @@ def leaky_relu(input: Any, negative_slope: float = 0.01) -> Any:
     return E.op("leaky_relu")(input, float(negative_slope))
 
 
-def softmax(input: Any, dim: int) -> Any:
-    E = engine_of(input)
-    return E.op("softmax")(input, dim)
+def _softmax_dim(name: str, ndim: int, dim: int | None, stacklevel: int) -> int:
+    """``dim``, or torch's deprecated implicit choice when None (0 for 0-, 1- and 3-d inputs,
+    else 1), with torch's warning."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input: Any, dim: int) -> Any:
+def _as_dtype(input: Any, dtype: Any) -> Any:
+    return input if dtype is None else input.to(dtype)
+
+
+def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (cast to ``dtype`` first when given)."""
     E = engine_of(input)
-    return E.op("log_softmax")(input, dim)
+    dim = _softmax_dim("softmax", input.ndim, dim, _stacklevel)
+    return E.op("softmax")(_as_dtype(input, dtype), dim)
+
+
+def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Any:
+    """``log(softmax(x))`` along ``dim``, computed stably (cast to ``dtype`` first)."""
+    E = engine_of(input)
+    dim = _softmax_dim("log_softmax", input.ndim, dim, _stacklevel)
+    return E.op("log_softmax")(_as_dtype(input, dtype), dim)
 
 
 # ---------------------------------------------------------------------------------------------

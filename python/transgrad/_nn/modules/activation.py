@@ -82,12 +82,14 @@ class LeakyReLU(Module):
 
 
 class Softmax(Module):
-    def __init__(self, dim: int = -1) -> None:
+    """Softmax along ``dim`` (None: torch's deprecated implicit choice, with its warning)."""
+
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Any) -> Any:
-        return F.softmax(x, self.dim)
+        return F.softmax(x, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -95,4 +97,4 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, x: Any) -> Any:
-        return F.log_softmax(x, self.dim)
+        return F.log_softmax(x, self.dim, _stacklevel=5)
