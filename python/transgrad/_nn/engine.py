@@ -5,8 +5,13 @@ both export ``Tensor``, ``ops``, ``no_grad``, ``tensor``, ``rand``, the dtypes).
 adapter exposing the handful of operations nn relies on beyond that API: calling a formula by
 name, writing new values into a tensor in place, and drawing seeded random numbers.
 
-Invariant: the same calls on both engines: no feature tests, no engine names (the optimizers
-need none of this: they find the engine from their parameters, transgrad/optim/optimizer.py).
+How nn gets one: from a tensor, ``engine_of(t)`` (functional, init, utils, Module methods that
+hold tensors); from nothing, ``engine_named(Module._engine)`` (a layer making its parameters:
+Note [Which engine makes a layer's parameters] in module.py).
+
+Invariant: the same calls on both engines: no feature tests, and no engine names except the
+one a layer's binding class declares (the optimizers need none of this: they find the engine
+from their parameters, transgrad/optim/optimizer.py).
 """
 
 from __future__ import annotations

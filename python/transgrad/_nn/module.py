@@ -35,6 +35,9 @@ from .parameter import ParameterMixin
 # layer and namespace, written by hand; tests/nn/test_nn_namespaces.py checks that both
 # namespaces bind the same layers. Everything that receives a tensor (functional, utils,
 # init, the optimizers) takes the engine from the tensor instead and is shared as is.
+# Adding a layer: the class in ``_nn/modules/<torch's file>.py``, then one binding class in
+# that file under both ``nn/modules/`` and ``reference/nn/modules/`` and its name in the two
+# import lists; test_nn_namespaces.py fails until all of it is done.
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
                                                 ["missing_keys", "unexpected_keys"])):
