@@ -5,8 +5,13 @@ both export ``Tensor``, ``ops``, ``no_grad``, ``tensor``, ``rand``, the dtypes).
 adapter exposing the handful of operations nn relies on beyond that API: calling a formula by
 name, writing new values into a tensor in place, and drawing seeded random numbers.
 
-Invariant: the same calls on both engines: no feature tests, no engine names (the optimizers
-need none of this: they find the engine from their parameters, transgrad/optim/optimizer.py).
+How nn gets one: from a tensor, ``engine_of(t)`` (functional, init, utils, Module methods that
+hold tensors); from nothing, ``engine_named(Module._engine)`` (a layer making its parameters:
+Note [Which engine makes a layer's parameters] in module.py).
+
+Invariant: the same calls on both engines: no feature tests, and no engine names except the
+one a layer's binding class declares (the optimizers need none of this: they find the engine
+from their parameters, transgrad/optim/optimizer.py).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._backend import engine_module
 from transgrad._dtypes import as_dtype
 
 # Note [In-place updates]
@@ -83,3 +89,22 @@ class Engine:
         u = self.uniform(shape, 0.0, 1.0, self.module.float64)
         mask = np.asarray(u) < keep
         return self.module.tensor(mask.astype(np.float64), dtype=dtype)
+
+
+_BY_NAME: dict[str, Engine] = {}
+
+
+def engine_named(name: str) -> Engine:
+    """The adapter of the engine module ``name`` ("transgrad" or "transgrad.reference"),
+    made once."""
+    if name not in _BY_NAME:
+        import importlib
+
+        _BY_NAME[name] = Engine(importlib.import_module(name))
+    return _BY_NAME[name]
+
+
+def engine_of(tensor: Any) -> Engine:
+    """The adapter of ``tensor``'s own engine: engine-neutral functions take their engine from
+    their tensor arguments, as the optimizers do."""
+    return engine_named(engine_module(tensor).__name__)

@@ -1,7 +1,6 @@
-"""nn.functional, engine-neutral: every function takes the ``Engine`` adapter first.
-
-``build`` binds them to one engine (``transgrad.nn.functional``,
-``transgrad.reference.nn.functional``), so users call them as in PyTorch:
+"""nn.functional, engine-neutral: every function finds its engine from its tensor input
+(``engine_of``), as the optimizers do, so ``transgrad.nn.functional`` and
+``transgrad.reference.nn.functional`` re-export the same functions, called as in PyTorch:
 ``F.cross_entropy(logits, target)``. Each maps to a formula of ``formulas/nn.py`` (or of the
 core families) wherever one exists; the string options PyTorch takes (``reduction``,
 ``approximate``) are decoded here, because the formula language has no strings. The
@@ -16,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import warnings
+
 import numpy as np
 
-from .engine import Engine
+from .engine import Engine, engine_of
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -39,20 +40,23 @@ def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
 # Layers
 
 
-def linear(E: Engine, input: Any, weight: Any, bias: Any | None = None) -> Any:
+def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
     """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
+    E = engine_of(input)
     return E.op("linear")(input, weight, bias)
 
 
-def embedding(E: Engine, input: Any, weight: Any) -> Any:
+def embedding(input: Any, weight: Any) -> Any:
     """Rows of ``weight`` picked by the int64 ``input``: shape ``input.shape + (dim,)``."""
+    E = engine_of(input)
     flat = input.reshape(-1)
     rows = E.op("index_select")(weight, 0, flat)
     return rows.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-def layer_norm(E: Engine, input: Any, normalized_shape: Sequence[int], weight: Any = None,
+def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
                bias: Any = None, eps: float = 1e-5) -> Any:
+    E = engine_of(input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -62,9 +66,10 @@ def layer_norm(E: Engine, input: Any, normalized_shape: Sequence[int], weight: A
     return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
 
 
-def dropout(E: Engine, input: Any, p: float = 0.5, training: bool = True) -> Any:
+def dropout(input: Any, p: float = 0.5, training: bool = True) -> Any:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
     mask comes from the engine's generator (``manual_seed``). Identity when not training."""
+    E = engine_of(input)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability must be in [0, 1], got {p}")
     if not training or p == 0.0:
@@ -88,47 +93,53 @@ def _api(E: Engine, name: str) -> Any:
     return fn
 
 
-def conv1d(E: Engine, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """1-D convolution (cross-correlation, as torch) of (N, C_in, L) or (C_in, L) by weight
     (C_out, C_in / groups, k); ``padding`` an int, "valid" or "same"."""
+    E = engine_of(input)
     return _api(E, "conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(E: Engine, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """2-D convolution of (N, C_in, H, W) or (C_in, H, W) by weight (C_out, C_in / groups,
     kh, kw); window arguments an int or a pair, ``padding`` also "valid" or "same"."""
+    E = engine_of(input)
     return _api(E, "conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
-def max_pool2d(E: Engine, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
     also the flat index of each maximum in its input plane, as torch."""
+    E = engine_of(input)
     return _api(E, "max_pool2d")(input, kernel_size, stride, padding, dilation,
                                  ceil_mode=ceil_mode, return_indices=return_indices)
 
 
-def avg_pool2d(E: Engine, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Any:
+    E = engine_of(input)
     return _api(E, "avg_pool2d")(input, kernel_size, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
 
 
-def adaptive_avg_pool2d(E: Engine, input: Any, output_size: Any) -> Any:
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
     """Average over the windows that split H and W into ``output_size`` (an int or a pair;
     None keeps that dim), as torch."""
+    E = engine_of(input)
     return _api(E, "adaptive_avg_pool2d")(input, output_size)
 
 
-def batch_norm(E: Engine, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Any:
     """Normalise each channel (dim 1) of (N, C[, ...]): by the batch statistics when
     ``training`` (and then update the running stats in place, torch's momentum convention),
     else by ``running_mean`` / ``running_var``."""
+    E = engine_of(input)
     if not training and (running_mean is None or running_var is None):
         raise ValueError("batch_norm: running_mean and running_var are needed when not "
                          "training")
@@ -140,53 +151,83 @@ def batch_norm(E: Engine, input: Any, running_mean: Any, running_var: Any, weigh
 # Activations
 
 
-def relu(E: Engine, input: Any) -> Any:
+def relu(input: Any) -> Any:
+    E = engine_of(input)
     return E.op("relu")(input)
 
 
-def tanh(E: Engine, input: Any) -> Any:
+def tanh(input: Any) -> Any:
+    E = engine_of(input)
     return E.op("tanh")(input)
 
 
-def sigmoid(E: Engine, input: Any) -> Any:
+def sigmoid(input: Any) -> Any:
+    E = engine_of(input)
     return E.op("sigmoid")(input)
 
 
-def silu(E: Engine, input: Any) -> Any:
+def silu(input: Any) -> Any:
+    E = engine_of(input)
     return E.op("silu")(input)
 
 
-def gelu(E: Engine, input: Any, approximate: str = "none") -> Any:
+def gelu(input: Any, approximate: str = "none") -> Any:
+    E = engine_of(input)
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return E.op("gelu")(input, approximate == "tanh")
 
 
-def softplus(E: Engine, input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    E = engine_of(input)
     return E.op("softplus")(input, float(beta), float(threshold))
 
 
-def elu(E: Engine, input: Any, alpha: float = 1.0) -> Any:
+def elu(input: Any, alpha: float = 1.0) -> Any:
+    E = engine_of(input)
     return E.op("elu")(input, float(alpha))
 
 
-def leaky_relu(E: Engine, input: Any, negative_slope: float = 0.01) -> Any:
+def leaky_relu(input: Any, negative_slope: float = 0.01) -> Any:
+    E = engine_of(input)
     return E.op("leaky_relu")(input, float(negative_slope))
 
 
-def softmax(E: Engine, input: Any, dim: int) -> Any:
-    return E.op("softmax")(input, dim)
+def _softmax_dim(name: str, ndim: int, dim: int | None, stacklevel: int) -> int:
+    """``dim``, or torch's deprecated implicit choice when None (0 for 0-, 1- and 3-d inputs,
+    else 1), with torch's warning."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(E: Engine, input: Any, dim: int) -> Any:
-    return E.op("log_softmax")(input, dim)
+def _as_dtype(input: Any, dtype: Any) -> Any:
+    return input if dtype is None else input.to(dtype)
+
+
+def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (cast to ``dtype`` first when given)."""
+    E = engine_of(input)
+    dim = _softmax_dim("softmax", input.ndim, dim, _stacklevel)
+    return E.op("softmax")(_as_dtype(input, dtype), dim)
+
+
+def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Any:
+    """``log(softmax(x))`` along ``dim``, computed stably (cast to ``dtype`` first)."""
+    E = engine_of(input)
+    dim = _softmax_dim("log_softmax", input.ndim, dim, _stacklevel)
+    return E.op("log_softmax")(_as_dtype(input, dtype), dim)
 
 
 # ---------------------------------------------------------------------------------------------
 # Losses
 
 
-def mse_loss(E: Engine, input: Any, target: Any, reduction: str = "mean") -> Any:
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    E = engine_of(input)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
@@ -221,9 +262,10 @@ def _has_ignored(E: Engine, target: Any, ignore_index: int) -> bool:
     return bool((E.numpy(target) == ignore_index).any())
 
 
-def nll_loss(E: Engine, input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
              reduction: str = "mean") -> Any:
     """Negative log-likelihood of class indices, given log-probabilities (N, C[, d...])."""
+    E = engine_of(input)
     _check_reduction(reduction)
     logp, t, shape = _rows(input, target)
     if reduction != "none":
@@ -240,7 +282,7 @@ def _nll_none(E: Engine, logp: Any, t: Any, weight: Any, ignore_index: int) -> A
     return -(picked * w)
 
 
-def cross_entropy(E: Engine, input: Any, target: Any, weight: Any = None,
+def cross_entropy(input: Any, target: Any, weight: Any = None,
                   ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Any:
     """Cross entropy of logits (N, C[, d...]) against int64 class indices (N[, d...]).
@@ -248,6 +290,7 @@ def cross_entropy(E: Engine, input: Any, target: Any, weight: Any = None,
     The common case (no weight, no ignored target, no smoothing, mean or sum) is one fused
     formula; the rest is composed of log_softmax and nll_loss, as PyTorch defines it.
     """
+    E = engine_of(input)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
@@ -258,7 +301,7 @@ def cross_entropy(E: Engine, input: Any, target: Any, weight: Any = None,
     if (weight is None and label_smoothing == 0.0 and reduction != "none"
             and not _has_ignored(E, t, ignore_index)):
         return E.op("cross_entropy")(logits, t, reduction == "mean")
-    logp = log_softmax(E, logits, 1)
+    logp = log_softmax(logits, 1)
     if reduction == "none":
         nll = _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
     else:
@@ -281,8 +324,9 @@ def cross_entropy(E: Engine, input: Any, target: Any, weight: Any = None,
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
-def binary_cross_entropy_with_logits(E: Engine, input: Any, target: Any, weight: Any = None,
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Any:
+    E = engine_of(input)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"binary_cross_entropy_with_logits: input shape {tuple(input.shape)} "
@@ -294,8 +338,9 @@ def binary_cross_entropy_with_logits(E: Engine, input: Any, target: Any, weight:
                                                     reduction == "mean")
 
 
-def one_hot(E: Engine, tensor: Any, num_classes: int = -1) -> Any:
+def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     """int64 one-hot encoding, last dim of size ``num_classes`` (max + 1 when -1)."""
+    E = engine_of(tensor)
     idx = E.numpy(tensor).astype(np.int64)
     n = int(idx.max()) + 1 if num_classes < 0 else num_classes
     if idx.size and (idx.min() < 0 or idx.max() >= n):

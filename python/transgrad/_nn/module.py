@@ -1,9 +1,9 @@
 """nn.Module, engine-neutral: registration, traversal, state, modes, repr.
 
-``Module`` is a template: ``_nn.build`` derives one subclass per engine that sets ``_E`` (the
-``Engine`` adapter), ``_F`` (functional bound to it) and ``Parameter``, so that
-``transgrad.nn.Module`` works on compiled tensors and ``transgrad.reference.nn.Module`` on
-reference ones, from the same code (the layers are in ``layers.py``).
+``Module`` is written once; ``transgrad.nn.Module`` and ``transgrad.reference.nn.Module`` are
+one-line subclasses naming their engine in ``_engine`` (Note [Which engine makes a layer's
+parameters]), so the same code makes compiled or reference parameters (the layers are in
+``modules/``).
 
 Behaviour follows ``torch.nn`` for what it covers: registration by assignment,
 ``parameters``/``named_parameters``/``modules``, ``state_dict`` (tensors sharing memory with
@@ -14,23 +14,109 @@ the module) and ``load_state_dict`` (copies in place, keeps the Parameter object
 from __future__ import annotations
 
 import collections
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
-IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+from .engine import Engine, engine_named, engine_of
+from .parameter import ParameterMixin
+
+# Note [Which engine makes a layer's parameters]
+# torch code writes ``nn.Linear(3, 4)`` with no engine argument, and the same words must make
+# compiled parameters after ``import transgrad as torch`` and reference ones after ``import
+# transgrad.reference as torch``. One class cannot know the namespace it was reached through,
+# and a process-wide default engine would let one namespace change the other's layers. So the
+# engine is a class attribute, ``Module._engine`` (the engine module's name), None on the
+# engine-neutral classes written here and set by explicit one-line subclasses in
+# ``transgrad/nn/modules/`` (compiled) and ``transgrad/reference/nn/modules/`` (reference):
+# ``class Linear(linear.Linear, Module)`` where ``Module`` is that namespace's. A user's
+# ``class Net(torch.nn.Module)`` inherits the engine of the namespace it subclasses, and
+# ``isinstance(layer, torch.nn.Module)`` holds within a namespace. The price is one line per
+# layer and namespace, written by hand; tests/nn/test_nn_namespaces.py checks that both
+# namespaces bind the same layers. Everything that receives a tensor (functional, utils,
+# init, the optimizers) takes the engine from the tensor instead and is shared as is.
+# Adding a layer: the class in ``_nn/modules/<torch's file>.py``, then one binding class in
+# that file under both ``nn/modules/`` and ``reference/nn/modules/`` and its name in the two
+# import lists; test_nn_namespaces.py fails until all of it is done.
+
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
+                                                ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns, printed as torch prints it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by the hook registrations: ``remove()`` unregisters the hook (as
+    torch.utils.hooks.RemovableHandle)."""
+
+    _next_id = 0
+
+    def __init__(self, *stores: dict) -> None:
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+        self._stores = stores
+
+    def remove(self) -> None:
+        for store in self._stores:
+            if isinstance(store, set):
+                store.discard(self.id)
+            else:
+                store.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def _check_name(kind: str, module: Any, name: Any, store: dict) -> None:
+    """torch's checks on a registered name (KeyError/TypeError, torch's words)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in store:
+        raise KeyError(f"attribute '{name}' already exists")
 
 
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes."""
 
-    _E: Any = None   # the Engine adapter (set on the per-engine subclass)
-    _F: Any = None   # functional bound to that engine
+    _engine: str | None = None  # Note [Which engine makes a layer's parameters]
     training: bool
 
+    @property
+    def _E(self) -> Engine:
+        """The adapter of the engine that makes this module's parameters."""
+        if self._engine is None:
+            raise TypeError(f"{type(self).__qualname__} has no engine: use the layers of "
+                            "transgrad.nn or transgrad.reference.nn (Note [Which engine makes "
+                            "a layer's parameters])")
+        return engine_named(self._engine)
+
+    @property
+    def Parameter(self) -> type:
+        """The Parameter class of this module's engine."""
+        return importlib.import_module(f"{self._E.name}.nn.parameter").Parameter
+
     def __init__(self) -> None:
-        object.__setattr__(self, "_parameters", collections.OrderedDict())
-        object.__setattr__(self, "_buffers", collections.OrderedDict())
-        object.__setattr__(self, "_modules", collections.OrderedDict())
+        for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks",
+                     "_forward_hooks"):
+            object.__setattr__(self, name, collections.OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", set())
         object.__setattr__(self, "training", True)
 
     # -- registration ----------------------------------------------------------------------
@@ -48,13 +134,13 @@ class Module:
             modules[name] = value
         elif name in params:
             if value is not None:
-                raise TypeError(f"cannot assign {type(value).__name__} as parameter {name!r} "
-                                "(nn.Parameter or None expected)")
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
             params[name] = None
         elif name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign {type(value).__name__} as child module "
-                                f"{name!r} (nn.Module or None expected)")
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (torch.nn.Module or None expected)")
             modules[name] = None
         elif name in buffers:
             buffers[name] = value
@@ -65,49 +151,127 @@ class Module:
         self.__dict__.pop(name, None)
         for d in (self._parameters, self._buffers, self._modules):
             d.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
         for store in ("_parameters", "_buffers", "_modules"):
             if store in d and name in d[store]:
                 return d[store][name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
         for store in (self._parameters, self._buffers, self._modules):
             if name in store:
                 del store[name]
+                self._non_persistent_buffers_set.discard(name)
                 return
         object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param: Any) -> None:
+        """Add ``param`` (a Parameter of this module's engine, or None) as ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", self, name, self._parameters)
         if param is not None and not _is_parameter(self, param):
-            raise TypeError(f"cannot register {type(param).__name__} as parameter {name!r} "
-                            "(nn.Parameter or None expected)")
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
         self._discard(name)
         self._parameters[name] = param
 
-    def register_buffer(self, name: str, tensor: Any) -> None:
+    def register_buffer(self, name: str, tensor: Any, persistent: bool = True) -> None:
+        """Add ``tensor`` (or None) as the buffer ``name``: in ``state_dict`` when
+        ``persistent``, in ``buffers()`` either way."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name("buffer", self, name, self._buffers)
+        if tensor is not None and not _is_tensor(tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+                            f"'{name}' (torch Tensor or None required)")
         self._discard(name)
         self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name: str, module: Module | None) -> None:
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module")
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        _check_name("module", self, name, self._modules)
         self._discard(name)
         self._modules[name] = module
+
+    def register_module(self, name: str, module: Module | None) -> None:
+        self.add_module(name, module)
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``)
+        before ``forward``; a non-None result replaces the arguments."""
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        _add_hook(self._forward_pre_hooks, handle.id, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_hook(self, hook: Any, *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False
+                              ) -> RemovableHandle:
+        """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) after
+        ``forward``; a non-None result replaces the output. (``always_call``, torch's "run even
+        if forward raised", is honoured too.)"""
+        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs)
+        _add_hook(self._forward_hooks, handle.id, (hook, always_call), prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        return handle
 
     # -- running ---------------------------------------------------------------------------
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        try:
+            output = self.forward(*args, **kwargs)
+        except Exception:
+            for hid, (hook, always) in list(self._forward_hooks.items()):
+                if always:
+                    self._run_forward_hook(hid, hook, args, kwargs, None)
+            raise
+        for hid, (hook, _always) in list(self._forward_hooks.items()):
+            result = self._run_forward_hook(hid, hook, args, kwargs, output)
+            if result is not None:
+                output = result
+        return output
+
+    def _run_forward_hook(self, hid: int, hook: Any, args: tuple, kwargs: dict,
+                          output: Any) -> Any:
+        if hid in self._forward_hooks_with_kwargs:
+            return hook(self, args, kwargs, output)
+        return hook(self, args, output)
 
     def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
         for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
+            object.__setattr__(m, "training", mode)
         return self
 
     def eval(self) -> Module:
@@ -115,7 +279,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
-            _zero_grad(self._E, p, set_to_none)
+            _zero_grad(p, set_to_none)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
@@ -152,28 +316,29 @@ class Module:
 
     # -- traversal -------------------------------------------------------------------------
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True
-                         ) -> Iterator[tuple[str, Any]]:
-        seen = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+    def _named_members(self, store: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+        seen: set[int] = set()
+        mods = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                if recurse else [(prefix, self)])
         for mprefix, m in mods:
-            for name, p in m._parameters.items():
-                if p is None or id(p) in seen:
+            for name, t in getattr(m, store).items():
+                if t is None or (remove_duplicate and id(t) in seen):
                     continue
-                seen.add(id(p))
-                yield (f"{mprefix}.{name}" if mprefix else name), p
+                seen.add(id(t))
+                yield (f"{mprefix}.{name}" if mprefix else name), t
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Any]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True
-                      ) -> Iterator[tuple[str, Any]]:
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
-        for mprefix, m in mods:
-            for name, b in m._buffers.items():
-                if b is not None:
-                    yield (f"{mprefix}.{name}" if mprefix else name), b
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Any]:
         for _, b in self.named_buffers(recurse=recurse):
@@ -190,71 +355,126 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, prefix: str = "", memo: set | None = None
-                      ) -> Iterator[tuple[str, Module]]:
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         memo = set() if memo is None else memo
-        if id(self) in memo:
-            return
-        memo.add(id(self))
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
-                yield from m.named_modules(f"{prefix}.{name}" if prefix else name, memo)
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                           remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
             yield m
 
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` ("" is this module)."""
+        mod: Any = self
+        for item in target.split(".") if target else []:
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Any:
+        """The parameter at the dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, ParameterMixin):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Any:
+        """The buffer at the dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    __hash__ = object.__hash__
+
     # -- state -----------------------------------------------------------------------------
 
-    def state_dict(self) -> collections.OrderedDict[str, Any]:
-        """Parameters and buffers by dotted name, detached (sharing memory with the module)."""
-        out: collections.OrderedDict[str, Any] = collections.OrderedDict()
-        for mprefix, m in self.named_modules():
-            for store in (m._parameters, m._buffers):
-                for name, t in store.items():
-                    if t is not None:
-                        out[f"{mprefix}.{name}" if mprefix else name] = t.detach()
+    def _state_entries(self) -> Iterator[tuple[str, Module, str, bool]]:
+        """(dotted name, owner, local name, is_parameter) of every state_dict entry; a module
+        reached by two paths is listed under both, as torch does."""
+        for mprefix, m in self.named_modules(remove_duplicate=False):
+            for name, t in m._parameters.items():
+                if t is not None:
+                    yield (f"{mprefix}.{name}" if mprefix else name), m, name, True
+            for name, t in m._buffers.items():
+                if t is not None and name not in m._non_persistent_buffers_set:
+                    yield (f"{mprefix}.{name}" if mprefix else name), m, name, False
+
+    def state_dict(self, *, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> Any:
+        """Parameters and persistent buffers by dotted name, detached (sharing memory with the
+        module) unless ``keep_vars``."""
+        out = collections.OrderedDict() if destination is None else destination
+        for key, m, name, is_param in self._state_entries():
+            t = (m._parameters if is_param else m._buffers)[name]
+            out[prefix + key] = t if keep_vars else t.detach()
         return out
 
-    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True) -> Any:
-        """Copy values in place into this module's parameters and buffers (the Parameter
-        objects stay the same, so optimizers keep working). Returns the missing and
-        unexpected keys; with ``strict`` either raises a KeyError listing them."""
-        E = self._E
-        own: dict[str, tuple[Module, str, bool]] = {}
-        for mprefix, m in self.named_modules():
-            for is_param, store in ((True, m._parameters), (False, m._buffers)):
-                for name, t in store.items():
-                    if t is not None:
-                        own[f"{mprefix}.{name}" if mprefix else name] = (m, name, is_param)
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False
+                        ) -> _IncompatibleKeys:
+        """Copy values in place into this module's parameters and persistent buffers (the
+        Parameter objects stay the same, so optimizers keep working). Returns torch's
+        ``_IncompatibleKeys``; raises torch's RuntimeError for missing or unexpected keys when
+        ``strict`` and for shape mismatches always, before changing anything."""
+        if assign:
+            raise NotImplementedError("load_state_dict(assign=True) is not supported: the "
+                                      "values are always copied into the existing tensors")
+        own = {key: (m, name, is_param) for key, m, name, is_param in self._state_entries()}
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise KeyError(f"load_state_dict for {type(self).__name__}: missing keys "
-                           f"{missing}, unexpected keys {unexpected}")
         errors: list[str] = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
         for key, (m, name, is_param) in own.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
             cur = (m._parameters if is_param else m._buffers)[name]
-            shape = tuple(value.shape)
-            if shape != tuple(cur.shape):
-                errors.append(f"{key}: shape {shape} in the state dict, {tuple(cur.shape)} in "
-                              "the module")
+            if tuple(value.shape) != tuple(cur.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{value.shape!r} from checkpoint, the shape in current model is "
+                              f"{cur.shape!r}.")
         if errors:
-            raise ValueError("load_state_dict: size mismatch: " + "; ".join(errors))
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
         for key, (m, name, is_param) in own.items():
             if key in state_dict:
                 cur = (m._parameters if is_param else m._buffers)[name]
+                E = engine_of(cur)
                 E.assign_(cur, _as_engine_tensor(E, state_dict[key], cur.dtype))
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- repr ------------------------------------------------------------------------------
 
     def extra_repr(self) -> str:
         return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
 
     def __repr__(self) -> str:
         lines = []
@@ -264,7 +484,7 @@ class Module:
         for name, m in self._modules.items():
             body = repr(m).replace("\n", "\n  ")
             lines.append(f"({name}): {body}")
-        head = type(self).__name__ + "("
+        head = self._get_name() + "("
         if not lines:
             return head + ")"
         if len(lines) == 1 and not self._modules:
@@ -276,32 +496,39 @@ class Module:
                       | set(self._modules))
 
 
-PARAMETER_CLASSES: list = []  # every engine's Parameter class (filled by _nn.build)
+def _add_hook(store: dict, hid: int, hook: Any, prepend: bool) -> None:
+    store[hid] = hook
+    if prepend:
+        store.move_to_end(hid, last=False)
+
+
+def _is_tensor(value: Any) -> bool:
+    from transgrad._backend import is_tensor
+
+    return is_tensor(value)
 
 
 def _is_parameter(module: Module, value: Any) -> bool:
-    cls = getattr(type(module), "Parameter", None)
-    if cls is not None and isinstance(value, cls):
-        return True
-    for other in PARAMETER_CLASSES:
-        if isinstance(value, other):
-            raise TypeError(f"cannot use a Parameter of {other.__module__} in "
-                            f"{type(module).__module__}.{type(module).__name__}: a model's "
-                            "parameters and layers must come from the same engine")
-    return False
+    if not isinstance(value, ParameterMixin):
+        return False
+    if module._engine is not None and not isinstance(value, module.Parameter):
+        raise TypeError(f"cannot use a Parameter of {type(value).__module__} in "
+                        f"{type(module).__module__}.{type(module).__name__}: a model's "
+                        "parameters and layers must come from the same engine")
+    return True
 
 
 def _is_floating(t: Any) -> bool:
     return "float" in str(t.dtype)
 
 
-def _zero_grad(E: Any, p: Any, set_to_none: bool) -> None:
+def _zero_grad(p: Any, set_to_none: bool) -> None:
     if p.grad is None:
         return
     if set_to_none:
         p.grad = None
     else:
-        E.assign_(p.grad, p.grad.detach() * 0.0)
+        engine_of(p).assign_(p.grad, p.grad.detach() * 0.0)
 
 
 def _as_engine_tensor(E: Any, value: Any, dtype: Any) -> Any:

@@ -1,16 +1,24 @@
-"""``transgrad.nn``: Module, Parameter, layers and losses for the compiled engine.
+"""``transgrad.nn``: Module, Parameter, layers and losses of the compiled engine.
 
-The code lives in ``transgrad._nn`` (shared with ``transgrad.reference.nn``); this module only
-builds it over ``transgrad``. ``transgrad.nn.functional`` holds the functional forms,
-``transgrad.nn.utils`` gradient clipping.
+The layers are the engine-neutral classes of ``transgrad._nn`` bound to this engine by one-line
+subclasses in ``modules/`` (Note [Which engine makes a layer's parameters] in
+transgrad/_nn/module.py); ``functional`` and ``utils`` are shared with ``transgrad.reference.nn``.
 """
 
-import transgrad as _tg
-from transgrad._nn import build as _build
+from . import functional, init, utils
+from .modules import (
+    Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear,
+    Embedding, LayerNorm, Conv1d, Conv2d, BatchNorm1d, BatchNorm2d, MaxPool2d, AvgPool2d,
+    AdaptiveAvgPool2d, Flatten, ReLU, Tanh, Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU,
+    Softmax, LogSoftmax, Dropout, CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss,
+)
+from .parameter import Parameter
 
-_ns = _build(_tg, "transgrad")
-globals().update({k: getattr(_ns.nn, k) for k in _ns.nn.__all__
-                  if k not in ("functional", "utils")})
-__all__ = list(_ns.nn.__all__)
-
-from . import functional, utils  # noqa: F401  (submodules, bound to the same engine)
+__all__ = [
+    "Parameter", "functional", "init", "utils", "Module", "Sequential", "ModuleList",
+    "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear", "Embedding",
+    "LayerNorm", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d", "MaxPool2d", "AvgPool2d",
+    "AdaptiveAvgPool2d", "Flatten", "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus",
+    "ELU", "LeakyReLU", "Softmax", "LogSoftmax", "Dropout", "CrossEntropyLoss", "NLLLoss",
+    "MSELoss", "BCEWithLogitsLoss",
+]

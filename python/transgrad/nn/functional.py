@@ -1,14 +1,20 @@
-"""``transgrad.nn.functional``: linear, activations, dropout, losses (compiled engine).
+"""``transgrad.nn.functional``: the functional forms (linear, activations, dropout, losses ...).
 
-Built from ``transgrad._nn.functional`` over ``transgrad``; see that module for the details.
+The functions of ``transgrad._nn.functional``, engine-neutral (each finds its engine from its
+tensor input), so ``transgrad.reference.nn.functional`` exports the very same functions.
 """
 
-import transgrad as _tg
-from transgrad._nn import build as _build
+from transgrad._api.linalg import pdist  # torch.nn.functional.pdist is torch.pdist
+from transgrad._nn.functional import (
+    adaptive_avg_pool2d, avg_pool2d, batch_norm, binary_cross_entropy_with_logits, conv1d,
+    conv2d, cross_entropy, dropout, elu, embedding, gelu, layer_norm, leaky_relu, linear,
+    log_softmax, max_pool2d, mse_loss, nll_loss, one_hot, relu, sigmoid, silu, softmax,
+    softplus, tanh,
+)
 
-_F = _build(_tg, "transgrad").functional
-globals().update({k: getattr(_F, k) for k in _F.__all__})
-__all__ = list(_F.__all__) + ["pdist"]
-
-# torch.nn.functional.pdist is torch.pdist (engine-neutral: one function for both engines).
-from transgrad._api.linalg import pdist  # noqa: E402,F401
+__all__ = [
+    "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits",
+    "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding", "gelu",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool2d", "mse_loss",
+    "nll_loss", "one_hot", "pdist", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
+]

@@ -1,14 +1,5 @@
-"""``transgrad.reference.nn.functional``: linear, activations, dropout, losses (reference engine).
+"""``transgrad.reference.nn.functional``: the same engine-neutral functions as
+``transgrad.nn.functional`` (each finds its engine from its tensor input)."""
 
-Built from ``transgrad._nn.functional`` over ``transgrad.reference``; see that module.
-"""
-
-import transgrad.reference as _ref
-from transgrad._nn import build as _build
-
-_F = _build(_ref, "transgrad.reference").functional
-globals().update({k: getattr(_F, k) for k in _F.__all__})
-__all__ = list(_F.__all__) + ["pdist"]
-
-# torch.nn.functional.pdist is torch.pdist (engine-neutral: one function for both engines).
-from transgrad._api.linalg import pdist  # noqa: E402,F401
+from transgrad.nn.functional import *  # noqa: F401,F403
+from transgrad.nn.functional import __all__  # noqa: F401

@@ -1,0 +1,174 @@
+"""nn.init, engine-neutral: fill a tensor in place with torch's initialisation schemes.
+
+Input: a tensor of either engine (usually a Parameter). Output: the same tensor, its values
+replaced under no_grad (Note [In-place updates] in engine.py), returned as torch does.
+Randomness comes from the tensor's engine generator (``manual_seed``), so both engines draw
+reproducibly, though not torch's numbers. Fans and gains follow torch's definitions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .engine import engine_of
+
+_GAINS_ONE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+
+
+def calculate_gain(nonlinearity: str, param: Any = None) -> float:
+    """The recommended gain for a nonlinearity (torch's table)."""
+    if nonlinearity in _GAINS_ONE:
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Any) -> tuple[int, int]:
+    if tensor.ndim < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive = math.prod(tensor.shape[2:]) if tensor.ndim > 2 else 1
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor: Any, mode: str) -> int:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill(tensor: Any, values: Any) -> Any:
+    return engine_of(tensor).assign_(tensor, values)
+
+
+def _no_generator(generator: Any) -> None:
+    if generator is not None:
+        raise NotImplementedError("nn.init: generator= is not supported; seed the engine with "
+                                  "manual_seed instead")
+
+
+def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
+    """U(a, b)."""
+    _no_generator(generator)
+    E = engine_of(tensor)
+    return _fill(tensor, E.uniform(tuple(tensor.shape), float(a), float(b), tensor.dtype))
+
+
+def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+    """N(mean, std^2)."""
+    _no_generator(generator)
+    m = engine_of(tensor).module
+    with m.no_grad():
+        draw = m.randn(*tuple(tensor.shape), dtype=tensor.dtype) * float(std) + float(mean)
+    return _fill(tensor, draw)
+
+
+def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Any:
+    """N(mean, std^2) restricted to [a, b]: normal draws, those outside redrawn (exact; each
+    round keeps a share ``P(a <= x <= b)`` of the rest, refused when that is below 1e-4)."""
+    _no_generator(generator)
+    if not a < b:
+        raise ValueError(f"trunc_normal_: a ({a}) must be less than b ({b})")
+    def cdf(x: float) -> float:
+        return 0.5 * (1.0 + math.erf((x - mean) / (std * math.sqrt(2.0))))
+    if cdf(b) - cdf(a) < 1e-4:
+        raise ValueError(f"trunc_normal_: [{a}, {b}] holds less than 1e-4 of N({mean}, "
+                         f"{std}^2): too far in the tail to sample by rejection")
+    E = engine_of(tensor)
+    shape = tuple(tensor.shape)
+    out = np.full(shape, np.nan)
+    todo = np.ones(shape, dtype=bool)
+    while todo.any():
+        draw = mean + std * E.numpy(E.module.randn(*shape, dtype=E.module.float64))
+        take = todo & (draw >= a) & (draw <= b)
+        out[take] = draw[take]
+        todo &= ~take
+    return _fill(tensor, out)
+
+
+def constant_(tensor: Any, val: float) -> Any:
+    return _fill(tensor, np.full(tuple(tensor.shape), val))
+
+
+def ones_(tensor: Any) -> Any:
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Any) -> Any:
+    return constant_(tensor, 0.0)
+
+
+def xavier_uniform_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    """U(-r, r), r = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    r = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -r, r, generator)
+
+
+def xavier_normal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    """N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def kaiming_uniform_(tensor: Any, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Any:
+    """U(-r, r), r = gain * sqrt(3 / fan) (He et al., 2015)."""
+    if 0 in tuple(tensor.shape):
+        return tensor  # torch warns and leaves an empty tensor alone
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std, generator)
+
+
+def kaiming_normal_(tensor: Any, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Any:
+    """N(0, std^2), std = gain / sqrt(fan)."""
+    if 0 in tuple(tensor.shape):
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)),
+                   generator)
+
+
+def orthogonal_(tensor: Any, gain: float = 1, generator: Any = None) -> Any:
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal draw (Saxe et al.),
+    trailing dims flattened, scaled by ``gain``."""
+    _no_generator(generator)
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    E = engine_of(tensor)
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = E.numpy(E.module.randn(rows, cols, dtype=E.module.float64))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))  # unique: a positive diagonal of r
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, (gain * q).reshape(tuple(tensor.shape)))
+
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
+           "zeros_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+           "kaiming_normal_", "orthogonal_"]

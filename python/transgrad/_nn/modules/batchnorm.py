@@ -1,0 +1,105 @@
+"""Engine-neutral batch normalisation (torch.nn.modules.batchnorm).
+
+Written once for both engines; the files of the same name in ``transgrad/nn/modules/`` and
+``transgrad/reference/nn/modules/`` bind each class to its engine (Note [Which engine makes a
+layer's parameters] in ``transgrad/_nn/module.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import functional as F
+from ..module import Module
+
+
+class _BatchNorm(Module):
+    """Batch norm over the channel dim (dim 1), as torch.
+
+    Parameters ``weight`` (ones) and ``bias`` (zeros; none with ``bias=False``) when
+    ``affine``; buffers
+    ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (int64 0-d)
+    when ``track_running_stats``. Training normalises by the batch statistics and updates the
+    running ones in place: ``(1 - momentum) * running + momentum * batch`` (the batch
+    variance unbiased), with ``momentum=None`` a cumulative average
+    (``momentum = 1 / num_batches_tracked``). Eval normalises by the running statistics
+    (by the batch's when there are none).
+    """
+
+    _dims: tuple = ()   # the input ranks accepted
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
+        self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        m, dt = self._E.module, self._E.dtype(dtype)
+        if self.affine:
+            self.weight = self.Parameter(m.ones(self.num_features, dtype=dt))
+            if bias:
+                self.bias = self.Parameter(m.zeros(self.num_features, dtype=dt))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", m.zeros(self.num_features, dtype=dt))
+            self.register_buffer("running_var", m.ones(self.num_features, dtype=dt))
+            self.register_buffer("num_batches_tracked", m.tensor(0, dtype=m.int64))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            E = self._E
+            E.assign_(self.running_mean, self.running_mean.detach() * 0.0)
+            E.assign_(self.running_var, self.running_var.detach() * 0.0 + 1.0)
+            E.assign_(self.num_batches_tracked, self.num_batches_tracked.detach() * 0)
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            E = self._E
+            E.assign_(self.weight, self.weight.detach() * 0.0 + 1.0)
+            if self.bias is not None:
+                E.assign_(self.bias, self.bias.detach() * 0.0)
+
+    def forward(self, x: Any) -> Any:
+        if x.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"{type(self).__name__}: expected {want} input (got {x.ndim}D "
+                             f"input)")
+        if x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}({self.num_features}): input has "
+                             f"{x.shape[1]} channels (dim 1), shape {tuple(x.shape)}")
+        factor = 0.0 if self.momentum is None else float(self.momentum)
+        if self.training and self.track_running_stats:
+            n = self.num_batches_tracked
+            self._E.assign_(n, n.detach() + 1)
+            if self.momentum is None:
+                factor = 1.0 / float(n.item())
+        use_batch = self.training or self.running_mean is None
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(x, self.running_mean if track else None,
+                                  self.running_var if track else None, self.weight, self.bias,
+                                  use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm of (N, C) or (N, C, L) inputs (statistics over N and L)."""
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm of (N, C, H, W) inputs (statistics over N, H and W)."""
+
+    _dims = (4,)

@@ -1,0 +1,107 @@
+"""Engine-neutral convolutions (torch.nn.modules.conv).
+
+Written once for both engines; the files of the same name in ``transgrad/nn/modules/`` and
+``transgrad/reference/nn/modules/`` bind each class to its engine (Note [Which engine makes a
+layer's parameters] in ``transgrad/_nn/module.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import functional as F
+from ..module import Module
+
+
+def _ntuple(v: Any, n: int, name: str) -> tuple:
+    t = (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
+    if len(t) != n:
+        raise ValueError(f"{name} must be an int or a {n}-tuple of ints, got {v!r}")
+    return t
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: arguments, torch's initialisation, repr.
+
+    Initialisation as torch (``kaiming_uniform_(a=sqrt(5))``): weight and bias
+    ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups * prod(kernel_size).
+    """
+
+    _n = 0            # spatial dims
+    _function = ""    # the functional it runs
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:
+        super().__init__()
+        n = self._n
+        if groups <= 0 or in_channels % groups or out_channels % groups:
+            raise ValueError(f"{type(self).__name__}: in_channels ({in_channels}) and "
+                             f"out_channels ({out_channels}) must be divisible by groups "
+                             f"({groups}), a positive int")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} "
+                                      "is not supported (only 'zeros')")
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size = _ntuple(kernel_size, n, "kernel_size")
+        self.stride = _ntuple(stride, n, "stride")
+        self.dilation = _ntuple(dilation, n, "dilation")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"padding must be 'valid', 'same', an int or a tuple, got "
+                                 f"{padding!r}")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding: Any = padding
+        else:
+            self.padding = _ntuple(padding, n, "padding")
+        self.groups, self.padding_mode = int(groups), padding_mode
+        E, b = self._E, self._bound()
+        shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+        self.weight = self.Parameter(E.uniform(shape, -b, b, dtype))
+        if bias:
+            self.bias = self.Parameter(E.uniform((self.out_channels,), -b, b, dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def _bound(self) -> float:
+        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
+        return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+
+    def reset_parameters(self) -> None:
+        """Fresh draws from the engine's generator, with torch's bounds (class docstring)."""
+        E, b = self._E, self._bound()
+        for p in (self.weight, self.bias):
+            if p is not None:
+                E.assign_(p, E.uniform(tuple(p.shape), -b, b, p.dtype))
+
+    def forward(self, x: Any) -> Any:
+        return getattr(F, self._function)(x, self.weight, self.bias, self.stride,
+                                                self.padding, self.dilation, self.groups)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * self._n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) or (C_in, L): weight (C_out, C_in / groups, k)."""
+
+    _n, _function = 1, "conv1d"
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) or (C_in, H, W): weight
+    (C_out, C_in / groups, kh, kw)."""
+
+    _n, _function = 2, "conv2d"

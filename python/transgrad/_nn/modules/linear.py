@@ -1,0 +1,42 @@
+"""Engine-neutral Identity and Linear (torch.nn.modules.linear).
+
+Written once for both engines; the files of the same name in ``transgrad/nn/modules/`` and
+``transgrad/reference/nn/modules/`` bind each class to its engine (Note [Which engine makes a
+layer's parameters] in ``transgrad/_nn/module.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import functional as F
+from ..module import Module
+
+
+class Identity(Module):
+    def forward(self, x: Any) -> Any:
+        return x
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; weight and bias ~ U(-1/sqrt(in), 1/sqrt(in)) as in torch."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+        E = self._E
+        self.weight = self.Parameter(E.uniform((out_features, in_features), -bound, bound, dtype))
+        if bias:
+            self.bias = self.Parameter(E.uniform((out_features,), -bound, bound, dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, x: Any) -> Any:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

@@ -1,0 +1,53 @@
+"""What every engine's ``Parameter`` shares: its printed form, ``copy.deepcopy`` and how the
+reference engine's one is made from a tensor.
+
+Input: a tensor of one engine. Output: ``transgrad.nn.parameter.Parameter`` (a subclass of the
+compiled Tensor) and ``transgrad.reference.nn.parameter.Parameter`` (of the reference Tensor)
+are both ``ParameterMixin`` subclasses; invariant: a Parameter is a leaf that requires grad
+(unless asked otherwise) and shares data and version counter with the tensor it was made from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import engine_of
+
+# Note [Parameter construction]
+# A Parameter must be an instance of the engine's Tensor class (so every op accepts it) that
+# shares storage and version counter with its source, without history. The compiled Tensor
+# (pybind11) has a constructor for exactly that, ``Tensor(tensor, requires_grad)``, which a
+# Python subclass calls from ``__init__``. The reference Tensor is a plain class with
+# ``__slots__``: the subclass instance takes over the detached source's slots
+# (``take_over_slots``).
+
+
+class ParameterMixin:
+    """The engine-neutral part of ``Parameter`` (listed first in its bases)."""
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict) -> Any:  # copy.deepcopy(model): fresh data, as torch
+        if id(self) not in memo:
+            with engine_of(self).no_grad():
+                memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # pickle keeps the Parameter type, as torch
+        return type(self), (self.detach(), self.requires_grad)
+
+
+def take_over_slots(cls: type, src: Any, requires_grad: bool) -> Any:
+    """A new ``cls`` instance holding ``src``'s slots (a plain Python Tensor class: Note
+    [Parameter construction])."""
+    src = src.detach()
+    obj: Any = object.__new__(cls)
+    for klass in type(src).__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if slot not in ("__weakref__", "__dict__") and hasattr(src, slot):
+                object.__setattr__(obj, slot, getattr(src, slot))
+    if getattr(src, "__dict__", None):
+        obj.__dict__.update(src.__dict__)
+    obj.requires_grad_(requires_grad)
+    return obj

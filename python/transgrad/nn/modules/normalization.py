@@ -1,0 +1,18 @@
+"""``transgrad.nn.modules.normalization``: layer normalisation, bound to the compiled engine.
+
+Each class is the engine-neutral one of ``transgrad._nn.modules.normalization`` with this
+namespace's ``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py);
+the twin file is ``transgrad.reference.nn.modules.normalization`` (tests/nn/test_nn_namespaces.py
+keeps the two in step).
+"""
+
+from transgrad._nn.modules import normalization as _normalization
+
+from .module import Module
+
+
+class LayerNorm(_normalization.LayerNorm, Module):
+    __doc__ = _normalization.LayerNorm.__doc__
+
+
+__all__ = ["LayerNorm"]

@@ -1,0 +1,26 @@
+"""``transgrad.nn.modules.pooling``: pooling, bound to the compiled engine.
+
+Each class is the engine-neutral one of ``transgrad._nn.modules.pooling`` with this namespace's
+``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py); the twin
+file is ``transgrad.reference.nn.modules.pooling`` (tests/nn/test_nn_namespaces.py keeps the two in
+step).
+"""
+
+from transgrad._nn.modules import pooling as _pooling
+
+from .module import Module
+
+
+class MaxPool2d(_pooling.MaxPool2d, Module):
+    __doc__ = _pooling.MaxPool2d.__doc__
+
+
+class AvgPool2d(_pooling.AvgPool2d, Module):
+    __doc__ = _pooling.AvgPool2d.__doc__
+
+
+class AdaptiveAvgPool2d(_pooling.AdaptiveAvgPool2d, Module):
+    __doc__ = _pooling.AdaptiveAvgPool2d.__doc__
+
+
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]

@@ -1,0 +1,26 @@
+"""``transgrad.reference.nn.parameter.Parameter``: the reference engine's Parameter.
+
+A subclass of ``transgrad.reference.Tensor`` (Note [Parameter construction] in
+``transgrad/_nn/parameter.py``); ``transgrad.nn.parameter`` holds the compiled engine's twin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import transgrad.reference as _ref
+from transgrad._nn.parameter import ParameterMixin, take_over_slots
+
+
+class Parameter(ParameterMixin, _ref.Tensor):
+    """A tensor that a Module registers as a parameter: a leaf with requires_grad=True,
+    sharing data with the tensor it was made from."""
+
+    def __new__(cls, data: Any = None, requires_grad: bool = True) -> Any:
+        return take_over_slots(cls, _ref.zeros(0) if data is None else data, requires_grad)
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        pass  # all done by __new__
+
+
+__all__ = ["Parameter"]

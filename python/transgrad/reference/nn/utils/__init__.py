@@ -1,0 +1,9 @@
+"""``transgrad.reference.nn.utils``: gradient clipping and parameters as one vector
+(engine-neutral, the same
+functions as ``transgrad.nn.utils``)."""
+
+from transgrad._nn.utils import (
+    clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters,
+)
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
