@@ -9,9 +9,17 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
+import numpy as np
+
 from transgrad._api.gradcheck import gradcheck, gradgradcheck
+from transgrad._api.legacy_autograd import (
+    make_inplace_function,
+    make_multithreading,
+    make_variable,
+)
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
+from transgrad.reference.tensor import Tensor
 from transgrad.reference.grad_mode import (
     enable_grad,
     is_anomaly_enabled,
@@ -23,7 +31,12 @@ from transgrad.reference.grad_mode import (
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "Variable", "set_multithreading_enabled",
+           "is_multithreading_enabled"]
+
+Variable = make_variable(Tensor, lambda: Tensor(np.zeros(0, np.float32)))
+InplaceFunction = make_inplace_function(Function)
+set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 
 
 @contextlib.contextmanager
@@ -37,4 +50,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)
+from . import function, functional  # noqa: E402,F401  (submodules after import, as torch)
