@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from transgrad import _C as _C_module
-from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
+from transgrad.autograd import gradcheck as _gradcheck_module  # noqa: F401  (the submodule first)
+from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: E402  (then the function)
 from transgrad._api.function_forms import (
     backward_result,
     base_setup_context,

@@ -11,7 +11,8 @@ from typing import Iterator
 
 import numpy as np
 
-from transgrad._api.gradcheck import gradcheck, gradgradcheck
+from transgrad.reference.autograd import gradcheck as _gradcheck_module  # noqa: F401  (the submodule first)
+from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: E402  (then the function)
 from transgrad._api.legacy_autograd import (
     make_inplace_function,
     make_multithreading,
