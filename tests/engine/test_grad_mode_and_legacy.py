@@ -340,3 +340,71 @@ def test_set_multithreading_enabled(engine):
     with ag.set_multithreading_enabled(False):
         assert not ag.is_multithreading_enabled()
     assert ag.is_multithreading_enabled()
+
+
+# ---- Tensor.new and the data setter ----------------------------------------------------------
+
+def test_tensor_new(engine):
+    tg = engine
+    x = tg.ones(2, dtype=tg.float64, requires_grad=True)
+    a = x.new(2, 3)
+    assert tuple(a.shape) == (2, 3) and a.dtype == x.dtype and not a.requires_grad
+    assert tuple(x.new(x.size()).shape) == (2,)
+    assert tuple(x.new().shape) == (0,) and x.new().dtype == x.dtype
+    b = x.new([1, 2])
+    assert b.tolist() == [1.0, 2.0] and b.dtype == tg.float64
+    src = tg.ones(3, dtype=tg.float64)
+    c = x.new(src)
+    c[0] = 7.0  # an alias, as torch's
+    assert src.tolist() == [7.0, 1.0, 1.0]
+    with pytest.raises(TypeError, match="new\\(\\): data must be a sequence"):
+        x.new(2.5)
+    with pytest.raises(TypeError):
+        x.new(tg.ones(3, dtype=tg.int64))
+
+
+def test_tensor_new_torch_agrees():
+    torch = pytest.importorskip("torch")
+    x = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    assert x.new(2, 3).shape == (2, 3) and not x.new(2, 3).requires_grad
+    assert x.new(x.size()).shape == (2,) and x.new().shape == (0,)
+    assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new([1, 2]).dtype == torch.float64
+    with pytest.raises(TypeError, match="data must be a sequence"):
+        x.new(2.5)
+
+
+def test_data_setter_keeps_identity(ref):
+    tg = ref
+    x = tg.ones(2, dtype=tg.float64, requires_grad=True)
+    ident = id(x)
+    y = tg.zeros(3, dtype=tg.float64)
+    x.data = y
+    assert id(x) == ident and x.requires_grad and x.is_leaf
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    y[0] = 5.0  # x holds y's storage
+    assert x.tolist()[0] == 5.0
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        x.data = [1.0]
+    with pytest.raises(RuntimeError, match="must be floating point or complex dtype"):
+        x.data = tg.zeros(2, dtype=tg.int64)
+
+
+def test_data_setter_compiled_refuses_clearly(compiled):
+    tg = compiled
+    x = tg.ones(2, dtype=tg.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="x.data = y is not supported"):
+        x.data = tg.zeros(2, dtype=tg.float64)
+    assert x.tolist() == [1.0, 1.0]
+
+
+def test_data_setter_torch_agrees():
+    torch = pytest.importorskip("torch")
+    x = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    ident, y = id(x), torch.zeros(3, dtype=torch.float64)
+    x.data = y
+    y[0] = 5.0
+    assert id(x) == ident and x.requires_grad and x.tolist() == [5.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError, match="must be floating point or complex dtype"):
+        x.data = torch.zeros(2, dtype=torch.int64)
