@@ -205,4 +205,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "gradgradcheck", "Variable", "set_multithreading_enabled",
            "is_multithreading_enabled"]
 
-from . import function, functional  # noqa: E402,F401  (submodules after import, as torch)
+from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)

@@ -51,4 +51,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-from . import function, functional  # noqa: E402,F401  (submodules after import, as torch)
+from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)
