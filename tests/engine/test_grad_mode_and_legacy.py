@@ -408,3 +408,25 @@ def test_data_setter_torch_agrees():
     assert id(x) == ident and x.requires_grad and x.tolist() == [5.0, 0.0, 0.0]
     with pytest.raises(RuntimeError, match="must be floating point or complex dtype"):
         x.data = torch.zeros(2, dtype=torch.int64)
+
+
+# ---- anomaly mode wording --------------------------------------------------------------------
+
+def test_anomaly_nan_message_is_torchs_sentence(engine):
+    tg = engine
+    x = tg.tensor([0.0, 1.0], dtype=tg.float64, requires_grad=True)
+    with tg.autograd.detect_anomaly():
+        y = (x.sqrt() * 0.0).sum()  # d sqrt at 0 is inf: 0 * inf = nan
+        with pytest.raises(RuntimeError, match=r"^Function '\w+' returned nan values in its "
+                                               r"0th output\. \(function \w+ \("):
+            y.backward()
+
+
+def test_anomaly_nan_message_torch_agrees():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    with torch.autograd.detect_anomaly():
+        y = (x.sqrt() * 0.0).sum()
+        with pytest.raises(RuntimeError, match=r"^Function '\w+' returned nan values in its "
+                                               r"0th output\."):
+            y.backward()

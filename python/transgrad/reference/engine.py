@@ -279,9 +279,10 @@ def _note(exc: Exception, node: Node) -> None:
 def _check_nan(node: Node, grads: List[Any]) -> None:
     for i, g in enumerate(grads):
         if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
-            raise RuntimeError(f"function {node.describe()} returned nan values in its gradient "
-                               f"at index {i} (detected by detect_anomaly)."
-                               + node.forward_trace())
+            # torch's sentence first (user code matches on it), then which formula and where
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               f"output. (function {node.describe()}, detected by "
+                               "detect_anomaly)" + node.forward_trace())
 
 
 def node_inputs(node: Node) -> int:
