@@ -215,7 +215,7 @@ def test_backward_returning_bare_none(engine, how):
         @staticmethod
         def backward(ctx, g):
             if how == "none":
-                return None
+                return
 
     x = _leaf(tg)
     y = x * 1
@@ -233,7 +233,7 @@ def test_backward_bare_none_with_two_inputs_is_refused(engine):
 
         @staticmethod
         def backward(ctx, g):
-            return None
+            return
 
     x, y = _leaf(tg), _leaf(tg)
     with pytest.raises(RuntimeError, match="incorrect number of gradients"):

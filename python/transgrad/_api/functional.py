@@ -267,7 +267,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Jacobian of the gradient of a scalar function."""
-    ins, in_tuple = _tensors(inputs, "inputs", "hessian")
+    _, in_tuple = _tensors(inputs, "inputs", "hessian")
     _no_strict_vectorize(strict, vectorize)
 
     def gradient(*xs: Any) -> Any:

@@ -21,8 +21,6 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from transgrad import _C as _C_module
-from transgrad.autograd import gradcheck as _gradcheck_module  # noqa: F401  (the submodule first)
-from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: E402  (then the function)
 from transgrad._api.function_forms import (
     backward_result,
     base_setup_context,
@@ -35,8 +33,12 @@ from transgrad._api.legacy_autograd import (
     make_multithreading,
     make_variable,
 )
+from transgrad.autograd import gradcheck as _gradcheck_module
 
 _C: Any = _C_module
+# torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
+# package's name gradcheck is the function
+gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
 Tensor = _C.Tensor
 _run_backward = _C.autograd.run_backward
 _is_enabled = _C.is_grad_enabled
@@ -205,4 +207,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "gradgradcheck", "Variable", "set_multithreading_enabled",
            "is_multithreading_enabled"]
 
-from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)
+from . import function, functional, graph  # noqa: E402  (submodules, as torch)

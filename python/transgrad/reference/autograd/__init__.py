@@ -11,16 +11,14 @@ from typing import Iterator
 
 import numpy as np
 
-from transgrad.reference.autograd import gradcheck as _gradcheck_module  # noqa: F401  (the submodule first)
-from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: E402  (then the function)
 from transgrad._api.legacy_autograd import (
     make_inplace_function,
     make_multithreading,
     make_variable,
 )
+from transgrad.reference.autograd import gradcheck as _gradcheck_module
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
-from transgrad.reference.tensor import Tensor
 from transgrad.reference.grad_mode import (
     enable_grad,
     is_anomaly_enabled,
@@ -29,12 +27,16 @@ from transgrad.reference.grad_mode import (
     set_anomaly_enabled,
     set_grad_enabled,
 )
+from transgrad.reference.tensor import Tensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
            "gradcheck", "gradgradcheck", "Variable", "set_multithreading_enabled",
            "is_multithreading_enabled"]
 
+# torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
+# package's name gradcheck is the function
+gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
 Variable = make_variable(Tensor, lambda: Tensor(np.zeros(0, np.float32)))
 InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
@@ -51,4 +53,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)
+from . import function, functional, graph  # noqa: E402  (submodules, as torch)
