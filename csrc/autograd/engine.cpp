@@ -243,9 +243,10 @@ std::string forward_trace(const Node& fn) {
 void check_anomaly(const Node& fn, const variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i)
     if (grads[i].defined() && has_nan(grads[i]))
-      throw RuntimeError("function " + fn.describe() + " returned nan values in its gradient " +
-                         "at index " + index_str(i) + " (detected by detect_anomaly)." +
-                         forward_trace(fn));
+      // torch's sentence first (user code matches on it), then which formula and where
+      throw RuntimeError("Function '" + fn.name() + "' returned nan values in its " +
+                         index_str(i) + "th output. (function " + fn.describe() +
+                         ", detected by detect_anomaly)" + forward_trace(fn));
 }
 
 void add_to_buffer(Tensor& slot, Tensor&& g) {

@@ -1,12 +1,23 @@
-"""``autograd.functional``: vjp, jvp, jacobian, hessian, hvp, vhp (PyTorch's signatures).
+"""``autograd.functional``: vjp, jvp, jacobian, hessian, hvp, vhp (PyTorch's signatures, errors
+and ``strict`` / ``create_graph`` / ``vectorize`` semantics).
 
 Engine-neutral: the engine's ``autograd.grad`` (the engine of the inputs) and a few API
 functions. ``transgrad.autograd.functional`` and ``transgrad.reference.autograd.functional``
-export these. Inputs are
-re-leafed first (``detach().requires_grad_()``), unless ``create_graph`` is set and they already
-require grad, in which case their history is kept so the results can be differentiated again.
-jvp uses the double-vjp trick: the vjp is linear in its cotangent ``u``, so differentiating it
-with respect to ``u`` in direction ``v`` gives ``J v``.
+export these. Inputs, ``v`` and the function's outputs are a Tensor or a tuple of Tensors
+(anything else: torch's TypeError). Inputs are re-leafed first (``detach().requires_grad_()``),
+unless ``create_graph`` is set and they already require grad, in which case their history is
+kept so the results can be differentiated again. jvp uses the double-vjp trick: the vjp is
+linear in its cotangent ``u``, so differentiating it with respect to ``u`` in direction ``v``
+gives ``J v``. ``vectorize=True`` computes the same Jacobian row by row (transgrad has no vmap);
+results and errors are those of torch.
+
+Note [strict mode]
+~~~~~~~~~~~~~~~~~~
+Without ``strict``, an input an output does not depend on gets zeros. With it, torch refuses:
+an output that does not require grad, a gradient that is None (the output is independent of the
+input), and, under ``create_graph``, a gradient that does not require grad (its derivative
+would be silently zero). hessian/vhp/hvp also refuse a first gradient that does not require
+grad (a linear function: the Hessian is independent of the input). The messages are torch's.
 """
 
 from __future__ import annotations
@@ -17,38 +28,70 @@ from typing import Any, Callable, List, Sequence, Tuple
 import numpy as np
 
 from transgrad._api import functions
-from transgrad._backend import backend_of, find_backend
+from transgrad._backend import backend_of, is_tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
-
-def _engine(tensors: Sequence[Any]) -> Any:
-    backend = find_backend(tensors)
-    if backend is None:
-        raise TypeError("autograd.functional: the inputs must be Tensors")
-    return backend
-
-
-def _as_tuple(x: Any) -> Tuple[Tuple[Any, ...], bool]:
-    return (tuple(x), True) if isinstance(x, (tuple, list)) else ((x,), False)
+_HESSIAN_LINEAR = ("While computing the hessian, found that the jacobian of the user-provided "
+                   "function with respect to input {i} is independent of the input. This is not "
+                   "allowed in strict mode. You should ensure that your function is twice "
+                   "differentiable and that the jacobian depends on the inputs (this would be "
+                   "violated by a linear function for example).")
 
 
-def _prepare(inputs: Any, create_graph: bool) -> Tuple[Tuple[Any, ...], bool]:
-    ins, is_tuple = _as_tuple(inputs)
+def _tensors(value: Any, what: str, fn_name: str) -> Tuple[Tuple[Any, ...], bool]:
+    """``(tuple of tensors, was a tuple)``; torch's TypeError for anything else."""
+    if is_tensor(value):
+        return (value,), False
+    if isinstance(value, tuple):
+        for i, t in enumerate(value):
+            if not is_tensor(t):
+                raise TypeError(f"The {what} given to {fn_name} must be either a Tensor or a "
+                                f"tuple of Tensors but the value at index {i} has type "
+                                f"{type(t)}.")
+        return value, True
+    raise TypeError(f"The {what} given to {fn_name} must be either a Tensor or a tuple of "
+                    f"Tensors but the given {what} has type {type(value)}.")
+
+
+def _outputs(value: Any, fn_name: str) -> Tuple[Tuple[Any, ...], bool]:
+    return _tensors(value, "outputs of the user-provided function", fn_name)
+
+
+def _vectors(v: Any, like: Tuple[Any, ...], fn_name: str) -> Tuple[Any, ...]:
+    """``v`` checked against ``like`` (count and shapes), as torch's."""
+    vs, _ = _tensors(v, "v", fn_name)
+    if len(vs) != len(like):
+        if len(like) == 1:
+            raise RuntimeError("The given v should contain a single Tensor.")
+        raise RuntimeError(f"v is a tuple of invalid length: should be {len(like)} but got "
+                           f"{len(vs)}.")
+    for w, t in zip(vs, like):
+        if tuple(w.shape) != tuple(t.shape):
+            raise RuntimeError(f"v has invalid size: should be {tuple(t.shape)} but got "
+                               f"{tuple(w.shape)}.")
+    return vs
+
+
+def _prepare(ins: Tuple[Any, ...], create_graph: bool) -> Tuple[Any, ...]:
     out = []
     for t in ins:
         if create_graph and t.requires_grad:
             out.append(functions.reshape(t, tuple(t.shape)))  # a non-leaf alias: keeps history
         else:
             out.append(t.detach().requires_grad_(True))
-    return tuple(out), is_tuple
+    return tuple(out)
+
+
+def _ones_like(t: Any) -> Any:
+    return backend_of(t).from_numpy(np.ones(tuple(t.shape), t.dtype))
 
 
 def _zeros_like(t: Any) -> Any:
     return backend_of(t).from_numpy(np.zeros(tuple(t.shape), t.dtype))
 
 
-def _fill(grads: Tuple[Any, ...], like: Tuple[Any, ...]) -> List[Any]:
+def _fill(grads: Sequence[Any], like: Sequence[Any]) -> List[Any]:
     return [_zeros_like(x) if g is None else g for g, x in zip(grads, like)]
 
 
@@ -56,27 +99,58 @@ def _finish(values: List[Any], create_graph: bool) -> List[Any]:
     return values if create_graph else [v.detach() for v in values]
 
 
-def _grad(outs: Any, ins: Any, gouts: Any, create_graph: bool) -> Tuple[Any, ...]:
+def _grad(outs: Sequence[Any], ins: Sequence[Any], gouts: Sequence[Any],
+          create_graph: bool) -> Tuple[Any, ...]:
     pairs = [(o, g) for o, g in zip(outs, gouts) if o.requires_grad]
     if not pairs:
         return (None,) * len(ins)
-    return _engine(ins).autograd.grad([o for o, _ in pairs], list(ins), [g for _, g in pairs],
-                   retain_graph=True, create_graph=create_graph, allow_unused=True)
+    return backend_of(ins[0]).autograd.grad(
+        [o for o, _ in pairs], list(ins), [g for _, g in pairs], retain_graph=True,
+        create_graph=create_graph, allow_unused=True)
+
+
+def _strict_outputs(outs: Sequence[Any], strict: bool) -> None:
+    if strict:
+        for i, o in enumerate(outs):
+            if not o.requires_grad:
+                raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                                   "gradients. The outputs must be computed in a differentiable "
+                                   "manner from the input when running in strict mode.")
+
+
+def _strict_grads(gs: Sequence[Any], strict: bool, create_graph: bool, independent: str,
+                  stage: str = "jacobian") -> None:
+    """Note [strict mode]: ``independent`` is the message for a None gradient ({i}: input)."""
+    if not strict:
+        return
+    for i, g in enumerate(gs):
+        if g is None:
+            raise RuntimeError(independent.format(i=i))
+        if create_graph and not g.requires_grad:
+            raise RuntimeError(f"The {stage} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
 
 
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None,
         create_graph: bool = False, strict: bool = False) -> Tuple[Any, Any]:
     """``(func(inputs), v^T J)``."""
-    B = _engine(_as_tuple(inputs)[0])
-    with B.autograd.enable_grad():
-        ins, in_tuple = _prepare(inputs, create_graph)
-        outs, out_tuple = _as_tuple(func(*ins))
+    ins, in_tuple = _tensors(inputs, "inputs", "vjp")
+    with backend_of(ins[0]).autograd.enable_grad():
+        ins = _prepare(ins, create_graph)
+        outs, out_tuple = _outputs(func(*ins), "vjp")
+        _strict_outputs(outs, strict)
         if v is None:
-            if any(math.prod(o.shape) != 1 for o in outs):
-                raise RuntimeError("vjp: v can only be None if the outputs are scalars")
-            v = tuple(B.from_numpy(np.ones(tuple(o.shape), o.dtype)) for o in outs)
-        vs, _ = _as_tuple(v)
-        gs = _fill(_grad(outs, ins, vs, create_graph), ins)
+            if len(outs) != 1 or math.prod(outs[0].shape) != 1:
+                raise RuntimeError("The vector v can only be None if the user-provided function "
+                                   "returns a single Tensor with a single element.")
+            vs: Tuple[Any, ...] = (_ones_like(outs[0]),)
+        else:
+            vs = _vectors(v, outs, "vjp")
+        raw = _grad(outs, ins, vs, create_graph)
+        _strict_grads(raw, strict, create_graph, "The output of the user-provided function is "
+                      "independent of input {i}. This is not allowed in strict mode.")
+        gs = _fill(raw, ins)
     outs_l, gs = _finish(list(outs), create_graph), _finish(gs, create_graph)
     return (tuple(outs_l) if out_tuple else outs_l[0], tuple(gs) if in_tuple else gs[0])
 
@@ -84,45 +158,78 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None,
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None,
         create_graph: bool = False, strict: bool = False) -> Tuple[Any, Any]:
     """``(func(inputs), J v)`` by the double-vjp trick."""
-    B = _engine(_as_tuple(inputs)[0])
+    ins, in_tuple = _tensors(inputs, "inputs", "jvp")
+    B = backend_of(ins[0])
+    if v is None:
+        if len(ins) != 1 or math.prod(ins[0].shape) != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        vs: Tuple[Any, ...] = (_ones_like(ins[0]),)
+    else:
+        vs = _vectors(v, ins, "jvp")
     with B.autograd.enable_grad():
-        ins, in_tuple = _prepare(inputs, create_graph)
-        outs, out_tuple = _as_tuple(func(*ins))
-        if v is None:
-            if any(math.prod(t.shape) != 1 for t in ins):
-                raise RuntimeError("jvp: v can only be None if the inputs are scalars")
-            v = tuple(B.from_numpy(np.ones(tuple(t.shape), t.dtype)) for t in ins)
-        vs, _ = _as_tuple(v)
+        ins = _prepare(ins, create_graph)
+        outs, out_tuple = _outputs(func(*ins), "jvp")
+        _strict_outputs(outs, strict)
         us = [_zeros_like(o).requires_grad_(True) for o in outs]
         gs = _grad(outs, ins, us, True)
+        _strict_grads(gs, strict, False, "The output of the user-provided function is "
+                      "independent of input {i}. This is not allowed in strict mode.")
         used = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
         if used:
             jv = B.autograd.grad([g for g, _ in used], us, [w for _, w in used],
-                         create_graph=create_graph, allow_unused=True)
+                                 create_graph=create_graph, allow_unused=True)
         else:
             jv = (None,) * len(us)
+        _strict_grads(jv, strict, create_graph, "The output of the user-provided function is "
+                      "independent of input {i}. This is not allowed in strict mode.")
         jv = _fill(jv, outs)
     outs_l, jv = _finish(list(outs), create_graph), _finish(jv, create_graph)
     return (tuple(outs_l) if out_tuple else outs_l[0], tuple(jv) if out_tuple else jv[0])
 
 
+def _no_strict_vectorize(strict: bool, vectorize: bool) -> None:
+    if strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
+
+
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
-             strict: bool = False, vectorize: bool = False) -> Any:
-    """``J[i][j]`` of shape ``outputs[i].shape + inputs[j].shape``."""
-    B = _engine(_as_tuple(inputs)[0])
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Any:
+    """``J[i][j]`` of shape ``outputs[i].shape + inputs[j].shape``. ``vectorize`` gives the
+    same result (computed row by row); ``strategy`` must be "reverse-mode" or
+    "forward-mode" (with ``vectorize=True``), as torch's; both compute the same Jacobian."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             "Hint: If your function has more outputs than inputs, "
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
+    if strategy == "forward-mode" and not vectorize:
+        # torch's words, its typo included (code may match on them)
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    _no_strict_vectorize(strict, vectorize)
+    ins, in_tuple = _tensors(inputs, "inputs", "jacobian")
+    B = backend_of(ins[0])
     with B.autograd.enable_grad():
-        ins, in_tuple = _prepare(inputs, create_graph)
-        outs, out_tuple = _as_tuple(func(*ins))
+        ins = _prepare(ins, create_graph)
+        outs, out_tuple = _outputs(func(*ins), "jacobian")
+        _strict_outputs(outs, strict)
         result = []
-        for o in outs:
+        for k, o in enumerate(outs):
             n = math.prod(o.shape)
             flat = functions.reshape(o, (n,))
             rows: List[List[Any]] = [[] for _ in ins]
-            for k in range(n):
+            for r in range(n):
                 e = np.zeros(n, o.dtype)
-                e[k] = 1.0
-                gs = _fill(_grad([flat], ins, [B.from_numpy(e)], create_graph), ins)
-                for j, g in enumerate(gs):
+                e[r] = 1.0
+                raw = _grad([flat], ins, [B.from_numpy(e)], create_graph)
+                _strict_grads(raw, strict, create_graph,
+                              f"Output {k} of the user-provided function is independent of "
+                              "input {i}. This is not allowed in strict mode.")
+                for j, g in enumerate(_fill(raw, ins)):
                     rows[j].append(g)
             per_input = []
             for j, x in enumerate(ins):
@@ -136,38 +243,77 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     return tuple(rows_out) if out_tuple else rows_out[0]
 
 
+def _single_output(out: Any, fn_name: str) -> Any:
+    outs, is_tuple = _outputs(out, fn_name)
+    if is_tuple or len(outs) != 1:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if math.prod(outs[0].shape) != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should "
+                           "contain a single element")
+    return outs[0]
+
+
+def _first_gradient(out: Any, ins: Sequence[Any], strict: bool) -> Tuple[Any, ...]:
+    """The gradient of a scalar ``out`` with its graph (for a second derivative)."""
+    gs = _grad([out], ins, [_ones_like(out)], True)
+    if strict:
+        for i, g in enumerate(gs):
+            if g is None or not g.requires_grad:
+                raise RuntimeError(_HESSIAN_LINEAR.format(i=i))
+    return gs
+
+
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
-            strict: bool = False, vectorize: bool = False) -> Any:
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Jacobian of the gradient of a scalar function."""
-    _, in_tuple = _as_tuple(inputs)
-    B = _engine(_as_tuple(inputs)[0])
+    _, in_tuple = _tensors(inputs, "inputs", "hessian")
+    _no_strict_vectorize(strict, vectorize)
 
     def gradient(*xs: Any) -> Any:
-        out = func(*xs)
-        if math.prod(out.shape) != 1:
-            raise RuntimeError("hessian: the function must return a single-element tensor")
-        gs = _fill(_grad([out], xs, [B.from_numpy(np.ones(tuple(out.shape), out.dtype))],
-                       True), xs)
+        out = _single_output(func(*xs), "hessian")
+        gs = _fill(_first_gradient(out, xs, strict), xs)
         return tuple(gs) if in_tuple else gs[0]
 
-    return jacobian(gradient, inputs, create_graph=create_graph)
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                    vectorize=vectorize, strategy=outer_jacobian_strategy)
+
+
+def _vhp(fn_name: str, func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool,
+         strict: bool) -> Tuple[Any, Any]:
+    ins, in_tuple = _tensors(inputs, "inputs", fn_name)
+    B = backend_of(ins[0])
+    if v is None:
+        if len(ins) != 1 or math.prod(ins[0].shape) != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        vs: Tuple[Any, ...] = (_ones_like(ins[0]),)
+    else:
+        vs = _vectors(v, ins, fn_name)
+    with B.autograd.enable_grad():
+        ins = _prepare(ins, create_graph)
+        out = _single_output(func(*ins), fn_name)
+        _strict_outputs([out], strict)
+        gs = _first_gradient(out, ins, strict)
+        used = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
+        raw = _grad([g for g, _ in used], ins, [w for _, w in used], create_graph) \
+            if used else (None,) * len(ins)
+        _strict_grads(raw, strict, create_graph, "The hessian of the user-provided function is "
+                      "independent of input {i}. This is not allowed in strict mode.",
+                      stage="hessian")
+        hv = _finish(_fill(raw, ins), create_graph)
+    return _finish([out], create_graph)[0], tuple(hv) if in_tuple else hv[0]
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None,
         create_graph: bool = False, strict: bool = False) -> Tuple[Any, Any]:
     """``(func(inputs), v^T H)`` of a scalar function."""
-    B = _engine(_as_tuple(inputs)[0])
-    with B.autograd.enable_grad():
-        ins, in_tuple = _prepare(inputs, create_graph)
-        out = func(*ins)
-        ones = B.from_numpy(np.ones(tuple(out.shape), out.dtype))
-        gs = _grad([out], ins, [ones], True)
-        vs, _ = _as_tuple(v)
-        used = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
-        raw = _grad([g for g, _ in used], ins, [w for _, w in used], create_graph) \
-            if used else (None,) * len(ins)
-        hv = _finish(_fill(raw, ins), create_graph)
-    return _finish([out], create_graph)[0], tuple(hv) if in_tuple else hv[0]
+    return _vhp("vhp", func, inputs, v, create_graph, strict)
 
 
-hvp = vhp  # the Hessian of a twice-differentiable function is symmetric
+def hvp(func: Callable[..., Any], inputs: Any, v: Any = None,
+        create_graph: bool = False, strict: bool = False) -> Tuple[Any, Any]:
+    """``(func(inputs), H v)`` of a scalar function: ``v^T H`` transposed, equal for the
+    symmetric Hessian of a twice-differentiable function."""
+    return _vhp("hvp", func, inputs, v, create_graph, strict)
+

@@ -2,23 +2,88 @@
 
 Input: the engine's ``is_enabled()`` / ``set_enabled(bool)`` pair (a Python thread-local in the
 reference engine, the C++ thread-local in the compiled one). Output: ``no_grad``,
-``enable_grad`` and ``set_grad_enabled``, usable as context managers and (the first two, and
-``set_grad_enabled(False)``) as decorators, like PyTorch's.
+``enable_grad`` and ``set_grad_enabled``, usable as context managers and as decorators, like
+PyTorch's: ``@no_grad()``, ``@no_grad`` and ``no_grad(fn)`` all decorate; ``set_grad_enabled(m)``
+sets the mode at once when called, restores the previous one on leaving a ``with`` block, and
+decorates without changing the mode at decoration time.
+
+Note [Grad mode on generators]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A decorated generator function returns its generator at once; its body runs later, on every
+``next``/``send``/``throw``, possibly after the caller has left any mode. So the decorator
+wraps the generator and sets the mode around each resume only (restoring the caller's mode
+while the generator is suspended), as torch does: code between two ``yield`` statements always
+runs under the decorated mode, and the caller's code between two ``next`` calls never does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from typing import Any, Callable
+import inspect
+from typing import Any, Callable, Generator, Iterator
 
 
 def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool], None]):
     """``(no_grad, enable_grad, set_grad_enabled)`` bound to one engine's flag."""
 
+    @contextlib.contextmanager
+    def mode(enabled: bool) -> Iterator[None]:
+        prev = is_enabled()
+        set_enabled(enabled)
+        try:
+            yield
+        finally:
+            set_enabled(prev)
+
+    def resume_under(enabled: bool, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+        """Drive ``gen``, each resume under ``enabled`` (Note [Grad mode on generators])."""
+        try:
+            with mode(enabled):
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with mode(enabled):
+                        gen.close()
+                    raise
+                except BaseException as e:  # thrown in by the caller: pass it on
+                    with mode(enabled):
+                        response = gen.throw(e)
+                else:
+                    with mode(enabled):
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    def decorate(enabled: bool, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(fn):
+            raise TypeError(f"a grad mode decorates a function, got {type(fn).__name__}")
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def run_generator(*args: Any, **kwargs: Any) -> Any:
+                return resume_under(enabled, fn(*args, **kwargs))
+
+            return run_generator
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with mode(enabled):
+                return fn(*args, **kwargs)
+
+        return run
+
     class _Mode:
-        """Sets grad mode on enter and restores it on exit; also usable as a decorator."""
+        """Sets grad mode on enter and restores it on exit; also a decorator, with or without
+        parentheses (``@no_grad``, ``@no_grad()``, ``no_grad(fn)``)."""
 
         _enabled = True
+
+        def __new__(cls, orig_func: Any = None) -> Any:
+            if orig_func is None:
+                return super().__new__(cls)
+            return decorate(cls._enabled, orig_func)
 
         def __enter__(self) -> None:
             self._prev = is_enabled()
@@ -28,18 +93,10 @@ def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool]
             set_enabled(self._prev)
 
         def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-            enabled = self._enabled
+            return decorate(self._enabled, fn)
 
-            @functools.wraps(fn)
-            def run(*args: Any, **kwargs: Any) -> Any:
-                prev = is_enabled()
-                set_enabled(enabled)
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    set_enabled(prev)
-
-            return run
+        def clone(self) -> "_Mode":
+            return type(self)()
 
     class no_grad(_Mode):
         """Disable recording: results of ops do not require grad."""
@@ -51,9 +108,10 @@ def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool]
 
         _enabled = True
 
-    class set_grad_enabled(_Mode):
-        """``set_grad_enabled(mode)``: sets grad mode at once (as a function call) and restores
-        the previous mode when used as a context manager."""
+    class set_grad_enabled:
+        """``set_grad_enabled(mode)``: sets grad mode at once (as a function call), restores the
+        previous mode when a ``with`` block ends, and as a decorator runs the function under
+        ``mode`` without changing the mode at decoration."""
 
         def __init__(self, mode: bool) -> None:
             self._prev = is_enabled()
@@ -63,8 +121,14 @@ def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool]
         def __enter__(self) -> None:
             set_enabled(self._enabled)
 
+        def __exit__(self, *exc: object) -> None:
+            set_enabled(self._prev)
+
         def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
             set_enabled(self._prev)  # as a decorator, the constructor call must not change mode
-            return super().__call__(fn)
+            return decorate(self._enabled, fn)
+
+        def clone(self) -> "set_grad_enabled":
+            return type(self)(self._enabled)
 
     return no_grad, enable_grad, set_grad_enabled

@@ -129,6 +129,59 @@ def _data(self: Any) -> Any:
     return self.detach()  # PyTorch's x.data: same storage, no history
 
 
+def _set_data(self: Any, value: Any) -> None:
+    """``x.data = y``: ``x`` (the same object) now holds ``y``'s storage, shape and dtype, and
+    keeps its autograd state, as torch's. Needs the engine's ``Tensor._set_data``."""
+    if not is_tensor(value):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if backend_of(value) is not backend_of(self):
+        raise TypeError("x.data = y: y is a tensor of another transgrad engine")
+    if self.requires_grad and value.dtype.kind not in "fc":
+        raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                           "point or complex dtype")
+    setter = getattr(type(self), "_set_data", None)
+    if setter is None:  # the compiled engine has no storage swap in _C yet
+        raise NotImplementedError(
+            f"x.data = y is not supported by the {backend_of(self).name} engine yet (it needs "
+            "a storage swap in the extension); use x.copy_(y) under no_grad() to replace the "
+            "values, or transgrad.reference")
+    setter(self, value)
+
+
+def _is_int(a: Any) -> bool:
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+
+
+# Note [Tensor.new]
+# ~~~~~~~~~~~~~~~~~
+# torch tells a size from data by type: ``torch.Size`` (what ``x.size()`` returns) is a size, a
+# plain tuple or list is data. transgrad's ``size()`` and ``shape`` are plain tuples, so here a
+# tuple is a size (``x.new(x.size())`` must not make a tensor of the sizes' values) and only a
+# list (or numpy array) is data; ``x.new((2, 3))`` is the one spelling that differs from torch.
+def new(self: Any, *args: Any, device: Any = None) -> Any:
+    """Legacy constructor (Note [Tensor.new]): ``x.new()`` empty, ``x.new(2, 3)`` or
+    ``x.new(x.size())`` a tensor of that size (zeros), ``x.new([1, 2])`` data in x's dtype,
+    ``x.new(t)`` an alias of ``t`` (same dtype required). Never requires grad."""
+    if not args:
+        return _factory(self, "zeros")(0, dtype=self.dtype)
+    if len(args) == 1 and is_tensor(args[0]):
+        other = args[0]
+        if other.dtype != self.dtype:
+            raise TypeError(f"new(): expected a tensor of dtype {self.dtype} (got "
+                            f"{other.dtype})")
+        return other.detach()
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]  # our size() is a tuple: torch.Size's stand-in
+    elif len(args) == 1 and isinstance(args[0], (list, np.ndarray)):
+        return _factory(self, "tensor")(args[0], dtype=self.dtype)
+    elif len(args) == 1 and not _is_int(args[0]):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    for a in args:
+        if not _is_int(a):
+            raise TypeError(f"new(): sizes must be ints (got {type(a).__name__})")
+    return _factory(self, "zeros")(*args, dtype=self.dtype)
+
+
 def cpu(self: Any) -> Any:
     return self
 
@@ -477,7 +530,7 @@ METHODS: Dict[str, Any] = {
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
-    "data": property(_data), "device": property(lambda self: CPU),
+    "data": property(_data, _set_data), "new": new, "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,

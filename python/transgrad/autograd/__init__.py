@@ -21,10 +21,24 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 from transgrad import _C as _C_module
+from transgrad._api.function_forms import (
+    backward_result,
+    base_setup_context,
+    forward_args,
+    run_forward,
+)
 from transgrad._api.grad_mode import make_grad_modes
-from transgrad._api.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (exported)
+from transgrad._api.legacy_autograd import (
+    make_inplace_function,
+    make_multithreading,
+    make_variable,
+)
+from transgrad.autograd import gradcheck as _gradcheck_module
 
 _C: Any = _C_module
+# torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
+# package's name gradcheck is the function
+gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
 Tensor = _C.Tensor
 _run_backward = _C.autograd.run_backward
 _is_enabled = _C.is_grad_enabled
@@ -93,12 +107,17 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     """The gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input)."""
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     result = _run_backward(outputs, _grad_list(grad_outputs, outputs), retain_graph,
                            create_graph, inputs, builtins.bool(allow_unused or materialize_grads), False)
     if materialize_grads:
+        # under create_graph the zeros take part in the next grad(), as torch's
         result = tuple(g if g is not None else _C.from_numpy(np.zeros(x.shape, x.dtype))
+                       .requires_grad_(builtins.bool(create_graph))
                        for g, x in zip(result, inputs))
     return result
 
@@ -125,32 +144,36 @@ def _call_backward(cls: type) -> Callable[..., Any]:
     backward = cls.__dict__.get("_tg_backward")
     if backward is None:
         def backward(ctx: Any, *grads: Any) -> Any:
-            return cls.backward(ctx, *grads)  # type: ignore[attr-defined]
+            return backward_result(cls.backward(ctx, *grads))  # type: ignore[attr-defined]
 
         cls._tg_backward = backward  # type: ignore[attr-defined]
     return backward
 
 
 class Function:
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call
-    ``apply``. ``backward`` returns one entry per argument of forward (None for no gradient)."""
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)`` (or
+    ``forward(*args)`` plus ``setup_context(ctx, inputs, output)``); call ``apply``.
+    ``backward`` returns one entry per argument of forward (None for no gradient)."""
 
     @staticmethod
     def forward(ctx: Any, *args: Any) -> Any:
         raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    setup_context = staticmethod(base_setup_context)
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
         raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
 
     @classmethod
-    def apply(cls, *args: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        args = forward_args(cls, args, kwargs)
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         prev = _is_enabled()
         _set_enabled(False)
         try:
-            result = cls.forward(ctx, *args)
+            result = run_forward(cls, ctx, args)
         finally:
             _set_enabled(prev)
         path, line = _location(cls)
@@ -175,8 +198,13 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+Variable = make_variable(Tensor, lambda: _C.from_numpy(np.zeros(0, np.float32)))
+InplaceFunction = make_inplace_function(Function)
+set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
+
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "gradcheck",
-           "gradgradcheck"]
+           "gradgradcheck", "Variable", "set_multithreading_enabled",
+           "is_multithreading_enabled"]
 
-from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)
+from . import function, functional, graph  # noqa: E402  (submodules, as torch)

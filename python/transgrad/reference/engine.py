@@ -59,6 +59,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     """The gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input)."""
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     targets = [_input_edge(t) for t in inputs]
@@ -71,7 +74,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     for t, g in zip(inputs, captured):
         if g is None:
             if materialize_grads:
-                g = Tensor(np.zeros(t.shape, t.dtype))
+                # under create_graph the zeros take part in the next grad(), as torch's
+                g = Tensor(np.zeros(t.shape, t.dtype), requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been "
                                    "used in the graph. Set allow_unused=True if this is the "
@@ -275,9 +279,10 @@ def _note(exc: Exception, node: Node) -> None:
 def _check_nan(node: Node, grads: List[Any]) -> None:
     for i, g in enumerate(grads):
         if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
-            raise RuntimeError(f"function {node.describe()} returned nan values in its gradient "
-                               f"at index {i} (detected by detect_anomaly)."
-                               + node.forward_trace())
+            # torch's sentence first (user code matches on it), then which formula and where
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               f"output. (function {node.describe()}, detected by "
+                               "detect_anomaly)" + node.forward_trace())
 
 
 def node_inputs(node: Node) -> int:

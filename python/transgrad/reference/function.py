@@ -13,6 +13,12 @@ from typing import Any, Callable, List, Tuple
 
 import numpy as np
 
+from transgrad._api.function_forms import (
+    backward_result,
+    base_setup_context,
+    forward_args,
+    run_forward,
+)
 from transgrad.reference.formula import validate_grads
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.node import Node, SavedTensor, attach_delayed_error, gradient_edge
@@ -71,7 +77,7 @@ class FunctionCtx(Node):
             for i, g in enumerate(grads):
                 if g is None and self.output_meta[i] is not None:
                     grads[i] = Tensor(np.zeros(*self.output_meta[i]))
-        result = self.fn_cls.backward(self, *grads)
+        result = backward_result(self.fn_cls.backward(self, *grads))
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self.next_edges)
@@ -82,24 +88,27 @@ class FunctionCtx(Node):
 
 
 class Function:
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call
-    ``apply``."""
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)`` (or
+    ``forward(*args)`` plus ``setup_context(ctx, inputs, output)``); call ``apply``."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any) -> Any:
         raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    setup_context = staticmethod(base_setup_context)
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grads: Any) -> Any:
         raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
 
     @classmethod
-    def apply(cls, *args: Any) -> Any:
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        args = forward_args(cls, args, kwargs)
         ctx = FunctionCtx(cls)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         requires = is_grad_enabled() and any(ctx.needs_input_grad)
         with no_grad():
-            result = cls.forward(ctx, *args)
+            result = run_forward(cls, ctx, args)
         outputs = list(result) if isinstance(result, tuple) else [result]
         dirty = ctx._dirty
         for t in dirty:

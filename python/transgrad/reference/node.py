@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from transgrad._api.anomaly import capture_frames, format_frames
+from transgrad.reference import saved_hooks
 from transgrad.reference.grad_mode import _anomaly
 from transgrad.reference.tensor import HookHandle, Tensor
 
@@ -172,21 +173,38 @@ class SavedTensor:
     """A tensor saved for backward, with its version at save time.
 
     An input is kept as is. An output is kept as its array and version counter only, and
-    re-linked to the owning node when unpacked (no node -> output -> node cycle)."""
+    re-linked to the owning node when unpacked (no node -> output -> node cycle).
+
+    Note [Saved tensor hooks]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~
+    Under ``autograd.graph.saved_tensors_hooks(pack, unpack)`` (``saved_hooks.current()``), the
+    tensor itself is not kept: only ``pack(t)`` (an output is packed detached, as torch's),
+    plus, for an input, its gradient edge (grad_fn or leaf accumulator) and for any, its
+    version counter. ``unpack(packed)`` must give a Tensor; its data gets the saved tensor's
+    history back, so a double backward through the unpacked tensor reaches the same graph.
+    """
 
     __slots__ = ("_tensor", "_data", "_vc", "_version", "_output_nr", "_is_output", "name",
-                 "where", "_released")
+                 "where", "_released", "_packed", "_unpack", "_edge")
 
     def __init__(self, t: Tensor, is_output: bool, name: str = "", where: str = "") -> None:
         self._vc = t._vc
         self._version = t._vc.value
         self._is_output = is_output
         self._output_nr = t.output_nr if t.grad_fn is not None else -1
-        self._tensor = None if is_output else t
-        self._data = t._data if is_output else None
         self.name = name
         self.where = where  # "path:line" where the formula bound the saved name, if known
         self._released = False
+        hooks = saved_hooks.current()
+        self._unpack = None if hooks is None else hooks[1]
+        if hooks is not None:  # Note [Saved tensor hooks]
+            self._packed = hooks[0](t.detach() if is_output else t)
+            self._edge = None if is_output else gradient_edge(t)
+            self._tensor = self._data = None
+            return
+        self._packed = self._edge = None
+        self._tensor = None if is_output else t
+        self._data = t._data if is_output else None
 
     def unpack(self, owner: Node) -> Tensor:
         if self._released:
@@ -201,9 +219,22 @@ class SavedTensor:
                 f"{self._vc.value}; expected version {self._version} instead. Hint: the "
                 "in-place change happened after the forward saved it; make a copy (clone) "
                 "before changing it, or change it out of place.")
-        if not self._is_output:
+        data = self._data
+        if self._unpack is not None:
+            got = self._unpack(self._packed)
+            if not isinstance(got, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(got).__name__}")
+            data = got._data
+            if not self._is_output:  # the unpacked data with the saved input's history
+                t = Tensor(data)
+                t._vc = self._vc
+                if self._edge is not None:
+                    t.grad_fn, t.output_nr = self._edge
+                return t
+        elif not self._is_output:
             return self._tensor  # type: ignore[return-value]
-        t = Tensor(self._data)
+        t = Tensor(data)
         t._vc = self._vc
         if self._output_nr >= 0:
             t.grad_fn, t.output_nr = owner, self._output_nr
@@ -211,7 +242,7 @@ class SavedTensor:
 
     def release(self) -> None:
         self._released = True
-        self._tensor = self._data = None
+        self._tensor = self._data = self._packed = None
 
 
 class TensorMeta:

@@ -106,6 +106,13 @@ class Tensor:
         t._base = base._base if base._base is not None else base
         return t
 
+    def _set_data(self, other: "Tensor") -> None:
+        """``x.data = other``: this tensor object now holds ``other``'s storage (shape and dtype
+        included) and keeps its own identity, autograd state and version counter, as torch's
+        ``set_data``; checked by the API (``methods._set_data``)."""
+        self._data = other._data
+        self._base = None
+
     # -- metadata --------------------------------------------------------------------------
 
     @property

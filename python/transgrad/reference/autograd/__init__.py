@@ -9,7 +9,14 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from transgrad._api.gradcheck import gradcheck, gradgradcheck
+import numpy as np
+
+from transgrad._api.legacy_autograd import (
+    make_inplace_function,
+    make_multithreading,
+    make_variable,
+)
+from transgrad.reference.autograd import gradcheck as _gradcheck_module
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
 from transgrad.reference.grad_mode import (
@@ -20,10 +27,19 @@ from transgrad.reference.grad_mode import (
     set_anomaly_enabled,
     set_grad_enabled,
 )
+from transgrad.reference.tensor import Tensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "Variable", "set_multithreading_enabled",
+           "is_multithreading_enabled"]
+
+# torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
+# package's name gradcheck is the function
+gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
+Variable = make_variable(Tensor, lambda: Tensor(np.zeros(0, np.float32)))
+InplaceFunction = make_inplace_function(Function)
+set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 
 
 @contextlib.contextmanager
@@ -37,4 +53,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-from . import functional  # noqa: E402,F401  (autograd.functional after import, as torch)
+from . import function, functional, graph  # noqa: E402  (submodules, as torch)

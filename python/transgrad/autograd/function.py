@@ -1,0 +1,6 @@
+"""``transgrad.autograd.function``: the custom-Function names under torch's module path
+(``Function``, ``FunctionCtx``, ``InplaceFunction``, ``once_differentiable``)."""
+
+from transgrad.autograd import Function, FunctionCtx, InplaceFunction, once_differentiable
+
+__all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
