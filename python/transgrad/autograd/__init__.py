@@ -113,7 +113,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     if allow_unused is None:
         allow_unused = materialize_grads
     result = _run_backward(outputs, _grad_list(grad_outputs, outputs), retain_graph,
-                           create_graph, inputs, builtins.bool(allow_unused or materialize_grads), False)
+                           create_graph, inputs, builtins.bool(allow_unused or materialize_grads),
+                           False)
     if materialize_grads:
         # under create_graph the zeros take part in the next grad(), as torch's
         result = tuple(g if g is not None else _C.from_numpy(np.zeros(x.shape, x.dtype))
@@ -207,4 +208,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "gradgradcheck", "Variable", "set_multithreading_enabled",
            "is_multithreading_enabled"]
 
-from . import function, functional, graph  # noqa: E402  (submodules, as torch)
+from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)
