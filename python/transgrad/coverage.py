@@ -381,7 +381,8 @@ def _run(lib: _Lib, fn: Any, args: list, kwargs: dict, cot_rng_seed: int) -> dic
     rng = np.random.default_rng(cot_rng_seed)
     diff = [o for o in outs if _is_float(lib, o) and o.requires_grad]
     cots_np = [rng.standard_normal(tuple(o.shape)) for o in diff]
-    result = {"value": values, "vjp": None, "vjp2": None}
+    # "vjp2" is a note instead of arrays when torch has no second derivative
+    result: dict[str, list[np.ndarray] | str | None] = {"value": values, "vjp": None, "vjp2": None}
     if not diff or not leaves:
         return result
     grads = lib.grad(diff, leaves, [lib.tensor(c, False) for c in cots_np])
