@@ -62,11 +62,11 @@ def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
     cuts = [i for i, d in commas if d == low and text[i + 1:].strip()]
     if low < 0 and cuts:  # the line continues a call opened above: break between its arguments
         return _pack_cuts(text, cuts, indent, width)
-    for i, ch, d in _scan(text, start):
+    for i, ch, _d in _scan(text, start):
         if ch in "({" and i < width and _matching(text, i) > 0 and len(
                 _split_commas(text[i + 1:_matching(text, i)])) > 1:
             return _pack(text, i, indent, width)
-    for i, ch, d in _scan(text, start):  # one long argument: break it after its top-level `+`
+    for i, ch, _d in _scan(text, start):  # one long argument: break it after its top-level `+`
         if ch in "({" and i < width and _matching(text, i) > 0 and len(
                 _split_plus(text[i + 1:_matching(text, i)])) > 1:
             return _pack(text, i, indent, width, _split_plus, " +")

@@ -293,7 +293,8 @@ def load_yaml(path: str) -> list[dict]:
     try:
         import yaml
     except ImportError:
-        raise SystemExit("import-yaml needs pyyaml to read derivatives.yaml: pip install pyyaml")
+        raise SystemExit(
+            "import-yaml needs pyyaml to read derivatives.yaml: pip install pyyaml") from None
     with open(path, encoding="utf-8") as f:
         try:
             data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -157,7 +157,7 @@ class T:
 
 
 @dataclasses.dataclass(frozen=True)
-class I:
+class I:  # noqa: E742 - the sample spec's name, as T and B
     """An int64 index tensor sample with entries in [0, high)."""
 
     shape: Tuple[int, ...]

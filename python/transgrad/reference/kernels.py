@@ -647,7 +647,7 @@ def item(x: Any) -> float:
 # Neural-network kernels (conv, pooling, misc): the last section of signatures.py, in their own
 # module to keep this one small.
 
-from transgrad.reference.kernels_nn import (  # noqa: F401 - re-exported kernels
+from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported kernels, last
     adaptive_pool_weights,
     col2im,
     cumsum,

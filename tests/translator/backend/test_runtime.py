@@ -9,8 +9,9 @@ import pytest
 from backend_util import CXX, ROOT, compile_cpp, needs_cxx
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings
-from hypothesis import strategies as st
+# after the importorskip above, so a missing hypothesis skips instead of failing
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 DRIVER = r"""
 #include <iostream>
