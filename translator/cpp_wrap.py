@@ -73,7 +73,8 @@ def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
     return [text]
 
 
-def _pack(text: str, open_at: int, indent: int, width: int, split=None, joint: str = ",") -> list[str]:
+def _pack(text: str, open_at: int, indent: int, width: int, split=None,
+          joint: str = ",") -> list[str]:
     close = _matching(text, open_at)
     args = (split or _split_commas)(text[open_at + 1:close])
     aligned = open_at + 1 <= 2 * width // 5
@@ -107,7 +108,8 @@ def _pack_cuts(text: str, cuts: list[int], indent: int, width: int) -> list[str]
         if len(cur) + 1 + len(piece) <= width:
             cur += " " + piece
             continue
-        lines += _wrap(cur, indent if not lines else indent + 4, width, len(pad) if lines else indent)
+        lines += _wrap(cur, indent if not lines else indent + 4, width,
+                       len(pad) if lines else indent)
         cur = pad + piece
     return lines + _wrap(cur, indent + 4 if lines else indent, width, len(pad) if lines else indent)
 
