@@ -20,7 +20,7 @@ CONTRACT = [
     "mean", "amax", "amin", "logsumexp", "softmax", "log_softmax", "sum_to", "max_dim", "min_dim",
     "reshape", "expand", "permute", "transpose", "unsqueeze", "squeeze", "contiguous", "clone",
     "cat", "stack", "slice", "select", "index_select", "gather", "index_add", "scatter_add",
-    "slice_scatter", "select_scatter", "matmul", "matmul_nd"
+    "slice_scatter", "select_scatter", "matmul", "matmul_nd",
 ]
 
 

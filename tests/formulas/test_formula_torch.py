@@ -89,7 +89,7 @@ TWINS = {
         "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_not",
         "logsumexp", "softmax", "log_softmax", "reshape", "permute", "transpose", "unsqueeze",
         "cat", "stack", "select", "index_select", "gather", "index_add", "scatter_add",
-        "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like"
+        "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like",
     ]},
     "pow_scalar": torch.pow,
     "cast": lambda x, dtype: x.to(getattr(torch, dtype)),

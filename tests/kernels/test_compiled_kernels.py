@@ -75,7 +75,7 @@ DTYPES = [np.float32, np.float64, np.int64, np.bool_]
 UNARY = [
     "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
     "tanh", "sigmoid", "relu", "abs", "sign", "erf", "logical_not", "zeros_like", "ones_like",
-    "contiguous", "clone"
+    "contiguous", "clone",
 ]
 for _name in UNARY:
     for _dt in DTYPES:
@@ -107,7 +107,7 @@ case("full", (2, -1), 0.0, "float32")
 
 # --- elementwise binary ------------------------------------------------------------------------
 BINARY = [
-    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
 ]
 PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)), ((2, 3, 4), (3, 1)),
          ((5,), ()), ((0, 4), (4,)), ((3, 4), (2, 4))]
