@@ -45,7 +45,8 @@ int main() {
         std::cout << py::round(a);
       } else if (op == "index") {
         int64_t n, i; std::cin >> n; std::vector<int64_t> v(n);
-        for (auto& x : v) std::cin >> x; std::cin >> i;
+        for (auto& x : v) std::cin >> x;
+        std::cin >> i;
         std::cout << py::index(v, i);
       } else if (op == "slice") {
         int64_t n; std::cin >> n; std::vector<int64_t> v(n); for (auto& x : v) std::cin >> x;
