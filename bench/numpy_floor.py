@@ -101,7 +101,8 @@ def matmul_sum(d: dict) -> Step:
 
 
 def double_backward(d: dict) -> Step:
-    """W5: y = sum(tanh(x)^3); g = dy/dx = 3 t^2 (1 - t^2); gg = d(sum g)/dx = (6t - 12t^3)(1 - t^2)."""
+    """W5: y = sum(tanh(x)^3); g = dy/dx = 3 t^2 (1 - t^2);
+    gg = d(sum g)/dx = (6t - 12t^3)(1 - t^2)."""
     x = d["x"]
 
     def step() -> list[np.ndarray]:

@@ -25,7 +25,8 @@ N, OPS, K = 200_000, 30, 10
 
 def leaves(tg: Any, seed: int) -> list[Any]:
     r = np.random.default_rng(seed)
-    return [tg.from_numpy(r.uniform(-1, 1, N).astype(np.float32)).requires_grad_() for _ in range(3)]
+    return [tg.from_numpy(r.uniform(-1, 1, N).astype(np.float32)).requires_grad_()
+            for _ in range(3)]
 
 
 def forward(tg: Any, d: list[Any]) -> Any:

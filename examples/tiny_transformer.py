@@ -38,7 +38,10 @@ OBJECTS = ["ball", "box", "hat", "book", "cup"]
 
 def make_text(n_sentences: int, seed: int) -> str:
     rng = np.random.default_rng(seed)
-    pick = lambda words: words[rng.integers(len(words))]
+
+    def pick(words: list[str]) -> str:
+        return words[rng.integers(len(words))]
+
     return " ".join(f"{pick(SUBJECTS)} {pick(VERBS)} a {pick(ADJECTIVES)} {pick(OBJECTS)}."
                     for _ in range(n_sentences))
 

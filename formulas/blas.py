@@ -50,7 +50,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
     if batch2.ndim != 3:
         raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
     if batch1.shape[0] != batch2.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
+        n1 = batch1.shape[0]
+        n2 = batch2.shape[0]
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {n1} and {n2}")
     return scaled_sum(input, ops.matmul_nd(batch1, batch2), beta, alpha)
 
 
@@ -65,7 +67,9 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
     if batch2.ndim != 3:
         raise RuntimeError(f"batch2 must be a 3D tensor, got {batch2.ndim}-D tensor")
     if batch1.shape[0] != batch2.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}")
+        n1 = batch1.shape[0]
+        n2 = batch2.shape[0]
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {n1} and {n2}")
     return scaled_sum(input, ops.sum(ops.matmul_nd(batch1, batch2), (0,)), beta, alpha)
 
 
@@ -75,7 +79,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Scalar = 1,
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a matrix (n, m) and a vector (m)."""
     if mat.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
     product = ops.squeeze(ops.matmul_nd(mat, ops.unsqueeze(vec, -1)), (-1,))
     return scaled_sum(input, product, beta, alpha)
 

@@ -6,10 +6,11 @@ conv2d unfolds the input into columns (N, C*kh*kw, oh*ow) (kernel.im2col), lays 
 rows (N*oh*ow, C*kh*kw) and multiplies them by the filters (C*kh*kw, O) in ONE 2-D matmul: one
 large BLAS gemm forward and backward, where a matmul batched over N would run N small ones.
 With ``groups`` the rows and filters split into G blocks: one matmul batched over G. The
-result (N*oh*ow, O) is returned as an (N, O, oh, ow) view. Its input-gradient is then a transposed convolution: the matmul's backward
-multiplies by the filters' transpose, and im2col's backward is col2im, whose own backward is
-im2col again. Both are linear, so every derivative order is an exact formula (no
-once_differentiable) and double backward through a conv works like any other composite.
+result (N*oh*ow, O) is returned as an (N, O, oh, ow) view. Its input-gradient is then a
+transposed convolution: the matmul's backward multiplies by the filters' transpose, and
+im2col's backward is col2im, whose own backward is im2col again. Both are linear, so every
+derivative order is an exact formula (no once_differentiable) and double backward through a
+conv works like any other composite.
 """
 
 from transgrad.lang import Optional, Shape, T, Tensor, case, formula, helper, kernel, ops, samples
@@ -61,7 +62,8 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Sha
     n = x.shape[0]
     out_channels = weight.shape[0]
     if groups < 1 or x.shape[1] != weight.shape[1] * groups or out_channels % groups != 0:
-        raise ValueError(f"conv2d: input {x.shape} and weight {weight.shape} mismatch: groups {groups}")
+        raise ValueError(
+            f"conv2d: input {x.shape} and weight {weight.shape} mismatch: groups {groups}")
     kh = weight.shape[2]
     kw = weight.shape[3]
     oh = conv_out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])

@@ -2,9 +2,9 @@
 index_copy, unfold, rot90, diag_embed, block_diag (composites), scatter / scatter_value,
 masked_select / masked_scatter (kernels in csrc/kernels/scatter.cpp).
 
-Stage: formulas (the composites' inner ops, and the backwards, are adjoint pairs -- index_select/index_add, slice/slice_scatter, diagonal/diagonal_scatter, flip, pad -- so
-every derivative order exists). Index tensors are int64 (negative entries wrap) and get no
-gradient.
+Stage: formulas (the composites' inner ops, and the backwards, are adjoint pairs --
+index_select/index_add, slice/slice_scatter, diagonal/diagonal_scatter, flip, pad -- so every
+derivative order exists). Index tensors are int64 (negative entries wrap) and get no gradient.
 """
 
 from transgrad.lang import (
@@ -80,7 +80,8 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
     d = dimension + x.ndim if dimension < 0 else dimension
     extent = x.shape[d] if x.ndim > 0 else 1
     if size > extent:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     count = (extent - size) // step + 1

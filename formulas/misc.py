@@ -114,5 +114,6 @@ def masked_fill_tensor(x: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     """torch's ``masked_fill(x, mask, value)`` with a 0-d tensor ``value``: the value's gradient
     is the sum of ``grad`` where ``mask`` is true (the where's broadcast summed down)."""
     if value.ndim != 0:
-        raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor (got {value.ndim}-D)")
+        raise RuntimeError(
+            f"masked_fill only supports a 0-dimensional value tensor (got {value.ndim}-D)")
     return ops.where(mask, ops.cast(value, x.dtype), x)

@@ -4,10 +4,11 @@ cummax/cummin, kthvalue, median (prod, aminmax, nansum, var_mean/std_mean are in
 Stage: formulas. Kernels: csrc/kernels/scan.cpp, reference/kernels_special.py; the order
 statistics are composites over ``sort``.
 
-Note [Products with zeros]: prod's (reduce.py) gradient is, for each element, the product of the *other*
-elements of its group. Dividing the result by the element fails at zeros, so it is built as
-(product of those before) * (product of those after), two exclusive cumprods: exact with one
-zero (only the zero gets a gradient) and with several (all zero), and differentiable again.
+Note [Products with zeros]: prod's (reduce.py) gradient is, for each element, the product of
+the *other* elements of its group. Dividing the result by the element fails at zeros, so it is
+built as (product of those before) * (product of those after), two exclusive cumprods: exact
+with one zero (only the zero gets a gradient) and with several (all zero), and differentiable
+again.
 cumprod's gradient for element k is sum_{i >= k} grad_i * prod_{j <= i, j != k} x_j; it is
 built the same way for every k at once, from a (n, n) matrix per row whose row k has x_k
 replaced by 1: O(n^2) memory per scanned row, exact with zeros. (torch is O(n) when there are
@@ -23,7 +24,8 @@ LOG_ZERO = -1.0e30
 
 @helper
 def cumprod_grad(x: Tensor, grad: Tensor, dim: int) -> Tensor:
-    """sum_{i >= k} grad_i * prod_{j <= i, j != k} x_j along ``dim`` (Note [Products with zeros])."""
+    """sum_{i >= k} grad_i * prod_{j <= i, j != k} x_j along ``dim``
+    (Note [Products with zeros])."""
     xt = ops.transpose(x, dim, -1)
     n = xt.shape[-1]
     eye = ops.tril(ops.triu(ops.zeros((n, n), x.dtype) + 1.0, 0), 0)

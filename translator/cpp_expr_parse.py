@@ -118,7 +118,8 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 
 
 def tokenize(text: str) -> list[Token]:
-    """Tokens of ``text``; ``/* comments */`` are blanked first, so columns stay those of the text."""
+    """Tokens of ``text``; ``/* comments */`` are blanked first, so columns stay those
+    of the text."""
     text = _COMMENT.sub(lambda m: " " * len(m.group()), text)
     out: list[Token] = []
     pos = 0

@@ -62,18 +62,19 @@ def _wrap(text: str, indent: int, width: int, start: int) -> list[str]:
     cuts = [i for i, d in commas if d == low and text[i + 1:].strip()]
     if low < 0 and cuts:  # the line continues a call opened above: break between its arguments
         return _pack_cuts(text, cuts, indent, width)
-    for i, ch, d in _scan(text, start):
+    for i, ch, _d in _scan(text, start):
         if ch in "({" and i < width and _matching(text, i) > 0 and len(
                 _split_commas(text[i + 1:_matching(text, i)])) > 1:
             return _pack(text, i, indent, width)
-    for i, ch, d in _scan(text, start):  # one long argument: break it after its top-level `+`
+    for i, ch, _d in _scan(text, start):  # one long argument: break it after its top-level `+`
         if ch in "({" and i < width and _matching(text, i) > 0 and len(
                 _split_plus(text[i + 1:_matching(text, i)])) > 1:
             return _pack(text, i, indent, width, _split_plus, " +")
     return [text]
 
 
-def _pack(text: str, open_at: int, indent: int, width: int, split=None, joint: str = ",") -> list[str]:
+def _pack(text: str, open_at: int, indent: int, width: int, split=None,
+          joint: str = ",") -> list[str]:
     close = _matching(text, open_at)
     args = (split or _split_commas)(text[open_at + 1:close])
     aligned = open_at + 1 <= 2 * width // 5
@@ -107,7 +108,8 @@ def _pack_cuts(text: str, cuts: list[int], indent: int, width: int) -> list[str]
         if len(cur) + 1 + len(piece) <= width:
             cur += " " + piece
             continue
-        lines += _wrap(cur, indent if not lines else indent + 4, width, len(pad) if lines else indent)
+        lines += _wrap(cur, indent if not lines else indent + 4, width,
+                       len(pad) if lines else indent)
         cur = pad + piece
     return lines + _wrap(cur, indent + 4 if lines else indent, width, len(pad) if lines else indent)
 

@@ -438,9 +438,11 @@ def emit_ops_header(modules: Sequence[ir.Module]) -> str:
         if op not in names:
             continue
         lines += ["template <class S, detail::if_scalar<S> = 0>",
-                  f"Tensor {op}(const Tensor& a, S b) {{ return {op}(a, detail::scalar_like(a, b)); }}",
+                  f"Tensor {op}(const Tensor& a, S b) "
+                  f"{{ return {op}(a, detail::scalar_like(a, b)); }}",
                   "template <class S, detail::if_scalar<S> = 0>",
-                  f"Tensor {op}(S a, const Tensor& b) {{ return {op}(detail::scalar_like(b, a), b); }}"]
+                  f"Tensor {op}(S a, const Tensor& b) "
+                  f"{{ return {op}(detail::scalar_like(b, a), b); }}"]
     lines += ["", "}  // namespace tg::ops", "", "namespace tg {", ""]
     for op, sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
         if op not in names:

@@ -293,7 +293,8 @@ def load_yaml(path: str) -> list[dict]:
     try:
         import yaml
     except ImportError:
-        raise SystemExit("import-yaml needs pyyaml to read derivatives.yaml: pip install pyyaml")
+        raise SystemExit(
+            "import-yaml needs pyyaml to read derivatives.yaml: pip install pyyaml") from None
     with open(path, encoding="utf-8") as f:
         try:
             data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -397,7 +398,8 @@ def _param(arg: str) -> Param:
         py_type, kind = _TYPES[yaml_type]
     else:
         raise Skip(f"parameter {name!r} of type {yaml_type} has no formula-language type")
-    return Param(name, py_name, yaml_type, py_type, kind, _default(default.strip()) if default else None)
+    return Param(name, py_name, yaml_type, py_type, kind,
+                 _default(default.strip()) if default else None)
 
 
 def _default(text: str) -> str:
@@ -643,7 +645,8 @@ def translate_entry(entry: Entry, helpers: dict[str, HelperSource], ops: dict,
 # A module: header, helpers, formulas; each candidate checked as `translator check` would
 
 
-HEADER = '''"""Formulas imported from PyTorch's derivatives.yaml by ``python -m translator import-yaml``.
+HEADER = '''\
+"""Formulas imported from PyTorch's derivatives.yaml by ``python -m translator import-yaml``.
 
 Each formula names the yaml entry it came from. Real dtypes only: ``.conj()`` and
 ``handle_r_to_c`` are the identity (Note [Real dtypes only] in translator/import_rewrite.py).

@@ -11,8 +11,9 @@ Note [Bounded folding]: Python's integers are unbounded, so folding ``9 ** 9 ** 
 hang and ``"a" * 10**10`` would exhaust memory. Every integer the compiled engine sees is an
 ``int64_t``, so a folded integer outside int64 is ``TOO_LARGE``; the steps of folding may
 reach 256 bits (so ``2**63 - 1`` folds), checked before computing a power, whose size is known
-from its operands; a repeated string or tuple may hold at most ``MAX_REPEAT`` items. Python's own value is exact; a value C++ would hold differently is
-refused at its line rather than wrapped.
+from its operands; a repeated string or tuple may hold at most ``MAX_REPEAT`` items. Python's
+own value is exact; a value C++ would hold differently is refused at its line rather than
+wrapped.
 """
 
 from __future__ import annotations

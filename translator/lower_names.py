@@ -74,8 +74,9 @@ class NameLowerer:
     @staticmethod
     def _narrow(e: ir.Expr, narrowed: bool) -> ir.Expr:
         if narrowed and e.type.is_optional:
-            return ir.Unwrap(e.loc, e.type.inner, e) if not e.type.is_tensor else dataclasses.replace(
-                e, type=ir.TENSOR)
+            if not e.type.is_tensor:
+                return ir.Unwrap(e.loc, e.type.inner, e)
+            return dataclasses.replace(e, type=ir.TENSOR)
         return e
 
     # -- coercion -----------------------------------------------------------------------------

@@ -135,7 +135,8 @@ class StmtLowerer(ExprLowerer):
             pass  # an int stored in a float local reads the same (C++ converts)
         else:
             raise self.error("T405", loc, f"`{name}` is a {old} here but was bound to a {t} "
-                             "earlier; a C++ local has one type", "use a new name for the new value")
+                             "earlier; a C++ local has one type",
+                             "use a new name for the new value")
         if t != ir.NONE and t == self.scope.vars[name].arg:
             self.scope.narrowed.add(name)
         elif t.is_optional or t == ir.NONE:

@@ -100,8 +100,8 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "unknown_name": (
         "T105",
         (
-            "unknown name `{name}`: not a parameter, a local, a name from transgrad.lang, a @helper "
-            "or a module constant"
+            "unknown name `{name}`: not a parameter, a local, a name from transgrad.lang, "
+            "a @helper or a module constant"
         ),
         "define it, import it from transgrad.lang, or pass it as a parameter",
     ),
@@ -175,8 +175,8 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "backward_arity": (
         "T109",
         (
-            "backward of `{name}` takes {got} parameter(s) but gets one grad per differentiable and "
-            "hidden output: {expected} ({outputs})"
+            "backward of `{name}` takes {got} parameter(s) but gets one grad per differentiable "
+            "and hidden output: {expected} ({outputs})"
         ),
         "write `def backward({params}):`",
     ),
@@ -369,8 +369,8 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "T308",
         "unsupported attribute `.{attr}`{of}",
         (
-            "formulas read only shape, ndim, dtype and numel of a tensor; use ops.* or kernel.* for "
-            "anything else"
+            "formulas read only shape, ndim, dtype and numel of a tensor; use ops.* or kernel.* "
+            "for anything else"
         ),
     ),
 }

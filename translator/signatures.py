@@ -175,7 +175,7 @@ det(Tensor x) -> Tensor
 slogdet(Tensor x) -> (Tensor, Tensor)
 inverse(Tensor x) -> Tensor
 solve(Tensor a, Tensor b) -> Tensor
-"""
+"""  # noqa: E501 - the table is one declaration per line
 
 _PARAM_TYPES = frozenset({
     "Tensor", "Optional[Tensor]", "Sequence[Tensor]", "int", "float", "bool", "Scalar",

@@ -4,7 +4,9 @@
 pure-Python engine with the same API. ``transgrad.lang`` is the formula language.
 """
 
+import importlib.util as _util
 import os as _os
+from types import ModuleType as _ModuleType
 
 # In a source checkout (PYTHONPATH=python) the translator and the formulas live at the top of
 # the repository; an installed wheel has them inside this package.
@@ -15,8 +17,8 @@ if not _os.path.isdir(_os.path.join(_here, "translator")) and _os.path.isfile(
 ):
     __path__.append(_root)  # type: ignore[name-defined]
 
-import importlib.util as _util  # noqa: E402  (after the checkout-path fix above)
-
+_C: _ModuleType | None  # None when the extension is not built; _C_error says why
+_C_error: ImportError | None
 if _util.find_spec(__name__ + "._C") is None:  # not built: reference engine and translator work
     _C = None
     _C_error = ImportError("the extension module transgrad._C is not built")

@@ -381,7 +381,9 @@ def _run(lib: _Lib, fn: Any, args: list, kwargs: dict, cot_rng_seed: int) -> dic
     rng = np.random.default_rng(cot_rng_seed)
     diff = [o for o in outs if _is_float(lib, o) and o.requires_grad]
     cots_np = [rng.standard_normal(tuple(o.shape)) for o in diff]
-    result = {"value": values, "vjp": None, "vjp2": None}
+    # "vjp2" is a note instead of arrays when torch has no second derivative
+    result: dict[str, list[np.ndarray] | str | None] = {
+        "value": values, "vjp": None, "vjp2": None}
     if not diff or not leaves:
         return result
     grads = lib.grad(diff, leaves, [lib.tensor(c, False) for c in cots_np])
@@ -593,8 +595,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         counts = {s: sum(r.status == s for r in rows)
                   for s in ("verified", "covered", "not covered", "out of scope")}
         print("\n" + summary(rows))
-        print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items()) + f"  (of {len(rows)} entries;"
-              f" engines: {', '.join(n for n, _ in engines)})")
+        print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items())
+              + f"  (of {len(rows)} entries; engines: {', '.join(n for n, _ in engines)})")
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump({"counts": counts, "rows": [dataclasses.asdict(r) for r in rows]}, f,

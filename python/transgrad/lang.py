@@ -146,8 +146,9 @@ class T:
     zeros: Tuple[Tuple[int, ...], ...] = ()
     levels: int = 0
 
-    def __init__(self, *shape: int, low: float = -2.0, high: float = 2.0, requires_grad: bool = True,
-                 zeros: Tuple[Tuple[int, ...], ...] = (), levels: int = 0):
+    def __init__(self, *shape: int, low: float = -2.0, high: float = 2.0,
+                 requires_grad: bool = True, zeros: Tuple[Tuple[int, ...], ...] = (),
+                 levels: int = 0):
         object.__setattr__(self, "shape", tuple(shape))
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
@@ -157,7 +158,7 @@ class T:
 
 
 @dataclasses.dataclass(frozen=True)
-class I:
+class I:  # noqa: E742 - the sample spec's name, as T and B
     """An int64 index tensor sample with entries in [0, high)."""
 
     shape: Tuple[int, ...]

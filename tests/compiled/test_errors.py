@@ -154,7 +154,8 @@ def test_double_backward_through_once_differentiable(compiled):
     x = f64(tg, [0.5, 1.0])
     (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), np.cos([0.5, 1.0]))
-    with pytest.raises(RuntimeError, match=r"differentiate twice.*once_differentiable.*SinBackward"):
+    with pytest.raises(RuntimeError,
+                       match=r"differentiate twice.*once_differentiable.*SinBackward"):
         tg.autograd.grad(g.sum(), x)
 
 

@@ -58,7 +58,8 @@ def run_round(tg, shared, retain, rng_seed, n_threads=THREADS):
                 if retain:
                     gx, gw = tg.autograd.grad(li, (xi, wi), retain_graph=True)
                     li.backward()  # a second backward through the retained graph
-                    if not (np.allclose(xi.grad.detach().numpy(), ex) and np.allclose(wi.grad.detach().numpy(), ew)):
+                    if not (np.allclose(xi.grad.detach().numpy(), ex)
+                            and np.allclose(wi.grad.detach().numpy(), ew)):
                         problems.append(f"thread {i}: wrong .grad after a retained graph")
                 else:
                     li.backward()

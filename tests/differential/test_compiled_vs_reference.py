@@ -97,7 +97,8 @@ def programs(draw):
     shapes = []
     for _ in range(draw(st.integers(1, 3))):  # leaves broadcast against ``full``
         keep = draw(st.lists(st.booleans(), min_size=ndim, max_size=ndim))
-        shapes.append(tuple(s if k else 1 for s, k in zip(full, keep))[draw(st.integers(0, ndim - 1)):])
+        shape = tuple(s if k else 1 for s, k in zip(full, keep))
+        shapes.append(shape[draw(st.integers(0, ndim - 1)):])
     steps = []
     for _ in range(draw(st.integers(1, 8))):
         kind = draw(st.sampled_from(["unary", "binary", "reduce"]))
@@ -128,7 +129,8 @@ def _program(tg, shapes, steps, seed):
     return _np(out), [_np(g) for g in grads]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(programs())
 def test_random_programs_agree(ref, compiled, program):
     shapes, steps, seed = program

@@ -1,7 +1,7 @@
 """Edge cases the formulas' docstrings promise, checked on both engines against the definition
 (not finite differences, which do not apply at ties or poles): amax/amin split the gradient
-evenly among ties (so does median), pow's exponent gradient at a zero base, masked_fill_tensor's checks.
-The same tie samples are compared with torch in test_formula_torch.py.
+evenly among ties (so does median), pow's exponent gradient at a zero base, masked_fill_tensor's
+checks. The same tie samples are compared with torch in test_formula_torch.py.
 """
 
 import numpy as np
@@ -68,7 +68,8 @@ def test_masked_fill_tensor_rejects_a_value_with_dims(engine):
     fill = op(engine, "masked_fill_tensor")
     x = engine.tensor(np.zeros(3))
     mask = engine.tensor(np.ones(3, dtype=bool))
-    with pytest.raises(RuntimeError, match=r"only supports a 0-dimensional value tensor \(got 1-D\)"):
+    with pytest.raises(RuntimeError,
+                       match=r"only supports a 0-dimensional value tensor \(got 1-D\)"):
         fill(x, mask, engine.tensor(np.ones(2)))
 
 
@@ -90,7 +91,8 @@ def test_index_copy_rejects_duplicate_indices(engine):
      "expected BoolTensor for mask"),
     ("masked_scatter", lambda e: (e.tensor(np.zeros(3)), e.tensor(np.ones(3, dtype=bool)),
                                   e.tensor(np.ones(2))), "Number of elements of source"),
-    ("div_floor", lambda e: (e.tensor(np.array([3])), e.tensor(np.array([0]))), "ZeroDivisionError"),
+    ("div_floor", lambda e: (e.tensor(np.array([3])), e.tensor(np.array([0]))),
+     "ZeroDivisionError"),
     ("fmod", lambda e: (e.tensor(np.array([3])), e.tensor(np.array([0]))), "ZeroDivisionError"),
     ("inverse", lambda e: (e.tensor(np.ones((2, 2))),), "input matrix is singular"),
     ("solve", lambda e: (e.tensor(np.ones((2, 2))), e.tensor(np.ones(2))), "matrix is singular"),

@@ -2,8 +2,9 @@
 float64 (one test id per formula per engine, e.g. ``test_gradcheck[reference-sin]``).
 
 Samples on ties (``T(..., levels=n)``) are not finite-differenced: they are compared with torch
-and checked by test_formula_edges.py. Formulas in ``NOT_DIFFERENTIABLE`` (comparisons, logic, creation) are instead checked to give
-outputs that do not require grad. A float32 run checks that outputs and gradients stay float32.
+and checked by test_formula_edges.py. Formulas in ``NOT_DIFFERENTIABLE`` (comparisons, logic,
+creation) are instead checked to give outputs that do not require grad. A float32 run checks
+that outputs and gradients stay float32.
 """
 
 import numpy as np
@@ -12,7 +13,15 @@ from formula_samples import NOT_DIFFERENTIABLE, engine_call, is_floating, on_tie
 
 FORMULAS = shipped_formulas()
 NAMES = sorted(FORMULAS)
-CONTRACT = ["neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "pow_scalar", "clamp", "cast", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "sum", "mean", "amax", "amin", "logsumexp", "softmax", "log_softmax", "sum_to", "max_dim", "min_dim", "reshape", "expand", "permute", "transpose", "unsqueeze", "squeeze", "contiguous", "clone", "cat", "stack", "slice", "select", "index_select", "gather", "index_add", "scatter_add", "slice_scatter", "select_scatter", "matmul", "matmul_nd"]
+CONTRACT = [
+    "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+    "tanh", "sigmoid", "relu", "abs", "sign", "erf", "pow_scalar", "clamp", "cast", "add", "sub",
+    "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "sum",
+    "mean", "amax", "amin", "logsumexp", "softmax", "log_softmax", "sum_to", "max_dim", "min_dim",
+    "reshape", "expand", "permute", "transpose", "unsqueeze", "squeeze", "contiguous", "clone",
+    "cat", "stack", "slice", "select", "index_select", "gather", "index_add", "scatter_add",
+    "slice_scatter", "select_scatter", "matmul", "matmul_nd",
+]
 
 
 def _outputs(out):

@@ -34,7 +34,8 @@ def _prod(x, dims=None, keepdim=False):
 # Twins of the formulas of issue 15 (formulas/special.py, blas.py, scan.py, indexing.py, ...)
 TWINS_ADDED = {
     "masked_fill_tensor": torch.masked_fill,
-    **{n: getattr(torch, n) for n in ["addmm", "baddbmm", "addbmm", "addmv", "addr", "trace", "dist"]},
+    **{n: getattr(torch, n)
+       for n in ["addmm", "baddbmm", "addbmm", "addmv", "addr", "trace", "dist"]},
     **{n: getattr(torch, n) for n in [
         "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "atan2", "hypot", "exp2",
         "erfc", "erfinv", "lgamma", "digamma", "polygamma", "logit", "xlogy", "sgn", "nan_to_num",
@@ -82,7 +83,14 @@ TWINS_ADDED = {
 
 # name -> the torch function taking the formula's arguments
 TWINS = {
-    **{n: getattr(torch, n) for n in ["neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "clamp", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logsumexp", "softmax", "log_softmax", "reshape", "permute", "transpose", "unsqueeze", "cat", "stack", "select", "index_select", "gather", "index_add", "scatter_add", "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like"]},
+    **{n: getattr(torch, n) for n in [
+        "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+        "tanh", "sigmoid", "relu", "abs", "sign", "erf", "clamp", "add", "sub", "mul", "div", "pow",
+        "maximum", "minimum", "where", "eq", "ne", "lt", "le", "gt", "ge", "logical_not",
+        "logsumexp", "softmax", "log_softmax", "reshape", "permute", "transpose", "unsqueeze",
+        "cat", "stack", "select", "index_select", "gather", "index_add", "scatter_add",
+        "slice_scatter", "select_scatter", "matmul", "zeros_like", "ones_like",
+    ]},
     "pow_scalar": torch.pow,
     "cast": lambda x, dtype: x.to(getattr(torch, dtype)),
     "sum": lambda x, dims=None, keepdim=False: torch.sum(x, _all_dims(x, dims), keepdim),

@@ -45,7 +45,8 @@ TWINS = {
     "tril": torch.tril,
     "triu": torch.triu,
     "pad": lambda x, pads, value=0.0: F.pad(x, pads, value=value),
-    "sort": lambda x, dim=-1, descending=False: tuple(torch.sort(x, stable=True, dim=dim, descending=descending)),
+    "sort": lambda x, dim=-1, descending=False: tuple(
+        torch.sort(x, stable=True, dim=dim, descending=descending)),
     "topk": lambda x, k, dim=-1, largest=True: tuple(torch.topk(x, k, dim, largest)),
     "masked_fill": torch.masked_fill,
 }

@@ -35,7 +35,8 @@ def add_cases(case, rand, variants):
         case(name, rand((0, 3), np.float64))
     for n in range(4):
         for dt in (np.float32, np.float64):
-            case("polygamma", n, (3 * rand((2, 5), dt)).astype(dt), rtol=None if dt == np.float32 else 1e-10)
+            case("polygamma", n, (3 * rand((2, 5), dt)).astype(dt),
+                 rtol=None if dt == np.float32 else 1e-10)
         case("polygamma", n, EDGES, rtol=1e-10)
     for dt in (np.float32, np.float64, np.int64):
         x = EDGES.astype(dt) if dt != np.int64 else rand((5,), dt)
@@ -43,8 +44,8 @@ def add_cases(case, rand, variants):
         case("nan_to_num", x, 1.5, 4.0, -4.0)
     for name in BINARY:
         for sa, sb in PAIRS:
-            for da, db in [(np.float64, np.float64), (np.float32, np.float32), (np.int64, np.float32),
-                           (np.int64, np.int64), (np.bool_, np.float64)]:
+            for da, db in [(np.float64, np.float64), (np.float32, np.float32),
+                           (np.int64, np.float32), (np.int64, np.int64), (np.bool_, np.float64)]:
                 b = rand(sb, db)
                 if db == np.int64:
                     b = np.where(b == 0, 3, b)
@@ -64,7 +65,8 @@ def add_cases(case, rand, variants):
                 for keepdim in (False, True):
                     case("prod", v, dims, keepdim)
         case("cumprod", x, x.ndim)  # out of range
-    ties = np.array([[1.0, 3.0, 3.0, np.nan, 2.0, 3.0], [-np.inf, -np.inf, 0.0, np.inf, np.inf, 1.0]])
+    ties = np.array([[1.0, 3.0, 3.0, np.nan, 2.0, 3.0],
+                     [-np.inf, -np.inf, 0.0, np.inf, np.inf, 1.0]])
     for name in ["cummax", "cummin", "logcumsumexp", "cumprod"]:
         case(name, ties, 1)
     case("prod", rand((), np.float64), (), False)

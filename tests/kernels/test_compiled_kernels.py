@@ -72,7 +72,11 @@ def case(name, *args, rtol=None):
 DTYPES = [np.float32, np.float64, np.int64, np.bool_]
 
 # --- elementwise unary, creation ---------------------------------------------------------------
-UNARY = ["neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sign", "erf", "logical_not", "zeros_like", "ones_like", "contiguous", "clone"]
+UNARY = [
+    "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+    "tanh", "sigmoid", "relu", "abs", "sign", "erf", "logical_not", "zeros_like", "ones_like",
+    "contiguous", "clone",
+]
 for _name in UNARY:
     for _dt in DTYPES:
         for _s in [(), (5,), (3, 4), (2, 1, 3), (0, 3)]:
@@ -102,7 +106,9 @@ case("clamp", _SPECIAL, -1.0, 1.0)
 case("full", (2, -1), 0.0, "float32")
 
 # --- elementwise binary ------------------------------------------------------------------------
-BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"]
+BINARY = [
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+]
 PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)), ((2, 3, 4), (3, 1)),
          ((5,), ()), ((0, 4), (4,)), ((3, 4), (2, 4))]
 DTYPE_PAIRS = [(np.float32, np.float32), (np.float64, np.float32), (np.int64, np.float32),
@@ -306,7 +312,8 @@ def _core_kernels():
     from transgrad.translator.emit_kernels import emit_kernel_header
 
     text = emit_kernel_header().split("// neural-network ops")[0]
-    names = set(re.findall(r"^(?:Tensor|double|std::tuple<Tensor, Tensor>) (\w+)\(", text, re.MULTILINE))
+    names = set(re.findall(r"^(?:Tensor|double|std::tuple<Tensor, Tensor>) (\w+)\(", text,
+                           re.MULTILINE))
     return sorted(names & set(KERNELS))
 
 
@@ -366,7 +373,8 @@ def test_errors_name_the_shapes(C, ck):
 
 def test_stable_sigmoid_softmax_logsumexp(C, ck):
     x = C.from_numpy(np.array([-1000.0, -50.0, 0.0, 50.0, 1000.0]))
-    np.testing.assert_allclose(np.asarray(ck.sigmoid(x)), [0.0, 1.9287498479639178e-22, 0.5, 1.0, 1.0])
+    np.testing.assert_allclose(np.asarray(ck.sigmoid(x)),
+                               [0.0, 1.9287498479639178e-22, 0.5, 1.0, 1.0])
     np.testing.assert_allclose(np.asarray(ck.softmax(x, 0)), [0, 0, 0, 0, 1.0])
     assert float(np.asarray(ck.logsumexp(x, (0,), False))) == 1000.0
     assert np.isfinite(np.asarray(ck.log_softmax(x, 0))).all()

@@ -311,7 +311,9 @@ def test_matches_torch(name):
     torch = pytest.importorskip("torch")
     if name in PLATEAU:
         kwargs = PLATEAU[name]
-        make = lambda L, o: L.ReduceLROnPlateau(o, **kwargs)
+        def make(L, o):
+            return L.ReduceLROnPlateau(o, **kwargs)
+
         metric = _metric
     else:
         make, metric = TWINS[name], None

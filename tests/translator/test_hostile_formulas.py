@@ -65,7 +65,8 @@ def test_depth_limit_is_exact():
 
 @pytest.mark.parametrize(
     "constant",
-    ["9 ** 9 ** 9", "2 ** 10**12 // 2 ** 10**12", '"a" * 10**10', "(1,) * 10**12", "2 ** 64", "-(2**63) - 1", "10**10 * 10**10"],
+    ["9 ** 9 ** 9", "2 ** 10**12 // 2 ** 10**12", '"a" * 10**10', "(1,) * 10**12", "2 ** 64",
+     "-(2**63) - 1", "10**10 * 10**10"],
 )
 def test_constant_folding_is_bounded(analyse, constant):
     source = HEADER + f"C = {constant}\n"

@@ -29,7 +29,8 @@ def sin(x: Tensor) -> Tensor:
 
 @formula(differentiable_outputs=("values",), hidden_outputs=("extra",), once_differentiable=True)
 def many(x: Tensor, dim: int = -1, keepdim: bool = False, dims: Optional[Dims] = None,
-         w: "Optional[Tensor]" = None, s: Tensor | None = None, k: float = EPS * 2) -> tuple[Tensor, Tensor, Tensor]:
+         w: "Optional[Tensor]" = None, s: Tensor | None = None,
+         k: float = EPS * 2) -> tuple[Tensor, Tensor, Tensor]:
     values, indices = kernel.max_dim(x, dim, keepdim)
     extra = kernel.exp(x)
     def backward(grad, grad_extra):

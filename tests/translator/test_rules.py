@@ -338,7 +338,8 @@ def test_capture_kinds_and_metadata():
     mod, codes = analyse(
         single(
             "n = x.shape[0] * 2 + len(x.shape)\nresult = kernel.exp(x)",
-            "grad * n * other + ops.reshape(grad, x.shape) + ops.cast(result, result.dtype) + scale",
+            "grad * n * other + ops.reshape(grad, x.shape) + ops.cast(result, result.dtype)"
+            " + scale",
             params="x: Tensor, other: Tensor, scale: float",
         )
     )

@@ -541,7 +541,8 @@ def index_add(x: Any, dim: int, index: Any, source: Any) -> Any:
         raise ValueError(f"index_add: source has shape {_shape(src)}, expected {want} (x "
                          f"{_shape(a)} with dimension {dim} of the index's length {len(idx)})")
     out = a.copy()
-    np.add.at(out, (np.s_[:],) * d + (idx,), src.astype(a.dtype, copy=False))
+    where: tuple[Any, ...] = (np.s_[:],) * d + (idx,)  # slices and an index array
+    np.add.at(out, where, src.astype(a.dtype, copy=False))
     return _new(out)
 
 
@@ -564,7 +565,7 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
             raise ValueError(f"{name}: index shape must not exceed the other shapes outside "
                              f"dimension {dim}, got shapes {shapes}")
     idx = _index(idx_arr.reshape(ishape), xs.shape[d], d, name)
-    grids = list(np.indices(ishape, sparse=True))
+    grids: list[np.ndarray] = list(np.indices(ishape, sparse=True))
     grids[d] = idx
     return xs, tuple(grids)
 
@@ -646,7 +647,7 @@ def item(x: Any) -> float:
 # Neural-network kernels (conv, pooling, misc): the last section of signatures.py, in their own
 # module to keep this one small.
 
-from transgrad.reference.kernels_nn import (  # noqa: F401 - re-exported kernels
+from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported kernels, last
     adaptive_pool_weights,
     col2im,
     cumsum,

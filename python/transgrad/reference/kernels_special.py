@@ -390,7 +390,7 @@ def scatter(x: Any, dim: int, index: Any, source: Any) -> Any:
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     wrapped = np.where(ix < 0, ix + size, ix)
     values = src[tuple(np.s_[: n] for n in ix.shape)].astype(a.dtype)
-    grid = list(np.indices(ix.shape, sparse=True))
+    grid: list[np.ndarray] = list(np.indices(ix.shape, sparse=True))
     grid[d] = wrapped
     full = [np.broadcast_to(g, ix.shape) for g in grid]
     for pos in np.ndindex(*ix.shape):  # in order: the later write wins, as the C++ kernel

@@ -34,8 +34,8 @@ from transgrad._dtypes import SUPPORTED
 SUPPORTED_DTYPES = frozenset(SUPPORTED)
 FLOATING_KINDS = "fc"
 # torch's words for .numpy() on a tensor that requires grad (csrc/python/tensor_binding.cpp too).
-NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                       "instead.")
+NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. "
+                       "Use tensor.detach().numpy() instead.")
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "

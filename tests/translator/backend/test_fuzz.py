@@ -27,8 +27,9 @@ from translator.diagnostics import TranslatorError
 from translator.shipped import shipped_modules
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+# after the importorskip above, so a missing hypothesis skips instead of failing
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 HEADER = "import math\n\nfrom transgrad.lang import Shape, Tensor, formula, helper, kernel, ops\n"
 BATCH = 8

@@ -9,8 +9,9 @@ import pytest
 from backend_util import CXX, ROOT, compile_cpp, needs_cxx
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings
-from hypothesis import strategies as st
+# after the importorskip above, so a missing hypothesis skips instead of failing
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 DRIVER = r"""
 #include <iostream>
@@ -43,7 +44,9 @@ int main() {
         double a; std::cin >> a;
         std::cout << py::round(a);
       } else if (op == "index") {
-        int64_t n, i; std::cin >> n; std::vector<int64_t> v(n); for (auto& x : v) std::cin >> x; std::cin >> i;
+        int64_t n, i; std::cin >> n; std::vector<int64_t> v(n);
+        for (auto& x : v) std::cin >> x;
+        std::cin >> i;
         std::cout << py::index(v, i);
       } else if (op == "slice") {
         int64_t n; std::cin >> n; std::vector<int64_t> v(n); for (auto& x : v) std::cin >> x;

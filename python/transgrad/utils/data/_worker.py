@@ -63,7 +63,8 @@ class ExceptionWrapper:
 
     def __init__(self, where: str) -> None:
         exc_type, exc, _ = sys.exc_info()
-        self.exc_type = exc_type
+        assert exc_type is not None, "ExceptionWrapper is built inside an except block"
+        self.exc_type: type[BaseException] = exc_type
         self.msg = "".join(traceback.format_exception(exc_type, exc, exc.__traceback__)
                            if exc is not None else [])
         self.where = where

@@ -26,7 +26,7 @@ class Dataset(Generic[T_co]):
     def __getitem__(self, index: Any) -> T_co:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
-    def __add__(self, other: "Dataset[T_co]") -> "ConcatDataset[T_co]":
+    def __add__(self, other: "Dataset[T_co]") -> "Dataset[T_co]":
         return ConcatDataset([self, other])
 
 
