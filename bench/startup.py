@@ -50,7 +50,7 @@ def run_startup(sz: wl.Sizes, names: list[str], timeout: float) -> dict[str, Any
         "notes": [],
     }
     libs = [(n, m) for n, m in LIBS if n in names]
-    for n, m in libs:
+    for n, _ in libs:
         res["rows"][n] = {"label": n if n != "compiled" else "transgrad", "time_s": [],
                           "metric": [], "libcst": []}
     for _ in range(max(3, sz.build_repeats)):

@@ -223,7 +223,8 @@ def test_where_clamp_maximum(engine):
     np.testing.assert_allclose(x.clamp(-0.5, 0.5).detach().numpy(), np.clip(a, -0.5, 0.5))
     np.testing.assert_allclose(x.clamp(min=0).detach().numpy(), np.maximum(a, 0))
     np.testing.assert_allclose(tg.maximum(x, y).detach().numpy(), np.maximum(a, b))
-    np.testing.assert_allclose(x.clamp(y, y + 1).detach().numpy(), np.minimum(np.maximum(a, b), b + 1))
+    np.testing.assert_allclose(x.clamp(y, y + 1).detach().numpy(),
+                               np.minimum(np.maximum(a, b), b + 1))
 
 
 def test_matmul_variants(engine):
@@ -235,7 +236,8 @@ def test_matmul_variants(engine):
     np.testing.assert_allclose(tg.mm(x, w).detach().numpy(), a @ b, rtol=1e-12)
     np.testing.assert_allclose(tg.dot(u, u).detach().numpy(), v @ v, rtol=1e-12)
     bx, bw = arr(2, 3, 4), arr(2, 4, 5)
-    np.testing.assert_allclose(tg.bmm(tg.tensor(bx), tg.tensor(bw)).detach().numpy(), bx @ bw, rtol=1e-12)
+    np.testing.assert_allclose(tg.bmm(tg.tensor(bx), tg.tensor(bw)).detach().numpy(), bx @ bw,
+                               rtol=1e-12)
 
 
 def test_dtype_conversions(engine):
@@ -258,7 +260,8 @@ def test_index_functions(engine):
     idx = tg.tensor([2, 0, 2])
     np.testing.assert_allclose(x.index_select(0, idx).detach().numpy(), a[[2, 0, 2]])
     g = tg.tensor([[0, 1, 2], [2, 1, 0]])
-    np.testing.assert_allclose(x.gather(0, g).detach().numpy(), np.take_along_axis(a, g.detach().numpy(), 0))
+    np.testing.assert_allclose(x.gather(0, g).detach().numpy(),
+                               np.take_along_axis(a, g.detach().numpy(), 0))
     out = tg.zeros(3, 3, dtype=tg.float64).index_add(0, idx, x[:3])
     expect = np.zeros((3, 3))
     np.add.at(expect, [2, 0, 2], a[:3])
@@ -288,7 +291,8 @@ def test_more_shape_helpers(engine):
     assert x.unflatten(2, (2, -1)).shape == (2, 3, 2, 2)
     u, v = tg.broadcast_tensors(tg.ones(3, 1), tg.ones(4))
     assert u.shape == v.shape == (3, 4)
-    np.testing.assert_allclose(tg.outer(x[0, 0], x[1, 1]).detach().numpy(), np.outer(a[0, 0], a[1, 1]))
+    np.testing.assert_allclose(tg.outer(x[0, 0], x[1, 1]).detach().numpy(),
+                               np.outer(a[0, 0], a[1, 1]))
     assert x.sum_to_size(1, 3, 1).shape == (1, 3, 1)
     p = tg.tensor([1.0, 2.0], requires_grad=True)
     p.data.mul_(2)  # PyTorch's optimizer idiom: writes p's storage, no autograd
@@ -338,7 +342,8 @@ def test_remaining_functions_smoke(engine):
     np.testing.assert_allclose(out.detach().numpy(), expect)
     np.testing.assert_allclose(tg.slice_scatter(x, tg.zeros(3, 2, dtype=tg.float64), 1, 0, 2)
                                .detach().numpy(), np.concatenate([np.zeros((3, 2)), a[:, 2:]], 1))
-    np.testing.assert_allclose(tg.select_scatter(x, tg.ones(4, dtype=tg.float64), 0, 1).detach().numpy(),
+    np.testing.assert_allclose(
+        tg.select_scatter(x, tg.ones(4, dtype=tg.float64), 0, 1).detach().numpy(),
                                np.stack([a[0], np.ones(4), a[2]]))
     assert tg.eye(3).detach().numpy().trace() == 3 and tg.linspace(0, 1, 5).shape == (5,)
     assert tg.randint(0, 5, (10,)).dtype == tg.int64 and sorted(tg.randperm(4).tolist()) == [
@@ -355,7 +360,8 @@ def test_numpy_functions_accept_tensors(engine):
     t = tg.tensor(a)
     np.testing.assert_allclose(np.sum(t), a.sum())
     np.testing.assert_allclose(np.mean(t, axis=1).detach().numpy(), a.mean(1))
-    np.testing.assert_allclose(np.max(t, axis=0, keepdims=True).detach().numpy(), a.max(0, keepdims=True))
+    np.testing.assert_allclose(np.max(t, axis=0, keepdims=True).detach().numpy(),
+                               a.max(0, keepdims=True))
     np.testing.assert_allclose((np.float64(2.0) * t).detach().numpy(), 2 * a)
     np.testing.assert_allclose((np.ones(3) - t).detach().numpy(), 1 - a)
 

@@ -54,9 +54,11 @@ def test_binary_broadcasting_value_and_grads(pair, name, data):
     g = data.draw(hnp.arrays(np.float64, expected.shape, elements=FLOATS), label="g")
     out.backward(tg.tensor(g))
     da, db = grads(*ga_b, g)
-    np.testing.assert_allclose(x.grad.detach().numpy(), sum_to(np.broadcast_to(da, g.shape), a.shape),
+    np.testing.assert_allclose(x.grad.detach().numpy(),
+                               sum_to(np.broadcast_to(da, g.shape), a.shape),
                                rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(y.grad.detach().numpy(), sum_to(np.broadcast_to(db, g.shape), b.shape),
+    np.testing.assert_allclose(y.grad.detach().numpy(),
+                               sum_to(np.broadcast_to(db, g.shape), b.shape),
                                rtol=1e-9, atol=1e-12)
     assert x.grad.shape == a.shape and y.grad.shape == b.shape
 

@@ -255,7 +255,7 @@ def test_function_saved_tensors_after_backward_without_retain_graph(engine):
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward()
     with pytest.raises(RuntimeError, match="second time|no longer available"):
-        holder["ctx"].saved_tensors
+        _ = holder["ctx"].saved_tensors
 
 
 def test_function_needs_input_grad_with_non_tensors_and_none_saved(engine):

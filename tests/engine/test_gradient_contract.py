@@ -50,7 +50,7 @@ def test_the_reference_engine_runs_formulas():
 
     assert type(lang.executor()).__module__ == "transgrad.reference.executor"
     with pytest.raises(AttributeError, match="no kernel 'no_such_kernel'"):
-        lang.kernel.no_such_kernel
+        _ = lang.kernel.no_such_kernel
 
 
 def test_formula_options_are_the_dataclass_fields():

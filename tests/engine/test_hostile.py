@@ -22,7 +22,8 @@ def nnf(tg):
 
 def run_fresh(tg, body, timeout=600):
     """Runs `body` (with `tg` imported as the engine under test) in a new interpreter."""
-    code = f"import importlib\ntg = importlib.import_module({tg.__name__!r})\n" + textwrap.dedent(body)
+    code = (f"import importlib\ntg = importlib.import_module({tg.__name__!r})\n"
+            + textwrap.dedent(body))
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=timeout)
 

@@ -136,7 +136,8 @@ def test_conv_same_seed_same_weights(engine):
 
 def test_conv_repr_matches_torch(lib):
     for args, kwargs in [((1, 8, 3), {"padding": 1}), ((4, 8, (3, 2)), {"stride": 2,
-                         "dilation": (1, 2), "groups": 2, "bias": False}), ((2, 2, 3), {"padding": "same"})]:
+                         "dilation": (1, 2), "groups": 2, "bias": False}),
+                        ((2, 2, 3), {"padding": "same"})]:
         assert repr(lib.nn.Conv2d(*args, **kwargs)) == repr(torch.nn.Conv2d(*args, **kwargs))
     assert repr(lib.nn.Conv1d(2, 3, 5, stride=2)) == repr(torch.nn.Conv1d(2, 3, 5, stride=2))
 
@@ -193,7 +194,8 @@ def test_functional_matches_torch(lib):
     x, w, b = r.normal(size=(2, 4, 6, 6)), r.normal(size=(6, 2, 3, 3)), r.normal(size=6)
     x1, w1 = r.normal(size=(2, 4, 9)), r.normal(size=(3, 4, 2))
     w2 = r.normal(size=(3, 4, 2, 2))  # an even kernel: "same" pads one side more
-    T = lambda a: tg.tensor(a, dtype=tg.float64)
+    def T(a):
+        return tg.tensor(a, dtype=tg.float64)
     t = torch.tensor
     cases = [
         (F.conv2d(T(x), T(w), T(b), stride=2, padding=1, groups=2),
@@ -215,7 +217,8 @@ def test_functional_matches_torch(lib):
     np.testing.assert_allclose(to_numpy(rm), trm.detach().numpy(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(to_numpy(rv), trv.detach().numpy(), rtol=1e-12, atol=1e-14)
     y = F.batch_norm(T(x), rm, rv, training=False)
-    np.testing.assert_allclose(to_numpy(y), TF.batch_norm(t(x), trm, trv).detach().numpy(), rtol=1e-10,
+    np.testing.assert_allclose(to_numpy(y), TF.batch_norm(t(x), trm, trv).detach().numpy(),
+                               rtol=1e-10,
                                atol=1e-12)
     with pytest.raises(ValueError, match="running_mean"):
         F.batch_norm(T(x), None, None)
@@ -263,7 +266,8 @@ def test_batch_norm_matches_torch(lib, case):
             opt_o.zero_grad()
             opt_t.zero_grad()
         for name, buf in theirs.named_buffers():
-            np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.detach().numpy(), rtol=1e-12,
+            np.testing.assert_allclose(to_numpy(getattr(ours, name)), buf.detach().numpy(),
+                                       rtol=1e-12,
                                        atol=1e-14, err_msg=f"{name} after step {step}")
     if kwargs.get("track_running_stats", True):
         assert int(ours.num_batches_tracked.item()) == 4

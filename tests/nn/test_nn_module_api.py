@@ -100,7 +100,7 @@ def test_registration_errors_match_torch(lib):
         lambda L: setattr(L.nn.Linear(2, 2), "weight", L.tg.ones(1)),
     ]
     for case in cases:
-        ours, theirs = _err(lambda: case(lib)), _err(lambda: case(t))
+        ours, theirs = _err(lambda c=case: c(lib)), _err(lambda c=case: c(t))
         assert theirs is not None and ours is not None
         assert ours[0] is theirs[0], (ours, theirs)
         # torch names a tensor's type "torch.FloatTensor", ours "Tensor": the rest is the same
@@ -114,18 +114,19 @@ def test_forward_hooks_match_torch(lib):
         log = logs[L.nn.__name__] = []
         m = L.nn.Identity()
         h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
-        m.register_forward_pre_hook(lambda mod, args, kw: log.append(("pre-kw", sorted(kw)))
-                                    , with_kwargs=True)
+        m.register_forward_pre_hook(
+            lambda mod, args, kw, log=log: log.append(("pre-kw", sorted(kw))), with_kwargs=True)
         m.register_forward_hook(lambda mod, args, out: out + 1)
-        m.register_forward_hook(lambda mod, args, out: log.append("first"), prepend=True)
-        m.register_forward_hook(lambda mod, args, kw, out: log.append(("kw", float(out.sum()))),
-                                with_kwargs=True)
+        m.register_forward_hook(lambda mod, args, out, log=log: log.append("first"), prepend=True)
+        m.register_forward_hook(
+            lambda mod, args, kw, out, log=log: log.append(("kw", float(out.sum()))),
+            with_kwargs=True)
         log.append(float(m(L.tg.ones(2)).sum()))
         h1.remove()
         log.append(float(m(L.tg.ones(2)).sum()))
         m2 = L.nn.Identity()
         m2.register_forward_pre_hook(lambda mod, a, k: 3, with_kwargs=True)
-        log.append(_err(lambda: m2(1)))
+        log.append(_err(lambda m2=m2: m2(1)))
     assert logs[lib.nn.__name__] == logs["torch.nn"]
 
 
@@ -179,8 +180,8 @@ def test_init_matches_torch_definitions(lib):
                 lambda I, T: I.xavier_uniform_(T.zeros(3)),
                 lambda I, T: I.orthogonal_(T.zeros(3)),
                 lambda I, T: I.kaiming_uniform_(T.zeros(3, 3), mode="x")):
-        expected = _err(lambda: bad(ti, t.tg))
-        assert expected is not None and _err(lambda: bad(nn_i, lib.tg)) == expected
+        expected = _err(lambda bad=bad: bad(ti, t.tg))
+        assert expected is not None and _err(lambda bad=bad: bad(nn_i, lib.tg)) == expected
     lib.tg.manual_seed(0)
     w = lib.tg.zeros(200, 300)
     for fn, ok in [
@@ -276,10 +277,10 @@ def test_always_call_hook_runs_when_forward_raises(lib):
                 raise ValueError("boom")
 
         m = Boom()
-        m.register_forward_hook(lambda mod, args, out: log.append(("always", out)),
+        m.register_forward_hook(lambda mod, args, out, log=log: log.append(("always", out)),
                                 always_call=True)
-        m.register_forward_hook(lambda mod, args, out: log.append("not run"))
-        log.append(_err(lambda: m(1)))
+        m.register_forward_hook(lambda mod, args, out, log=log: log.append("not run"))
+        log.append(_err(lambda m=m: m(1)))
         logs.append(log)
     assert logs[0] == logs[1]
 
@@ -302,8 +303,8 @@ def test_get_submodule_parameter_buffer_match_torch(lib):
     for call in (lambda m: m.get_submodule("heads.c"), lambda m: m.get_submodule("count.x"),
                  lambda m: m.get_parameter("body.0.nope"), lambda m: m.get_parameter("count"),
                  lambda m: m.get_buffer("body.0.weight"), lambda m: m.get_buffer("nope")):
-        expected = _err(lambda: call(theirs))
-        assert expected is not None and _err(lambda: call(ours)) == expected
+        expected = _err(lambda call=call: call(theirs))
+        assert expected is not None and _err(lambda call=call: call(ours)) == expected
 
 
 def test_pickled_model_keeps_parameters(lib):

@@ -257,7 +257,8 @@ def test_layer_norm_matches_torch(lib):
     (ty * ty).sum().backward()
     np.testing.assert_allclose(to_numpy(y), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(to_numpy(x.grad), tx.grad.detach().numpy(), rtol=1e-9, atol=1e-11)
-    np.testing.assert_allclose(to_numpy(ln.weight.grad), tln.weight.grad.detach().numpy(), rtol=1e-9)
+    np.testing.assert_allclose(to_numpy(ln.weight.grad), tln.weight.grad.detach().numpy(),
+                               rtol=1e-9)
     np.testing.assert_allclose(to_numpy(ln.bias.grad), tln.bias.grad.detach().numpy(), rtol=1e-9)
 
 

@@ -6,10 +6,18 @@ import inspect
 
 import pytest
 from _nnhelpers import load_engine, nn_of
-
 from transgrad._nn import module
 from transgrad._nn.modules import (
-    activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling,
+    activation,
+    batchnorm,
+    container,
+    conv,
+    dropout,
+    flatten,
+    linear,
+    loss,
+    normalization,
+    pooling,
     sparse,
 )
 

@@ -708,7 +708,8 @@ def index_select(x: Any, dim: int, index: Any) -> Any:
 
 
 def gather(x: Any, dim: int, index: Any) -> Any:
-    """The elements of ``x`` at ``index`` along ``dim`` (dim 0: ``out[i][j] = x[index[i][j]][j]``)."""
+    """The elements of ``x`` at ``index`` along ``dim``
+    (dim 0: ``out[i][j] = x[index[i][j]][j]``)."""
     ops = backend_of(x).ops
     return ops.gather(x, dim, _index(x, index))
 

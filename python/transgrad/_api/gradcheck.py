@@ -195,7 +195,7 @@ def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: floa
             directions = [rng.standard_normal(base[j].shape) * (k == j)
                           for k in range(len(diff))] if fast else None
             for e in ([0] if fast else range(base[j].size)):
-                cols = numerical(directions if fast else one_hot(j, e), floats,
+                cols = numerical(one_hot(j, e) if directions is None else directions, floats,
                                  "along a random direction" if fast else at(j, e))
                 if any(np.any(np.abs(c) > nondet_tol) for c in cols):
                     raise GradcheckError("Numerical gradient for function expected to be zero")

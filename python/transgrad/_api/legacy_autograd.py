@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Tuple
 
 
-def make_variable(tensor_cls: type, empty: Callable[[], Any]) -> type:
+def make_variable(tensor_cls: Any, empty: Callable[[], Any]) -> type:
     """The engine's ``Variable``: ``empty()`` makes the tensor of ``Variable()``."""
 
     class _VariableMeta(type):

@@ -12,10 +12,9 @@ batch norm's running statistics in place.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
-
-import warnings
 
 import numpy as np
 

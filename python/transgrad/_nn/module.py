@@ -496,7 +496,8 @@ class Module:
                       | set(self._modules))
 
 
-def _add_hook(store: dict, hid: int, hook: Any, prepend: bool) -> None:
+def _add_hook(store: "collections.OrderedDict[int, Any]", hid: int, hook: Any,
+              prepend: bool) -> None:
     store[hid] = hook
     if prepend:
         store.move_to_end(hid, last=False)

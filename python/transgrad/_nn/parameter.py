@@ -23,7 +23,11 @@ from .engine import engine_of
 
 
 class ParameterMixin:
-    """The engine-neutral part of ``Parameter`` (listed first in its bases)."""
+    """The engine-neutral part of ``Parameter`` (listed first in its bases, before the engine's
+    Tensor, whose ``detach``/``requires_grad`` these methods use)."""
+
+    detach: Any
+    requires_grad: bool
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -31,7 +35,8 @@ class ParameterMixin:
     def __deepcopy__(self, memo: dict) -> Any:  # copy.deepcopy(model): fresh data, as torch
         if id(self) not in memo:
             with engine_of(self).no_grad():
-                memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+                cls: Any = type(self)  # the engine's Parameter (mixin + Tensor): takes data
+                memo[id(self)] = cls(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
 
     def __reduce_ex__(self, protocol: Any) -> Any:  # pickle keeps the Parameter type, as torch

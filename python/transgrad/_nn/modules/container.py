@@ -163,11 +163,13 @@ def _pairs(owner: str, values: Any) -> list:
         raise TypeError(f"{owner}.update should be called with an iterable of key/value pairs, "
                         f"but got {type(values).__name__}")
     out = []
-    for j, pair in enumerate(values):
-        if not isinstance(pair, Iterable) or len(pair) != 2:
+    for j, item in enumerate(values):
+        if not isinstance(item, Iterable):
             raise ValueError(f"{owner} update sequence element #{j} should be Iterable; is "
-                             f"{type(pair).__name__}" if not isinstance(pair, Iterable) else
-                             f"{owner} update sequence element #{j} has length {len(pair)}; "
+                             f"{type(item).__name__}")
+        pair: Any = item  # torch's check: any iterable, then len() (a generator raises there)
+        if len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(pair)}; "
                              "2 is required")
         out.append((pair[0], pair[1]))
     return out

@@ -53,4 +53,4 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     finally:
         set_anomaly_enabled(prev)
 
-from . import function, functional, graph  # noqa: E402  (submodules, as torch)
+from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)

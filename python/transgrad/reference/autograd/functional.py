@@ -1,4 +1,5 @@
-"""``transgrad.reference.autograd.functional``: vjp, jvp, jacobian, hessian, vhp, hvp (PyTorch's signatures).
+"""``transgrad.reference.autograd.functional``: vjp, jvp, jacobian, hessian, vhp, hvp
+(PyTorch's signatures).
 
 Engine-neutral, written once in ``transgrad/_api/functional.py`` (the engine is the inputs').
 """

@@ -3,8 +3,18 @@
 the same functions as ``transgrad.nn.init``; see ``transgrad._nn.init``)."""
 
 from transgrad._nn.init import (
-    calculate_gain, constant_, kaiming_normal_, kaiming_uniform_, normal_, ones_, orthogonal_,
-    trunc_normal_, uniform_, xavier_normal_, xavier_uniform_, zeros_,
+    calculate_gain,
+    constant_,
+    kaiming_normal_,
+    kaiming_uniform_,
+    normal_,
+    ones_,
+    orthogonal_,
+    trunc_normal_,
+    uniform_,
+    xavier_normal_,
+    xavier_uniform_,
+    zeros_,
 )
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",

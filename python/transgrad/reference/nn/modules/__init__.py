@@ -1,20 +1,29 @@
 """``transgrad.reference.nn.modules``: the layers of the reference engine, one file per kind as in
 torch."""
 
-from .module import Module
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
-from .linear import Identity, Linear
-from .sparse import Embedding
-from .normalization import LayerNorm
-from .conv import Conv1d, Conv2d
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-from .flatten import Flatten
 from .activation import (
-    ReLU, Tanh, Sigmoid, SiLU, GELU, Softplus, ELU, LeakyReLU, Softmax, LogSoftmax,
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
 )
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
-from .loss import CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss
+from .flatten import Flatten
+from .linear import Identity, Linear
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Module
+from .normalization import LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .sparse import Embedding
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",

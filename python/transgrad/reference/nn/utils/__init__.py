@@ -3,7 +3,10 @@
 functions as ``transgrad.nn.utils``)."""
 
 from transgrad._nn.utils import (
-    clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters,
+    clip_grad_norm_,
+    clip_grad_value_,
+    parameters_to_vector,
+    vector_to_parameters,
 )
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
