@@ -239,7 +239,15 @@ class ExprEmitter:
     def e_BoolOp(self, e: ir.BoolOp):
         op = "&&" if e.op == "and" else "||"
         p = _PREC[op]
-        return f" {op} ".join(self.wrap(v, p - 1 if i else p) for i, v in enumerate(e.values)), p
+        parts = []
+        for i, v in enumerate(e.values):
+            s, vp = self.emit(v)
+            # `a && b || c` needs no parentheses in C++, but gcc's -Wparentheses (an error
+            # under -Werror) asks for them: an && operand of || is always parenthesised
+            if vp > (p - 1 if i else p) or (op == "||" and vp == _PREC["&&"]):
+                s = f"({s})"
+            parts.append(s)
+        return f" {op} ".join(parts), p
 
     def e_IfExp(self, e: ir.IfExp):
         then, orelse = self.branch(e.then, e.type), self.branch(e.orelse, e.type)

@@ -49,6 +49,15 @@ def defaults(x: Tensor, a: float = math.inf, n: int = K, k: int = 2 * K - 1,
 
 
 @formula
+def and_in_or(x: Tensor, n: int, m: int) -> Tensor:
+    result = kernel.exp(x)
+    c = 2.0 if n == 0 and m <= 1 or m > 3 else 1.0
+    def backward(grad):
+        return grad * c
+    return result, backward
+
+
+@formula
 def sin_backward(x: Tensor) -> Tensor:
     result = kernel.sin(x)
     def backward(grad):
@@ -74,6 +83,7 @@ def test_accepted_formulas_compile_and_keep_python_meaning(tmp_path, shipped):
     cpp, header = files["hostile.cpp"], files["hostile.h"]
     assert "m = -(-n);" in cpp  # not the pre-decrement `--n`
     assert "-(-grad)" in cpp
+    assert "(n == 0 && m <= 1) || m > 3" in cpp  # gcc's -Wparentheses (-Werror) asks for these
     assert "#include <limits>" in header  # the nan/inf defaults name std::numeric_limits
     assert "int64_t n = 3," in header and "int64_t k = 5," in header  # folded constants
     assert "int64_t lo = INT64_MIN," in header
