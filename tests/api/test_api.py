@@ -351,7 +351,7 @@ def test_remaining_functions_smoke(engine):
     assert x.new_zeros(2).dtype == tg.float64 and x.new_full((2,), 3.0).detach().numpy()[0] == 3.0
     assert tg.empty_like(x).shape == (3, 4) and x.type() == "float64"
     assert x.type_as(tg.ones(1)).dtype == tg.float32 and x.is_floating_point()
-    assert x.cpu() is x and x.device == "cpu" and tg.is_tensor(x) and tg.numel(x) == 12
+    assert x.cpu() is x and x.device == tg.device("cpu") and tg.is_tensor(x) and tg.numel(x) == 12
 
 
 def test_numpy_functions_accept_tensors(engine):
