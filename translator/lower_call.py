@@ -10,16 +10,18 @@ argument per parameter, in order. Output: ``ir.Call`` typed by the callee's retu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from . import ir
+from .lower_cond import CondLowerer
 from .lower_env import DTYPE_NAMES, parse_type
 from .signatures import KERNELS
 
-if TYPE_CHECKING:  # lower_expr calls lower_call: only the type is needed here (no import cycle)
-    from .lower_expr import ExprLowerer
+# Calls are lowered for lower_expr.ExprLowerer; what they use of it (expr, truth, coerce, error,
+# require_op, ...) is declared on its base CondLowerer, so this module needs no edge back to
+# lower_expr (which imports lower_call).
+ExprLowerer = CondLowerer
 
 _MATH_FLOAT = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf",
                "erfc", "log1p", "expm1", "log2", "log10", "fabs", "lgamma", "atan2", "hypot",
