@@ -241,11 +241,37 @@ def test_reduction_dim_out_of_range(engine, op):
         getattr(x, op)(-3)
 
 
-@pytest.mark.xfail(strict=True, reason="fixed in _api/methods.py: view must not fall back to "
-                   "reshape's copy; it needs a view-only kernel")
 def test_view_of_incompatible_strides_raises(engine):
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         engine.arange(12.0).reshape(3, 4).t().view(12)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        engine.arange(24.0).reshape(2, 3, 4).transpose(0, 1).view(6, 4)
+
+
+def test_view_of_a_non_contiguous_tensor_that_strides_can_express(engine):
+    t = engine.arange(12.0).reshape(3, 4).t()  # (4, 3), strides (1, 4)
+    assert t.view(4, 1, 3).tolist() == t.reshape(4, 1, 3).tolist()
+    assert t.view(2, 2, 3).tolist() == t.reshape(2, 2, 3).tolist()  # splits the stride-1 dim
+    u = engine.arange(24.0).reshape(2, 3, 4).transpose(1, 2)  # (2, 4, 3): dim 0 stays whole
+    assert u.view(1, 2, 4, 3).tolist() == [u.tolist()]
+
+
+def test_view_raises_exactly_where_torch_does(engine):
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    targets = [(24,), (2, 12), (6, 4), (4, 6), (2, 3, 4), (3, 2, 4), (2, 2, 2, 3), (1, 24, 1)]
+    for perm in itertools.permutations(range(3)):
+        ours = engine.arange(24.0).reshape(2, 3, 4).permute(*perm)
+        theirs = torch.arange(24.0).reshape(2, 3, 4).permute(*perm)
+        for shape in targets:
+            try:
+                want = theirs.view(*shape).tolist()
+            except RuntimeError:
+                with pytest.raises(RuntimeError, match="view size is not compatible"):
+                    ours.view(*shape)
+            else:
+                assert ours.view(*shape).tolist() == want, (perm, shape)
 
 
 @pytest.mark.parametrize("start,length", [(5, 1), (1, 5), (-5, 1)])

@@ -95,8 +95,46 @@ def _mT(self: Any) -> Any:
     return fn.transpose(self, -2, -1)
 
 
+def view(self: Any, *shape: Any) -> Any:
+    """``x.view(*shape)``: the same storage seen with another shape. Unlike ``reshape`` it never
+    copies: a layout that no strides can express raises torch's error."""
+    target = fn.infer_shape(shape_arg(shape), math.prod(self.shape))
+    a = np.asarray(self)  # zero-copy: its strides are the tensor's
+    strides = tuple(st // a.itemsize for st in a.strides)
+    if a.size and not a.flags.c_contiguous and _view_strides(
+            tuple(self.shape), strides, target) is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return fn.reshape(self, target)
+
+
+def _view_strides(old: tuple, strides: tuple, new: tuple) -> Optional[tuple]:
+    """The strides of ``new`` over a tensor of shape ``old`` and ``strides``, or None when no
+    strides express it. Walks ``old`` from the last dim, in chunks of dims that are contiguous
+    with each other; each chunk must be exactly covered by a run of ``new``'s dims."""
+    out = [0] * len(new)
+    d = len(new) - 1
+    base = strides[-1]
+    old_numel = new_numel = 1
+    for i in range(len(old) - 1, -1, -1):
+        old_numel *= old[i]
+        chunk_ends = i == 0 or (old[i - 1] != 1 and strides[i - 1] != old_numel * base)
+        if not chunk_ends:
+            continue
+        while d >= 0 and (new_numel < old_numel or new[d] == 1):
+            out[d] = new_numel * base
+            new_numel *= new[d]
+            d -= 1
+        if new_numel != old_numel:
+            return None
+        if i > 0:
+            base, old_numel, new_numel = strides[i - 1], 1, 1
+    return tuple(out) if d == -1 else None
+
+
 def view_as(self: Any, other: Any) -> Any:
-    return fn.reshape(self, tuple(other.shape))
+    return view(self, *other.shape)
 
 
 def expand_as(self: Any, other: Any) -> Any:
@@ -526,7 +564,7 @@ METHODS: Dict[str, Any] = {
     **{name: getattr(xfn, name) for name in EXTRA_FUNCTION_METHODS},
     **{name: getattr(module, name) for module, names in TABLE_METHODS.items() for name in names},
     "polygamma": polygamma,
-    "view": fn.reshape, "where": where, "flip": flip, "T": property(_T), "mT": property(_mT),
+    "view": view, "where": where, "flip": flip, "T": property(_T), "mT": property(_mT),
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
