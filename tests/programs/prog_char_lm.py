@@ -3,7 +3,7 @@
 import numpy as np
 
 
-def main(torch, steps=30):
+def main(torch, steps=60):
     nn = torch.nn
     F = torch.nn.functional
     text = "hello world, hello transgrad. "

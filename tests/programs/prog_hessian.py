@@ -1,4 +1,4 @@
-"""Hessian of a small loss with autograd.functional.hessian, its spectrum, and an HVP by double backward."""
+"""Hessian of a small loss with autograd.functional.hessian, its spectrum, and an HVP."""
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def main(torch, steps=3):
         (hvp,) = torch.autograd.grad((g * v).sum(), wg)
         out.extend(hvp.tolist())
         out.extend((H @ v).tolist())
-        # a Newton step
+        # a gradient step
         with torch.no_grad():
             w = w - 0.5 * g.detach()
     return out
