@@ -30,9 +30,6 @@ PROGRAMS = [
 XFAIL = {
     "prog_lstm": ("AttributeError: module 'transgrad.reference.nn' has no attribute 'LSTM' "
                   "(neither engine has nn.LSTM / GRU / RNN)", AttributeError),
-    "prog_gnn": ("AttributeError: 'Tensor' object has no attribute 'index_add_' (both engines; "
-                 "out-of-place index_add exists, in-place index_add_ / scatter_add_ do not)",
-                 AttributeError),
 }
 
 

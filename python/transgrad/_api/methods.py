@@ -489,6 +489,7 @@ TABLE_INPLACE = (
     ("scatter", sfn.scatter, None), ("scatter_reduce", sfn.scatter_reduce, None),
     ("masked_scatter", sfn.masked_scatter, "masked_scatter"),
     ("masked_fill", xfn.masked_fill, None),
+    ("index_add", fn.index_add, None), ("scatter_add", fn.scatter_add, "scatter_add"),
 )
 
 
