@@ -6,48 +6,8 @@ transgrad/_nn/module.py); ``functional`` and ``utils`` are shared with ``transgr
 """
 
 from . import functional, init, utils
-from .modules import (
-    ELU,
-    GELU,
-    AdaptiveAvgPool2d,
-    AvgPool2d,
-    BatchNorm1d,
-    BatchNorm2d,
-    BCEWithLogitsLoss,
-    Conv1d,
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Embedding,
-    Flatten,
-    Identity,
-    LayerNorm,
-    LeakyReLU,
-    Linear,
-    LogSoftmax,
-    MaxPool2d,
-    Module,
-    ModuleDict,
-    ModuleList,
-    MSELoss,
-    NLLLoss,
-    ParameterDict,
-    ParameterList,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
-)
+from .modules import *  # noqa: F403  (the layers: modules/__init__.py lists them once)
+from .modules import __all__ as _layers
 from .parameter import Parameter
 
-__all__ = [
-    "Parameter", "functional", "init", "utils", "Module", "Sequential", "ModuleList",
-    "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear", "Embedding",
-    "LayerNorm", "Conv1d", "Conv2d", "BatchNorm1d", "BatchNorm2d", "MaxPool2d", "AvgPool2d",
-    "AdaptiveAvgPool2d", "Flatten", "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus",
-    "ELU", "LeakyReLU", "Softmax", "LogSoftmax", "Dropout", "CrossEntropyLoss", "NLLLoss",
-    "MSELoss", "BCEWithLogitsLoss",
-]
+__all__ = ["Parameter", "functional", "init", "utils", *_layers]
