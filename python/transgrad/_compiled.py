@@ -28,6 +28,7 @@ from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import __all__ as _table_functions
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._dtypes import __all__ as _dtypes
+from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
@@ -65,6 +66,11 @@ zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
                                     _factories.rand_like)
+seed, initial_seed = _factories.seed, _factories.initial_seed
+get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_state
+randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
+bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+default_generator = _factories.default_generator
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(backend, _factories)
@@ -84,4 +90,5 @@ def set_num_threads(n: int) -> None:
 
 __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
                   "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
-                  "is_grad_enabled", "get_num_threads", "set_num_threads"])
+                  "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
+                  "default_generator"])

@@ -18,6 +18,7 @@ from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
+from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
 from transgrad.reference.executor import EXECUTOR as _EXECUTOR
@@ -38,6 +39,11 @@ zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
                                     _factories.rand_like)
+seed, initial_seed = _factories.seed, _factories.initial_seed
+get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_state
+randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
+bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+default_generator = _factories.default_generator
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(_backend, _factories)
@@ -67,10 +73,10 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["Tensor", "accelerator", "apply_formula", "autograd", "backends", "cuda", "device",
-           "distributions", "get_default_device", "get_num_threads", "linalg", "load", "nn", "ops",
-           "optim", "save", "serialization", "set_default_device", "set_num_threads", "special",
-           "utils"]
+__all__ = ["Generator", "Tensor", "accelerator", "apply_formula", "autograd", "backends",
+           "cuda", "default_generator", "device", "distributions", "get_default_device",
+           "get_num_threads", "linalg", "load", "nn", "ops", "optim", "save", "serialization",
+           "set_default_device", "set_num_threads", "special", "utils"]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
 from transgrad import accelerator, backends, cuda  # noqa: E402,F401
