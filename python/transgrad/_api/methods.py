@@ -24,8 +24,11 @@ from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
 from transgrad._api import pointwise as pfn
+from transgrad._api import predicates, statistics
 from transgrad._api import reductions as rfn
 from transgrad._api import scatter as sfn
+from transgrad._api import search_functions as search_fn
+from transgrad._api import shape_functions as shape_fn
 from transgrad._api.functions import as_tensor, scalar, shape_arg
 from transgrad._api.indexing import getitem, setitem
 from transgrad._api.inplace import run_inplace
@@ -74,6 +77,11 @@ TABLE_METHODS = {
           "slogdet", "trace"),
     sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
+    shape_fn: ("kron", "diff", "tensordot"),
+    search_fn: ("nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive",
+                "bincount", "histc", "isin"),
+    predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit"),
+    statistics: ("quantile", "nanquantile", "nanmean"),
 }
 
 
