@@ -154,7 +154,7 @@ class Generator:
             u = ((self._words32(n) & _MASK24).astype(np.float64) * 2.0 ** -24).astype(np.float32)
         if low != 0.0 or high != 1.0:
             t = u.dtype.type
-            u = _fma(u, t(high - low), t(low))
+            u = fused_multiply_add(u, t(high - low), t(low))
         return u.astype(dtype, copy=False)
 
     def normal(self, n: int, dtype: Any, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
@@ -168,8 +168,9 @@ class Generator:
             if n % 16:  # torch redraws the last 16 uniforms and transforms them again
                 out[n - 16:] = _box_muller_16(self.uniform(16, work).reshape(1, 16)).ravel()
             t = out.dtype.type
-            return _fma(out, t(std), t(mean)).astype(dtype, copy=False)
-        return _fma(self.normal_serial(n), np.float64(std), np.float64(mean)).astype(dtype)
+            return fused_multiply_add(out, t(std), t(mean)).astype(dtype, copy=False)
+        z = self.normal_serial(n)
+        return fused_multiply_add(z, np.float64(std), np.float64(mean)).astype(dtype)
 
     def normal_serial(self, n: int) -> np.ndarray:
         """``n`` standard normal doubles one at a time (torch's ``normal_distribution<double>``:
@@ -225,11 +226,11 @@ default_generator = Generator()
 default_generator.seed()
 
 
-def _fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
-    """``a * b + c`` rounded once, as the fused multiply-add torch's compiled transformations
-    use. float32: the product is exact in float64, so one float64 sum rounded to float32.
-    float64: the product's rounding error by Dekker's split and the sum's by Knuth's two-sum,
-    added back before the last rounding."""
+def fused_multiply_add(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once, as the fused multiply-add torch's compiled kernels use (its
+    samplers' transformations, ``linspace``). float32: the product is exact in float64, so one
+    float64 sum rounded to float32. float64: the product's rounding error by Dekker's split and
+    the sum's by Knuth's two-sum, added back before the last rounding."""
     if a.dtype != np.float64:
         return (a.astype(np.float64) * np.float64(b) + np.float64(c)).astype(a.dtype)
     b, c = np.float64(b), np.float64(c)

@@ -27,7 +27,7 @@ from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported f
     float64,
     int64,
 )
-from transgrad._random import Generator, default_generator
+from transgrad._random import Generator, default_generator, fused_multiply_add
 
 
 def _shape(size: Any) -> tuple:
@@ -171,10 +171,19 @@ class Factories:
         return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
                           requires_grad, device)
 
-    def linspace(self, start: float, end: float, steps: int, dtype: Any = None,
+    def linspace(self, start: Any, end: Any, steps: int, *, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None) -> Any:
-        return self._wrap(np.linspace(start, end, steps).astype(self._float(dtype)),
+        """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as
+        torch's (the first half counted up from ``start``, the second down from ``end``)."""
+        return self._wrap(_spaced(start, end, steps, self._float(dtype), "linspace"),
                           requires_grad, device)
+
+    def logspace(self, start: Any, end: Any, steps: int, base: float = 10.0, *,
+                 dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+        """``base ** linspace(start, end, steps)``, as torch's."""
+        d = self._float(dtype)
+        exps = _spaced(start, end, steps, np.dtype(np.float64), "logspace")
+        return self._wrap(np.power(float(base), exps).astype(d), requires_grad, device)
 
     def randn(self, *size: Any, generator: Any = None, dtype: Any = None,
               requires_grad: bool = False, device: Any = None) -> Any:
@@ -357,7 +366,27 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "get_rng_state", "set_rng_state", "tensor", "as_tensor", "from_numpy", "full", "zeros",
          "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
          "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
-         "randint_like", "normal", "bernoulli", "multinomial", "poisson", "is_tensor", "numel")
+         "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
+         "numel")
+
+
+def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:
+    """torch's evenly spaced values: ``start + i * step`` for the first half, ``end - (steps -
+    1 - i) * step`` for the rest, in the result's precision."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start = float(start.item()) if is_tensor(start) else start
+    end = float(end.item()) if is_tensor(end) else end
+    work = np.float64 if d.kind != "f" else d.type
+    if steps == 1:
+        return np.array([start], dtype=work).astype(d)
+    i = np.arange(steps)
+    step = (work(end) - work(start)) / work(steps - 1)
+    up = fused_multiply_add(i.astype(work), step, work(start))
+    down = fused_multiply_add(-(steps - 1 - i).astype(work), step, work(end))
+    return np.where(i < steps // 2, up, down).astype(d)
 
 
 def _param(v: Any) -> np.ndarray:

@@ -32,6 +32,8 @@ from transgrad._api import shape_functions as shape_fn
 from transgrad._api.functions import as_tensor, scalar, shape_arg
 from transgrad._api.indexing import getitem, setitem
 from transgrad._api.inplace import run_inplace
+from transgrad._api.legacy import type_
+from transgrad._api.printing import tensor_repr
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
@@ -80,7 +82,7 @@ TABLE_METHODS = {
     shape_fn: ("kron", "diff", "tensordot"),
     search_fn: ("nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive",
                 "bincount", "histc", "isin"),
-    predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit"),
+    predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
     statistics: ("quantile", "nanquantile", "nanmean"),
 }
 
@@ -262,10 +264,6 @@ def cuda(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
     return self
 
 
-def type_(self: Any, dtype: Any = None) -> Any:
-    return self.dtype.name if dtype is None else fn.cast(self, dtype)
-
-
 def type_as(self: Any, other: Any) -> Any:
     return fn.cast(self, other.dtype)
 
@@ -423,7 +421,7 @@ def __iter__(self: Any) -> Any:
 
 
 def __format__(self: Any, spec: str) -> str:
-    return format(self.item(), spec) if self.ndim == 0 and spec else _repr(self)
+    return format(self.item(), spec) if self.ndim == 0 and spec else tensor_repr(self)
 
 
 # ---- in-place (Note [In-place ops] in inplace.py) ---------------------------------------------
@@ -670,22 +668,6 @@ def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _repr(t: Any) -> str:
-    a = np.asarray(t.detach() if t.requires_grad else t)
-    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                           precision=4)
-    extras = []
-    if a.dtype.name not in ("float32", "int64", "bool"):
-        extras.append(f"dtype={a.dtype.name}")
-    if a.size == 0 and a.ndim != 1:
-        extras.insert(0, f"size={tuple(a.shape)}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t.requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + ", ".join([body] + extras) + ")"
-
-
 # ---- the table --------------------------------------------------------------------------------
 
 METHODS: Dict[str, Any] = {
@@ -713,7 +695,8 @@ METHODS: Dict[str, Any] = {
     "__array_priority__": 1000,
     "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,
     "__len__": __len__, "__iter__": __iter__, "__getitem__": getitem,
-    "__setitem__": setitem, "__repr__": _repr, "__str__": _repr, "__format__": __format__,
+    "__setitem__": setitem, "__repr__": tensor_repr, "__str__": tensor_repr,
+    "__format__": __format__,
     **{f"{name}_": _inplace_binary(name) for name in BINARY_INPLACE},
     **{f"__i{op}__": _inplace_binary(name) for op, name in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},

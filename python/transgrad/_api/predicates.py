@@ -1,5 +1,5 @@
 """Elementwise tests with boolean results: ``isclose``, ``isreal``, ``isneginf``, ``isposinf``,
-``signbit``.
+``signbit``; and ``is_nonzero`` of a one-element tensor.
 
 Input: tensors (or a number beside a tensor) of either engine. Output: bool tensors of that
 engine, computed in numpy; never differentiable (torch's results are bool). Broadcasting,
@@ -14,7 +14,7 @@ import numpy as np
 
 from transgrad._backend import backend_of, find_backend, is_tensor
 
-__all__ = ["isclose", "isreal", "isneginf", "isposinf", "signbit"]
+__all__ = ["isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"]
 
 
 def _values(t: Any) -> np.ndarray:
@@ -71,3 +71,12 @@ def signbit(input: Any) -> Any:
 def _name(d: np.dtype) -> str:
     return {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
         str(d), str(d))
+
+
+def is_nonzero(input: Any) -> bool:
+    """Whether a one-element tensor is nonzero (torch's errors for none or several)."""
+    if input.numel == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(_values(input).reshape(-1)[0] != 0)
