@@ -33,7 +33,7 @@ def test_checkpoint_matches_plain_backward(engine, how):
         out = checkpoint_sequential(net, 3, x, use_reentrant=True)
     else:
         out = checkpoint(lambda a, scale: net(a) * scale, x, use_reentrant=True, scale=1.0)
-    assert not out.grad_fn is None and float(out.sum()) == float(plain)
+    assert out.grad_fn is not None and float(out.sum()) == float(plain)
     out.sum().backward()
     for a, b in zip(_grads(net, x), want, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
