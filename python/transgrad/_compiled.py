@@ -27,7 +27,7 @@ from transgrad._api.functions import __all__ as _functions
 from transgrad._api.grad_mode import is_inference_mode_enabled  # noqa: F401
 from transgrad._api.grad_mode import make_inference_mode as _make_inference_mode
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
-from transgrad._api.legacy import typename  # noqa: F401
+from transgrad._api.legacy import Size, typename  # noqa: F401
 from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: F401
 from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
@@ -105,4 +105,4 @@ __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *
                   "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
                   "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",
                   "BoolTensor", "get_printoptions", "set_printoptions", "inference_mode",
-                  "is_inference_mode_enabled", "typename", *_settings])
+                  "is_inference_mode_enabled", "typename", "Size", *_settings])

@@ -138,3 +138,12 @@ def test_global_switches_and_compile(engine):
     assert engine.is_nonzero(engine.tensor([2.0]))
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value"):
         engine.is_nonzero(engine.ones(2))
+
+
+def test_size(engine):
+    s = engine.Size([2, 3])
+    assert s == (2, 3) and s == engine.ones(2, 3).shape and repr(s) == "torch.Size([2, 3])"
+    assert s.numel() == 6 and isinstance(s[1:], engine.Size) and s[0] == 2
+    assert engine.zeros(s).shape == (2, 3)
+    with pytest.raises(TypeError, match="torch.Size\\(\\) takes an iterable of 'int'"):
+        engine.Size([2.5])

@@ -66,6 +66,36 @@ def typed_classes(factories: Any, dtypes: Any) -> Dict[str, type]:
         for d in dtypes if d in CLASS_NAMES}
 
 
+class Size(tuple):
+    """A tensor's shape as torch names it: a tuple of ints that prints as
+    ``torch.Size([2, 3])`` and equals the plain tuple ``(2, 3)``; ``numel()`` is its product.
+    (``x.shape`` itself is a plain tuple in transgrad, equal to the ``Size``.)"""
+
+    def __new__(cls, sizes: Any = ()) -> "Size":
+        values = tuple(sizes)
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item "
+                                f"{values.index(v)} is '{type(v).__name__}')")
+        return super().__new__(cls, (int(v) for v in values))
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for v in self:
+            n *= v
+        return n
+
+    def __getitem__(self, key: Any) -> Any:
+        out = super().__getitem__(key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other: Any) -> "Size":
+        return Size(tuple(self) + tuple(other))
+
+
 def typename(obj: Any) -> str:
     """The type name torch gives ``obj``: a tensor's legacy class (``"torch.FloatTensor"``),
     else the qualified name of its Python type."""

@@ -19,7 +19,7 @@ from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.grad_mode import is_inference_mode_enabled  # noqa: F401
 from transgrad._api.grad_mode import make_inference_mode as _make_inference_mode
-from transgrad._api.legacy import typename  # noqa: F401
+from transgrad._api.legacy import Size, typename  # noqa: F401
 from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: F401
 from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
@@ -85,7 +85,8 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "Generator", "LongTensor", "Tensor",
+__all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "Generator", "LongTensor", "Size",
+           "Tensor",
            "accelerator", "apply_formula", "autograd", "backends", "cuda", "default_generator",
            "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
