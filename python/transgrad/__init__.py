@@ -49,6 +49,7 @@ if _C is not None:
         optim,
         serialization,
         special,
+        testing,
         utils,
     )
     from ._device import device, get_default_device, set_default_device  # noqa: E402,F401

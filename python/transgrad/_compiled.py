@@ -17,17 +17,25 @@ from typing import Any, Dict
 from transgrad import _C as _C_module
 from transgrad import autograd
 from transgrad._api import build as _build
+from transgrad._api import legacy as _legacy
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions
 from transgrad._api.factories import NAMES as _FACTORY_NAMES
 from transgrad._api.factories import Factories
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.functions import __all__ as _functions
+from transgrad._api.grad_mode import is_inference_mode_enabled  # noqa: F401
+from transgrad._api.grad_mode import make_inference_mode as _make_inference_mode
 from transgrad._api.inplace_verdicts import VerdictTable, shipped_facts
+from transgrad._api.legacy import Size, typename  # noqa: F401
+from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: F401
+from transgrad._api.settings import *  # noqa: F401,F403
+from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import __all__ as _table_functions
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._dtypes import __all__ as _dtypes
+from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
@@ -65,6 +73,16 @@ zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
                                     _factories.rand_like)
+seed, initial_seed = _factories.seed, _factories.initial_seed
+get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_state
+randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
+logspace = _factories.logspace
+bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+default_generator = _factories.default_generator
+_typed = _legacy.typed_classes(_factories, ("float32", "float64", "int64", "bool"))
+FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
+LongTensor, BoolTensor = _typed["LongTensor"], _typed["BoolTensor"]
+inference_mode = _make_inference_mode(autograd.no_grad)
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(backend, _factories)
@@ -84,4 +102,7 @@ def set_num_threads(n: int) -> None:
 
 __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
                   "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
-                  "is_grad_enabled", "get_num_threads", "set_num_threads"])
+                  "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
+                  "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",
+                  "BoolTensor", "get_printoptions", "set_printoptions", "inference_mode",
+                  "is_inference_mode_enabled", "typename", "Size", *_settings])

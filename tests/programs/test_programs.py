@@ -24,6 +24,11 @@ PROGRAMS = [
     "prog_attention",
     "prog_gnn",
     "prog_lstm",
+    # seeded end to end (Note [The same numbers as torch]): no weights are copied between runs
+    "prog_maml",
+    "prog_wgan_gp",
+    "prog_diffusion",
+    "prog_loader_schedule",
 ]
 
 # name -> (reason, exception type the program raises today)

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from transgrad.reference import Generator
 from transgrad.utils import data as tdata
 
 
@@ -35,9 +36,9 @@ def test_shuffle_with_a_generator(tg, data):
         return [i for _, y in loader for i in _np(y).tolist()]
 
     a = epoch(data.DataLoader(_xy(tg), batch_size=3, shuffle=True,
-                              generator=np.random.default_rng(5)))
+                              generator=tg.Generator().manual_seed(5)))
     b = epoch(data.DataLoader(_xy(tg), batch_size=3, shuffle=True,
-                              generator=np.random.default_rng(5)))
+                              generator=tg.Generator().manual_seed(5)))
     assert a == b and sorted(a) == list(range(10)) and a != list(range(10))
     loader = data.DataLoader(_xy(tg), batch_size=3, shuffle=True)
     assert epoch(loader) != epoch(loader)  # a new permutation every epoch
@@ -186,7 +187,7 @@ def _init(worker_id):
 def test_worker_info_seeds_and_init_fn(data):
     assert tdata.get_worker_info() is None
     loader = data.DataLoader(_Seeds(), batch_size=1, num_workers=2, worker_init_fn=_init,
-                             generator=np.random.default_rng(0))
+                             generator=Generator().manual_seed(0))
     rows = [tuple(_np(v).item() for v in b) for b in loader]
     assert [r[0] for r in rows] == [0, 1, 0, 1]  # round robin
     base = rows[0][1]
@@ -194,7 +195,7 @@ def test_worker_info_seeds_and_init_fn(data):
     assert all(r[2] == 2 for r in rows)
     assert rows[0][3] == np.random.RandomState(1000).randint(1 << 30)
     again = [tuple(_np(v).item() for v in b) for b in data.DataLoader(
-        _Seeds(), batch_size=1, num_workers=2, generator=np.random.default_rng(0))]
+        _Seeds(), batch_size=1, num_workers=2, generator=Generator().manual_seed(0))]
     assert again[0][1] == base  # the base seed comes from the loader's generator
 
 
@@ -310,17 +311,35 @@ def _flat_pairs(batches):
     return [v for b, _ in batches for v in _np(b).ravel().tolist()]
 
 
-def test_a_torch_generator_drives_shuffling(data):
-    torch = pytest.importorskip("torch")
-
+def test_a_generator_drives_shuffling(data):
     def epoch(g):
         return [v for b in data.DataLoader(list(range(12)), batch_size=5, shuffle=True,
                                            generator=g) for v in _np(b).tolist()]
 
-    a = epoch(torch.Generator().manual_seed(7))
-    assert a == epoch(torch.Generator().manual_seed(7)) and sorted(a) == list(range(12))
-    g = torch.Generator().manual_seed(7)
+    a = epoch(Generator().manual_seed(7))
+    assert a == epoch(Generator().manual_seed(7)) and sorted(a) == list(range(12))
+    g = Generator().manual_seed(7)
     assert epoch(g) == a and epoch(g) != a  # the generator advances between epochs
+
+
+def test_shuffled_batches_are_torchs_for_the_same_seed(tg, data):
+    """Note [One source of randomness]: the same draws in the same order as torch's loader,
+    with the global generator and with one of the program's own."""
+    torch = pytest.importorskip("torch")
+    import torch.utils.data as tdata_torch
+
+    def epochs(lib, mod, generator):
+        ds = mod.TensorDataset(lib.arange(23))
+        loader = mod.DataLoader(ds, batch_size=4, shuffle=True, generator=generator)
+        return [b[0].tolist() for _ in range(3) for b in loader]
+
+    for seed in (0, 5):
+        tg.manual_seed(seed)
+        torch.manual_seed(seed)
+        assert epochs(tg, data, None) == epochs(torch, tdata_torch, None)
+        assert epochs(tg, data, tg.Generator().manual_seed(seed + 1)) == epochs(
+            torch, tdata_torch, torch.Generator().manual_seed(seed + 1))
+        assert tg.rand(3).tolist() == torch.rand(3).tolist()  # the stream is where torch's is
 
 
 def _failing_init(worker_id):

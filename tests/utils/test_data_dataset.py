@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from transgrad.reference import Generator
 
 
 def test_tensor_dataset_indexes_every_tensor(tg, data):
@@ -62,7 +63,7 @@ def test_subset_stack_chain(data):
 
 
 def test_random_split_lengths_and_fractions(data):
-    parts = data.random_split(range(10), [3, 7], generator=np.random.default_rng(0))
+    parts = data.random_split(range(10), [3, 7], generator=Generator().manual_seed(0))
     assert [len(p) for p in parts] == [3, 7]
     seen = sorted(i for p in parts for i in p.indices)
     assert seen == list(range(10))
@@ -78,29 +79,25 @@ def test_random_split_lengths_and_fractions(data):
 
 
 def test_random_split_is_reproducible_with_a_seeded_generator(data):
-    class Gen:
-        """A torch-style generator (manual_seed / initial_seed), as transgrad's will be."""
-
-        def __init__(self):
-            self.seed = 0
-
-        def manual_seed(self, s):
-            self.seed = s
-            return self
-
-        def initial_seed(self):
-            return self.seed
-
-    a = data.random_split(range(20), [10, 10], generator=Gen().manual_seed(42))
-    b = data.random_split(range(20), [10, 10], generator=Gen().manual_seed(42))
-    c = data.random_split(range(20), [10, 10], generator=Gen().manual_seed(43))
+    a = data.random_split(range(20), [10, 10], generator=Generator().manual_seed(42))
+    b = data.random_split(range(20), [10, 10], generator=Generator().manual_seed(42))
+    c = data.random_split(range(20), [10, 10], generator=Generator().manual_seed(43))
     assert a[0].indices == b[0].indices
     assert a[0].indices != c[0].indices
-    g = Gen().manual_seed(42)
+    g = Generator().manual_seed(42)
     first = data.random_split(range(20), [10, 10], generator=g)[0].indices
     second = data.random_split(range(20), [10, 10], generator=g)[0].indices
     assert first != second  # the generator advances, as torch's does
     assert first == a[0].indices
+
+
+def test_random_split_is_torchs(data):
+    torch = pytest.importorskip("torch")
+    from torch.utils.data import random_split
+
+    mine = data.random_split(range(20), [0.5, 0.3, 0.2], generator=Generator().manual_seed(9))
+    theirs = random_split(range(20), [0.5, 0.3, 0.2], generator=torch.Generator().manual_seed(9))
+    assert [p.indices for p in mine] == [p.indices for p in theirs]
 
 
 def test_random_split_follows_manual_seed(data):
@@ -120,7 +117,7 @@ def test_random_split_follows_manual_seed(data):
 
 
 def test_bad_generator_is_a_clear_error(data):
-    with pytest.raises(TypeError, match="generator must be None"):
+    with pytest.raises(TypeError, match="generator must be a transgrad.Generator"):
         data.random_split(range(4), [2, 2], generator=object())
 
 

@@ -2,8 +2,8 @@
 
 import collections
 
-import numpy as np
 import pytest
+from transgrad.reference import Generator
 from transgrad.utils import data
 
 
@@ -21,19 +21,19 @@ def test_sequential_and_batch_sampler():
 
 
 def test_random_sampler_is_a_permutation_each_epoch():
-    s = data.RandomSampler(range(20), generator=np.random.default_rng(0))
+    s = data.RandomSampler(range(20), generator=Generator().manual_seed(0))
     a, b = list(s), list(s)
     assert sorted(a) == list(range(20)) and sorted(b) == list(range(20))
     assert a != b and len(s) == 20
 
 
 def test_random_sampler_num_samples_and_replacement():
-    s = data.RandomSampler(range(5), num_samples=12, generator=np.random.default_rng(1))
+    s = data.RandomSampler(range(5), num_samples=12, generator=Generator().manual_seed(1))
     out = list(s)
     assert len(out) == 12 == len(s)
     assert sorted(out[:5]) == list(range(5)) and sorted(out[5:10]) == list(range(5))
     s = data.RandomSampler(range(3), replacement=True, num_samples=3000,
-                           generator=np.random.default_rng(2))
+                           generator=Generator().manual_seed(2))
     counts = collections.Counter(s)
     assert set(counts) == {0, 1, 2} and all(900 < c < 1100 for c in counts.values())
 
@@ -50,12 +50,12 @@ def test_random_sampler_errors():
 
 
 def test_subset_random_sampler():
-    s = data.SubsetRandomSampler([10, 20, 30, 40], generator=np.random.default_rng(0))
+    s = data.SubsetRandomSampler([10, 20, 30, 40], generator=Generator().manual_seed(0))
     assert sorted(s) == [10, 20, 30, 40] and len(s) == 4
 
 
 def test_weighted_random_sampler():
-    rng = np.random.default_rng(0)
+    rng = Generator().manual_seed(0)
     s = data.WeightedRandomSampler([0.0, 1.0, 3.0], 4000, generator=rng)
     counts = collections.Counter(s)
     assert counts[0] == 0 and 0.2 < counts[1] / 4000 < 0.3

@@ -1,5 +1,6 @@
 """Tensor creation: ``tensor``, ``from_numpy``, ``zeros``/``ones``/``full``/``arange``/``randn``...,
-the dtype objects, the default dtype and the seeded random generator.
+the dtype objects, the default dtype and the engine's default random generator
+(``transgrad._random.Generator``: the numbers torch draws, Note [The same numbers as torch]).
 
 Dtypes are numpy dtype objects (``float32 == np.float32`` holds, and ``t.dtype`` is one).
 Creation follows PyTorch: Python floats give the default dtype (float32), ints int64, bools
@@ -26,6 +27,7 @@ from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported f
     float64,
     int64,
 )
+from transgrad._random import Generator, default_generator, fused_multiply_add
 
 
 def _shape(size: Any) -> tuple:
@@ -36,13 +38,13 @@ def _shape(size: Any) -> tuple:
 
 
 class Factories:
-    """The creation functions of one engine, with its state: the default dtype and the seeded
-    random generator (Note [Factories per engine])."""
+    """The creation functions of one engine, with its default dtype; they draw from the
+    process's generator (Note [Factories per engine])."""
 
     def __init__(self, backend: Any) -> None:
         self._backend = backend
         self._default = float32
-        self._rng = np.random.default_rng(0)
+        self.default_generator = default_generator  # one per process, both engines
 
     def get_default_dtype(self) -> np.dtype:
         return self._default
@@ -53,11 +55,34 @@ class Factories:
             raise TypeError("only floating-point types are supported as the default type")
         self._default = d
 
-    def manual_seed(self, seed: int) -> Any:
-        """Seed the generator used by randn/rand/randint/randperm (same seed, same numbers, in
-        both engines)."""
-        self._rng = np.random.default_rng(int(seed))
-        return self._rng
+    def manual_seed(self, seed: int) -> Generator:
+        """Seed the engine's default generator and return it (as ``torch.manual_seed``): the
+        same seed gives torch's numbers (Note [The same numbers as torch] in _random.py)."""
+        return self.default_generator.manual_seed(seed)
+
+    def seed(self) -> int:
+        """Seed the default generator from the OS's entropy; returns the seed."""
+        return self.default_generator.seed()
+
+    def initial_seed(self) -> int:
+        """The seed the default generator was last seeded with."""
+        return self.default_generator.initial_seed()
+
+    def get_rng_state(self) -> Any:
+        """The default generator's state as a uint8 tensor (``set_rng_state`` restores it)."""
+        return self._backend.from_numpy(
+            np.frombuffer(self.default_generator.get_state_bytes(), np.uint8).copy())
+
+    def set_rng_state(self, new_state: Any) -> None:
+        self.default_generator.set_state(new_state)
+
+    def _gen(self, generator: Any) -> Generator:
+        if generator is None:
+            return self.default_generator
+        if not isinstance(generator, Generator):
+            raise TypeError(f"generator must be a transgrad.Generator, not "
+                            f"{type(generator).__name__}")
+        return generator
 
     def _wrap(self, a: np.ndarray, requires_grad: bool, device: Any = None) -> Any:
         check_device(device)  # the CPU, or a clear error (transgrad/_device.py)
@@ -146,32 +171,140 @@ class Factories:
         return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
                           requires_grad, device)
 
-    def linspace(self, start: float, end: float, steps: int, dtype: Any = None,
+    def linspace(self, start: Any, end: Any, steps: int, *, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None) -> Any:
-        return self._wrap(np.linspace(start, end, steps).astype(self._float(dtype)),
+        """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as
+        torch's (the first half counted up from ``start``, the second down from ``end``)."""
+        return self._wrap(_spaced(start, end, steps, self._float(dtype), "linspace"),
                           requires_grad, device)
 
-    def randn(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
-              generator: Any = None, device: Any = None) -> Any:
-        rng = generator or self._rng
-        return self._wrap(rng.standard_normal(_shape(size)).astype(self._float(dtype)),
-                          requires_grad, device)
+    def logspace(self, start: Any, end: Any, steps: int, base: float = 10.0, *,
+                 dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+        """``base ** linspace(start, end, steps)``, as torch's."""
+        d = self._float(dtype)
+        exps = _spaced(start, end, steps, np.dtype(np.float64), "logspace")
+        return self._wrap(np.power(float(base), exps).astype(d), requires_grad, device)
 
-    def rand(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
-             generator: Any = None, device: Any = None) -> Any:
-        rng = generator or self._rng
-        return self._wrap(rng.random(_shape(size)).astype(self._float(dtype)),
-                          requires_grad, device)
+    def randn(self, *size: Any, generator: Any = None, dtype: Any = None,
+              requires_grad: bool = False, device: Any = None) -> Any:
+        """Standard normal draws of shape ``size`` (torch's numbers for the same seed)."""
+        shape, d = _shape(size), self._float(dtype)
+        a = self._gen(generator).normal(math.prod(shape), _draw_dtype(d)).reshape(shape)
+        return self._wrap(a.astype(d, copy=False), requires_grad, device)
 
-    def randint(self, low: int, high: Any = None, size: Any = (), dtype: Any = None,
+    def rand(self, *size: Any, generator: Any = None, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None) -> Any:
+        """Uniform draws in [0, 1) of shape ``size``."""
+        shape, d = _shape(size), self._float(dtype)
+        a = self._gen(generator).uniform(math.prod(shape), _draw_dtype(d)).reshape(shape)
+        return self._wrap(a.astype(d, copy=False), requires_grad, device)
+
+    def randint(self, *args: Any, size: Any = None, low: Any = None, high: Any = None,
+                generator: Any = None, dtype: Any = None, requires_grad: bool = False,
                 device: Any = None) -> Any:
-        if high is None:
-            low, high = 0, low
-        a = self._rng.integers(low, high, size=tuple(size))
-        return self._wrap(a.astype(as_dtype(dtype or int64)), False, device)
+        """Integers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or
+        ``randint(low, high, size)``, each also by keyword, as torch's."""
+        if low is not None:
+            args = (low,) + args
+        if high is not None:
+            args = args[:1] + (high,) + args[1:] if low is not None else (high,) + args
+        low, high, size = _randint_args(args, size)
+        shape = tuple(int(s) for s in size)
+        d = as_dtype(dtype or int64)
+        if requires_grad and d.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        a = self._gen(generator).integers(math.prod(shape), low, high).reshape(shape)
+        return self._wrap(a.astype(d), requires_grad, device)
 
-    def randperm(self, n: int, dtype: Any = None, device: Any = None) -> Any:
-        return self._wrap(self._rng.permutation(n).astype(as_dtype(dtype or int64)), False, device)
+    def randperm(self, n: int, *, generator: Any = None, dtype: Any = None,
+                 requires_grad: bool = False, device: Any = None) -> Any:
+        """A random permutation of ``0 .. n-1`` (torch's for the same seed)."""
+        if isinstance(n, builtins.bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
+        if n < 0:
+            raise RuntimeError(f"n must be non-negative, got{n}")
+        a = self._gen(generator).permutation(int(n))
+        return self._wrap(a.astype(as_dtype(dtype or int64)), requires_grad, device)
+
+    # -- sampling from given parameters (Note [The same numbers as torch]) --------------------
+
+    def normal(self, mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+               dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+        """Normal draws with the given ``mean`` and ``std`` (tensors, broadcast, or numbers with
+        ``size``), as ``torch.normal``. The result is a new leaf: torch's gradient of a draw with
+        respect to ``mean``/``std`` is zero, so nothing is recorded."""
+        m, s = _param(mean), _param(std)
+        if not is_tensor(mean) and not is_tensor(std):
+            if size is None:
+                raise TypeError("normal() received an invalid combination of arguments - "
+                                "with float mean and std, size is required")
+            shape, d = _shape((size,)), self._float(dtype)
+        else:
+            shape = np.broadcast_shapes(m.shape, s.shape)
+            d = (mean if is_tensor(mean) else std).dtype if dtype is None else as_dtype(dtype)
+        if np.any(s < 0):
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {s.min()}")
+        z = self._gen(generator).normal(math.prod(shape), _draw_dtype(d)).reshape(shape)
+        return self._wrap(z.astype(d) * s.astype(d) + m.astype(d), requires_grad, device)
+
+    def bernoulli(self, input: Any, p: Any = None, *, generator: Any = None) -> Any:
+        """0/1 draws with probabilities ``input`` (or the number ``p``), in ``input``'s dtype."""
+        shape = tuple(input.shape)
+        g = self._gen(generator)
+        probs: Any
+        if p is None:
+            probs = np.asarray(input.detach())
+            if np.any((probs < 0) | (probs > 1)) or np.any(np.isnan(probs)):
+                raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+            # torch draws in the probabilities' precision: 24 bits for float32, 53 for float64
+            u = g.uniform(math.prod(shape), _draw_dtype(probs.dtype)).reshape(shape)
+        else:
+            probs = _check_p(p)
+            u = g.uniform64(math.prod(shape)).reshape(shape)
+        return self._wrap((u < probs).astype(input.dtype), False, None)
+
+    def multinomial(self, input: Any, num_samples: int, replacement: bool = False, *,
+                    generator: Any = None) -> Any:
+        """Indices drawn from the rows of ``input`` (unnormalised weights), as
+        ``torch.multinomial``: each row, ``num_samples`` draws with or without replacement."""
+        w = np.asarray(input.detach(), dtype=np.float64)
+        if w.ndim not in (1, 2):
+            raise RuntimeError("prob_dist must be 1 or 2 dim")
+        if w.shape[-1] == 0 or (w.ndim == 2 and w.shape[0] == 0):
+            raise RuntimeError("cannot sample from an empty distribution")
+        if not replacement and num_samples > w.shape[-1]:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        if num_samples <= 0:
+            raise RuntimeError("cannot sample n_sample <= 0 samples")
+        if not np.all(np.isfinite(w)):
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        if np.any(w < 0):
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        rows = w.reshape(-1, w.shape[-1])
+        if np.any(rows.sum(axis=1) <= 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rng = self._gen(generator).numpy()
+        out = np.empty((rows.shape[0], num_samples), np.int64)
+        for i, row in enumerate(rows):
+            if replacement:
+                out[i] = rng.choice(row.shape[0], size=num_samples, p=row / row.sum())
+            else:  # the exponential race: the num_samples smallest E_k / w_k, zeros last
+                with np.errstate(divide="ignore"):
+                    key = rng.exponential(size=row.shape[0]) / row
+                out[i] = np.argsort(key, kind="stable")[:num_samples]
+        return self._wrap(out.reshape(w.shape[:-1] + (num_samples,)), False, None)
+
+    def poisson(self, input: Any, generator: Any = None) -> Any:
+        """Poisson draws with rates ``input``, in ``input``'s dtype."""
+        lam = np.asarray(input.detach(), dtype=np.float64)
+        if np.any(lam < 0) or np.any(np.isnan(lam)):
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        draw = self._gen(generator).numpy().poisson(lam)
+        return self._wrap(np.asarray(draw).astype(input.dtype), False, None)
 
     def zeros_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
                    device: Any = None) -> Any:
@@ -192,15 +325,26 @@ class Factories:
         shape, d = _like(x, dtype)
         return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
 
-    def randn_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
-                   device: Any = None) -> Any:
+    def randn_like(self, x: Any, *, generator: Any = None, dtype: Any = None,
+                   requires_grad: bool = False, device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(self._rng.standard_normal(shape).astype(d), requires_grad, device)
+        return self.randn(shape, generator=generator, dtype=d, requires_grad=requires_grad,
+                          device=device)
 
-    def rand_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
-                  device: Any = None) -> Any:
+    def rand_like(self, x: Any, *, generator: Any = None, dtype: Any = None,
+                  requires_grad: bool = False, device: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(self._rng.random(shape).astype(d), requires_grad, device)
+        return self.rand(shape, generator=generator, dtype=d, requires_grad=requires_grad,
+                         device=device)
+
+    def randint_like(self, x: Any, low: int = 0, high: Any = None, *, generator: Any = None,
+                     dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+        """``randint_like(x, high)`` or ``randint_like(x, low, high)``, in ``x``'s dtype."""
+        if high is None:
+            low, high = 0, low
+        shape, d = _like(x, dtype)
+        return self.randint(low, high, shape, generator=generator, dtype=d,
+                            requires_grad=requires_grad, device=device)
 
     def is_tensor(self, x: Any) -> bool:
         """Whether ``x`` is a tensor of this engine."""
@@ -213,14 +357,70 @@ class Factories:
 # Note [Factories per engine]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # What creates tensors from nothing needs an engine that no argument names, and each engine keeps
-# its own default dtype and random generator (the same seed gives the same numbers in both).
+# its own default dtype. The random generator is one per process, as torch's
+# ``default_generator`` (transgrad/_random.py): ``manual_seed`` on either engine seeds it.
 # So each engine module makes one ``Factories(backend)`` and binds its methods by name, in the
 # open (transgrad/_compiled.py, transgrad/reference/__init__.py); a test checks that both
 # export the same names. ``NAMES`` is the list they bind.
-NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "tensor", "as_tensor",
-         "from_numpy", "full", "zeros", "ones", "empty", "eye", "arange", "linspace", "randn",
-         "rand", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
-         "randn_like", "rand_like", "is_tensor", "numel")
+NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initial_seed",
+         "get_rng_state", "set_rng_state", "tensor", "as_tensor", "from_numpy", "full", "zeros",
+         "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
+         "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
+         "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
+         "numel")
+
+
+def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:
+    """torch's evenly spaced values: ``start + i * step`` for the first half, ``end - (steps -
+    1 - i) * step`` for the rest, in the result's precision."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start = float(start.item()) if is_tensor(start) else start
+    end = float(end.item()) if is_tensor(end) else end
+    work = np.float64 if d.kind != "f" else d.type
+    if steps == 1:
+        return np.array([start], dtype=work).astype(d)
+    i = np.arange(steps)
+    step = (work(end) - work(start)) / work(steps - 1)
+    up = fused_multiply_add(i.astype(work), step, work(start))
+    down = fused_multiply_add(-(steps - 1 - i).astype(work), step, work(end))
+    return np.where(i < steps // 2, up, down).astype(d)
+
+
+def _param(v: Any) -> np.ndarray:
+    return np.asarray(v.detach() if is_tensor(v) else v, dtype=np.float64)
+
+
+def _check_p(p: Any) -> float:
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return p
+
+
+def _draw_dtype(d: np.dtype) -> np.dtype:
+    """The precision torch draws in for a result dtype: float64 for float64, else float32."""
+    return np.dtype(np.float64) if d == np.float64 else np.dtype(np.float32)
+
+
+def _randint_args(args: tuple, size: Any) -> tuple:
+    """``(low, high, size)`` from torch's forms ``(high, size)``, ``(low, high, size)`` and size
+    as a keyword."""
+    ints = [a for a in args if isinstance(a, (int, np.integer)) and not isinstance(a, bool)]
+    rest = args[len(ints):]
+    if size is None and len(rest) == 1:
+        size, rest = rest[0], ()
+    if rest or size is None or not 1 <= len(ints) <= 2:
+        raise TypeError("randint() received an invalid combination of arguments - expected "
+                        "(int high, tuple of ints size, ...) or (int low, int high, tuple of "
+                        "ints size, ...)")
+    low, high = (0, int(ints[0])) if len(ints) == 1 else (int(ints[0]), int(ints[1]))
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    return low, high, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
 
 
 def _like(x: Any, dtype: Any) -> tuple:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import threading
 from typing import Any, Callable, Generator, Iterator
 
 
@@ -132,3 +133,55 @@ def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool]
             return type(self)(self._enabled)
 
     return no_grad, enable_grad, set_grad_enabled
+
+
+_inference_depth = threading.local()
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode()`` block is active on this thread."""
+    return getattr(_inference_depth, "value", 0) > 0
+
+
+def make_inference_mode(no_grad: type) -> type:
+    """``inference_mode`` over one engine's ``no_grad``."""
+
+    class inference_mode:
+        """``inference_mode(mode=True)``: as ``no_grad`` (nothing is recorded), as a context
+        manager or a decorator, with ``is_inference_mode_enabled()`` true inside. transgrad
+        does not mark the tensors made inside as inference tensors (they may later take part in
+        recording, which torch refuses); ``mode=False`` changes nothing."""
+
+        def __new__(cls, mode: Any = True) -> Any:
+            if callable(mode):  # bare @inference_mode
+                return cls()(mode)
+            return super().__new__(cls)
+
+        def __init__(self, mode: bool = True) -> None:
+            self.mode = bool(mode)
+
+        def __enter__(self) -> None:
+            self._inner = no_grad() if self.mode else contextlib.nullcontext()
+            self._inner.__enter__()
+            if self.mode:
+                _inference_depth.value = getattr(_inference_depth, "value", 0) + 1
+
+        def __exit__(self, *exc: object) -> None:
+            if self.mode:
+                _inference_depth.value -= 1
+            self._inner.__exit__(*exc)
+
+        def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+            mode = self.mode
+
+            @functools.wraps(fn)
+            def run(*args: Any, **kwargs: Any) -> Any:
+                with inference_mode(mode):
+                    return fn(*args, **kwargs)
+
+            return run
+
+        def clone(self) -> "inference_mode":
+            return type(self)(self.mode)
+
+    return inference_mode

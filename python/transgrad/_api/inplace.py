@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from transgrad._api.views import refresh_views, registry_for, scatter_into_base
 from transgrad._backend import backend_of, is_tensor
 
@@ -74,6 +76,12 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
                                "in an in-place operation.")
     copy = formula == "?" or _needs_copy(B, formula)
     new = _fit(B, self, compute(B.ops.clone(self) if copy else self), True)
+    if self.requires_grad and not new.requires_grad:
+        # torch keeps the result in the graph, with a zero gradient to self's old value
+        # (fill_, zero_, copy_ of a constant, the random samplers): a where() that takes
+        # every element from ``new`` is that node
+        everywhere = B.from_numpy(np.ones(tuple(self.shape), dtype=bool))
+        new = B.ops.where(everywhere, new, self)
     if info is None:
         B.inplace_(self, new)
         refresh_views(B, views, self)

@@ -24,11 +24,16 @@ from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
 from transgrad._api import pointwise as pfn
+from transgrad._api import predicates, statistics
 from transgrad._api import reductions as rfn
 from transgrad._api import scatter as sfn
+from transgrad._api import search_functions as search_fn
+from transgrad._api import shape_functions as shape_fn
 from transgrad._api.functions import as_tensor, scalar, shape_arg
 from transgrad._api.indexing import getitem, setitem
 from transgrad._api.inplace import run_inplace
+from transgrad._api.legacy import type_
+from transgrad._api.printing import tensor_repr
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
@@ -74,6 +79,11 @@ TABLE_METHODS = {
           "slogdet", "trace"),
     sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
+    shape_fn: ("kron", "diff", "tensordot"),
+    search_fn: ("nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive",
+                "bincount", "histc", "isin"),
+    predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
+    statistics: ("quantile", "nanquantile", "nanmean"),
 }
 
 
@@ -254,10 +264,6 @@ def cuda(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
     return self
 
 
-def type_(self: Any, dtype: Any = None) -> Any:
-    return self.dtype.name if dtype is None else fn.cast(self, dtype)
-
-
 def type_as(self: Any, other: Any) -> Any:
     return fn.cast(self, other.dtype)
 
@@ -415,7 +421,7 @@ def __iter__(self: Any) -> Any:
 
 
 def __format__(self: Any, spec: str) -> str:
-    return format(self.item(), spec) if self.ndim == 0 and spec else _repr(self)
+    return format(self.item(), spec) if self.ndim == 0 and spec else tensor_repr(self)
 
 
 # ---- in-place (Note [In-place ops] in inplace.py) ---------------------------------------------
@@ -515,6 +521,126 @@ def fill_(self: Any, value: Any) -> Any:
                        (value,), None)
 
 
+# ---- in-place sampling (the engine's generator; Note [The same numbers as torch]) ------------
+
+def _fill_draws(self: Any, draws: np.ndarray) -> Any:
+    """Write ``draws`` (a flat array) into ``self`` in place, as an in-place op whose gradient
+    to the old value is zero (torch's for every sampler)."""
+    B = backend_of(self)
+    return copy_(self, B.from_numpy(np.ascontiguousarray(draws.reshape(tuple(self.shape)))))
+
+
+def _float_only(self: Any, op: str) -> None:
+    if not self.is_floating_point():
+        raise RuntimeError(f'"{op}_cpu" not implemented for \'{_torch_dtype_name(self)}\'')
+
+
+def _torch_dtype_name(t: Any) -> str:
+    return {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
+        str(t.dtype), str(t.dtype))
+
+
+def _generator(self: Any, generator: Any) -> Any:
+    return _factory(self, "_gen")(generator)
+
+
+def uniform_(self: Any, *args: Any, generator: Any = None, **kw: Any) -> Any:
+    """Fill with uniform draws in ``[from, to)`` (``uniform_(from=0, to=1)``)."""
+    a, b = _bounds(args, kw, ("from", "to"), (0.0, 1.0))
+    _float_only(self, "uniform")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a} > to={b}")
+    d = np.dtype(str(self.dtype))
+    return _fill_draws(self, _generator(self, generator).uniform(self.numel, d, a, b))
+
+
+def normal_(self: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with normal draws of the given ``mean`` and ``std``."""
+    _float_only(self, "normal_kernel")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    d = np.dtype(str(self.dtype))
+    return _fill_draws(self, _generator(self, generator).normal(self.numel, d, mean, std))
+
+
+def bernoulli_(self: Any, p: Any = 0.5, *, generator: Any = None) -> Any:
+    """Fill with 0/1 draws, 1 with probability ``p`` (a number or a tensor of ``self``'s shape)."""
+    if is_tensor(p):
+        drawn = _factory(self, "bernoulli")(fn.expand(p, tuple(self.shape)), generator=generator)
+    else:
+        drawn = _factory(self, "bernoulli")(self, float(p), generator=generator)
+    return copy_(self, drawn)
+
+
+def bernoulli(self: Any, p: Any = None, *, generator: Any = None) -> Any:
+    return _factory(self, "bernoulli")(self, p, generator=generator)
+
+
+def multinomial(self: Any, num_samples: int, replacement: bool = False, *,
+                generator: Any = None) -> Any:
+    return _factory(self, "multinomial")(self, num_samples, replacement, generator=generator)
+
+
+def exponential_(self: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with exponential draws of rate ``lambd``."""
+    _float_only(self, "exponential")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    u = _generator(self, generator).uniform64(self.numel)
+    return _fill_draws(self, -np.log1p(-u) / lambd)
+
+
+def cauchy_(self: Any, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with Cauchy draws."""
+    _float_only(self, "cauchy")
+    u = _generator(self, generator).uniform64(self.numel)
+    return _fill_draws(self, median + sigma * np.tan(math.pi * (u - 0.5)))
+
+
+def log_normal_(self: Any, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Any:
+    """Fill with draws whose logarithm is normal with ``mean`` and ``std``."""
+    _float_only(self, "log_normal")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    z = _generator(self, generator).normal_serial(self.numel)
+    return _fill_draws(self, np.exp(z * std + mean))
+
+
+def geometric_(self: Any, p: float, *, generator: Any = None) -> Any:
+    """Fill with the number of Bernoulli(p) trials up to the first success."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = _generator(self, generator).uniform64(self.numel)
+    return _fill_draws(self, np.ceil(np.log(u) / math.log1p(-p)))
+
+
+def random_(self: Any, *args: Any, generator: Any = None, **kw: Any) -> Any:
+    """Fill with integers from ``[from, to)``: ``random_()`` (0 to the dtype's largest exactly
+    representable integer), ``random_(to)``, ``random_(from, to)``."""
+    g = _generator(self, generator)
+    d = str(self.dtype)
+    if not args and not kw:
+        top = {"float32": 2**24 + 1, "float64": 2**53 + 1, "int64": 2**63, "bool": 2}[d]
+        words = g._words32(self.numel) if top < 2**32 else g._words64(self.numel)
+        return _fill_draws(self, (words % np.uint64(top)).astype(np.int64))
+    low, high = _bounds(args, kw, ("from", "to"), (0, None))
+    if high is None:
+        low, high = 0, low
+    return _fill_draws(self, g.integers(self.numel, int(low), int(high)))
+
+
+def _bounds(args: tuple, kw: Dict[str, Any], names: tuple, defaults: tuple) -> tuple:
+    vals = list(defaults)
+    for i, v in enumerate(args):
+        vals[i] = v
+    for k, v in kw.items():
+        if k not in names:
+            raise TypeError(f"got an unexpected keyword argument '{k}'")
+        vals[names.index(k)] = v
+    return tuple(vals)
+
+
 # ---- copying and pickling (leaves only, as PyTorch) ------------------------------------------
 
 def __deepcopy__(self: Any, memo: Dict[int, Any]) -> Any:
@@ -540,22 +666,6 @@ def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
     """Unpickle a tensor: ``engine`` is the module name of the engine that pickled it."""
     t = backend_named(engine).from_numpy(array)
     return t.requires_grad_(True) if requires_grad else t
-
-
-def _repr(t: Any) -> str:
-    a = np.asarray(t.detach() if t.requires_grad else t)
-    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                           precision=4)
-    extras = []
-    if a.dtype.name not in ("float32", "int64", "bool"):
-        extras.append(f"dtype={a.dtype.name}")
-    if a.size == 0 and a.ndim != 1:
-        extras.insert(0, f"size={tuple(a.shape)}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t.requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + ", ".join([body] + extras) + ")"
 
 
 # ---- the table --------------------------------------------------------------------------------
@@ -585,13 +695,17 @@ METHODS: Dict[str, Any] = {
     "__array_priority__": 1000,
     "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,
     "__len__": __len__, "__iter__": __iter__, "__getitem__": getitem,
-    "__setitem__": setitem, "__repr__": _repr, "__str__": _repr, "__format__": __format__,
+    "__setitem__": setitem, "__repr__": tensor_repr, "__str__": tensor_repr,
+    "__format__": __format__,
     **{f"{name}_": _inplace_binary(name) for name in BINARY_INPLACE},
     **{f"__i{op}__": _inplace_binary(name) for op, name in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
     **{f"{name}_": _inplace_unary(name) for name in UNARY_INPLACE},
     **{f"{name}_": _inplace_of(f, formula) for name, f, formula in TABLE_INPLACE},
     "clamp_": clamp_, "clip_": clamp_, "copy_": copy_, "zero_": zero_, "fill_": fill_,
+    "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "bernoulli": bernoulli,
+    "multinomial": multinomial, "exponential_": exponential_, "cauchy_": cauchy_,
+    "log_normal_": log_normal_, "geometric_": geometric_, "random_": random_,
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
 }
 

@@ -77,18 +77,21 @@ class Engine:
             t.copy_(value)
         return t
 
-    # -- randomness (seeded by the engine's manual_seed) -----------------------------------
+    # -- randomness (the engine's default generator: torch's numbers for torch's seed) ---------
 
-    def uniform(self, shape: Sequence[int], low: float, high: float, dtype: Any = None) -> Any:
-        u = self.module.rand(*tuple(shape), dtype=self.dtype(dtype))
+    def uniform(self, shape: Sequence[int], low: float, high: float, dtype: Any = None,
+                generator: Any = None) -> Any:
+        """A new tensor of U(low, high) draws, drawn as torch's ``uniform_``."""
+        t = self.module.empty(*tuple(shape), dtype=self.dtype(dtype))
         with self.no_grad():
-            return u * (high - low) + low
+            return t.uniform_(low, high, generator=generator)
 
     def bernoulli_mask(self, shape: Sequence[int], keep: float, dtype: Any) -> Any:
-        """A tensor of 0/1 entries (1 with probability ``keep``) of ``dtype``."""
-        u = self.uniform(shape, 0.0, 1.0, self.module.float64)
-        mask = np.asarray(u) < keep
-        return self.module.tensor(mask.astype(np.float64), dtype=dtype)
+        """A tensor of 0/1 entries (1 with probability ``keep``) of ``dtype``, drawn as torch's
+        dropout draws its mask (``bernoulli_(keep)``)."""
+        t = self.module.empty(*tuple(shape), dtype=dtype)
+        with self.no_grad():
+            return t.bernoulli_(keep)
 
 
 _BY_NAME: dict[str, Engine] = {}

@@ -2,13 +2,15 @@
 
 Input: a tensor of either engine (usually a Parameter). Output: the same tensor, its values
 replaced under no_grad (Note [In-place updates] in engine.py), returned as torch does.
-Randomness comes from the tensor's engine generator (``manual_seed``), so both engines draw
-reproducibly, though not torch's numbers. Fans and gains follow torch's definitions.
+Randomness comes from ``generator`` or the engine's default generator, drawn as torch draws
+(Note [The same numbers as torch] in transgrad/_random.py): after the same ``manual_seed`` a
+model starts from torch's weights. Fans and gains follow torch's definitions.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -59,50 +61,58 @@ def _fill(tensor: Any, values: Any) -> Any:
     return engine_of(tensor).assign_(tensor, values)
 
 
-def _no_generator(generator: Any) -> None:
-    if generator is not None:
-        raise NotImplementedError("nn.init: generator= is not supported; seed the engine with "
-                                  "manual_seed instead")
-
-
 def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
     """U(a, b)."""
-    _no_generator(generator)
-    E = engine_of(tensor)
-    return _fill(tensor, E.uniform(tuple(tensor.shape), float(a), float(b), tensor.dtype))
+    with engine_of(tensor).no_grad():
+        return tensor.uniform_(float(a), float(b), generator=generator)
 
 
 def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
     """N(mean, std^2)."""
-    _no_generator(generator)
-    m = engine_of(tensor).module
-    with m.no_grad():
-        draw = m.randn(*tuple(tensor.shape), dtype=tensor.dtype) * float(std) + float(mean)
-    return _fill(tensor, draw)
+    with engine_of(tensor).no_grad():
+        return tensor.normal_(float(mean), float(std), generator=generator)
 
 
 def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Any:
-    """N(mean, std^2) restricted to [a, b]: normal draws, those outside redrawn (exact; each
-    round keeps a share ``P(a <= x <= b)`` of the rest, refused when that is below 1e-4)."""
-    _no_generator(generator)
-    if not a < b:
-        raise ValueError(f"trunc_normal_: a ({a}) must be less than b ({b})")
+    """N(mean, std^2) restricted to [a, b], drawn as torch 2.13 draws it: when [a, b] holds more
+    than 30% of the mass, normal draws with the rejected ones redrawn; otherwise uniform
+    proposals on [a, b] accepted by the density's ratio to its peak."""
     def cdf(x: float) -> float:
-        return 0.5 * (1.0 + math.erf((x - mean) / (std * math.sqrt(2.0))))
-    if cdf(b) - cdf(a) < 1e-4:
-        raise ValueError(f"trunc_normal_: [{a}, {b}] holds less than 1e-4 of N({mean}, "
-                         f"{std}^2): too far in the tail to sample by rejection")
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
     E = engine_of(tensor)
-    shape = tuple(tensor.shape)
-    out = np.full(shape, np.nan)
-    todo = np.ones(shape, dtype=bool)
-    while todo.any():
-        draw = mean + std * E.numpy(E.module.randn(*shape, dtype=E.module.float64))
-        take = todo & (draw >= a) & (draw <= b)
-        out[take] = draw[take]
-        todo &= ~take
-    return _fill(tensor, out)
+    m = E.module
+    with E.no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = m.where(mask, m.empty_like(result).normal_(mean, std,
+                                                                    generator=generator), result)
+            return tensor.copy_(result)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def excess(c: Any) -> Any:  # log density minus its peak
+            return ((c - mean) / std) ** 2 * -0.5 - log_peak
+
+        tensor.uniform_(a, b, generator=generator)
+        candidates = excess(tensor)
+        pending = m.empty_like(tensor).uniform_(generator=generator).log() > candidates
+        result = tensor
+        while pending.any():
+            proposal = m.empty_like(tensor).uniform_(a, b, generator=generator)
+            result = m.where(pending, proposal, result)
+            accept_draw = m.empty_like(tensor).uniform_(generator=generator).log()
+            pending = m.where(pending, accept_draw > excess(proposal), pending)
+        return tensor.copy_(result)
 
 
 def constant_(tensor: Any, val: float) -> Any:
@@ -150,8 +160,7 @@ def kaiming_normal_(tensor: Any, a: float = 0, mode: str = "fan_in",
 
 def orthogonal_(tensor: Any, gain: float = 1, generator: Any = None) -> Any:
     """A (semi-)orthogonal matrix from the QR decomposition of a normal draw (Saxe et al.),
-    trailing dims flattened, scaled by ``gain``."""
-    _no_generator(generator)
+    trailing dims flattened, scaled by ``gain``; drawn as torch's."""
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -159,7 +168,10 @@ def orthogonal_(tensor: Any, gain: float = 1, generator: Any = None) -> Any:
     E = engine_of(tensor)
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = E.numpy(E.module.randn(rows, cols, dtype=E.module.float64))
+    draw = E.module.empty(rows, cols, dtype=tensor.dtype)
+    with E.no_grad():
+        draw.normal_(0.0, 1.0, generator=generator)
+    flat = E.numpy(draw).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

@@ -18,6 +18,9 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from transgrad._backend import is_tensor as _engine_tensor
+from transgrad._device import check_device, is_device_like
+
 from .engine import Engine, engine_named, engine_of
 from .parameter import ParameterMixin
 
@@ -292,11 +295,26 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype: Any) -> Module:
-        """Convert floating parameters and buffers to ``dtype`` (new Parameter objects, as
-        torch does when the dtype changes: build optimizers after calling this)."""
+    def to(self, *args: Any, device: Any = None, dtype: Any = None,
+           non_blocking: bool = False, memory_format: Any = None) -> Module:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` as torch's: the
+        CPU is the one device (another raises); floating parameters and buffers are converted
+        to ``dtype`` (new Parameter objects when the dtype changes: build optimizers after)."""
+        for a in args:
+            if _engine_tensor(a):
+                device, dtype = None, a.dtype
+            elif is_device_like(a):
+                device = a
+            else:
+                dtype = a
+        check_device(device)
+        if dtype is None:
+            return self
         E = self._E
         dtype = E.dtype(dtype)
+        if dtype.kind not in "fc":
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
         for m in self.modules():
             for name, p in list(m._parameters.items()):
                 if p is not None and _is_floating(p) and p.dtype != dtype:
@@ -306,6 +324,13 @@ class Module:
             for name, b in list(m._buffers.items()):
                 if b is not None and _is_floating(b) and b.dtype != dtype:
                     m._buffers[name] = b.detach().to(dtype)
+        return self
+
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        check_device("cuda" if device is None else device)  # raises: there is no CUDA device
         return self
 
     def double(self) -> Module:

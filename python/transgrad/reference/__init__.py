@@ -13,11 +13,19 @@ import operator as _operator
 
 from transgrad import lang as _lang
 from transgrad._api import build as _build
+from transgrad._api import legacy as _legacy
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
+from transgrad._api.grad_mode import is_inference_mode_enabled  # noqa: F401
+from transgrad._api.grad_mode import make_inference_mode as _make_inference_mode
+from transgrad._api.legacy import Size, typename  # noqa: F401
+from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: F401
+from transgrad._api.settings import *  # noqa: F401,F403
+from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
+from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
 from transgrad.reference.executor import EXECUTOR as _EXECUTOR
@@ -38,6 +46,16 @@ zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
                                     _factories.rand_like)
+seed, initial_seed = _factories.seed, _factories.initial_seed
+get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_state
+randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
+logspace = _factories.logspace
+bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+default_generator = _factories.default_generator
+_typed = _legacy.typed_classes(_factories, ("float32", "float64", "int64", "bool"))
+FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
+LongTensor, BoolTensor = _typed["LongTensor"], _typed["BoolTensor"]
+inference_mode = _make_inference_mode(autograd.no_grad)
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(_backend, _factories)
@@ -67,13 +85,16 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["Tensor", "accelerator", "apply_formula", "autograd", "backends", "cuda", "device",
-           "distributions", "get_default_device", "get_num_threads", "linalg", "load", "nn", "ops",
-           "optim", "save", "serialization", "set_default_device", "set_num_threads", "special",
-           "utils"]
+__all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "Generator", "LongTensor", "Size",
+           "Tensor",
+           "accelerator", "apply_formula", "autograd", "backends", "cuda", "default_generator",
+           "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
+           "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
+           "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
+           "special", "testing", "typename", "utils", *_settings]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
-from transgrad import accelerator, backends, cuda  # noqa: E402,F401
+from transgrad import accelerator, backends, cuda, testing  # noqa: E402,F401
 from transgrad._device import device, get_default_device, set_default_device  # noqa: E402,F401
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.

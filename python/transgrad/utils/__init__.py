@@ -4,6 +4,6 @@ Engine-neutral: nothing here imports an engine at import time; tensors are made 
 engine found by ``transgrad.utils._engine`` (the one place that knows how engines are found).
 """
 
-from transgrad.utils import data
+from transgrad.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

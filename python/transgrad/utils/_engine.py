@@ -49,3 +49,4 @@ def is_tensor(obj: Any) -> bool:
 def parameter_class(mod: ModuleType) -> type:
     """The ``nn.Parameter`` class of the engine ``mod``."""
     return importlib.import_module(mod.__name__ + ".nn").Parameter
+

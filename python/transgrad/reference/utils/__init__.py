@@ -1,5 +1,5 @@
 """transgrad.reference.utils: ``transgrad.utils`` for the reference engine (torch's paths)."""
 
-from transgrad.reference.utils import data
+from transgrad.reference.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

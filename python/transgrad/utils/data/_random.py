@@ -1,57 +1,50 @@
 """The randomness of data loading: every shuffle, split and worker seed draws through here.
 
-Input: the ``generator=`` argument torch programs pass (``None``, a numpy ``Generator``, or a
-torch-style generator object with ``manual_seed``/``initial_seed``). Output: a numpy
-``Generator`` for one use (one epoch of a sampler, one split, one loader iteration).
+Input: the ``generator=`` argument torch programs pass (``None`` or a ``transgrad.Generator``).
+Output: permutations, integers and seeds drawn as torch's samplers draw them.
 
 Note [One source of randomness]
-torch draws a sampler's permutation from ``generator`` when one is given, else from a fresh
-generator seeded from the global RNG (so ``torch.manual_seed`` makes shuffling reproducible).
-We do the same with numpy: ``None`` seeds a fresh numpy Generator from the global RNG of the
-default engine (``transgrad`` when built, else ``transgrad.reference``), through its
-``randint``; a numpy Generator is used as it is (its state advances); a torch-style generator is
-read through ``initial_seed()`` and then re-seeded with a seed drawn from that stream, so the
-next epoch differs and ``g.manual_seed(0)`` restarts the sequence (its ``initial_seed()``
-therefore changes after use, unlike torch's). When transgrad has its own ``Generator``, this
-module is the one place to plug it in; the permutations will never equal torch's (another RNG).
+torch's samplers draw from ``generator`` when one is given; otherwise each epoch takes a fresh
+generator seeded with one int64 drawn from the global generator (so ``torch.manual_seed`` makes
+shuffling reproducible), and every loader iterator draws a base seed for its workers from the
+loader's generator, workers or not. We make the same draws in the same order from the same
+kind of generator (Note [The same numbers as torch] in transgrad/_random.py), so after one
+``manual_seed`` a transgrad program sees torch's batches in torch's order. The global generator
+is ``transgrad._random.default_generator``, shared by both engines.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
 
-from transgrad.utils import _engine
-
-_SEED_BOUND = 2**62  # seeds are non-negative int64, as torch's
+from transgrad._random import Generator, default_generator
 
 
-def _global_seed() -> int:
-    """A seed drawn from the default engine's global RNG (``manual_seed`` fixes it)."""
-    name = _engine.COMPILED
-    if importlib.util.find_spec("transgrad._C") is None:
-        name = _engine.REFERENCE
-    return int(_engine.engine(name).randint(0, _SEED_BOUND, (1,)).item())
-
-
-def numpy_rng(generator: Any = None) -> np.random.Generator:
-    """A numpy Generator for one use of ``generator`` (Note [One source of randomness])."""
+def _checked(generator: Any) -> Generator:
     if generator is None:
-        return np.random.default_rng(_global_seed())
-    if isinstance(generator, np.random.Generator):
-        return generator
-    if callable(getattr(generator, "initial_seed", None)) and callable(
-            getattr(generator, "manual_seed", None)):
-        rng = np.random.default_rng(int(generator.initial_seed()) % 2**64)
-        generator.manual_seed(int(rng.integers(_SEED_BOUND)))  # advance: the next use differs
-        return rng
-    raise TypeError(
-        f"generator must be None, a numpy.random.Generator or a Generator with manual_seed() "
-        f"and initial_seed(), got {type(generator).__name__}")
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a transgrad.Generator, got "
+                        f"{type(generator).__name__}")
+    return generator
 
 
 def draw_seed(generator: Any = None) -> int:
-    """One non-negative int64 seed drawn from ``generator`` (a loader's worker base seed)."""
-    return int(numpy_rng(generator).integers(_SEED_BOUND))
+    """One non-negative int64 drawn as torch's ``empty((), dtype=int64).random_(generator=g)``:
+    a loader iterator's base seed, a sampler's epoch seed."""
+    return int(_checked(generator)._words64(1)[0] % np.uint64(2**63))
+
+
+def epoch_generator(generator: Any = None) -> Generator:
+    """The generator one epoch of a sampler draws from: ``generator`` itself (its state
+    advances), or a fresh one seeded from the global generator, as torch's RandomSampler."""
+    if generator is not None:
+        return _checked(generator)
+    return Generator().manual_seed(draw_seed(None))
+
+
+def permutation(n: int, generator: Any = None) -> list:
+    """``torch.randperm(n, generator=generator).tolist()`` (the global generator for None)."""
+    return _checked(generator).permutation(n).tolist()

@@ -245,6 +245,8 @@ class _BaseIter:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=3)
         self._sampler_iter = iter(self._index_sampler)
+        # drawn by every iterator, workers or not, as torch's (Note [One source of randomness])
+        self._base_seed = _random.draw_seed(loader.generator)
 
     def __iter__(self) -> "_BaseIter":
         return self
@@ -306,7 +308,7 @@ class _MultiProcessIter(_BaseIter):
         self._result_queue = context.Queue()
         self._index_queues: List[Any] = []
         self._workers: List[Any] = []
-        base_seed = _random.draw_seed(loader.generator)
+        base_seed = self._base_seed
         self._shutdown = False
         # Note [Stopping workers]: the finalizer owns the queues and the processes.
         self._stop = weakref.finalize(self, _stop_workers, self._workers, self._index_queues,

@@ -189,7 +189,7 @@ def random_split(dataset: Dataset[T], lengths: Sequence[Union[int, float]],
         lengths = _lengths_from_fractions(n, lengths)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    perm = _random.numpy_rng(generator).permutation(n).tolist()
+    perm = _random.permutation(n, generator)
     out, start = [], 0
     for length in lengths:
         length = int(length)

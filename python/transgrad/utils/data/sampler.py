@@ -3,7 +3,7 @@
 
 Input: a dataset's length, indices or weights, a ``generator``. Output: Python ints (lists of
 ints from ``BatchSampler``); no tensors, so engine-neutral. Every random draw goes through
-``_random.numpy_rng`` once per ``__iter__`` (Note [One source of randomness]).
+``transgrad.utils.data._random`` as torch's do (Note [One source of randomness]).
 """
 
 from __future__ import annotations
@@ -66,13 +66,15 @@ class RandomSampler(Sampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
-        rng = _random.numpy_rng(self.generator)
-        if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples).tolist()
+        g = _random.epoch_generator(self.generator)  # Note [One source of randomness]
+        if self.replacement:  # torch draws in blocks of 32
+            for _ in range(self.num_samples // 32):
+                yield from g.integers(32, 0, n).tolist()
+            yield from g.integers(self.num_samples % 32, 0, n).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+            yield from g.permutation(n).tolist()
+        yield from g.permutation(n).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -86,7 +88,7 @@ class SubsetRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        for i in _random.numpy_rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in _random.permutation(len(self.indices), self.generator):
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -129,7 +131,7 @@ class WeightedRandomSampler(Sampler[int]):
         if not self.replacement and self.num_samples > w.shape[0]:
             raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                                "replacement")
-        rng = _random.numpy_rng(self.generator)
+        rng = _random.epoch_generator(self.generator).numpy()
         p = w / w.sum()
         if self.replacement:
             keys = rng.choice(w.shape[0], size=self.num_samples, replace=True, p=p)
