@@ -65,7 +65,7 @@ def test_requires_grad_argument_and_repr(engine):
     assert x.requires_grad and x.is_leaf
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
-    assert repr(tg.tensor([1.0], dtype=tg.float64)) == "tensor([1.], dtype=float64)"
+    assert repr(tg.tensor([1.0], dtype=tg.float64)) == "tensor([1.], dtype=torch.float64)"
     assert repr(tg.tensor(3)) == "tensor(3)"
 
 
@@ -349,7 +349,7 @@ def test_remaining_functions_smoke(engine):
     assert tg.randint(0, 5, (10,)).dtype == tg.int64 and sorted(tg.randperm(4).tolist()) == [
         0, 1, 2, 3]
     assert x.new_zeros(2).dtype == tg.float64 and x.new_full((2,), 3.0).detach().numpy()[0] == 3.0
-    assert tg.empty_like(x).shape == (3, 4) and x.type() == "float64"
+    assert tg.empty_like(x).shape == (3, 4) and x.type() == "torch.DoubleTensor"
     assert x.type_as(tg.ones(1)).dtype == tg.float32 and x.is_floating_point()
     assert x.cpu() is x and x.device == tg.device("cpu") and tg.is_tensor(x) and tg.numel(x) == 12
 

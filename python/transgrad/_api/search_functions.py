@@ -139,9 +139,9 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  
     return _new(input, counts.astype(a.dtype))
 
 
-def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
+def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
                  right: bool = False, side: Optional[str] = None, sorter: Any = None) -> Any:
-    """For each value of ``input``, the index in ``sorted_sequence`` (sorted along its last dim,
+    """For each of ``values``, the index in ``sorted_sequence`` (sorted along its last dim,
     row by row when it has several) where it would be inserted to keep the order."""
     if side is not None:
         if side not in ("left", "right"):
@@ -151,12 +151,11 @@ def searchsorted(sorted_sequence: Any, input: Any, *, out_int32: bool = False,
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
-    B = find_backend((sorted_sequence, input))
+    B = find_backend((sorted_sequence, values))
     seq = _values(sorted_sequence)
     if sorter is not None:
         seq = np.take_along_axis(seq, _values(sorter), axis=-1)
-    scalar_input = not is_tensor(input)
-    vals = np.asarray(input) if scalar_input else _values(input)
+    vals = _values(values) if is_tensor(values) else np.asarray(values)
     which: Any = "right" if right else "left"
     if seq.ndim <= 1:
         out = np.searchsorted(seq, vals, side=which)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Sequence
+import warnings
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -98,10 +99,14 @@ def column_stack(tensors: Sequence[Any]) -> Any:
     return fn.cat(cols, 1)
 
 
-def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
     """Coordinate grids of 1-d tensors (views, as torch's): ``indexing="ij"`` (matrix) or
-    ``"xy"`` (Cartesian, the first two dims swapped)."""
+    ``"xy"`` (Cartesian, the first two dims swapped); left out, "ij" with torch's warning."""
     ts = _tensors(tensors)
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
