@@ -65,18 +65,76 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
 
 
-def dropout(input: Any, p: float = 0.5, training: bool = True) -> Any:
+def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
     mask comes from the engine's generator (``manual_seed``). Identity when not training."""
     E = engine_of(input)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0)
     mask = E.bernoulli_mask(tuple(input.shape), 1.0 - p, input.dtype)
-    return input * mask * (1.0 / (1.0 - p))
+    return _maybe_inplace(input, inplace, lambda x: x * mask * (1.0 / (1.0 - p)))
+
+
+def _channel_dropout(name: str, input: Any, p: float, training: bool, inplace: bool,
+                     batched_ndim: int) -> Any:
+    """Zero whole channels (every element of an (n, c) slice together) with probability
+    ``p``, scale the rest by ``1 / (1 - p)``; inputs of ``batched_ndim`` dims or one fewer
+    (unbatched)."""
+    E = engine_of(input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (batched_ndim - 1, batched_ndim):
+        raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
+                           f"but received a {input.ndim}D input. Note that {name} exists to "
+                           "provide channel-wise dropout on inputs with "
+                           f"{batched_ndim - 2} spatial dimensions, a channel dimension, and "
+                           "an optional batch dimension (i.e. "
+                           f"{batched_ndim - 1}D or {batched_ndim}D inputs).")
+    if not training or p == 0.0:
+        return input
+    lead = 1 if input.ndim == batched_ndim - 1 else 2
+    shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    mask = E.bernoulli_mask(shape, 1.0 - p, input.dtype)
+    return _maybe_inplace(input, inplace, lambda x: x * mask * scale)
+
+
+def dropout1d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Channel-wise dropout of (N, C, L) or (C, L)."""
+    return _channel_dropout("dropout1d", input, p, training, inplace, 3)
+
+
+def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Channel-wise dropout of (N, C, H, W) or (C, H, W)."""
+    return _channel_dropout("dropout2d", input, p, training, inplace, 4)
+
+
+def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Channel-wise dropout of (N, C, D, H, W) or (C, D, H, W)."""
+    return _channel_dropout("dropout3d", input, p, training, inplace, 5)
+
+
+def alpha_dropout(input: Any, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Any:
+    """Dropout that keeps SELU's zero mean and unit variance: dropped elements take SELU's
+    negative saturation value, then an affine map restores the moments."""
+    E = engine_of(input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return _maybe_inplace(input, inplace, lambda x: x * 0.0)
+    sat = -_SELU_ALPHA * _SELU_SCALE
+    a = ((1.0 - p) * (1.0 + p * sat * sat)) ** -0.5
+    b = -a * sat * p
+    keep = E.bernoulli_mask(tuple(input.shape), 1.0 - p, input.dtype)
+    return _maybe_inplace(input, inplace,
+                          lambda x: (x * keep + (1.0 - keep) * sat) * a + b)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,10 +207,28 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 # ---------------------------------------------------------------------------------------------
 # Activations
 
+# Note [In-place activations]
+# torch's ``inplace=True`` writes the result into the input and returns the input. Here the
+# activation runs out of place on a clone and is then copied into the input (``copy_``): the
+# clone, not the input, is what the activation's nodes save, so bumping the input's version
+# does not invalidate them, and the input's new grad_fn routes its gradient through the
+# activation. A leaf that requires grad raises torch's error (the engines' ``copy_`` check).
 
-def relu(input: Any) -> Any:
+
+def _maybe_inplace(input: Any, inplace: bool, fn: Any) -> Any:
+    """``fn(input)``, written into ``input`` when ``inplace`` (Note [In-place activations])."""
+    if not inplace:
+        return fn(input)
+    return input.copy_(fn(input.clone()))
+
+
+def relu(input: Any, inplace: bool = False) -> Any:
     E = engine_of(input)
-    return E.op("relu")(input)
+    return _maybe_inplace(input, inplace, E.op("relu"))
+
+
+def relu_(input: Any) -> Any:
+    return relu(input, inplace=True)
 
 
 def tanh(input: Any) -> Any:
@@ -165,12 +241,12 @@ def sigmoid(input: Any) -> Any:
     return E.op("sigmoid")(input)
 
 
-def silu(input: Any) -> Any:
+def silu(input: Any, inplace: bool = False) -> Any:
     E = engine_of(input)
-    return E.op("silu")(input)
+    return _maybe_inplace(input, inplace, E.op("silu"))
 
 
-def gelu(input: Any, approximate: str = "none") -> Any:
+def gelu(input: Any, *, approximate: str = "none") -> Any:
     E = engine_of(input)
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
@@ -182,14 +258,122 @@ def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
     return E.op("softplus")(input, float(beta), float(threshold))
 
 
-def elu(input: Any, alpha: float = 1.0) -> Any:
+def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     E = engine_of(input)
-    return E.op("elu")(input, float(alpha))
+    return _maybe_inplace(input, inplace, lambda x: E.op("elu")(x, float(alpha)))
 
 
-def leaky_relu(input: Any, negative_slope: float = 0.01) -> Any:
+def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``, i.e. ``alpha * elu(x / alpha)``."""
     E = engine_of(input)
-    return E.op("leaky_relu")(input, float(negative_slope))
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _maybe_inplace(input, inplace,
+                          lambda x: E.op("elu")(x * (1.0 / alpha), 1.0) * float(alpha))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Any, inplace: bool = False) -> Any:
+    """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al."""
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace,
+                          lambda x: E.op("elu")(x, _SELU_ALPHA) * _SELU_SCALE)
+
+
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace,
+                          lambda x: E.op("leaky_relu")(x, float(negative_slope)))
+
+
+def prelu(input: Any, weight: Any) -> Any:
+    """``max(0, x) + weight * min(0, x)``, one learned slope per channel (dim 1) or one in all."""
+    E = engine_of(input)
+    n = weight.numel()
+    if n != 1:
+        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
+        if n != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {channels}.")
+        if input.ndim >= 2:
+            weight = weight.reshape(channels, *([1] * (input.ndim - 2)))
+    pos = E.op("relu")(input)
+    return pos + weight * (input - pos)
+
+
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Any:
+    E = engine_of(input)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(input, inplace,
+                          lambda x: E.module.clamp(x, float(min_val), float(max_val)))
+
+
+def relu6(input: Any, inplace: bool = False) -> Any:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Any, inplace: bool = False) -> Any:
+    """``relu6(x + 3) / 6``."""
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace,
+                          lambda x: E.module.clamp(x + 3.0, 0.0, 6.0) * (1.0 / 6.0))
+
+
+def hardswish(input: Any, inplace: bool = False) -> Any:
+    """``x * relu6(x + 3) / 6``."""
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace,
+                          lambda x: x * E.module.clamp(x + 3.0, 0.0, 6.0) * (1.0 / 6.0))
+
+
+def mish(input: Any, inplace: bool = False) -> Any:
+    """``x * tanh(softplus(x))``."""
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace,
+                          lambda x: x * E.op("tanh")(E.op("softplus")(x, 1.0, 20.0)))
+
+
+def softsign(input: Any) -> Any:
+    """``x / (1 + |x|)``."""
+    return input / (input.abs() + 1.0)
+
+
+def logsigmoid(input: Any) -> Any:
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
+    E = engine_of(input)
+    return -E.op("softplus")(-input, 1.0, 20.0)
+
+
+def tanhshrink(input: Any) -> Any:
+    """``x - tanh(x)``."""
+    E = engine_of(input)
+    return input - E.op("tanh")(input)
+
+
+def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
+    """``x`` where ``x > threshold``, else ``value``."""
+    E = engine_of(input)
+    return _maybe_inplace(input, inplace, lambda x: E.module.where(
+        x > threshold, x, E.module.full_like(x, float(value))))
+
+
+def glu(input: Any, dim: int = -1) -> Any:
+    """``a * sigmoid(b)`` where ``a``, ``b`` are the two halves of ``input`` along ``dim``."""
+    E = engine_of(input)
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.ndim
+    size = input.shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a = E.op("narrow")(input, d, 0, size // 2)
+    b = E.op("narrow")(input, d, size // 2, size // 2)
+    return a * E.op("sigmoid")(b)
 
 
 def _softmax_dim(name: str, ndim: int, dim: int | None, stacklevel: int) -> int:
@@ -219,6 +403,13 @@ def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3,
     E = engine_of(input)
     dim = _softmax_dim("log_softmax", input.ndim, dim, _stacklevel)
     return E.op("log_softmax")(_as_dtype(input, dtype), dim)
+
+
+def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    """``softmax(-x)`` along ``dim``."""
+    E = engine_of(input)
+    dim = _softmax_dim("softmin", input.ndim, dim, _stacklevel)
+    return E.op("softmax")(-_as_dtype(input, dtype), dim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,28 +541,47 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
 
 __all__ = [
     "adaptive_avg_pool2d",
+    "alpha_dropout",
     "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy_with_logits",
+    "celu",
     "conv1d",
     "conv2d",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "embedding",
     "gelu",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
+    "logsigmoid",
     "max_pool2d",
+    "mish",
     "mse_loss",
     "nll_loss",
     "one_hot",
+    "prelu",
     "relu",
+    "relu6",
+    "relu_",
+    "selu",
     "sigmoid",
     "silu",
     "softmax",
+    "softmin",
     "softplus",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
 ]

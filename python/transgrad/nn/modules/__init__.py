@@ -1,22 +1,37 @@
 """``transgrad.nn.modules``: the layers of the compiled engine, one file per kind as in torch."""
 
 from .activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
+    Mish,
+    PReLU,
     ReLU,
+    ReLU6,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
+    Softmin,
     Softplus,
+    Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d
-from .dropout import Dropout
-from .flatten import Flatten
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
@@ -30,4 +45,7 @@ __all__ = [
     "BatchNorm2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "ReLU", "Tanh",
     "Sigmoid", "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax", "LogSoftmax",
     "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss",
+    "CELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid", "Mish", "PReLU",
+    "ReLU6", "Softmax2d", "Softmin", "Softsign", "Tanhshrink", "Threshold", "AlphaDropout",
+    "Dropout1d", "Dropout2d", "Dropout3d", "Unflatten",
 ]

@@ -27,6 +27,22 @@ class SiLU(_activation.SiLU, Module):
     __doc__ = _activation.SiLU.__doc__
 
 
+class Mish(_activation.Mish, Module):
+    __doc__ = _activation.Mish.__doc__
+
+
+class Hardswish(_activation.Hardswish, Module):
+    __doc__ = _activation.Hardswish.__doc__
+
+
+class Hardsigmoid(_activation.Hardsigmoid, Module):
+    __doc__ = _activation.Hardsigmoid.__doc__
+
+
+class SELU(_activation.SELU, Module):
+    __doc__ = _activation.SELU.__doc__
+
+
 class GELU(_activation.GELU, Module):
     __doc__ = _activation.GELU.__doc__
 
@@ -39,8 +55,44 @@ class ELU(_activation.ELU, Module):
     __doc__ = _activation.ELU.__doc__
 
 
+class CELU(_activation.CELU, Module):
+    __doc__ = _activation.CELU.__doc__
+
+
 class LeakyReLU(_activation.LeakyReLU, Module):
     __doc__ = _activation.LeakyReLU.__doc__
+
+
+class PReLU(_activation.PReLU, Module):
+    __doc__ = _activation.PReLU.__doc__
+
+
+class Hardtanh(_activation.Hardtanh, Module):
+    __doc__ = _activation.Hardtanh.__doc__
+
+
+class ReLU6(_activation.ReLU6, Hardtanh):
+    __doc__ = _activation.ReLU6.__doc__
+
+
+class Threshold(_activation.Threshold, Module):
+    __doc__ = _activation.Threshold.__doc__
+
+
+class Softsign(_activation.Softsign, Module):
+    __doc__ = _activation.Softsign.__doc__
+
+
+class LogSigmoid(_activation.LogSigmoid, Module):
+    __doc__ = _activation.LogSigmoid.__doc__
+
+
+class Tanhshrink(_activation.Tanhshrink, Module):
+    __doc__ = _activation.Tanhshrink.__doc__
+
+
+class GLU(_activation.GLU, Module):
+    __doc__ = _activation.GLU.__doc__
 
 
 class Softmax(_activation.Softmax, Module):
@@ -51,7 +103,16 @@ class LogSoftmax(_activation.LogSoftmax, Softmax):
     __doc__ = _activation.LogSoftmax.__doc__
 
 
+class Softmin(_activation.Softmin, Module):
+    __doc__ = _activation.Softmin.__doc__
+
+
+class Softmax2d(_activation.Softmax2d, Module):
+    __doc__ = _activation.Softmax2d.__doc__
+
+
 __all__ = [
-    "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax",
-    "LogSoftmax",
+    "ReLU", "Tanh", "Sigmoid", "SiLU", "Mish", "Hardswish", "Hardsigmoid", "SELU", "GELU",
+    "Softplus", "ELU", "CELU", "LeakyReLU", "PReLU", "Hardtanh", "ReLU6", "Threshold", "Softsign",
+    "LogSigmoid", "Tanhshrink", "GLU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d"
 ]

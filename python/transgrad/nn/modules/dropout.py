@@ -15,4 +15,22 @@ class Dropout(_dropout.Dropout, Module):
     __doc__ = _dropout.Dropout.__doc__
 
 
-__all__ = ["Dropout"]
+class Dropout1d(_dropout.Dropout1d, Module):
+    __doc__ = _dropout.Dropout1d.__doc__
+
+
+class Dropout2d(_dropout.Dropout2d, Module):
+    __doc__ = _dropout.Dropout2d.__doc__
+
+
+class Dropout3d(_dropout.Dropout3d, Module):
+    __doc__ = _dropout.Dropout3d.__doc__
+
+
+class AlphaDropout(_dropout.AlphaDropout, Module):
+    __doc__ = _dropout.AlphaDropout.__doc__
+
+
+__all__ = [
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"
+]
