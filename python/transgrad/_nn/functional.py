@@ -12,6 +12,7 @@ batch norm's running statistics in place.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -25,7 +26,38 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 def _check_reduction(reduction: str) -> None:
     if reduction not in _REDUCTIONS:
-        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """torch's deprecated ``size_average`` / ``reduce`` pair as a ``reduction`` string (both
+    default to True), with torch's warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
+    return reduction
+
+
+def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    return reduction
+
+
+def _warn_size(input: Any, target: Any) -> None:
+    """torch broadcasts a target of another shape, with this warning."""
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({_size(target)}) that is different to the input "
+                      f"size ({_size(input)}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def _size(t: Any) -> str:
+    return f"torch.Size({list(t.shape)})"
 
 
 def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
@@ -416,15 +448,16 @@ def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 # Losses
 
 
-def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+def mse_loss(input: Any, target: Any, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Any:
+    """``(input - target)^2`` (a target of another shape broadcasts, with torch's warning)."""
     E = engine_of(input)
-    _check_reduction(reduction)
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
-                         f"{tuple(target.shape)} differ")
-    if reduction == "none":
+    reduction = _reduction_of(size_average, reduce, reduction)
+    _warn_size(input, target)
+    if (reduction == "none" or weight is not None
+            or tuple(input.shape) != tuple(target.shape)):
         d = input - target
-        return d * d
+        return _reduce(E, d * d if weight is None else d * d * weight, reduction)
     return E.op("mse_loss")(input, target, reduction == "mean")
 
 
@@ -452,15 +485,24 @@ def _has_ignored(E: Engine, target: Any, ignore_index: int) -> bool:
     return bool((E.numpy(target) == ignore_index).any())
 
 
-def nll_loss(input: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+def nll_loss(input: Any, target: Any, weight: Any = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None,
              reduction: str = "mean") -> Any:
     """Negative log-likelihood of class indices, given log-probabilities (N, C[, d...])."""
     E = engine_of(input)
-    _check_reduction(reduction)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    _check_batch(input, target)
     logp, t, shape = _rows(input, target)
     if reduction != "none":
         return E.op("nll_loss")(logp, t, weight, int(ignore_index), reduction == "mean")
     return _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
+
+
+def _check_batch(input: Any, target: Any) -> None:
+    if input.ndim >= 2 and (target.ndim == 0 or target.shape[0] != input.shape[0]):
+        n = target.shape[0] if target.ndim else 1
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({n}).")
 
 
 def _nll_none(E: Engine, logp: Any, t: Any, weight: Any, ignore_index: int) -> Any:
@@ -473,20 +515,27 @@ def _nll_none(E: Engine, logp: Any, t: Any, weight: Any, ignore_index: int) -> A
 
 
 def cross_entropy(input: Any, target: Any, weight: Any = None,
-                  ignore_index: int = -100, reduction: str = "mean",
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Any:
-    """Cross entropy of logits (N, C[, d...]) against int64 class indices (N[, d...]).
+    """Cross entropy of logits (N, C[, d...]) against int64 class indices (N[, d...]) or
+    class probabilities of the input's shape.
 
     The common case (no weight, no ignored target, no smoothing, mean or sum) is one fused
     formula; the rest is composed of log_softmax and nll_loss, as PyTorch defines it.
     """
     E = engine_of(input)
-    _check_reduction(reduction)
+    reduction = _reduction_of(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+    if tuple(target.shape) == tuple(input.shape) and input.ndim >= 1:
+        return _cross_entropy_probs(E, input, target, weight, ignore_index, reduction,
+                                    label_smoothing)
     if "int" not in str(target.dtype):
         raise TypeError("cross_entropy: target must hold int64 class indices "
-                        f"(got dtype {target.dtype}); class probabilities are not supported")
+                        f"(got dtype {target.dtype}) or class probabilities of the input's "
+                        f"shape {tuple(input.shape)}")
+    _check_batch(input, target)
     logits, t, shape = _rows(input, target)
     if (weight is None and label_smoothing == 0.0 and reduction != "none"
             and not _has_ignored(E, t, ignore_index)):
@@ -514,18 +563,275 @@ def cross_entropy(input: Any, target: Any, weight: Any = None,
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
+_TORCH_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                       "uint8": "Byte", "bool": "Bool"}
+
+
+def _cross_entropy_probs(E: Engine, input: Any, target: Any, weight: Any, ignore_index: int,
+                         reduction: str, label_smoothing: float) -> Any:
+    """``-sum_c target_c log_softmax(input)_c`` over the class dim 1 (0 when unbatched); the
+    mean divides by the number of rows, not by the weights, as torch."""
+    if "float" not in str(target.dtype):
+        name = str(target.dtype).split(".")[-1]
+        raise RuntimeError("Expected floating point type for target with class "
+                           f"probabilities, got {_TORCH_SCALAR_NAMES.get(name, name)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    cdim = 1 if input.ndim >= 2 else 0
+    c = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / c
+    terms = logp * target
+    if weight is not None:
+        terms = terms * weight.reshape(c, *([1] * (input.ndim - cdim - 1)))
+    loss = -terms.sum(cdim)
+    if reduction == "mean":
+        return loss.sum() / (input.numel() // c) if input.numel() else loss.sum() / 0.0
+    return _reduce(E, loss, reduction)
+
+
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,
-                                     reduction: str = "mean", pos_weight: Any = None) -> Any:
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> Any:
+    """``-(pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stably, times
+    ``weight``."""
     E = engine_of(input)
-    _check_reduction(reduction)
+    reduction = _reduction_of(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"binary_cross_entropy_with_logits: input shape {tuple(input.shape)} "
-                         f"and target shape {tuple(target.shape)} differ")
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
+                         f"({_size(input)})")
     if reduction == "none":
         return E.op("binary_cross_entropy_with_logits_unreduced")(input, target, weight,
                                                                    pos_weight)
     return E.op("binary_cross_entropy_with_logits")(input, target, weight, pos_weight,
                                                     reduction == "mean")
+
+
+def l1_loss(input: Any, target: Any, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean") -> Any:
+    """``|input - target|``."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    _warn_size(input, target)
+    return _reduce(E, (input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input: Any, target: Any, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Any:
+    """``0.5 d^2 / beta`` where ``d = |input - target| < beta``, else ``d - beta / 2``."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _warn_size(input, target)
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(E, d, reduction)
+    loss = E.module.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return _reduce(E, loss, reduction)
+
+
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0,
+               weight: Any = None) -> Any:
+    """``0.5 d^2`` where ``d = |input - target| < delta``, else ``delta (d - delta / 2)``."""
+    E = engine_of(input)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _warn_size(input, target)
+    d = (input - target).abs()
+    loss = E.module.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    return _reduce(E, loss if weight is None else loss * weight, reduction)
+
+
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Any:
+    """``-(t log x + (1 - t) log(1 - x))`` of probabilities ``x``; each log is clamped at
+    -100 as torch, so that ``x`` of exactly 0 or 1 gives a finite loss."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the "
+                         f"input size ({_size(input)}) is deprecated. Please ensure they have "
+                         "the same size.")
+    x = E.numpy(input)
+    if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = E.module.clamp(input.log(), min=-100.0)
+    log_1mx = E.module.clamp((1.0 - input).log(), min=-100.0)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    return _reduce(E, loss if weight is None else loss * weight, reduction)
+
+
+def kl_div(input: Any, target: Any, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Any:
+    """Pointwise ``target (log target - input)`` of log-probabilities ``input`` (``target``
+    itself a log-probability when ``log_target``); ``reduction="batchmean"`` divides the sum
+    by the batch size, the mathematically right KL divergence."""
+    E = engine_of(input)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                      "the support size.'batchmean' divides only by the batch size, and aligns "
+                      "with the KL div math definition.'mean' will be changed to behave the "
+                      "same as 'batchmean' in the next major release.", UserWarning,
+                      stacklevel=2)
+    elif reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = E.module.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(E, loss, reduction)
+
+
+def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Any:
+    """Negative log-likelihood of ``target`` under Poisson(rate): ``exp(input) - target *
+    input`` (``log_input``) or ``input - target log(input + eps)``; ``full`` adds Stirling's
+    approximation of ``log(target!)`` where target > 1."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        above = target > 1
+        safe = E.module.where(above, target, E.module.ones_like(target))
+        stirling = safe * safe.log() - safe + 0.5 * (2.0 * math.pi * safe).log()
+        loss = loss + E.module.where(above, stirling, E.module.zeros_like(stirling))
+    return _reduce(E, loss, reduction)
+
+
+def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Any:
+    """``0.5 (log var + (input - target)^2 / var)`` (+ ``0.5 log 2 pi`` when ``full``);
+    ``var`` is clamped at ``eps`` for the value only (its gradient passes unchanged, as
+    torch's clamp under no_grad), and may lack the last dim or have it of size 1."""
+    E = engine_of(input)
+    if isinstance(var, (int, float)):
+        var = E.module.full_like(input, float(var))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    if bool((E.numpy(var) < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    with E.no_grad():
+        shift = E.module.clamp(var, min=eps) - var
+    var = var + shift
+    d = input - target
+    loss = 0.5 * (var.log() + d * d / var)
+    if full:
+        loss = loss + 0.5 * math.log(2.0 * math.pi)
+    return _reduce(E, loss, reduction)
+
+
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Any:
+    """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where -1
+    (cosine along the last dim, its squared norms offset by 1e-12 as torch)."""
+    E = engine_of(input1)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError(f"cosine_embedding_loss: expected inputs of the same 1D or 2D "
+                           f"shape, got {tuple(input1.shape)} and {tuple(input2.shape)}")
+    prod = (input1 * input2).sum(-1)
+    mag = ((input1 * input1).sum(-1) + 1e-12) * ((input2 * input2).sum(-1) + 1e-12)
+    cos = prod / mag.sqrt()
+    zero = E.module.zeros_like(cos)
+    loss = (E.module.where(target == 1, 1.0 - cos, zero)
+            + E.module.where(target == -1, (cos - margin).clamp_min(0.0), zero))
+    return _reduce(E, loss, reduction)
+
+
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Any:
+    """``max(0, -target (input1 - input2) + margin)``."""
+    E = engine_of(input1)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
+                           f"dimension but got sizes: input1: {_size(input1)}, input2: "
+                           f"{_size(input2)}, target: {_size(target)} ")
+    return _reduce(E, (-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
+
+
+def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Any:
+    """``||x1 - x2 + eps||_p`` along the last dim."""
+    E = engine_of(x1)
+    return E.module.norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Any:
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``pairwise_distance``; ``swap`` uses
+    ``min(d(a, n), d(p, n))`` as the negative distance."""
+    E = engine_of(anchor)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {anchor.ndim}D, "
+                           f"positive {positive.ndim}D, and negative {negative.ndim}D inputs")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = E.module.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(E, (d_pos - d_neg + margin).clamp_min(0.0), reduction)
+
+
+def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Any:
+    """``input`` where target is 1, ``max(0, margin - input)`` where -1."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    zero = E.module.zeros_like(input)
+    loss = (E.module.where(target != 1, (margin - input).clamp_min(0.0), zero)
+            + E.module.where(target != -1, input, zero))
+    return _reduce(E, loss, reduction)
+
+
+def soft_margin_loss(input: Any, target: Any, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Any:
+    """``log(1 + exp(-target input))``."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    return _reduce(E, E.op("softplus")(-target * input, 1.0, 20.0), reduction)
+
+
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Any:
+    """Binary cross entropy of each of C labels from logits, averaged over the labels
+    (the last dim), then reduced over the batch."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(-1) / input.shape[-1]
+    return _reduce(E, loss, reduction)
 
 
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
@@ -544,10 +850,12 @@ __all__ = [
     "alpha_dropout",
     "avg_pool2d",
     "batch_norm",
+    "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
     "conv1d",
     "conv2d",
+    "cosine_embedding_loss",
     "cross_entropy",
     "dropout",
     "dropout1d",
@@ -555,21 +863,30 @@ __all__ = [
     "dropout3d",
     "elu",
     "embedding",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
     "logsigmoid",
+    "margin_ranking_loss",
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "one_hot",
+    "pairwise_distance",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
@@ -577,6 +894,8 @@ __all__ = [
     "selu",
     "sigmoid",
     "silu",
+    "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -584,4 +903,5 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "triplet_margin_loss",
 ]

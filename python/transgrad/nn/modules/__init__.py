@@ -33,7 +33,25 @@ from .conv import Conv1d, Conv2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    MultiLabelSoftMarginLoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
@@ -48,4 +66,7 @@ __all__ = [
     "CELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid", "Mish", "PReLU",
     "ReLU6", "Softmax2d", "Softmin", "Softsign", "Tanhshrink", "Threshold", "AlphaDropout",
     "Dropout1d", "Dropout2d", "Dropout3d", "Unflatten",
+    "BCELoss", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss",
+    "KLDivLoss", "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss",
+    "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss",
 ]

@@ -11,6 +11,26 @@ from transgrad._nn.modules import loss as _loss
 from .module import Module
 
 
+class L1Loss(_loss.L1Loss, Module):
+    __doc__ = _loss.L1Loss.__doc__
+
+
+class MSELoss(_loss.MSELoss, Module):
+    __doc__ = _loss.MSELoss.__doc__
+
+
+class SmoothL1Loss(_loss.SmoothL1Loss, Module):
+    __doc__ = _loss.SmoothL1Loss.__doc__
+
+
+class HuberLoss(_loss.HuberLoss, Module):
+    __doc__ = _loss.HuberLoss.__doc__
+
+
+class SoftMarginLoss(_loss.SoftMarginLoss, Module):
+    __doc__ = _loss.SoftMarginLoss.__doc__
+
+
 class CrossEntropyLoss(_loss.CrossEntropyLoss, Module):
     __doc__ = _loss.CrossEntropyLoss.__doc__
 
@@ -19,12 +39,49 @@ class NLLLoss(_loss.NLLLoss, Module):
     __doc__ = _loss.NLLLoss.__doc__
 
 
-class MSELoss(_loss.MSELoss, Module):
-    __doc__ = _loss.MSELoss.__doc__
+class BCELoss(_loss.BCELoss, Module):
+    __doc__ = _loss.BCELoss.__doc__
 
 
 class BCEWithLogitsLoss(_loss.BCEWithLogitsLoss, Module):
     __doc__ = _loss.BCEWithLogitsLoss.__doc__
 
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss"]
+class MultiLabelSoftMarginLoss(_loss.MultiLabelSoftMarginLoss, Module):
+    __doc__ = _loss.MultiLabelSoftMarginLoss.__doc__
+
+
+class KLDivLoss(_loss.KLDivLoss, Module):
+    __doc__ = _loss.KLDivLoss.__doc__
+
+
+class PoissonNLLLoss(_loss.PoissonNLLLoss, Module):
+    __doc__ = _loss.PoissonNLLLoss.__doc__
+
+
+class GaussianNLLLoss(_loss.GaussianNLLLoss, Module):
+    __doc__ = _loss.GaussianNLLLoss.__doc__
+
+
+class CosineEmbeddingLoss(_loss.CosineEmbeddingLoss, Module):
+    __doc__ = _loss.CosineEmbeddingLoss.__doc__
+
+
+class MarginRankingLoss(_loss.MarginRankingLoss, Module):
+    __doc__ = _loss.MarginRankingLoss.__doc__
+
+
+class HingeEmbeddingLoss(_loss.HingeEmbeddingLoss, Module):
+    __doc__ = _loss.HingeEmbeddingLoss.__doc__
+
+
+class TripletMarginLoss(_loss.TripletMarginLoss, Module):
+    __doc__ = _loss.TripletMarginLoss.__doc__
+
+
+__all__ = [
+    "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
+    "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss", "KLDivLoss",
+    "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
+    "HingeEmbeddingLoss", "TripletMarginLoss"
+]
