@@ -14,6 +14,7 @@ from transgrad._nn.modules import (
     conv,
     dropout,
     flatten,
+    instancenorm,
     linear,
     loss,
     normalization,
@@ -21,8 +22,8 @@ from transgrad._nn.modules import (
     sparse,
 )
 
-NEUTRAL = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization,
-           pooling, sparse)
+NEUTRAL = (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear, loss,
+           normalization, pooling, sparse)
 
 
 def _classes(nn):

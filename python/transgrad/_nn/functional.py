@@ -97,6 +97,109 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
 
 
+def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Any:
+    """Normalise each group of ``C / num_groups`` channels of each sample (over the group's
+    channels and all spatial positions), then scale and shift per channel: the fused
+    layer_norm formula over (N, G, -1) rows."""
+    E = engine_of(input)
+    shape = tuple(input.shape)
+    if input.ndim < 2 or shape[1] % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(shape)} and "
+                           f"num_groups={num_groups}")
+    if input.numel() == 0:
+        return _channel_affine(input * 1.0, weight, bias)
+    rows = input.reshape(shape[0], num_groups, -1)
+    y = E.op("layer_norm")(rows, (rows.shape[-1],), None, None, float(eps)).reshape(*shape)
+    return _channel_affine(y, weight, bias)
+
+
+def _channel_affine(y: Any, weight: Any, bias: Any) -> Any:
+    """``y * weight + bias`` with (C,) parameters applied along dim 1."""
+    if weight is None and bias is None:
+        return y
+    view = (y.shape[1],) + (1,) * (y.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(*view)
+    return y if bias is None else y + bias.reshape(*view)
+
+
+def rms_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
+             eps: float | None = None) -> Any:
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims;
+    ``eps=None`` is the machine epsilon of the input's dtype, as torch."""
+    E = engine_of(input)
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*{', '.join(str(d) for d in normalized_shape)}], "
+                           f"but got input of size{list(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(np.dtype(str(input.dtype).split(".")[-1])).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    y = input * E.module.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return y if weight is None else y * weight
+
+
+def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
+                  weight: Any = None, bias: Any = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Any:
+    """Normalise each channel of each sample over its spatial positions (N, C, *); with
+    running statistics given and ``use_input_stats``, update them in place with the batch
+    mean of the per-instance statistics (unbiased variance), as torch."""
+    E = engine_of(input)
+    shape = tuple(input.shape)
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected an (N, C, *) input of at least 3 dims, got "
+                         f"shape {shape}")
+    rows = input.reshape(shape[0], shape[1], -1)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise ValueError("Expected running_mean and running_var to be defined when "
+                             "use_input_stats is false")
+        view = (shape[1],) + (1,) * (input.ndim - 2)
+        y = ((input - running_mean.reshape(*view))
+             * E.module.rsqrt(running_var.reshape(*view) + eps))
+        return _channel_affine(y, weight, bias)
+    n = rows.shape[-1]
+    if running_mean is not None and running_var is not None and shape[0] * n:
+        x = E.numpy(rows)
+        mean = x.mean(axis=(0, 2))
+        var = (x.var(axis=2, ddof=1) if n > 1 else np.full(x.shape[:2], np.nan)).mean(axis=0)
+        E.assign_(running_mean, E.numpy(running_mean) * (1.0 - momentum) + momentum * mean)
+        E.assign_(running_var, E.numpy(running_var) * (1.0 - momentum) + momentum * var)
+    if input.numel() == 0:
+        return _channel_affine(input * 1.0, weight, bias)
+    y = E.op("layer_norm")(rows, (n,), None, None, float(eps)).reshape(*shape)
+    return _channel_affine(y, weight, bias)
+
+
+def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Any:
+    """``x / (k + alpha * mean of x^2 over a window of size channels)^beta``; the window
+    reaches ``size // 2`` channels back and ``(size - 1) // 2`` forward, zeros beyond the
+    ends counted in the mean (torch's average pooling of the padded squares)."""
+    E = engine_of(input)
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input * 1.0
+    c = input.shape[1]
+    sq = input * input
+    pads = [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2]
+    padded = E.op("pad")(sq, tuple(pads), 0.0)
+    window = E.op("narrow")(padded, 1, 0, c)
+    for j in range(1, size):
+        window = window + E.op("narrow")(padded, 1, j, c)
+    div = (window * (alpha / size) + k) ** beta
+    return input / div
+
+
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
     mask comes from the engine's generator (``manual_seed``). Identity when not training."""
@@ -866,16 +969,19 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "group_norm",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
     "hinge_embedding_loss",
     "huber_loss",
+    "instance_norm",
     "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",
@@ -891,6 +997,7 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
     "selu",
     "sigmoid",
     "silu",
