@@ -301,13 +301,196 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     return _api(E, "conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
+def _triple(v: Any) -> tuple:
+    return (int(v),) * 3 if isinstance(v, int) else tuple(int(i) for i in v)
+
+
+def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:
+    """3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
+    (C_out, C_in / groups, kd, kh, kw) (Note [conv3d as a sum of conv2d])."""
+    E = engine_of(input)
+    if input.ndim not in (4, 5) or weight.ndim != 5:
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.ndim == 4:
+        return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                      groups).squeeze(0)
+    s, d, k = _triple(stride), _triple(dilation), tuple(weight.shape[2:])
+    x = input
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string '{padding}'")
+        if padding == "same" and s != (1, 1, 1):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        pads: tuple = ()
+        for j in reversed(range(3)):
+            total = d[j] * (k[j] - 1) if padding == "same" else 0
+            pads += (total // 2, total - total // 2)
+        x = pad(x, pads)
+        p = (0, 0, 0)
+    else:
+        p = _triple(padding)
+        if p[0]:
+            x = pad(x, (0, 0, 0, 0, p[0], p[0]))
+    n, c, depth = x.shape[0], x.shape[1], x.shape[2]
+    out_depth = (depth - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    if out_depth < 1:
+        raise RuntimeError(f"conv3d: input {tuple(input.shape)} is too small for weight "
+                           f"{tuple(weight.shape)}")
+    out = None
+    for j in range(k[0]):
+        start = j * d[0]
+        planes = x[:, :, start:start + (out_depth - 1) * s[0] + 1:s[0]]
+        planes = planes.permute(0, 2, 1, 3, 4).reshape(n * out_depth, c, x.shape[3],
+                                                       x.shape[4])
+        y = conv2d(planes, weight[:, :, j], None, s[1:], p[1:], d[1:], groups)
+        out = y if out is None else out + y
+    o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
+    out = out.reshape(n, out_depth, o, ho, wo).permute(0, 2, 1, 3, 4)
+    return out if bias is None else out + bias.reshape(o, 1, 1, 1)
+
+
+# Note [conv3d as a sum of conv2d]
+# Output plane t of a 3-D convolution is the sum over the kernel's depth taps j of a 2-D
+# convolution of input plane t * stride + j * dilation with the filters' slice j. Taking, for
+# each tap, the strided run of input planes it meets and folding them into the batch makes
+# that kd 2-D convolutions (im2col + one gemm each), whose sum is the result; depth padding is
+# explicit zero planes. Every piece is a differentiable op, so gradients of all orders follow.
+
+
+def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Any:
+    """The adjoint of conv2d (a "deconvolution") of (N, C_in, H, W) or (C_in, H, W) by weight
+    (C_in, C_out / groups, kh, kw) (Note [conv_transpose as matmul + col2im])."""
+    E = engine_of(input)
+    if input.ndim not in (3, 4) or weight.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
+                           f"conv_transpose2d, but got input of size: {list(input.shape)}")
+    if input.ndim == 3:
+        return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding,
+                                output_padding, groups, dilation).squeeze(0)
+    s, p, op, d = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    n, cin, h, w = tuple(input.shape)
+    g = int(groups)
+    if weight.shape[0] != cin or cin % g:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {weight.shape[0]} channels, but "
+                           f"got {cin} channels instead")
+    if any(o >= max(si, di) for o, si, di in zip(op, s, d)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding_height: {op[0]} output_padding_width: {op[1]} "
+                           f"stride_height: {s[0]} stride_width: {s[1]} dilation_height: "
+                           f"{d[0]} dilation_width: {d[1]}")
+    if any(o >= si for o, si in zip(op, s)):
+        raise NotImplementedError("conv_transpose2d: output_padding >= stride (allowed by a "
+                                  "larger dilation) is not supported")
+    k = tuple(weight.shape[2:])
+    cout = weight.shape[1] * g
+    out_size = tuple((i - 1) * si - 2 * pi + di * (ki - 1) + oi + 1
+                     for i, si, pi, di, ki, oi in zip((h, w), s, p, d, k, op))
+    rows = input.reshape(n, g, cin // g, h * w)
+    taps = weight.reshape(g, cin // g, -1).transpose(1, 2)  # (g, C_out/g * kh * kw, C_in/g)
+    cols = E.op("matmul")(taps, rows).reshape(n, cout * k[0] * k[1], h * w)
+    out = E.op("col2im")(cols, out_size, k, s, p, d)
+    return out if bias is None else out + bias.reshape(cout, 1, 1)
+
+
+# Note [conv_transpose as matmul + col2im]
+# conv2d is col2im's adjoint im2col followed by a matmul with the filters; its transpose is
+# therefore the filters' transposed matmul followed by col2im: each input pixel scatters
+# C_out * kh * kw contributions, and col2im sums them into the (larger) output image, whose
+# size is (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+
+
+def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Any:
+    """conv_transpose2d over a height of 1: (N, C_in, L) or (C_in, L) by weight
+    (C_in, C_out / groups, k)."""
+    if input.ndim not in (2, 3) or weight.ndim != 3:
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to "
+                           f"conv_transpose1d, but got input of size: {list(input.shape)}")
+    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(2), bias, (1, _one(stride)),
+                           (0, _one(padding)), (0, _one(output_padding)), groups,
+                           (1, _one(dilation)))
+    return out.squeeze(-2)
+
+
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
-    also the flat index of each maximum in its input plane, as torch."""
+    also the flat index of each maximum in its input plane, as torch. ``ceil_mode`` adds the
+    last partial windows (Note [ceil_mode as right padding])."""
     E = engine_of(input)
-    return _api(E, "max_pool2d")(input, kernel_size, stride, padding, dilation,
-                                 ceil_mode=ceil_mode, return_indices=return_indices)
+    k = _pair(kernel_size)
+    s = k if stride is None or stride == () else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    extra = (_ceil_extra(input.shape[-2], k[0], s[0], p[0], d[0]),
+             _ceil_extra(input.shape[-1], k[1], s[1], p[1], d[1])) if ceil_mode else (0, 0)
+    if extra == (0, 0):
+        return _api(E, "max_pool2d")(input, k, s, p, d, ceil_mode=False,
+                                     return_indices=return_indices)
+    x = pad(input, (0, extra[1], 0, extra[0]), value=-math.inf)
+    values, indices = _api(E, "max_pool2d")(x, k, s, p, d, ceil_mode=False,
+                                            return_indices=True)
+    if not return_indices:
+        return values
+    flat = E.numpy(indices)
+    wp, w = x.shape[-1], input.shape[-1]
+    fixed = (flat // wp) * w + flat % wp  # from the padded plane back to the input's
+    return values, E.module.tensor(fixed, dtype=E.module.int64)
+
+
+# Note [ceil_mode as right padding]
+# With ceil_mode torch counts one more window wherever the last one would start inside the
+# input (or its left padding): out = ceil((L + 2p - d(k-1) - 1) / s) + 1, less one if that
+# window would start at or after L + p. Padding the input on the right by the windows' overhang
+# (with -inf, which never wins a max) and pooling as usual gives exactly those windows; the
+# indices are then mapped from the padded plane back to the input's.
+
+
+def _ceil_extra(size: int, k: int, s: int, p: int, d: int) -> int:
+    """How far the ceil_mode windows reach beyond the padded input (Note [ceil_mode as right
+    padding])."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = -(-span // s) + 1
+    if (out - 1) * s >= size + p:
+        out -= 1
+    return max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+
+
+def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over windows of (N, C, L) or (C, L): max_pool2d over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got "
+                           f"{list(input.shape)}")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == () else _one(stride)
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding)),
+                     (1, _one(dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Any:
+    """Mean over windows of (N, C, L) or (C, L): avg_pool2d over a height of 1."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
+                           f"{list(input.shape)}")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == () else _one(stride)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding)), ceil_mode,
+                     count_include_pad)
+    return out.squeeze(-2)
+
+
+def _one(v: Any) -> int:
+    return int(v) if isinstance(v, int) else int(tuple(v)[0])
 
 
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -337,6 +520,205 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
                          "training")
     return _api(E, "batch_norm")(input, running_mean, running_var, weight, bias,
                                  bool(training), float(momentum), float(eps))
+
+
+# ---------------------------------------------------------------------------------------------
+# Padding, resampling and rearranging images: composites of index_select, reshape and permute
+# (each gradient is exact: index_select's backward scatters, reshape/permute are linear maps).
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _source_index(mode: str, size: int, before: int, after: int) -> np.ndarray:
+    """For each position of a dim padded by (before, after), the input position it copies."""
+    i = np.arange(-before, size + after)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        i = np.abs(i) % period if period else np.zeros_like(i)
+        return np.where(i >= size, period - i, i)
+    if mode == "replicate":
+        return np.clip(i, 0, size - 1)
+    return i % size  # circular
+
+
+def pad(input: Any, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Any:
+    """``input`` padded by ``pad`` = (before, after) pairs from the last dim backwards:
+    with ``value`` (constant), the mirror image without the edge (reflect), the edge
+    (replicate) or the other end (circular)."""
+    E = engine_of(input)
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode == "constant":
+        return E.op("pad")(input, pad, 0.0 if value is None else float(value))
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    k = len(pad) // 2
+    if not (1 <= k <= 3 and input.ndim in (k + 1, k + 2)):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    out = input
+    for j in range(k):
+        dim = input.ndim - 1 - j
+        before, after = pad[2 * j], pad[2 * j + 1]
+        size = input.shape[dim]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({before}, "
+                               f"{after}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if min(before, after) < 0:
+            raise NotImplementedError(f"pad: negative padding with mode={mode!r}")
+        index = E.module.tensor(_source_index(mode, size, before, after), dtype=E.module.int64)
+        out = E.op("index_select")(out, dim, index)
+    return out
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Any:
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = int(upscale_factor)
+    *lead, c, h, w = tuple(input.shape)
+    if input.ndim < 3 or c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{c if input.ndim >= 3 else 0} is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
+    """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of pixel_shuffle."""
+    r = int(downscale_factor)
+    *lead, c, h, w = tuple(input.shape)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    for name, at, size in (("height", -2, h), ("width", -1, w)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by "
+                               f"downscale_factor, but input.size({at})={size} is not "
+                               f"divisible by {r}")
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Any:
+    """(N, C, H, W) -> (N, C kh kw, L): the patch under each window as a column (im2col)."""
+    E = engine_of(input)
+    if input.ndim not in (3, 4):
+        raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
+                                  f"(got {input.ndim}D)")
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    cols = E.op("im2col")(x, _pair(kernel_size), _pair(stride), _pair(padding),
+                          _pair(dilation))
+    return cols.squeeze(0) if input.ndim == 3 else cols
+
+
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Any:
+    """(N, C kh kw, L) -> (N, C, H, W): columns summed back into images (col2im), the
+    adjoint of unfold."""
+    E = engine_of(input)
+    if input.ndim not in (2, 3):
+        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
+                                  f"Tensors are supported (got {input.ndim}D)")
+    x = input.unsqueeze(0) if input.ndim == 2 else input
+    k = _pair(kernel_size)
+    if x.shape[1] % (k[0] * k[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+                           f"kernel_size={k}")
+    out = E.op("col2im")(x, _pair(output_size), k, _pair(stride), _pair(padding),
+                         _pair(dilation))
+    return out.squeeze(0) if input.ndim == 2 else out
+
+
+def _pair(v: Any) -> tuple:
+    return (int(v), int(v)) if isinstance(v, int) else tuple(int(i) for i in v)
+
+
+_INTERPOLATE_MODES = {"nearest": None, "linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Any:
+    """Resize the spatial dims (all after N, C) to ``size`` or by ``scale_factor``: nearest
+    (the source pixel floor(dst * in / out)) or (bi/tri)linear, one dim at a time, since both
+    are separable; sources and weights follow torch's coordinate rules."""
+    E = engine_of(input)
+    if mode not in _INTERPOLATE_MODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    want = _INTERPOLATE_MODES[mode]
+    if want is not None and input.ndim != want:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {want}D "
+                                  "input")
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    k = input.ndim - 2
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        out_sizes = (int(size),) * k if isinstance(size, int) else tuple(int(v) for v in size)
+        scales: tuple = (None,) * k
+    else:
+        factors = ((float(scale_factor),) * k if isinstance(scale_factor, (int, float))
+                   else tuple(float(f) for f in scale_factor))
+        out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, factors))
+        scales = (None,) * k if recompute_scale_factor else factors
+    if len(out_sizes) != k:
+        raise ValueError(f"Input and output must have the same number of spatial dimensions, "
+                         f"but got input with spatial dimensions of {list(in_sizes)} and "
+                         f"output size of {list(out_sizes)}. Please provide input tensor in "
+                         "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                         "format.")
+    out = input
+    for j in range(k):
+        dim = 2 + j
+        n_in, n_out, sc = in_sizes[j], out_sizes[j], scales[j]
+        if mode == "nearest":
+            ratio = n_in / n_out if sc is None else 1.0 / sc
+            src = np.minimum(np.floor(np.arange(n_out) * ratio).astype(np.int64), n_in - 1)
+            out = E.op("index_select")(out, dim, E.module.tensor(src, dtype=E.module.int64))
+            continue
+        if align_corners:
+            ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            pos = np.arange(n_out) * ratio
+        else:
+            ratio = n_in / n_out if sc is None else 1.0 / sc
+            pos = np.maximum((np.arange(n_out) + 0.5) * ratio - 0.5, 0.0)
+        i0 = np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
+        i1 = np.minimum(i0 + 1, n_in - 1)
+        lam = (pos - i0).reshape((n_out,) + (1,) * (input.ndim - 1 - dim))
+        a = E.op("index_select")(out, dim, E.module.tensor(i0, dtype=E.module.int64))
+        b = E.op("index_select")(out, dim, E.module.tensor(i1, dtype=E.module.int64))
+        w = E.module.tensor(lam, dtype=input.dtype)
+        out = a + (b - a) * w
+    return out
+
+
+def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Any:
+    """Deprecated in torch in favour of interpolate, which it calls."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -951,6 +1333,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
 __all__ = [
     "adaptive_avg_pool2d",
     "alpha_dropout",
+    "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
@@ -958,6 +1341,9 @@ __all__ = [
     "celu",
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "cosine_embedding_loss",
     "cross_entropy",
     "dropout",
@@ -966,6 +1352,7 @@ __all__ = [
     "dropout3d",
     "elu",
     "embedding",
+    "fold",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -976,6 +1363,7 @@ __all__ = [
     "hinge_embedding_loss",
     "huber_loss",
     "instance_norm",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
@@ -985,13 +1373,17 @@ __all__ = [
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",
+    "max_pool1d",
     "max_pool2d",
     "mish",
     "mse_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "one_hot",
+    "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "poisson_nll_loss",
     "prelu",
     "relu",
@@ -1011,4 +1403,6 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "triplet_margin_loss",
+    "unfold",
+    "upsample",
 ]

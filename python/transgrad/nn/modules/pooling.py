@@ -23,4 +23,14 @@ class AdaptiveAvgPool2d(_pooling.AdaptiveAvgPool2d, Module):
     __doc__ = _pooling.AdaptiveAvgPool2d.__doc__
 
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+class MaxPool1d(_pooling.MaxPool1d, Module):
+    __doc__ = _pooling.MaxPool1d.__doc__
+
+
+class AvgPool1d(_pooling.AvgPool1d, Module):
+    __doc__ = _pooling.AvgPool1d.__doc__
+
+
+__all__ = [
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "AvgPool1d"
+]

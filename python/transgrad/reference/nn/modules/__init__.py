@@ -30,9 +30,10 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -56,8 +57,10 @@ from .loss import (
 from .module import Module
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -73,4 +76,7 @@ __all__ = [
     "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss",
     "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d",
+    "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "Fold", "Unfold", "PixelShuffle",
+    "PixelUnshuffle", "AvgPool1d", "MaxPool1d", "Upsample", "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]

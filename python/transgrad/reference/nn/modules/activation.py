@@ -23,23 +23,27 @@ class Sigmoid(_activation.Sigmoid, Module):
     __doc__ = _activation.Sigmoid.__doc__
 
 
-class SiLU(_activation.SiLU, Module):
+class _Inplace(_activation._Inplace, Module):
+    __doc__ = _activation._Inplace.__doc__
+
+
+class SiLU(_activation.SiLU, _Inplace):
     __doc__ = _activation.SiLU.__doc__
 
 
-class Mish(_activation.Mish, Module):
+class Mish(_activation.Mish, _Inplace):
     __doc__ = _activation.Mish.__doc__
 
 
-class Hardswish(_activation.Hardswish, Module):
+class Hardswish(_activation.Hardswish, _Inplace):
     __doc__ = _activation.Hardswish.__doc__
 
 
-class Hardsigmoid(_activation.Hardsigmoid, Module):
+class Hardsigmoid(_activation.Hardsigmoid, _Inplace):
     __doc__ = _activation.Hardsigmoid.__doc__
 
 
-class SELU(_activation.SELU, Module):
+class SELU(_activation.SELU, _Inplace):
     __doc__ = _activation.SELU.__doc__
 
 
@@ -51,11 +55,15 @@ class Softplus(_activation.Softplus, Module):
     __doc__ = _activation.Softplus.__doc__
 
 
-class ELU(_activation.ELU, Module):
+class _Alpha(_activation._Alpha, Module):
+    __doc__ = _activation._Alpha.__doc__
+
+
+class ELU(_activation.ELU, _Alpha):
     __doc__ = _activation.ELU.__doc__
 
 
-class CELU(_activation.CELU, Module):
+class CELU(_activation.CELU, _Alpha):
     __doc__ = _activation.CELU.__doc__
 
 
@@ -95,7 +103,11 @@ class GLU(_activation.GLU, Module):
     __doc__ = _activation.GLU.__doc__
 
 
-class Softmax(_activation.Softmax, Module):
+class _Dim(_activation._Dim, Module):
+    __doc__ = _activation._Dim.__doc__
+
+
+class Softmax(_activation.Softmax, _Dim):
     __doc__ = _activation.Softmax.__doc__
 
 
@@ -103,7 +115,7 @@ class LogSoftmax(_activation.LogSoftmax, Softmax):
     __doc__ = _activation.LogSoftmax.__doc__
 
 
-class Softmin(_activation.Softmin, Module):
+class Softmin(_activation.Softmin, _Dim):
     __doc__ = _activation.Softmin.__doc__
 
 

@@ -12,15 +12,19 @@ from transgrad._nn.modules import instancenorm as _instancenorm
 from .module import Module
 
 
-class InstanceNorm1d(_instancenorm.InstanceNorm1d, Module):
+class _InstanceNorm(_instancenorm._InstanceNorm, Module):
+    __doc__ = _instancenorm._InstanceNorm.__doc__
+
+
+class InstanceNorm1d(_instancenorm.InstanceNorm1d, _InstanceNorm):
     __doc__ = _instancenorm.InstanceNorm1d.__doc__
 
 
-class InstanceNorm2d(_instancenorm.InstanceNorm2d, Module):
+class InstanceNorm2d(_instancenorm.InstanceNorm2d, _InstanceNorm):
     __doc__ = _instancenorm.InstanceNorm2d.__doc__
 
 
-class InstanceNorm3d(_instancenorm.InstanceNorm3d, Module):
+class InstanceNorm3d(_instancenorm.InstanceNorm3d, _InstanceNorm):
     __doc__ = _instancenorm.InstanceNorm3d.__doc__
 
 
