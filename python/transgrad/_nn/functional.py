@@ -77,24 +77,114 @@ def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
     return E.op("linear")(input, weight, bias)
 
 
-def embedding(input: Any, weight: Any) -> Any:
-    """Rows of ``weight`` picked by the int64 ``input``: shape ``input.shape + (dim,)``."""
+def embedding(input: Any, weight: Any, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Any:
+    """Rows of ``weight`` picked by the int64 ``input``: shape ``input.shape + (dim,)``.
+
+    ``padding_idx``: that row gets no gradient. ``max_norm``: the picked rows of ``weight``
+    whose ``norm_type``-norm exceeds it are first rescaled in place to that norm, as torch.
+    """
     E = engine_of(input)
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not "
+                                  "supported")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
     flat = input.reshape(-1)
+    if max_norm is not None:
+        _renorm_rows_(E, weight, E.numpy(flat), float(max_norm), float(norm_type))
     rows = E.op("index_select")(weight, 0, flat)
-    return rows.reshape(tuple(input.shape) + (weight.shape[1],))
+    if padding_idx is not None:
+        keep = (flat != padding_idx).unsqueeze(1)
+        rows = E.module.where(keep, rows, rows.detach())
+    return rows.reshape(*tuple(input.shape), weight.shape[1])
 
 
-def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
-               bias: Any = None, eps: float = 1e-5) -> Any:
+def _renorm_rows_(E: Engine, weight: Any, idx: np.ndarray, max_norm: float,
+                  norm_type: float) -> None:
+    """torch's embedding_renorm_: rows ``idx`` of ``weight`` with a norm above ``max_norm``
+    scaled (in place, no gradient) by ``max_norm / (norm + 1e-7)``."""
+    w = E.numpy(weight).copy()
+    rows = np.unique(idx)
+    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+        E.assign_(weight, w)
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
+                  sparse: bool = False, per_sample_weights: Any = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Any:
+    """The sum, mean or max of the embeddings of each bag: the rows of a 2-D ``input``, or
+    the runs of a 1-D ``input`` starting at ``offsets``; entries equal to ``padding_idx`` are
+    left out, an empty bag gives zeros. Sum and mean are one matmul of a (bags, entries)
+    weighting with the picked rows (``per_sample_weights`` scale the entries, mode "sum")."""
     E = engine_of(input)
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
-        raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
-                         f"trailing dims of an input of shape {tuple(input.shape)}")
-    return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
+    if mode not in _BAG_MODES:
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        bags, width = input.shape
+        starts = np.arange(bags, dtype=np.int64) * width
+        flat = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None or offsets.ndim != 1:
+            raise ValueError(f"offsets has to be a 1D Tensor but got {offsets}")
+        starts = E.numpy(offsets).astype(np.int64)
+        if include_last_offset:
+            starts = starts[:-1]
+        flat = input
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.ndim}")
+    n = flat.shape[0]
+    ends = np.append(starts[1:], n) if len(starts) else starts
+    if input.ndim == 1 and include_last_offset and offsets.shape[0]:
+        ends = np.append(starts[1:], int(E.numpy(offsets)[-1]))
+    idx = E.numpy(flat).astype(np.int64)
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    member = np.zeros((len(starts), n), dtype=bool)
+    for b, (s0, s1) in enumerate(zip(starts, ends)):
+        member[b, s0:s1] = True
+    if padding_idx is not None:
+        member &= (idx != padding_idx)[None, :]
+    rows = embedding(flat, weight, None, max_norm, norm_type)
+    if mode == "max":
+        out = []
+        for b in range(len(starts)):
+            picked = np.nonzero(member[b])[0]
+            if len(picked) == 0:
+                out.append(E.module.zeros(weight.shape[1], dtype=weight.dtype))
+            else:
+                sel = E.op("index_select")(rows, 0, E.module.tensor(picked,
+                                                                   dtype=E.module.int64))
+                out.append(sel.amax(0))
+        return E.module.stack(out, 0) if out else E.module.zeros(0, weight.shape[1],
+                                                                 dtype=weight.dtype)
+    share = member.astype(np.float64)
+    if mode == "mean":
+        share /= np.maximum(share.sum(1, keepdims=True), 1.0)
+    mix = E.module.tensor(share, dtype=weight.dtype)
+    if per_sample_weights is not None:
+        mix = mix * per_sample_weights.unsqueeze(0)
+    return E.op("matmul")(mix, rows)
 
 
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None,
@@ -1352,6 +1442,7 @@ __all__ = [
     "dropout3d",
     "elu",
     "embedding",
+    "embedding_bag",
     "fold",
     "gaussian_nll_loss",
     "gelu",
@@ -1366,7 +1457,6 @@ __all__ = [
     "interpolate",
     "kl_div",
     "l1_loss",
-    "layer_norm",
     "leaky_relu",
     "linear",
     "local_response_norm",

@@ -58,7 +58,7 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -78,4 +78,5 @@ __all__ = [
     "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "Fold", "Unfold", "PixelShuffle",
     "PixelUnshuffle", "AvgPool1d", "MaxPool1d", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "EmbeddingBag",
 ]
