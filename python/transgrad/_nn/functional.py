@@ -187,6 +187,18 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     return E.op("matmul")(mix, rows)
 
 
+def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
+               bias: Any = None, eps: float = 1e-5) -> Any:
+    E = engine_of(input)
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
+        raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
+                         f"trailing dims of an input of shape {tuple(input.shape)}")
+    return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
+
+
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of ``C / num_groups`` channels of each sample (over the group's
@@ -1457,6 +1469,7 @@ __all__ = [
     "interpolate",
     "kl_div",
     "l1_loss",
+    "layer_norm",
     "leaky_relu",
     "linear",
     "local_response_norm",
