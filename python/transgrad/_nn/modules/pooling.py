@@ -13,8 +13,9 @@ from .. import functional as F
 from ..module import Module
 
 
-class MaxPool2d(Module):
-    """Max over (kh, kw) windows; ``stride`` defaults to ``kernel_size``."""
+class _MaxPoolNd(Module):
+    """What the max-pooling layers share: torch's options (``stride`` defaults to
+    ``kernel_size``) and printed form."""
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
@@ -24,13 +25,17 @@ class MaxPool2d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, x: Any) -> Any:
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                                  self.ceil_mode, self.return_indices)
-
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over (kh, kw) windows; ``stride`` defaults to ``kernel_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class AvgPool2d(Module):
@@ -67,24 +72,12 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """Max over windows of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
-
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, x: Any) -> Any:
         return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class AvgPool1d(Module):

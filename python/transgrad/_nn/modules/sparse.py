@@ -13,6 +13,32 @@ from .. import functional as F
 from ..module import Module
 
 
+def _padding_index(padding_idx: int | None, num_embeddings: int, name: str) -> int | None:
+    """``padding_idx`` made non-negative, after torch's range check (``name`` as torch
+    spells it in its message)."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{name} must be within num_embeddings")
+    return padding_idx % num_embeddings
+
+
+def _table(E: Any, rows: int, dim: int, padding_idx: int | None, weight: Any,
+           dtype: Any) -> Any:
+    """The initial table: ``weight`` when given (its shape checked), else N(0, 1) draws with
+    the ``padding_idx`` row zero, as torch."""
+    if weight is not None:
+        if tuple(weight.shape) != (rows, dim):
+            raise AssertionError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+        return weight.detach()
+    w = E.module.randn(rows, dim, dtype=E.dtype(dtype))
+    if padding_idx is not None:
+        with E.no_grad():
+            w[padding_idx] = 0.0
+    return w
+
+
 class Embedding(Module):
     """A lookup table: int64 indices -> rows of ``weight`` (num_embeddings, embedding_dim),
     initialised N(0, 1) as in torch (the ``padding_idx`` row zero)."""
@@ -23,23 +49,10 @@ class Embedding(Module):
                  _freeze: bool = False, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = padding_idx % num_embeddings
-        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
+        self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        E = self._E
-        if _weight is None:
-            w = E.module.randn(num_embeddings, embedding_dim, dtype=E.dtype(dtype))
-            if padding_idx is not None:
-                with E.no_grad():
-                    w[padding_idx] = 0.0
-        else:
-            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            w = _weight.detach() if hasattr(_weight, "detach") else _weight
+        w = _table(self._E, num_embeddings, embedding_dim, self.padding_idx, _weight, dtype)
         self.weight = self.Parameter(w, requires_grad=not _freeze)
 
     @classmethod
@@ -81,21 +94,11 @@ class EmbeddingBag(Module):
                  padding_idx: int | None = None, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            padding_idx = padding_idx % num_embeddings
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
-        E = self._E
-        if _weight is None:
-            w = E.module.randn(num_embeddings, embedding_dim, dtype=E.dtype(dtype))
-            if padding_idx is not None:
-                with E.no_grad():
-                    w[padding_idx] = 0.0
-        else:
-            w = _weight.detach() if hasattr(_weight, "detach") else _weight
+        self.include_last_offset = include_last_offset
+        w = _table(self._E, num_embeddings, embedding_dim, self.padding_idx, _weight, dtype)
         self.weight = self.Parameter(w)
 
     def forward(self, input: Any, offsets: Any = None, per_sample_weights: Any = None) -> Any:

@@ -11,7 +11,11 @@ from transgrad._nn.modules import pooling as _pooling
 from .module import Module
 
 
-class MaxPool2d(_pooling.MaxPool2d, Module):
+class _MaxPoolNd(_pooling._MaxPoolNd, Module):
+    __doc__ = _pooling._MaxPoolNd.__doc__
+
+
+class MaxPool2d(_pooling.MaxPool2d, _MaxPoolNd):
     __doc__ = _pooling.MaxPool2d.__doc__
 
 
@@ -23,7 +27,7 @@ class AdaptiveAvgPool2d(_pooling.AdaptiveAvgPool2d, Module):
     __doc__ = _pooling.AdaptiveAvgPool2d.__doc__
 
 
-class MaxPool1d(_pooling.MaxPool1d, Module):
+class MaxPool1d(_pooling.MaxPool1d, _MaxPoolNd):
     __doc__ = _pooling.MaxPool1d.__doc__
 
 
