@@ -85,6 +85,13 @@ POOLS = [
     ("MaxPool1d", (2,), {"ceil_mode": True}, (3, 7)),
     ("MaxPool2d", (3, 2), {"ceil_mode": True}, (2, 2, 8, 7)),
     ("MaxPool2d", ((2, 3), (2, 2), (1, 1)), {"ceil_mode": True}, (1, 2, 7, 8)),
+    ("MaxPool3d", (2,), {}, (2, 2, 4, 5, 4)),
+    ("MaxPool3d", ((3, 2, 2), (2, 1, 2), (1, 0, 1), (1, 2, 1)), {"ceil_mode": True},
+     (1, 2, 6, 6, 5)),
+    ("MaxPool3d", (2,), {"ceil_mode": True}, (2, 5, 3, 3)),
+    ("AdaptiveMaxPool2d", ((3, 2),), {}, (2, 3, 7, 5)),
+    ("AdaptiveMaxPool2d", ((None, 4),), {}, (3, 5, 7)),
+    ("AdaptiveMaxPool1d", (3,), {}, (2, 3, 8)),
     ("AvgPool1d", (3,), {}, (2, 3, 10)),
     ("AvgPool1d", (4, 2, 1), {"count_include_pad": False}, (2, 3, 9)),
 ]
@@ -98,8 +105,14 @@ def test_pool_layer_matches_torch(lib, name, args, kwargs, shape):
              lambda: getattr(torch.nn, name)(*args, **kwargs), [_x(*shape)], module=True)
 
 
-@pytest.mark.parametrize("fn,args,shape", [("max_pool1d", (3, 2, 1, 1, True), (2, 3, 10)),
-                                           ("max_pool2d", (3, 2, 1, 1, True), (2, 2, 8, 7))])
+@pytest.mark.parametrize("fn,args,shape", [
+    ("max_pool1d", (3, 2, 1, 1, True), (2, 3, 10)),
+    ("max_pool2d", (3, 2, 1, 1, True), (2, 2, 8, 7)),
+    ("max_pool3d", ((2, 3, 2), (2, 1, 2), (1, 1, 0), 1, True), (2, 2, 5, 4, 5)),
+    ("max_pool3d", (2, None, 0, (2, 1, 1)), (2, 6, 3, 4)),
+    ("adaptive_max_pool2d", ((3, 2),), (2, 3, 7, 5)),
+    ("adaptive_max_pool1d", (4,), (3, 9)),
+])
 def test_pool_indices_match_torch(lib, fn, args, shape):
     torch = pytest.importorskip("torch")
     x = _x(*shape)

@@ -578,6 +578,90 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return out.squeeze(-2)
 
 
+def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W): for each depth tap,
+    max_pool2d of the depth planes it meets (folded into the batch), then the elementwise
+    maximum over the taps; indices (flat into D*H*W, as torch) from the winning tap."""
+    E = engine_of(input)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"non-empty 4D or 5D (batch mode) tensor expected for input, but "
+                           f"got: {list(input.shape)}")
+    if input.ndim == 4:
+        out = max_pool3d(input.unsqueeze(0), kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
+        return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+    k = _triple(kernel_size)
+    s = k if stride is None or stride == () else _triple(stride)
+    p, d = _triple(padding), _triple(dilation)
+    n, c, depth, h, w = tuple(input.shape)
+    extra = _ceil_extra(depth, k[0], s[0], p[0], d[0]) if ceil_mode else 0
+    x = pad(input, (0, 0, 0, 0, p[0], p[0] + extra), value=-math.inf)
+    out_depth = (x.shape[2] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    values, indices = [], []
+    for j in range(k[0]):
+        start = j * d[0]
+        planes = x[:, :, start:start + (out_depth - 1) * s[0] + 1:s[0]]
+        planes = planes.permute(0, 2, 1, 3, 4).reshape(n * out_depth, c, h, w)
+        v, i = max_pool2d(planes, k[1:], s[1:], p[1:], d[1:], ceil_mode, True)
+        shape = (n, out_depth, c) + tuple(v.shape[2:])
+        values.append(v.reshape(*shape).permute(0, 2, 1, 3, 4))
+        plane = np.arange(out_depth).reshape(1, -1, 1, 1, 1) * s[0] + start - p[0]
+        indices.append((E.numpy(i).reshape(shape) + plane * h * w).transpose(0, 2, 1, 3, 4))
+    best = values[0]
+    for v in values[1:]:
+        best = E.module.maximum(best, v)
+    if not return_indices:
+        return best
+    taps = np.stack([E.numpy(v) for v in values])
+    which = np.argmax(taps, axis=0)  # the first tap holding the max, as torch's scan order
+    chosen = np.take_along_axis(np.stack(indices), which[None], axis=0)[0]
+    return best, E.module.tensor(chosen.astype(np.int64), dtype=E.module.int64)
+
+
+def _adaptive_windows(size: int, out: int) -> list:
+    """torch's adaptive windows: [floor(i size / out), ceil((i + 1) size / out))."""
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over the windows that split H and W into ``output_size`` (None keeps a dim): max
+    is separable, so rows are reduced per output row, then columns per output column; the
+    indices (flat into H*W) come from the input's values."""
+    E = engine_of(input)
+    if input.ndim not in (3, 4):
+        raise ValueError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                         f"{list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+    rows_w = _adaptive_windows(h, oh)
+    cols_w = _adaptive_windows(w, ow)
+    rows = E.module.stack([input[..., a:b, :].amax(-2) for a, b in rows_w], -2)
+    values = E.module.stack([rows[..., a:b].amax(-1) for a, b in cols_w], -1)
+    if not return_indices:
+        return values
+    x = E.numpy(input)
+    idx = np.empty(x.shape[:-2] + (oh, ow), dtype=np.int64)
+    for i, (a, b) in enumerate(rows_w):
+        for j, (c0, c1) in enumerate(cols_w):
+            win = x[..., a:b, c0:c1].reshape(x.shape[:-2] + (-1,))
+            flat = np.argmax(win, axis=-1)
+            idx[..., i, j] = (a + flat // (c1 - c0)) * w + c0 + flat % (c1 - c0)
+    return values, E.module.tensor(idx, dtype=E.module.int64)
+
+
+def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """adaptive_max_pool2d over a height of 1, of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
+                           f"{list(input.shape)}")
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size)), return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Any:
     """Mean over windows of (N, C, L) or (C, L): avg_pool2d over a height of 1."""
@@ -1434,6 +1518,8 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
 
 __all__ = [
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -1478,6 +1564,7 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "mish",
     "mse_loss",
     "multilabel_soft_margin_loss",

@@ -80,6 +80,38 @@ class MaxPool1d(_MaxPoolNd):
                             self.ceil_mode, self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
+
+    def forward(self, x: Any) -> Any:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) or (C, L) to a fixed ``output_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) or (C, H, W) to a fixed ``output_size`` (an int or a pair;
+    None keeps that dim)."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
 class AvgPool1d(Module):
     """Mean over windows of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
 

@@ -57,7 +57,16 @@ from .module import Module
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .pooling import (
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -79,4 +88,5 @@ __all__ = [
     "PixelUnshuffle", "AvgPool1d", "MaxPool1d", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
     "EmbeddingBag",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d",
 ]
