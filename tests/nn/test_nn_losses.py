@@ -183,3 +183,57 @@ def test_loss_errors_are_torchs(lib, call):
 
     with raises_like(lambda: call(torch.nn.functional, torch.tensor)):
         call(lib.F, tg.tensor)
+
+
+def _ctc_inputs(T=10, N=3, C=5, S=4, seed=0):
+    r = np.random.default_rng(seed)
+    return (r.standard_normal((T, N, C)), r.integers(1, C, (N, S)),
+            np.array([T, T - 2, T - 3])[:N], np.array([S, 2, 3])[:N])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("flat_targets", [False, True])
+def test_ctc_loss_matches_torch(lib, reduction, flat_targets):
+    torch = pytest.importorskip("torch")
+    logits, tgt, il, tl = _ctc_inputs()
+    if flat_targets:
+        tgt = np.concatenate([row[:n] for row, n in zip(tgt, tl)])
+
+    def ours(x):
+        layer = lib.nn.CTCLoss(blank=0, reduction=reduction)
+        return layer(x.log_softmax(2), lib.tg.tensor(tgt), lib.tg.tensor(il), lib.tg.tensor(tl))
+
+    def theirs(x):
+        layer = torch.nn.CTCLoss(blank=0, reduction=reduction)
+        return layer(x.log_softmax(2), torch.tensor(tgt), torch.tensor(il), torch.tensor(tl))
+
+    run_both(lib, torch, ours, theirs, [logits])
+
+
+def test_ctc_loss_unbatched_blank_and_zero_infinity(lib):
+    torch = pytest.importorskip("torch")
+    logits, tgt, _, _ = _ctc_inputs(T=6, N=1, S=3)
+    run_both(lib, torch,
+             lambda x: lib.F.ctc_loss(x.log_softmax(1), lib.tg.tensor(tgt[0]), (6,), (3,),
+                                      blank=4),
+             lambda x: torch.nn.functional.ctc_loss(x.log_softmax(1), torch.tensor(tgt[0]),
+                                                    (6,), (3,), blank=4), [logits[:, 0]])
+    # 5 labels cannot fit in 3 frames: inf, or 0 (and a zero gradient) with zero_infinity
+    x = lib.tg.tensor(_ctc_inputs(T=3, N=1)[0], requires_grad=True)
+    t = lib.tg.tensor(np.array([[1, 2, 1, 2, 1]]))
+    assert np.isinf(float(lib.F.ctc_loss(x.log_softmax(2), t, (3,), (5,), reduction="sum")))
+    loss = lib.F.ctc_loss(x.log_softmax(2), t, (3,), (5,), reduction="sum", zero_infinity=True)
+    loss.backward()
+    assert float(loss) == 0.0 and not np.asarray(x.grad).any()
+
+
+def test_ctc_loss_gradgradcheck(lib):
+    logits, tgt, il, tl = _ctc_inputs(T=4, N=2, C=3, S=2)
+    x = lib.tg.tensor(logits, requires_grad=True)
+    t, i, n = lib.tg.tensor(tgt), lib.tg.tensor(np.array([4, 3])), lib.tg.tensor(tl[:2])
+
+    def f(a):
+        return lib.F.ctc_loss(a.log_softmax(2), t, i, n, reduction="sum")
+
+    assert lib.tg.autograd.gradcheck(f, (x,))
+    assert lib.tg.autograd.gradgradcheck(f, (x,))

@@ -1505,6 +1505,92 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
     return _reduce(E, loss, reduction)
 
 
+_CTC_FLOOR = -1e30  # stands for log(0) in the CTC recursion (Note [CTC as a composite])
+
+
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Any:
+    """Connectionist temporal classification loss of log-probabilities (T, N, C) (or (T, C))
+    against label sequences (N, S) padded or 1-D concatenated (Note [CTC as a composite]);
+    "mean" divides each loss by its target length, then averages over the batch, as torch."""
+    E = engine_of(log_probs)
+    _check_reduction(reduction)
+    if log_probs.ndim == 2:
+        loss = ctc_loss(log_probs.unsqueeze(1), targets.reshape(1, -1) if targets.ndim == 1
+                        else targets, _lengths(E, input_lengths), _lengths(E, target_lengths),
+                        blank, "none", zero_infinity)
+        return loss.squeeze(0) if reduction == "none" else _ctc_reduce(
+            E, loss, _lengths(E, target_lengths), reduction)
+    if log_probs.ndim != 3:
+        raise ValueError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got shape "
+                         f"{tuple(log_probs.shape)}")
+    t_max, n, _ = tuple(log_probs.shape)
+    in_len, tg_len = _lengths(E, input_lengths), _lengths(E, target_lengths)
+    labels = E.numpy(targets).astype(np.int64)
+    if len(in_len) != n or len(tg_len) != n:
+        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of length "
+                           f"{n}, got {len(in_len)} and {len(tg_len)}")
+    if (in_len > t_max).any():
+        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                           f"value {int(in_len.max())}")
+    starts = np.concatenate([[0], np.cumsum(tg_len)[:-1]])
+    losses = []
+    for b in range(n):
+        seq = (labels[b, :tg_len[b]] if labels.ndim == 2
+               else labels[starts[b]:starts[b] + tg_len[b]])
+        lp = log_probs[:int(in_len[b]), b]
+        losses.append(_ctc_sequence(E, lp, seq, blank, zero_infinity))
+    loss = E.module.stack(losses, 0)
+    return loss if reduction == "none" else _ctc_reduce(E, loss, tg_len, reduction)
+
+
+# Note [CTC as a composite]
+# The loss of one sequence is -log of the sum over alignments, computed by the forward
+# recursion over the extended labels l' = (blank, l1, blank, l2, ..., blank): alpha_t(s) =
+# logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) when l'_s is not blank and
+# differs from l'_{s-2}) + log p_t(l'_s). Written with differentiable ops (index_select, pad,
+# stack, logsumexp), its gradient is autograd's, exact to any order, with no hand-written
+# beta recursion. log(0) is a large finite negative number, so that logsumexp over states not
+# reached yet has a finite (zero) gradient where -inf would give 0/0; a loss at that scale is
+# an impossible alignment: inf, or 0 with ``zero_infinity`` (its gradient then zero too).
+
+
+def _ctc_sequence(E: Engine, lp: Any, seq: np.ndarray, blank: int,
+                  zero_infinity: bool) -> Any:
+    ext = np.full(2 * len(seq) + 1, blank, dtype=np.int64)
+    ext[1::2] = seq
+    n_states = len(ext)
+    emit = E.op("index_select")(lp, 1, E.module.tensor(ext, dtype=E.module.int64))
+    skip = np.zeros(n_states, dtype=bool)
+    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    skip_mask = E.module.tensor(skip)
+    floor = E.module.full((n_states,), _CTC_FLOOR, dtype=lp.dtype)
+    start = np.full(n_states, _CTC_FLOOR)
+    start[:min(2, n_states)] = 0.0
+    alpha = emit[0] + E.module.tensor(start, dtype=lp.dtype) if lp.shape[0] else floor
+    for t in range(1, lp.shape[0]):
+        one = pad(alpha, (1, 0), value=_CTC_FLOOR)[:n_states]
+        two = E.module.where(skip_mask, pad(alpha, (2, 0), value=_CTC_FLOOR)[:n_states], floor)
+        alpha = E.module.logsumexp(E.module.stack([alpha, one, two], 0), 0) + emit[t]
+    ends = alpha[n_states - 2:] if n_states > 1 else alpha
+    loss = -E.module.logsumexp(ends, 0)
+    if float(E.numpy(loss)) > -_CTC_FLOOR / 2:
+        return loss * 0.0 if zero_infinity else loss * 0.0 + math.inf
+    return loss
+
+
+def _lengths(E: Engine, v: Any) -> np.ndarray:
+    return np.atleast_1d(np.asarray(E.numpy(v) if hasattr(v, "shape") and not isinstance(
+        v, np.ndarray) else v, dtype=np.int64))
+
+
+def _ctc_reduce(E: Engine, loss: Any, tg_len: np.ndarray, reduction: str) -> Any:
+    if reduction == "sum":
+        return loss.sum()
+    div = E.module.tensor(np.maximum(tg_len, 1).astype(np.float64), dtype=loss.dtype)
+    return (loss / div).mean()
+
+
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     """int64 one-hot encoding, last dim of size ``num_classes`` (max + 1 when -1)."""
     E = engine_of(tensor)
@@ -1534,6 +1620,7 @@ __all__ = [
     "conv_transpose2d",
     "cosine_embedding_loss",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",

@@ -38,6 +38,7 @@ from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
+    CTCLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -89,4 +90,5 @@ __all__ = [
     "UpsamplingNearest2d",
     "EmbeddingBag",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d",
+    "CTCLoss",
 ]

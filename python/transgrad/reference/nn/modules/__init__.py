@@ -39,6 +39,7 @@ from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
+    CTCLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -90,4 +91,5 @@ __all__ = [
     "UpsamplingNearest2d",
     "EmbeddingBag",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d",
+    "CTCLoss",
 ]

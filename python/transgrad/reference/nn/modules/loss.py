@@ -90,9 +90,13 @@ class TripletMarginLoss(_loss.TripletMarginLoss, _Loss):
     __doc__ = _loss.TripletMarginLoss.__doc__
 
 
+class CTCLoss(_loss.CTCLoss, _Loss):
+    __doc__ = _loss.CTCLoss.__doc__
+
+
 __all__ = [
     "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
     "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss", "KLDivLoss",
     "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-    "HingeEmbeddingLoss", "TripletMarginLoss"
+    "HingeEmbeddingLoss", "TripletMarginLoss", "CTCLoss"
 ]
