@@ -24,6 +24,7 @@ PROGRAMS = [
     "prog_attention",
     "prog_gnn",
     "prog_lstm",
+    "prog_conv_autoencoder",
 ]
 
 # name -> (reason, exception type the program raises today)
