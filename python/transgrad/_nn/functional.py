@@ -302,13 +302,18 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     return input / div
 
 
+def _dropout_off(p: float, training: bool) -> bool:
+    """Whether dropout is the identity (eval, or p = 0), after torch's check of ``p``."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return not training or p == 0.0
+
+
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
     mask comes from the engine's generator (``manual_seed``). Identity when not training."""
     E = engine_of(input)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if _dropout_off(p, training):
         return input
     if p == 1.0:
         return _maybe_inplace(input, inplace, lambda x: x * 0.0)
@@ -322,8 +327,7 @@ def _channel_dropout(name: str, input: Any, p: float, training: bool, inplace: b
     ``p``, scale the rest by ``1 / (1 - p)``; inputs of ``batched_ndim`` dims or one fewer
     (unbatched)."""
     E = engine_of(input)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    off = _dropout_off(p, training)
     if input.ndim not in (batched_ndim - 1, batched_ndim):
         raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
                            f"but received a {input.ndim}D input. Note that {name} exists to "
@@ -331,7 +335,7 @@ def _channel_dropout(name: str, input: Any, p: float, training: bool, inplace: b
                            f"{batched_ndim - 2} spatial dimensions, a channel dimension, and "
                            "an optional batch dimension (i.e. "
                            f"{batched_ndim - 1}D or {batched_ndim}D inputs).")
-    if not training or p == 0.0:
+    if off:
         return input
     lead = 1 if input.ndim == batched_ndim - 1 else 2
     shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
@@ -360,9 +364,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False,
     """Dropout that keeps SELU's zero mean and unit variance: dropped elements take SELU's
     negative saturation value, then an affine map restores the moments."""
     E = engine_of(input)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if _dropout_off(p, training):
         return input
     if p == 1.0:
         return _maybe_inplace(input, inplace, lambda x: x * 0.0)
