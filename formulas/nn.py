@@ -67,7 +67,8 @@ def layer_norm(x: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = No
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims (biased variance, as torch),
     then scale by ``weight`` and shift by ``bias``."""
-    flat_shape = x.shape[:x.ndim - len(normalized_shape)] + (-1,)
+    # the size named (no -1), so that an input of no elements reshapes too
+    flat_shape = x.shape[:x.ndim - len(normalized_shape)] + (math.prod(normalized_shape),)
     flat = kernel.reshape(x, flat_shape)
     n = flat.shape[-1]
     mean = kernel.div(kernel.sum(flat, (-1,), True), kernel.scalar_like(x, n))

@@ -32,7 +32,7 @@ def batch_norm(x: Tensor, running_mean: Optional[Tensor] = None,
         raise ValueError("batch_norm: eval mode needs running_mean and running_var")
     c = x.shape[1]
     last = ops.transpose(x, 1, -1)
-    rows = ops.reshape(last, (-1, c))
+    rows = ops.reshape(last, (x.numel // c if c else 0, c))  # no -1: N may be 0
     normed = (ops.transpose(ops.layer_norm(ops.transpose(rows, 0, 1), (rows.shape[0],), None,
                                            None, eps), 0, 1)
               if training else (rows - running_mean) * ops.rsqrt(running_var + eps))

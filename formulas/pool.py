@@ -22,7 +22,10 @@ def max_pool2d(x: Tensor, kernel_size: Shape, stride: Shape, padding: Shape = (0
     """Window maxima and their flat indices into H*W (as torch's return_indices=True)."""
     values, indices = kernel.max_pool2d(x, kernel_size, stride, padding, dilation)
     flat_shape = (x.shape[0], x.shape[1], x.shape[2] * x.shape[3])
-    out_shape = (x.shape[0], x.shape[1], -1)
+    # every size named (no -1): an empty batch must reshape too
+    out_shape = (x.shape[0], x.shape[1],
+                 pool_out_size(x.shape[2], kernel_size[0], stride[0], padding[0], dilation[0])
+                 * pool_out_size(x.shape[3], kernel_size[1], stride[1], padding[1], dilation[1]))
 
     def backward(grad):
         routed = ops.scatter_add(ops.zeros(flat_shape, grad.dtype), 2,
@@ -43,7 +46,8 @@ def avg_pool2d(x: Tensor, kernel_size: Shape, stride: Shape, padding: Shape = (0
     if oh < 1 or ow < 1:
         raise ValueError(f"avg_pool2d: input {x.shape} is too small for kernel {kernel_size}")
     cols = ops.im2col(x, kernel_size, stride, padding, (1, 1))
-    windows = ops.reshape(cols, (x.shape[0], x.shape[1], kernel_size[0] * kernel_size[1], -1))
+    windows = ops.reshape(cols, (x.shape[0], x.shape[1], kernel_size[0] * kernel_size[1],
+                                 oh * ow))
     return ops.reshape(ops.mean(windows, (2,)), (x.shape[0], x.shape[1], oh, ow))
 
 

@@ -141,11 +141,11 @@ def test_bad_arguments(lib):
     with pytest.raises(ValueError, match="reduction"):
         F.cross_entropy(x, t, reduction="avg")
     with pytest.raises(TypeError, match="int64 class indices"):
-        F.cross_entropy(x, x)
-    with pytest.raises(ValueError, match="shape"):
+        F.cross_entropy(x, tg.tensor(np.zeros(2), dtype=tg.float64))
+    with pytest.warns(UserWarning, match="different to the input size"):  # as torch
         F.mse_loss(x, tg.tensor(np.zeros(3), dtype=tg.float64))
     with pytest.raises(ValueError, match="approximate"):
-        F.gelu(x, "fast")
+        F.gelu(x, approximate="fast")
     with pytest.raises(ValueError, match="dropout probability"):
         F.dropout(x, 1.5)
 

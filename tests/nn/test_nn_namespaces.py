@@ -14,15 +14,19 @@ from transgrad._nn.modules import (
     conv,
     dropout,
     flatten,
+    fold,
+    instancenorm,
     linear,
     loss,
     normalization,
+    pixelshuffle,
     pooling,
     sparse,
+    upsampling,
 )
 
-NEUTRAL = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization,
-           pooling, sparse)
+NEUTRAL = (activation, batchnorm, container, conv, dropout, flatten, fold, instancenorm, linear,
+           loss, normalization, pixelshuffle, pooling, sparse, upsampling)
 
 
 def _classes(nn):

@@ -24,6 +24,7 @@ PROGRAMS = [
     "prog_attention",
     "prog_gnn",
     "prog_lstm",
+    "prog_conv_autoencoder",
     # seeded end to end (Note [The same numbers as torch]): no weights are copied between runs
     "prog_maml",
     "prog_wgan_gp",

@@ -5,37 +5,7 @@ tensor input), so ``transgrad.reference.nn.functional`` exports the very same fu
 """
 
 from transgrad._api.linalg import pdist  # torch.nn.functional.pdist is torch.pdist
-from transgrad._nn.functional import (
-    adaptive_avg_pool2d,
-    avg_pool2d,
-    batch_norm,
-    binary_cross_entropy_with_logits,
-    conv1d,
-    conv2d,
-    cross_entropy,
-    dropout,
-    elu,
-    embedding,
-    gelu,
-    layer_norm,
-    leaky_relu,
-    linear,
-    log_softmax,
-    max_pool2d,
-    mse_loss,
-    nll_loss,
-    one_hot,
-    relu,
-    sigmoid,
-    silu,
-    softmax,
-    softplus,
-    tanh,
-)
+from transgrad._nn.functional import *  # noqa: F403  (_nn/functional.py lists them once)
+from transgrad._nn.functional import __all__ as _functional
 
-__all__ = [
-    "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits",
-    "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding", "gelu",
-    "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool2d", "mse_loss",
-    "nll_loss", "one_hot", "pdist", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
-]
+__all__ = [*_functional, "pdist"]

@@ -28,8 +28,9 @@ class _ConvNd(Module):
     ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups * prod(kernel_size).
     """
 
-    _n = 0            # spatial dims
-    _function = ""    # the functional it runs
+    _n = 0              # spatial dims
+    _function = ""      # the functional it runs
+    _transposed = False  # weight (in, out / groups, *k) instead of (out, in / groups, *k)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -40,9 +41,10 @@ class _ConvNd(Module):
             raise ValueError(f"{type(self).__name__}: in_channels ({in_channels}) and "
                              f"out_channels ({out_channels}) must be divisible by groups "
                              f"({groups}), a positive int")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} "
-                                      "is not supported (only 'zeros')")
+        modes = ["zeros", "reflect", "replicate", "circular"]
+        if padding_mode not in modes:
+            raise ValueError(f"padding_mode must be one of {modes}, but got "
+                             f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = _ntuple(kernel_size, n, "kernel_size")
         self.stride = _ntuple(stride, n, "stride")
@@ -58,7 +60,8 @@ class _ConvNd(Module):
             self.padding = _ntuple(padding, n, "padding")
         self.groups, self.padding_mode = int(groups), padding_mode
         E, b = self._E, self._bound()
-        shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+        shape = ((self.in_channels, self.out_channels // self.groups) if self._transposed
+                 else (self.out_channels, self.in_channels // self.groups)) + self.kernel_size
         self.weight = self.Parameter(E.uniform(shape, -b, b, dtype))
         if bias:
             self.bias = self.Parameter(E.uniform((self.out_channels,), -b, b, dtype))
@@ -66,7 +69,9 @@ class _ConvNd(Module):
             self.register_parameter("bias", None)
 
     def _bound(self) -> float:
-        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
+        # torch's fan_in is weight.shape[1] * prod(kernel_size), also for a transposed weight
+        per_group = (self.out_channels if self._transposed else self.in_channels) // self.groups
+        fan_in = per_group * math.prod(self.kernel_size)
         return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
 
     def reset_parameters(self) -> None:
@@ -76,9 +81,26 @@ class _ConvNd(Module):
             if p is not None:
                 E.assign_(p, E.uniform(tuple(p.shape), -b, b, p.dtype))
 
+    def _mode_padding(self) -> tuple:
+        """F.pad's (before, after) pairs, last dim first, for a non-zeros padding_mode."""
+        pairs: tuple = ()
+        for j in reversed(range(self._n)):
+            if self.padding == "same":
+                total = self.dilation[j] * (self.kernel_size[j] - 1)
+                pairs += (total // 2, total - total // 2)
+            elif self.padding == "valid":
+                pairs += (0, 0)
+            else:
+                pairs += (self.padding[j], self.padding[j])
+        return pairs
+
     def forward(self, x: Any) -> Any:
-        return getattr(F, self._function)(x, self.weight, self.bias, self.stride,
-                                                self.padding, self.dilation, self.groups)
+        conv = getattr(F, self._function)
+        if self.padding_mode != "zeros":
+            x = F.pad(x, self._mode_padding(), self.padding_mode)
+            return conv(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                    self.groups)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -91,6 +113,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -105,3 +129,63 @@ class Conv2d(_ConvNd):
     (C_out, C_in / groups, kh, kw)."""
 
     _n, _function = 2, "conv2d"
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W): weight
+    (C_out, C_in / groups, kd, kh, kw)."""
+
+    _n, _function = 3, "conv3d"
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: ``output_padding``, a weight
+    (C_in, C_out / groups, *kernel_size), padding_mode "zeros" only (as torch)."""
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
+        if isinstance(padding, str):
+            raise ValueError(f"{type(self).__name__}: padding must be an int or a tuple, got "
+                             f"{padding!r}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype)
+        self.output_padding = _ntuple(output_padding, self._n, "output_padding")
+
+    def forward(self, x: Any, output_size: Any = None) -> Any:
+        if output_size is not None:
+            raise NotImplementedError(f"{type(self).__name__}: output_size is not supported; "
+                                      "pass output_padding to the layer")
+        return getattr(F, self._function)(x, self.weight, self.bias, self.stride,
+                                          self.padding, self.output_padding, self.groups,
+                                          self.dilation)
+
+    def extra_repr(self) -> str:
+        s = super().extra_repr()
+        if self.output_padding != (0,) * self._n:
+            # torch's order: ..., dilation, output_padding, groups, bias
+            head, sep, tail = s.partition(", groups=")
+            if not sep:
+                head, sep, tail = s.partition(", bias=")
+            s = head + f", output_padding={self.output_padding}" + sep + tail
+        return s
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution of (N, C_in, L) or (C_in, L): weight
+    (C_in, C_out / groups, k)."""
+
+    _n, _function = 1, "conv_transpose1d"
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution of (N, C_in, H, W) or (C_in, H, W): weight
+    (C_in, C_out / groups, kh, kw)."""
+
+    _n, _function = 2, "conv_transpose2d"

@@ -13,20 +13,49 @@ from .. import functional as F
 from ..module import Module
 
 
-class Dropout(Module):
-    """Zero elements with probability ``p`` while training (seeded by ``manual_seed``)."""
+class _DropoutNd(Module):
+    """The options every dropout layer shares: ``p`` and ``inplace``."""
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        if inplace:
-            raise NotImplementedError("Dropout(inplace=True) is not supported: use the default "
-                                      "inplace=False (the same values, in a new tensor)")
         self.p, self.inplace = float(p), bool(inplace)
-
-    def forward(self, x: Any) -> Any:
-        return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zero elements with probability ``p`` while training (seeded by ``manual_seed``)."""
+
+    def forward(self, x: Any) -> Any:
+        return F.dropout(x, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) or (C, L) with probability ``p`` while training."""
+
+    def forward(self, x: Any) -> Any:
+        return F.dropout1d(x, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of (N, C, H, W) or (C, H, W) with probability ``p``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.dropout2d(x, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.dropout3d(x, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+
+    def forward(self, x: Any) -> Any:
+        return F.alpha_dropout(x, self.p, self.training, self.inplace)

@@ -23,4 +23,22 @@ class Conv2d(_conv.Conv2d, _ConvNd):
     __doc__ = _conv.Conv2d.__doc__
 
 
-__all__ = ["Conv1d", "Conv2d"]
+class Conv3d(_conv.Conv3d, _ConvNd):
+    __doc__ = _conv.Conv3d.__doc__
+
+
+class _ConvTransposeNd(_conv._ConvTransposeNd, _ConvNd):
+    __doc__ = _conv._ConvTransposeNd.__doc__
+
+
+class ConvTranspose1d(_conv.ConvTranspose1d, _ConvTransposeNd):
+    __doc__ = _conv.ConvTranspose1d.__doc__
+
+
+class ConvTranspose2d(_conv.ConvTranspose2d, _ConvTransposeNd):
+    __doc__ = _conv.ConvTranspose2d.__doc__
+
+
+__all__ = [
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"
+]

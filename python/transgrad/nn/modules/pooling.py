@@ -11,7 +11,11 @@ from transgrad._nn.modules import pooling as _pooling
 from .module import Module
 
 
-class MaxPool2d(_pooling.MaxPool2d, Module):
+class _MaxPoolNd(_pooling._MaxPoolNd, Module):
+    __doc__ = _pooling._MaxPoolNd.__doc__
+
+
+class MaxPool2d(_pooling.MaxPool2d, _MaxPoolNd):
     __doc__ = _pooling.MaxPool2d.__doc__
 
 
@@ -23,4 +27,31 @@ class AdaptiveAvgPool2d(_pooling.AdaptiveAvgPool2d, Module):
     __doc__ = _pooling.AdaptiveAvgPool2d.__doc__
 
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+class MaxPool1d(_pooling.MaxPool1d, _MaxPoolNd):
+    __doc__ = _pooling.MaxPool1d.__doc__
+
+
+class MaxPool3d(_pooling.MaxPool3d, _MaxPoolNd):
+    __doc__ = _pooling.MaxPool3d.__doc__
+
+
+class _AdaptiveMaxPoolNd(_pooling._AdaptiveMaxPoolNd, Module):
+    __doc__ = _pooling._AdaptiveMaxPoolNd.__doc__
+
+
+class AdaptiveMaxPool1d(_pooling.AdaptiveMaxPool1d, _AdaptiveMaxPoolNd):
+    __doc__ = _pooling.AdaptiveMaxPool1d.__doc__
+
+
+class AdaptiveMaxPool2d(_pooling.AdaptiveMaxPool2d, _AdaptiveMaxPoolNd):
+    __doc__ = _pooling.AdaptiveMaxPool2d.__doc__
+
+
+class AvgPool1d(_pooling.AvgPool1d, Module):
+    __doc__ = _pooling.AvgPool1d.__doc__
+
+
+__all__ = [
+    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "MaxPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AvgPool1d"
+]

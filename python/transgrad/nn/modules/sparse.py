@@ -15,4 +15,10 @@ class Embedding(_sparse.Embedding, Module):
     __doc__ = _sparse.Embedding.__doc__
 
 
-__all__ = ["Embedding"]
+class EmbeddingBag(_sparse.EmbeddingBag, Module):
+    __doc__ = _sparse.EmbeddingBag.__doc__
+
+
+__all__ = [
+    "Embedding", "EmbeddingBag"
+]

@@ -23,8 +23,28 @@ class Sigmoid(_activation.Sigmoid, Module):
     __doc__ = _activation.Sigmoid.__doc__
 
 
-class SiLU(_activation.SiLU, Module):
+class _Inplace(_activation._Inplace, Module):
+    __doc__ = _activation._Inplace.__doc__
+
+
+class SiLU(_activation.SiLU, _Inplace):
     __doc__ = _activation.SiLU.__doc__
+
+
+class Mish(_activation.Mish, _Inplace):
+    __doc__ = _activation.Mish.__doc__
+
+
+class Hardswish(_activation.Hardswish, _Inplace):
+    __doc__ = _activation.Hardswish.__doc__
+
+
+class Hardsigmoid(_activation.Hardsigmoid, _Inplace):
+    __doc__ = _activation.Hardsigmoid.__doc__
+
+
+class SELU(_activation.SELU, _Inplace):
+    __doc__ = _activation.SELU.__doc__
 
 
 class GELU(_activation.GELU, Module):
@@ -35,15 +55,59 @@ class Softplus(_activation.Softplus, Module):
     __doc__ = _activation.Softplus.__doc__
 
 
-class ELU(_activation.ELU, Module):
+class _Alpha(_activation._Alpha, Module):
+    __doc__ = _activation._Alpha.__doc__
+
+
+class ELU(_activation.ELU, _Alpha):
     __doc__ = _activation.ELU.__doc__
+
+
+class CELU(_activation.CELU, _Alpha):
+    __doc__ = _activation.CELU.__doc__
 
 
 class LeakyReLU(_activation.LeakyReLU, Module):
     __doc__ = _activation.LeakyReLU.__doc__
 
 
-class Softmax(_activation.Softmax, Module):
+class PReLU(_activation.PReLU, Module):
+    __doc__ = _activation.PReLU.__doc__
+
+
+class Hardtanh(_activation.Hardtanh, Module):
+    __doc__ = _activation.Hardtanh.__doc__
+
+
+class ReLU6(_activation.ReLU6, Hardtanh):
+    __doc__ = _activation.ReLU6.__doc__
+
+
+class Threshold(_activation.Threshold, Module):
+    __doc__ = _activation.Threshold.__doc__
+
+
+class Softsign(_activation.Softsign, Module):
+    __doc__ = _activation.Softsign.__doc__
+
+
+class LogSigmoid(_activation.LogSigmoid, Module):
+    __doc__ = _activation.LogSigmoid.__doc__
+
+
+class Tanhshrink(_activation.Tanhshrink, Module):
+    __doc__ = _activation.Tanhshrink.__doc__
+
+
+class GLU(_activation.GLU, Module):
+    __doc__ = _activation.GLU.__doc__
+
+
+class _Dim(_activation._Dim, Module):
+    __doc__ = _activation._Dim.__doc__
+
+
+class Softmax(_activation.Softmax, _Dim):
     __doc__ = _activation.Softmax.__doc__
 
 
@@ -51,7 +115,16 @@ class LogSoftmax(_activation.LogSoftmax, Softmax):
     __doc__ = _activation.LogSoftmax.__doc__
 
 
+class Softmin(_activation.Softmin, _Dim):
+    __doc__ = _activation.Softmin.__doc__
+
+
+class Softmax2d(_activation.Softmax2d, Module):
+    __doc__ = _activation.Softmax2d.__doc__
+
+
 __all__ = [
-    "ReLU", "Tanh", "Sigmoid", "SiLU", "GELU", "Softplus", "ELU", "LeakyReLU", "Softmax",
-    "LogSoftmax",
+    "ReLU", "Tanh", "Sigmoid", "SiLU", "Mish", "Hardswish", "Hardsigmoid", "SELU", "GELU",
+    "Softplus", "ELU", "CELU", "LeakyReLU", "PReLU", "Hardtanh", "ReLU6", "Threshold", "Softsign",
+    "LogSigmoid", "Tanhshrink", "GLU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d"
 ]

@@ -14,4 +14,10 @@ class Flatten(_flatten.Flatten, Module):
     __doc__ = _flatten.Flatten.__doc__
 
 
-__all__ = ["Flatten"]
+class Unflatten(_flatten.Unflatten, Module):
+    __doc__ = _flatten.Unflatten.__doc__
+
+
+__all__ = [
+    "Flatten", "Unflatten"
+]

@@ -1,5 +1,5 @@
-"""``transgrad.reference.nn.modules.normalization``: layer normalisation, bound to the reference
-engine.
+"""``transgrad.reference.nn.modules.normalization``: layer, group, RMS and local response
+normalisation, bound to the reference engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.modules.normalization`` with this
 namespace's ``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py);
@@ -16,4 +16,18 @@ class LayerNorm(_normalization.LayerNorm, Module):
     __doc__ = _normalization.LayerNorm.__doc__
 
 
-__all__ = ["LayerNorm"]
+class GroupNorm(_normalization.GroupNorm, Module):
+    __doc__ = _normalization.GroupNorm.__doc__
+
+
+class RMSNorm(_normalization.RMSNorm, Module):
+    __doc__ = _normalization.RMSNorm.__doc__
+
+
+class LocalResponseNorm(_normalization.LocalResponseNorm, Module):
+    __doc__ = _normalization.LocalResponseNorm.__doc__
+
+
+__all__ = [
+    "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"
+]
