@@ -18,11 +18,12 @@ from transgrad._nn.modules import (
     loss,
     normalization,
     pooling,
+    rnn,
     sparse,
 )
 
 NEUTRAL = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization,
-           pooling, sparse)
+           pooling, rnn, sparse)
 
 
 def _classes(nn):

@@ -27,10 +27,7 @@ PROGRAMS = [
 ]
 
 # name -> (reason, exception type the program raises today)
-XFAIL = {
-    "prog_lstm": ("AttributeError: module 'transgrad.reference.nn' has no attribute 'LSTM' "
-                  "(neither engine has nn.LSTM / GRU / RNN)", AttributeError),
-}
+XFAIL: dict = {}
 
 
 def load_engine(name):
