@@ -32,10 +32,15 @@ from transgrad._nn.functional import (
     softplus,
     tanh,
 )
+from transgrad._nn.functional_attention import (
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits",
     "conv1d", "conv2d", "cross_entropy", "dropout", "elu", "embedding", "gelu",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool2d", "mse_loss",
     "nll_loss", "one_hot", "pdist", "relu", "sigmoid", "silu", "softmax", "softplus", "tanh",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
 ]
