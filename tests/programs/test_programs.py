@@ -24,6 +24,9 @@ PROGRAMS = [
     "prog_attention",
     "prog_gnn",
     "prog_lstm",
+    "prog_lstm_tagger",
+    "prog_gru_seq",
+    "prog_transformer_classifier",
 ]
 
 # name -> (reason, exception type the program raises today)
