@@ -206,7 +206,7 @@ def test_cells_as_torch(both, name, kw, batched):
 
 
 def test_errors_as_torch(both):
-    tg, torch = both.tg, both.torch
+    torch = both.torch
     cases = [
         (lambda nn: nn.LSTM(4, 5)(_zeros(nn, 2, 3, 3)), RuntimeError,
          "input.size(-1) must be equal to input_size. Expected 4, got 3"),

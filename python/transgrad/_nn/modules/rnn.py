@@ -31,35 +31,39 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 # Note [One input projection per layer and direction]
 # Every step of a layer multiplies its input by weight_ih; the inputs of all steps are known
 # before the recurrence starts, so the layer does that as one matmul over all (time, batch) rows
-# (``F.linear`` of the whole sequence, bias_ih included) and the loop only adds the recurrent
-# part h @ weight_hh.T + bias_hh. Packed input works the same way: ``data`` holds every step's
-# rows, and step t reads the next batch_sizes[t] of them.
+# (``F.linear`` of the whole sequence, bias_ih included; the LSTM adds bias_hh there too, since
+# its gates only ever see the sum) and the loop only adds the recurrent part h @ weight_hh.T
+# (weight_hh transposed once per layer, not once per step). Packed input works the same way:
+# ``data`` holds every step's rows, and step t reads the next batch_sizes[t] of them.
 
 
 # ---------------------------------------------------------------------------------------------
-# One step of each kind of cell: ``gi`` is x @ weight_ih.T + bias_ih (already computed), the
-# state a tuple (h,) or (h, c); returns the new state.
+# One step of each kind of cell: ``gi`` is x @ weight_ih.T + bias_ih (already computed; for the
+# LSTM also + bias_hh, Note [One input projection per layer and direction]), ``w_hh_t`` the
+# transposed weight_hh, the state a tuple (h,) or (h, c); returns the new state.
 
 
-def _rnn_step(gi: Any, state: tuple, w_hh: Any, b_hh: Any, relu: bool) -> tuple:
-    pre = gi + F.linear(state[0], w_hh, b_hh)
+def _rnn_step(gi: Any, state: tuple, w_hh_t: Any, b_hh: Any, relu: bool) -> tuple:
+    pre = gi + state[0] @ w_hh_t
+    if b_hh is not None:
+        pre = pre + b_hh
     return (pre.relu() if relu else pre.tanh(),)
 
 
-def _lstm_step(gi: Any, state: tuple, w_hh: Any, b_hh: Any, w_hr: Any) -> tuple:
+def _lstm_step(gi: Any, state: tuple, w_hh_t: Any, w_hr: Any) -> tuple:
+    """The fused cell (formulas/rnn.py) on gates = gi + h @ weight_hh.T."""
     h, c = state
-    gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h_new = o.sigmoid() * c_new.tanh()
+    h_new, c_new = engine_of(gi).op("lstm_cell")(gi + h @ w_hh_t, c)
     if w_hr is not None:
         h_new = F.linear(h_new, w_hr)
     return h_new, c_new
 
 
-def _gru_step(gi: Any, state: tuple, w_hh: Any, b_hh: Any) -> tuple:
+def _gru_step(gi: Any, state: tuple, w_hh_t: Any, b_hh: Any) -> tuple:
     h = state[0]
-    gh = F.linear(h, w_hh, b_hh)
+    gh = h @ w_hh_t
+    if b_hh is not None:
+        gh = gh + b_hh
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
     r = (i_r + h_r).sigmoid()
@@ -153,12 +157,12 @@ class RNNBase(Module):
         w_hr = getattr(self, "weight_hr" + suffix) if self.proj_size > 0 else None
         return w_ih, w_hh, b_ih, b_hh, w_hr
 
-    def _step(self, gi: Any, state: tuple, w_hh: Any, b_hh: Any, w_hr: Any) -> tuple:
+    def _step(self, gi: Any, state: tuple, w_hh_t: Any, b_hh: Any, w_hr: Any) -> tuple:
         if self.mode == "LSTM":
-            return _lstm_step(gi, state, w_hh, b_hh, w_hr)
+            return _lstm_step(gi, state, w_hh_t, w_hr)
         if self.mode == "GRU":
-            return _gru_step(gi, state, w_hh, b_hh)
-        return _rnn_step(gi, state, w_hh, b_hh, self.mode == "RNN_RELU")
+            return _gru_step(gi, state, w_hh_t, b_hh)
+        return _rnn_step(gi, state, w_hh_t, b_hh, self.mode == "RNN_RELU")
 
     # -- checks, as torch words them ----------------------------------------------------------
 
@@ -302,6 +306,9 @@ class RNNBase(Module):
         E = engine_of(x)
         w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
         gi_all = F.linear(x, w_ih, b_ih)
+        if self.mode == "LSTM" and b_hh is not None:
+            gi_all, b_hh = gi_all + b_hh, None
+        w_hh_t = w_hh.t()
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         steps = len(sizes)
         uniform = all(s == sizes[0] for s in sizes)
@@ -316,7 +323,7 @@ class RNNBase(Module):
                 if t and sizes[t] < sizes[t - 1]:
                     done.append(tuple(s[sizes[t]:] for s in state))
                     state = tuple(s[:sizes[t]] for s in state)
-                state = self._step(gis[t], state, w_hh, b_hh, w_hr)
+                state = self._step(gis[t], state, w_hh_t, b_hh, w_hr)
                 outs[t] = state[0]
             if done:
                 parts = [state] + done[::-1]
@@ -327,7 +334,7 @@ class RNNBase(Module):
                 if t < steps - 1 and sizes[t] > sizes[t + 1]:
                     state = tuple(E.module.cat([s, s0[sizes[t + 1]:sizes[t]]], 0)
                                   for s, s0 in zip(state, init))
-                state = self._step(gis[t], state, w_hh, b_hh, w_hr)
+                state = self._step(gis[t], state, w_hh_t, b_hh, w_hr)
                 outs[t] = state[0]
             if steps and sizes[0] < int(init[0].shape[0]):
                 state = tuple(E.module.cat([s, s0[sizes[0]:]], 0) for s, s0 in zip(state, init))
@@ -474,7 +481,7 @@ class RNNCell(RNNCellBase):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         x, states, batched = self._prepare("RNNCell", input, hx)
         (h,) = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), tuple(states),
-                         self.weight_hh, self.bias_hh, self.nonlinearity == "relu")
+                         self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
         return h if batched else h.squeeze(0)
 
 
@@ -487,8 +494,10 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Any, hx: Any = None) -> Any:
         x, states, batched = self._prepare("LSTMCell", input, hx)
-        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), tuple(states),
-                          self.weight_hh, self.bias_hh, None)
+        gi = F.linear(x, self.weight_ih, self.bias_ih)
+        if self.bias_hh is not None:
+            gi = gi + self.bias_hh
+        h, c = _lstm_step(gi, tuple(states), self.weight_hh.t(), None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -502,5 +511,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Any, hx: Any = None) -> Any:
         x, states, batched = self._prepare("GRUCell", input, hx)
         (h,) = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), tuple(states),
-                         self.weight_hh, self.bias_hh)
+                         self.weight_hh.t(), self.bias_hh)
         return h if batched else h.squeeze(0)

@@ -30,4 +30,5 @@ class Transformer(_transformer.Transformer, Module):
     __doc__ = _transformer.Transformer.__doc__
 
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"]

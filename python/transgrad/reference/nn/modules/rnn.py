@@ -1,4 +1,5 @@
-"""``transgrad.reference.nn.modules.rnn``: the recurrent layers and cells, bound to the reference engine.
+"""``transgrad.reference.nn.modules.rnn``:
+the recurrent layers and cells, bound to the reference engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.modules.rnn`` with this namespace's
 ``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py); the twin

@@ -1,4 +1,5 @@
-"""``transgrad.reference.nn.modules.transformer``: the transformer layers, bound to the reference engine.
+"""``transgrad.reference.nn.modules.transformer``:
+the transformer layers, bound to the reference engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.modules.transformer`` with this namespace's
 ``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py); the twin
@@ -30,4 +31,5 @@ class Transformer(_transformer.Transformer, Module):
     __doc__ = _transformer.Transformer.__doc__
 
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"]
