@@ -28,48 +28,71 @@ from ..packed import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
-# Note [One input projection per layer and direction]
-# Every step of a layer multiplies its input by weight_ih; the inputs of all steps are known
-# before the recurrence starts, so the layer does that as one matmul over all (time, batch) rows
-# (``F.linear`` of the whole sequence, bias_ih included; the LSTM adds bias_hh there too, since
-# its gates only ever see the sum) and the loop only adds the recurrent part h @ weight_hh.T
-# (weight_hh transposed once per layer, not once per step). Packed input works the same way:
-# ``data`` holds every step's rows, and step t reads the next batch_sizes[t] of them.
+# Note [The recurrence works step by step]
+# The inputs of all steps are known before the recurrence starts, so one matmul over all (time,
+# batch) rows could project them at once; but every step would then read a slice of that one
+# tensor, and the gradient of a slice is a zero tensor of the whole size with the slice written
+# in: T steps cost T whole-size gradients to build and sum (quadratic in the sequence length;
+# it was most of the LSTM's backward). So the sequence is a list of per-step tensors from the
+# input to the output (split once, joined once by a stack whose gradient is views), and each
+# step projects its own input. RNN and LSTM do it with h in one matmul, [x_t, h] @ [weight_ih,
+# weight_hh].T, the weights joined and transposed and the two biases added once per layer, not
+# per step (the gates only ever see those sums).
 
 
 # ---------------------------------------------------------------------------------------------
-# One step of each kind of cell: ``gi`` is x @ weight_ih.T + bias_ih (already computed; for the
-# LSTM also + bias_hh, Note [One input projection per layer and direction]), ``w_hh_t`` the
-# transposed weight_hh, the state a tuple (h,) or (h, c); returns the new state.
+# One step of each kind of cell, from the step's input x and the state, a tuple (h,) or (h, c);
+# returns the new state. RNN and LSTM take their two weights joined, ``w_t`` = [weight_ih,
+# weight_hh].T, and one bias (bias_ih + bias_hh, or None): one matmul of [x, h] per step (Note
+# [The recurrence works step by step]). GRU keeps them apart: its n gate scales h's part alone.
 
 
-def _rnn_step(gi: Any, state: tuple, w_hh_t: Any, b_hh: Any, relu: bool) -> tuple:
-    pre = gi + state[0] @ w_hh_t
-    if b_hh is not None:
-        pre = pre + b_hh
+def _joined(E: Any, x: Any, h: Any, w_t: Any, b: Any) -> Any:
+    pre = E.module.cat([x, h], 1) @ w_t
+    return pre if b is None else pre + b
+
+
+def _rnn_step(x: Any, state: tuple, w_t: Any, b: Any, relu: bool) -> tuple:
+    pre = _joined(engine_of(x), x, state[0], w_t, b)
     return (pre.relu() if relu else pre.tanh(),)
 
 
-def _lstm_step(gi: Any, state: tuple, w_hh_t: Any, w_hr: Any) -> tuple:
-    """The fused cell (formulas/rnn.py) on gates = gi + h @ weight_hh.T."""
+def _lstm_step(x: Any, state: tuple, w_t: Any, b: Any, w_hr: Any) -> tuple:
+    """The fused cell (formulas/rnn.py) on gates = [x, h] @ w_t + b."""
+    E = engine_of(x)
     h, c = state
-    h_new, c_new = engine_of(gi).op("lstm_cell")(gi + h @ w_hh_t, c)
+    h_new, c_new = E.op("lstm_cell")(_joined(E, x, h, w_t, b), c)
     if w_hr is not None:
         h_new = F.linear(h_new, w_hr)
     return h_new, c_new
 
 
-def _gru_step(gi: Any, state: tuple, w_hh_t: Any, b_hh: Any) -> tuple:
+def _gru_step(x: Any, state: tuple, w_ih_t: Any, w_hh_t: Any, b_ih: Any, b_hh: Any) -> tuple:
     h = state[0]
-    gh = h @ w_hh_t
-    if b_hh is not None:
-        gh = gh + b_hh
+    gi, gh = x @ w_ih_t, h @ w_hh_t
+    if b_ih is not None:
+        gi, gh = gi + b_ih, gh + b_hh
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
     r = (i_r + h_r).sigmoid()
     z = (i_z + h_z).sigmoid()
     n = (i_n + r * h_n).tanh()
     return (n + z * (h - n),)
+
+
+def _step_fn(mode: str, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, w_hr: Any) -> Any:
+    """``step(x, state) -> state`` of one layer and direction (or one cell), its weights
+    joined and transposed once (Note [The recurrence works step by step])."""
+    if mode == "GRU":
+        w_ih_t, w_hh_t = w_ih.t(), w_hh.t()
+        return lambda x, state: _gru_step(x, state, w_ih_t, w_hh_t, b_ih, b_hh)
+    E = engine_of(w_ih)
+    w_t = E.module.cat([w_ih, w_hh], 1).t()
+    b = None if b_ih is None else b_ih + b_hh
+    if mode == "LSTM":
+        return lambda x, state: _lstm_step(x, state, w_t, b, w_hr)
+    relu = mode == "RNN_RELU"
+    return lambda x, state: _rnn_step(x, state, w_t, b, relu)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,13 +179,6 @@ class RNNBase(Module):
         b_hh = getattr(self, "bias_hh" + suffix) if self.bias else None
         w_hr = getattr(self, "weight_hr" + suffix) if self.proj_size > 0 else None
         return w_ih, w_hh, b_ih, b_hh, w_hr
-
-    def _step(self, gi: Any, state: tuple, w_hh_t: Any, b_hh: Any, w_hr: Any) -> tuple:
-        if self.mode == "LSTM":
-            return _lstm_step(gi, state, w_hh_t, w_hr)
-        if self.mode == "GRU":
-            return _gru_step(gi, state, w_hh_t, b_hh)
-        return _rnn_step(gi, state, w_hh_t, b_hh, self.mode == "RNN_RELU")
 
     # -- checks, as torch words them ----------------------------------------------------------
 
@@ -280,41 +296,51 @@ class RNNBase(Module):
     def _run(self, rows: Any, sizes: list[int], states: list) -> tuple[Any, list]:
         """All layers over ``rows`` (the steps' rows one after the other, step t holding
         ``sizes[t]`` of them, non-increasing) from the initial ``states`` (each (layers *
-        directions, N, H)); returns the last layer's rows and the final states."""
+        directions, N, H)); returns the last layer's rows and the final states. Between layers
+        the sequence stays a list of steps (Note [The recurrence works step by step])."""
         E = engine_of(rows)
         directions = 2 if self.bidirectional else 1
         finals: list[list] = [[] for _ in states]
-        x = rows
+        steps = len(sizes)
+        uniform = steps > 0 and all(s == sizes[0] for s in sizes)
+        if uniform:
+            xs = list(rows.reshape((steps, sizes[0], rows.shape[-1])).unbind(0))
+        else:
+            offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+            xs = [rows[offsets[t]:offsets[t + 1]] for t in range(steps)]
         for layer in range(self.num_layers):
             if layer > 0 and self.dropout > 0 and self.training:
-                x = F.dropout(x, self.dropout, True)
+                xs = [F.dropout(x, self.dropout, True) for x in xs]
             outs = []
             for direction in range(directions):
                 k = layer * directions + direction
                 init = tuple(s[k] for s in states)
-                out, final = self._run_direction(x, sizes, init, layer, direction)
+                out, final = self._run_direction(xs, sizes, init, layer, direction)
                 outs.append(out)
                 for store, value in zip(finals, final):
                     store.append(value)
-            x = outs[0] if directions == 1 else E.module.cat(outs, -1)
-        return x, [E.module.stack(f, 0) for f in finals]
+            xs = outs[0] if directions == 1 else [E.module.cat(pair, -1)
+                                                  for pair in zip(*outs)]
+        final_states = [E.module.stack(f, 0) for f in finals]
+        if not steps:
+            width = self.proj_size if self.proj_size > 0 else self.hidden_size
+            return E.module.zeros((0, width * directions), dtype=rows.dtype), final_states
+        out = E.module.stack(xs, 0).reshape((-1, xs[0].shape[-1])) if uniform else \
+            E.module.cat(xs, 0)
+        return out, final_states
 
-    def _run_direction(self, x: Any, sizes: list[int], init: tuple, layer: int,
-                       direction: int) -> tuple[Any, tuple]:
-        """One layer in one direction (Note [One input projection per layer and direction]);
-        a sequence whose batch shrinks keeps the state its finished rows reached."""
-        E = engine_of(x)
-        w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
-        gi_all = F.linear(x, w_ih, b_ih)
-        if self.mode == "LSTM" and b_hh is not None:
-            gi_all, b_hh = gi_all + b_hh, None
-        w_hh_t = w_hh.t()
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    def _run_direction(self, xs: list, sizes: list[int], init: tuple, layer: int,
+                       direction: int) -> tuple[list, tuple]:
+        """One layer in one direction over the steps ``xs``; returns its outputs, one per step,
+        and its final state. A sequence whose batch shrinks keeps the state its finished rows
+        reached."""
+        E = engine_of(init[0])
+        step_fn = _step_fn(self.mode, *self._layer_params(layer, direction))
+
+        def step(t: int, state: tuple) -> tuple:
+            return step_fn(xs[t], state)
+
         steps = len(sizes)
-        uniform = all(s == sizes[0] for s in sizes)
-        gis = (list(gi_all.reshape((steps, sizes[0], gi_all.shape[-1])).unbind(0))
-               if uniform and steps else
-               [gi_all[offsets[t]:offsets[t + 1]] for t in range(steps)])
         outs: list = [None] * steps
         if direction == 0:
             state = init if not steps else tuple(s[:sizes[0]] for s in init)
@@ -323,7 +349,7 @@ class RNNBase(Module):
                 if t and sizes[t] < sizes[t - 1]:
                     done.append(tuple(s[sizes[t]:] for s in state))
                     state = tuple(s[:sizes[t]] for s in state)
-                state = self._step(gis[t], state, w_hh_t, b_hh, w_hr)
+                state = step(t, state)
                 outs[t] = state[0]
             if done:
                 parts = [state] + done[::-1]
@@ -334,16 +360,9 @@ class RNNBase(Module):
                 if t < steps - 1 and sizes[t] > sizes[t + 1]:
                     state = tuple(E.module.cat([s, s0[sizes[t + 1]:sizes[t]]], 0)
                                   for s, s0 in zip(state, init))
-                state = self._step(gis[t], state, w_hh_t, b_hh, w_hr)
+                state = step(t, state)
                 outs[t] = state[0]
-            if steps and sizes[0] < int(init[0].shape[0]):
-                state = tuple(E.module.cat([s, s0[sizes[0]:]], 0) for s, s0 in zip(state, init))
-        if not steps:
-            width = w_hr.shape[0] if w_hr is not None else self.hidden_size
-            return E.module.zeros((0, width), dtype=x.dtype), init
-        out = E.module.stack(outs, 0).reshape((-1, outs[0].shape[-1])) if uniform else \
-            E.module.cat(outs, 0)
-        return out, state
+        return outs, state
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
@@ -480,8 +499,9 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         x, states, batched = self._prepare("RNNCell", input, hx)
-        (h,) = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), tuple(states),
-                         self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
+        mode = "RNN_RELU" if self.nonlinearity == "relu" else "RNN_TANH"
+        (h,) = _step_fn(mode, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                        None)(x, tuple(states))
         return h if batched else h.squeeze(0)
 
 
@@ -494,10 +514,8 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input: Any, hx: Any = None) -> Any:
         x, states, batched = self._prepare("LSTMCell", input, hx)
-        gi = F.linear(x, self.weight_ih, self.bias_ih)
-        if self.bias_hh is not None:
-            gi = gi + self.bias_hh
-        h, c = _lstm_step(gi, tuple(states), self.weight_hh.t(), None)
+        h, c = _step_fn("LSTM", self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                        None)(x, tuple(states))
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -510,6 +528,6 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Any, hx: Any = None) -> Any:
         x, states, batched = self._prepare("GRUCell", input, hx)
-        (h,) = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), tuple(states),
-                         self.weight_hh.t(), self.bias_hh)
+        (h,) = _step_fn("GRU", self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                        None)(x, tuple(states))
         return h if batched else h.squeeze(0)
