@@ -124,6 +124,11 @@ triu(Tensor x, int diagonal) -> Tensor
 pad(Tensor x, Shape pads, float value) -> Tensor
 sort(Tensor x, int dim, bool descending) -> (Tensor, Tensor)
 topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
+# recurrent cells (csrc/kernels/rnn.cpp; reference/kernels_rnn.py): gates (N, 4H) are
+# pre-activation, in torch's order (i, f, g, o); c is (N, H), of the gates' dtype. lstm_cell ->
+# (h, c_new); lstm_cell_backward recomputes the activations -> (grad_gates, grad_c_prev).
+lstm_cell(Tensor gates, Tensor c) -> (Tensor, Tensor)
+lstm_cell_backward(Tensor gates, Tensor c, Tensor gh, Tensor gc) -> (Tensor, Tensor)
 
 # ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.

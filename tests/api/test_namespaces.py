@@ -40,8 +40,8 @@ def test_both_engines_export_the_same_names(ref, compiled):
     # engine-specific plumbing a user never needs (the compiled extension, the reference
     # engine's modules and its formula runner) aside
     own = {"apply_formula", "api", "engine", "executor", "formula", "function", "grad_mode",
-           "grad_ops", "kernels", "kernels_nn", "kernels_special", "kernel_support", "coverage",
-           "node", "plan", "saved_hooks", "tensor", "reference", "lang",
+           "grad_ops", "kernels", "kernels_nn", "kernels_rnn", "kernels_special", "kernel_support",
+           "coverage", "node", "plan", "saved_hooks", "tensor", "reference", "lang",
            "translator", "formulas"}
     assert _public(ref) - own == _public(compiled) - own
     assert _public(ref.nn) == _public(compiled.nn)

@@ -30,13 +30,13 @@ PROGRAMS = [
     "prog_wgan_gp",
     "prog_diffusion",
     "prog_loader_schedule",
+    "prog_lstm_tagger",
+    "prog_gru_seq",
+    "prog_transformer_classifier",
 ]
 
 # name -> (reason, exception type the program raises today)
-XFAIL = {
-    "prog_lstm": ("AttributeError: module 'transgrad.reference.nn' has no attribute 'LSTM' "
-                  "(neither engine has nn.LSTM / GRU / RNN)", AttributeError),
-}
+XFAIL: dict = {}
 
 
 def load_engine(name):

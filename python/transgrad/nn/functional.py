@@ -8,4 +8,9 @@ from transgrad._api.linalg import pdist  # torch.nn.functional.pdist is torch.pd
 from transgrad._nn.functional import *  # noqa: F403  (_nn/functional.py lists them once)
 from transgrad._nn.functional import __all__ as _functional
 
-__all__ = [*_functional, "pdist"]
+from transgrad._nn.functional_attention import (
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
+
+__all__ = [*_functional, "pdist", "scaled_dot_product_attention", "multi_head_attention_forward"]

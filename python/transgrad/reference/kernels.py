@@ -660,6 +660,10 @@ from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported k
     tril,
     triu,
 )
+from transgrad.reference.kernels_rnn import (  # noqa: E402, F401 - re-exported kernels
+    lstm_cell,
+    lstm_cell_backward,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Views for autograd (issue 4): diagonal (a writable view, the diagonal as the last dim, as

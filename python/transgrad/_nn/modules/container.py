@@ -57,6 +57,21 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
+    def __repr__(self) -> str:
+        """As torch: a run of equal sub-module reprs prints once, as ``(i-j): n x repr``."""
+        runs: list[list] = []   # [first index, last index, repr]
+        for i, m in enumerate(self._modules.values()):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        if not runs:
+            return self._get_name() + "()"
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}")
+                 .replace("\n", "\n  ") for a, b, r in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def _index(self, idx: int) -> str:
         n = len(self)
         if not -n <= idx < n:

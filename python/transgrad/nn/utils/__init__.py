@@ -8,4 +8,8 @@ from transgrad._nn.utils import (
     vector_to_parameters,
 )
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+from . import rnn
+
+__all__ = [
+    "rnn", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+]

@@ -103,6 +103,9 @@ void register_kernel_table(py::module_& m) {
   m.def("pad", &k::pad, py::arg("x"), py::arg("pads"), py::arg("value"));
   m.def("sort", &k::sort, py::arg("x"), py::arg("dim"), py::arg("descending"));
   m.def("topk", &k::topk, py::arg("x"), py::arg("k"), py::arg("dim"), py::arg("largest"));
+  m.def("lstm_cell", &k::lstm_cell, py::arg("gates"), py::arg("c"));
+  m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
+        py::arg("gc"));
   m.def("diagonal", &k::diagonal, py::arg("x"), py::arg("offset"), py::arg("dim1"),
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),

@@ -116,6 +116,12 @@ Tensor triu(const Tensor& x, int64_t diagonal);
 Tensor pad(const Tensor& x, const Shape& pads, double value);
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest);
+// recurrent cells (csrc/kernels/rnn.cpp; reference/kernels_rnn.py): gates (N, 4H) are
+// pre-activation, in torch's order (i, f, g, o); c is (N, H), of the gates' dtype. lstm_cell ->
+// (h, c_new); lstm_cell_backward recomputes the activations -> (grad_gates, grad_c_prev).
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c);
+std::tuple<Tensor, Tensor> lstm_cell_backward(
+    const Tensor& gates, const Tensor& c, const Tensor& gh, const Tensor& gc);
 
 // ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 // dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
