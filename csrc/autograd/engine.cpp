@@ -455,11 +455,7 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
         throw RuntimeError("Mismatch in shape: grad_output[" + std::to_string(i) +
                            "] has a shape of " + shape_str(g.sizes()) + " and output[" +
                            std::to_string(i) + "] has a shape of " + shape_str(t.sizes()) + ".");
-      if (g.dtype() != t.dtype()) {
-        if (!is_floating(g.dtype()))
-          throw RuntimeError(std::string("grad_outputs[") + std::to_string(i) + "] has dtype " +
-                             dtype_name(g.dtype()) + " but outputs[" + std::to_string(i) +
-                             "] has dtype " + dtype_name(t.dtype()));
+      if (g.dtype() != t.dtype()) {  // bool and int64 too: cast, as torch and the reference
         AutoGradMode mode(create_graph);
         g = grad_cast(g, t.dtype());
       }

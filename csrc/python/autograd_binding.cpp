@@ -82,7 +82,15 @@ struct PyTensorHook {
   Tensor operator()(const Tensor& grad) const {
     py::gil_scoped_acquire gil;
     py::object r = ref.object()(grad);
-    return tensor_or_undefined(r, "a hook's return value");
+    Tensor out = tensor_or_undefined(r, "a hook's return value");
+    if (out.defined() && grad.defined() && out.sizes() != grad.sizes())
+      // torch's words first (as the reference engine's _call_hooks)
+      throw RuntimeError("hook '" + py::str(py::getattr(ref.object(), "__name__", py::str("?")))
+                                        .cast<std::string>() +
+                         "' has changed the size of value: it returned a gradient of shape " +
+                         shape_str(out.sizes()) + " for a gradient of shape " +
+                         shape_str(grad.sizes()) + "; a hook must keep the gradient's shape");
+    return out;
   }
 };
 struct PyLeafHook {

@@ -123,3 +123,9 @@ def test_node_introspection_torch_agrees():
     assert second is None and node.metadata == {}
     node.metadata["tag"] = 7
     assert y.grad_fn.metadata == {"tag": 7}
+
+
+def test_both_graph_modules_export_the_same_names(ref, compiled):
+    assert _graph(ref).__all__ == _graph(compiled).__all__
+    torch = pytest.importorskip("torch")
+    assert set(_graph(ref).__all__) <= set(dir(torch.autograd.graph))

@@ -1,8 +1,18 @@
-"""Checks torch makes that #11 found missing, on both engines, with torch's error texts:
-detach_() of a tensor a node saved (caught at backward), detach_() of a view, a post-accumulate
-hook returning a value, in-place on a view of a leaf that requires grad (the view made before
-requires_grad_()), ctx.mark_dirty on a non-input (a warning) and on a view of such a leaf; and
-the x.data setter. Each scenario runs on torch 2.13 too where it is installed."""
+"""Scenarios of #11 run on both engines and on torch 2.13 (where installed), each the same code.
+
+Checks torch makes that were missing, with torch's error texts: detach_() of a tensor a node
+saved (caught at backward), detach_() of a view, a post-accumulate hook returning a value,
+in-place on a view of a leaf that requires grad (the view made before requires_grad_()),
+ctx.mark_dirty on a non-input (a warning) and on a view of such a leaf; the x.data setter.
+
+Where the engines disagreed, they now agree with torch: a hook returning a gradient of another
+shape (leaf and non-leaf; torch's "has changed the size of value"), bool and int64
+grad_outputs (cast to the output's dtype), a non-contiguous gradient, in-place accumulation
+into a user-assigned .grad that is a view, assignment into the gradient of an expanded (sum)
+backward, and a Function output marked dirty and saved being freed."""
+
+import gc
+import weakref
 
 import numpy as np
 import pytest
@@ -11,6 +21,7 @@ DETACHED = r"Trying to use a saved tensor that has been detached in-place, i\.e\
 VIEW_DETACH = r"Can't detach views in-place\. Use detach\(\) instead\."
 POST_ACC = "Tensor post accumulate grad hooks should return None."
 VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place"
+SIZE_CHANGED = "has changed the size of value"
 
 
 def _torch():
@@ -116,7 +127,83 @@ def _data_setter(lib, tensor):
     assert w.tolist() == [3.0] and not w.requires_grad
 
 
-SCENARIOS = [_detach_saved, _view_detach, _post_acc, _view_of_leaf, _mark_dirty, _data_setter]
+# ---- engine parity ---------------------------------------------------------------------------
+
+def _hook_shape(lib, T):
+    x = T([1.0, 2.0, 3.0], requires_grad=True)
+    x.register_hook(lambda g: g[:2])
+    with pytest.raises(RuntimeError, match=SIZE_CHANGED):
+        (x * 2).sum().backward()
+    x2 = T([1.0, 2.0, 3.0], requires_grad=True)
+    y = x2 * 2
+    y.register_hook(lambda g: g.sum())
+    with pytest.raises(RuntimeError, match=SIZE_CHANGED):
+        (y * 2).sum().backward()
+
+
+def _integral_grad_outputs(lib, T):
+    x = T([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    (g,) = lib.autograd.grad(y, x, lib.tensor([1, 3]), retain_graph=True)
+    assert g.tolist() == [2.0, 6.0] and g.dtype == x.dtype
+    (g,) = lib.autograd.grad(y, x, lib.tensor([True, False]))
+    assert g.tolist() == [2.0, 0.0] and g.dtype == x.dtype
+
+
+def _odd_strides(lib, T):
+    x = T([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    g = T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).t()  # transposed: not contiguous
+    (x * 2).backward(g)
+    assert x.grad.tolist() == [[2.0, 6.0, 10.0], [4.0, 8.0, 12.0]]
+    x.grad = None
+    (x * 2).backward(T([7.0, 8.0, 9.0]).expand(2, 3))  # stride 0
+    assert x.grad.tolist() == [[14.0, 16.0, 18.0], [14.0, 16.0, 18.0]]
+
+
+def _grad_view(lib, T):
+    x = T([1.0, 2.0], requires_grad=True)
+    buf = T([0.0, 0.0, 0.0, 0.0])
+    x.grad = buf[:2]
+    (x * 3).sum().backward()
+    (x * 1).sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0] and buf.tolist() == [4.0, 4.0, 0.0, 0.0]
+
+
+def _expanded_grad(lib, T):
+    x = T([1.0, 2.0, 3.0], requires_grad=True)
+    x.sum().backward()  # sum's backward expands the scalar grad
+    x.grad[0] = 5.0
+    x.grad.mul_(2)
+    assert x.grad.tolist() == [10.0, 2.0, 2.0]
+
+
+def _dirty_saved_freed(lib, T):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            t.mul_(2)
+            ctx.mark_dirty(t)
+            ctx.save_for_backward(t)
+            return t
+
+        @staticmethod
+        def backward(ctx, g):
+            (t,) = ctx.saved_tensors
+            return g * 2
+
+    x = T([1.0, 2.0], requires_grad=True)
+    z = Double.apply(x * 1)
+    gone = weakref.ref(z)
+    z.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    del z
+    gc.collect()
+    assert gone() is None
+
+
+SCENARIOS = [_detach_saved, _view_detach, _post_acc, _view_of_leaf, _mark_dirty, _data_setter,
+             _hook_shape, _integral_grad_outputs, _odd_strides, _grad_view, _expanded_grad,
+             _dirty_saved_freed]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__.strip("_"))

@@ -347,6 +347,12 @@ def _call_hooks(node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
         for hook in list(hooks or ()):
             r = hook(g)
             if r is not None:
+                if tuple(r.shape) != tuple(g.shape):  # torch's words first, as the compiled
+                    name = getattr(hook, "__name__", "?")
+                    raise RuntimeError(
+                        f"hook '{name}' has changed the size of value: it returned a gradient "
+                        f"of shape {tuple(r.shape)} for a gradient of shape {tuple(g.shape)}; "
+                        "a hook must keep the gradient's shape")
                 g = r
         grads[i] = g
         ref = node._retained.get(i) if node._retained else None
