@@ -13,7 +13,6 @@ import sys
 import textwrap
 
 import pytest
-
 import transgrad
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
