@@ -79,6 +79,10 @@ def test_multi_grad_hook_bad_mode(engine):
     with pytest.raises(ValueError, match=r"Expects mode to be one of \('all', 'any'\) but got "
                                          "some"):
         G.register_multi_grad_hook((x,), print, mode="some")
+    plain = engine.tensor(np.array([1.0]))
+    with pytest.raises(AssertionError, match="Expected gradient function to be set"):
+        G.register_multi_grad_hook((x, plain), print)
+    G.register_multi_grad_hook((x, plain), print, mode="any").remove()  # left out, as torch
 
 
 def test_multi_grad_hook_torch_agrees():
@@ -89,6 +93,10 @@ def test_multi_grad_hook_torch_agrees():
     assert _multi_any_run(G, tensor) == [[4.0], [4.0]]
     with pytest.raises(ValueError, match=r"Expects mode to be one of \('all', 'any'\)"):
         G.register_multi_grad_hook((tensor([1.0], requires_grad=True),), print, mode="some")
+    leaf, plain = tensor([1.0], requires_grad=True), tensor([1.0])
+    with pytest.raises(AssertionError, match="Expected gradient function to be set"):
+        G.register_multi_grad_hook((leaf, plain), print)
+    G.register_multi_grad_hook((leaf, plain), print, mode="any").remove()
 
 
 def test_node_introspection(engine):

@@ -148,10 +148,13 @@ def make_graph_api(engine: GraphEngine) -> GraphAPI:
                     fired[task] = True
                 fn(grad)
 
+            # as torch's: tensors that do not require grad are left out in this mode
             return _MultiHandle([t.register_hook(any_hook)
                                  for t in tensors if t.requires_grad])
 
         # mode == "all": per backward, the gradients seen so far and how many will come.
+        if not all(t.requires_grad for t in tensors):
+            raise AssertionError("Expected gradient function to be set")  # torch's words
         pending: Dict[Any, Tuple[List[Any], List[int]]] = {}
 
         def all_hook(index: int) -> Callable[[Any], None]:
@@ -159,8 +162,8 @@ def make_graph_api(engine: GraphEngine) -> GraphAPI:
                 task = engine.current_graph_task_id()
                 with lock:
                     if task not in pending:
-                        expected = sum(1 for t in tensors if t.requires_grad and
-                                       engine.will_execute(engine.grad_node(t)))
+                        expected = sum(1 for t in tensors
+                                       if engine.will_execute(engine.grad_node(t)))
                         pending[task] = ([None] * len(tensors), [expected])
                     grads, left = pending[task]
                     grads[index] = grad
@@ -173,8 +176,7 @@ def make_graph_api(engine: GraphEngine) -> GraphAPI:
 
             return hook
 
-        return _MultiHandle([t.register_hook(all_hook(i))
-                             for i, t in enumerate(tensors) if t.requires_grad])
+        return _MultiHandle([t.register_hook(all_hook(i)) for i, t in enumerate(tensors)])
 
     return GraphAPI(saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks,
                     allow_mutation_on_saved_tensors, register_multi_grad_hook)
