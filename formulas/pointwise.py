@@ -50,7 +50,7 @@ def asinh(x: Tensor) -> Tensor:
     return result, backward
 
 
-@samples(T(3, 4, low=1.1, high=3.0))
+@samples(T(3, 4, low=1.1, high=3.0), T(2, 3, low=1.0, high=3.0, levels=3))
 @formula
 def acosh(x: Tensor) -> Tensor:
     """Defined for x >= 1 (NaN below); the gradient is infinite at 1."""
@@ -62,7 +62,7 @@ def acosh(x: Tensor) -> Tensor:
     return result, backward
 
 
-@samples(T(3, 4, low=-0.9, high=0.9))
+@samples(T(3, 4, low=-0.9, high=0.9), T(2, 3, low=-1.0, high=1.0, levels=3))
 @formula
 def atanh(x: Tensor) -> Tensor:
     """Defined on [-1, 1] (+-inf at the ends, NaN outside)."""
@@ -74,7 +74,7 @@ def atanh(x: Tensor) -> Tensor:
     return result, backward
 
 
-@samples(T(3, 4, low=-0.9, high=0.9))
+@samples(T(3, 4, low=-0.9, high=0.9), T(2, 3, low=-1.0, high=1.0, levels=3))
 @formula
 def asin(x: Tensor) -> Tensor:
     """Defined on [-1, 1]; the gradient is infinite at the ends."""
@@ -86,7 +86,7 @@ def asin(x: Tensor) -> Tensor:
     return result, backward
 
 
-@samples(T(3, 4, low=-0.9, high=0.9))
+@samples(T(3, 4, low=-0.9, high=0.9), T(2, 3, low=-1.0, high=1.0, levels=3))
 @formula
 def acos(x: Tensor) -> Tensor:
     """Defined on [-1, 1]; the gradient is infinite at the ends."""

@@ -20,6 +20,7 @@ namespace tg::autograd {
 namespace {
 
 std::atomic<bool> anomaly_enabled{false};
+std::atomic<uint64_t> next_task_id{1};
 
 // The root of a GraphTask: its outputs are the seed gradients, its edges the roots.
 struct GraphRoot final : Node {
@@ -87,6 +88,12 @@ class PendingTable {
     return {&entries_.back(), true};
   }
 
+  bool contains(const Node* n) const {
+    for (size_t i = home(n); cells_[i].node != nullptr; i = (i + 1) & mask_)
+      if (cells_[i].node == n) return true;
+    return false;
+  }
+
  private:
   static constexpr size_t kInitialCells = 64;
   struct Cell {
@@ -118,6 +125,8 @@ class PendingTable {
 };
 
 struct GraphTask {
+  uint64_t id;
+  Node* root = nullptr;
   bool keep_graph;
   bool create_graph;
   bool accumulate_grad;
@@ -343,7 +352,31 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
   }
 }
 
+// The task running on this thread; a hook may run a nested backward, which saves and restores it.
+thread_local GraphTask* current_task = nullptr;
+
+struct CurrentTask {
+  explicit CurrentTask(GraphTask* t) : prev(current_task) { current_task = t; }
+  ~CurrentTask() { current_task = prev; }
+  CurrentTask(const CurrentTask&) = delete;
+  CurrentTask& operator=(const CurrentTask&) = delete;
+  GraphTask* prev;
+};
+
 }  // namespace
+
+uint64_t current_graph_task_id() { return current_task ? current_task->id : 0; }
+
+bool will_engine_execute_node(const Node* node) {
+  const GraphTask* task = current_task;
+  if (task == nullptr)
+    throw RuntimeError("will_engine_execute_node should only be called during the backward pass");
+  if (node == task->root) return true;
+  if (!task->pending.contains(node)) return false;  // not reachable from the roots
+  if (task->exec_info.empty()) return true;
+  auto it = task->exec_info.find(const_cast<Node*>(node));
+  return it != task->exec_info.end() && it->second.should_visit();
+}
 
 bool AnomalyMode::is_enabled() { return anomaly_enabled.load(std::memory_order_relaxed); }
 void AnomalyMode::set_enabled(bool enabled) { anomaly_enabled.store(enabled); }
@@ -355,12 +388,15 @@ variable_list Engine::execute(const std::vector<Edge>& roots, variable_list grad
   // recorded graph too).
   AutoGradMode grad_mode(create_graph);
   GraphTask task;
+  task.id = next_task_id.fetch_add(1, std::memory_order_relaxed);
   task.keep_graph = keep_graph;
   task.create_graph = create_graph;
   task.accumulate_grad = accumulate_grad;
   task.captured.resize(outputs.size());
 
   auto root = std::make_shared<GraphRoot>(roots, std::move(grad_roots));
+  task.root = root.get();
+  CurrentTask running(&task);
   compute_dependencies(task, root.get());
   if (!outputs.empty()) {
     compute_exec_info(task, root.get(), outputs);
@@ -419,11 +455,7 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
         throw RuntimeError("Mismatch in shape: grad_output[" + std::to_string(i) +
                            "] has a shape of " + shape_str(g.sizes()) + " and output[" +
                            std::to_string(i) + "] has a shape of " + shape_str(t.sizes()) + ".");
-      if (g.dtype() != t.dtype()) {
-        if (!is_floating(g.dtype()))
-          throw RuntimeError(std::string("grad_outputs[") + std::to_string(i) + "] has dtype " +
-                             dtype_name(g.dtype()) + " but outputs[" + std::to_string(i) +
-                             "] has dtype " + dtype_name(t.dtype()));
+      if (g.dtype() != t.dtype()) {  // bool and int64 too: cast, as torch and the reference
         AutoGradMode mode(create_graph);
         g = grad_cast(g, t.dtype());
       }

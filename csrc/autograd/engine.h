@@ -39,6 +39,14 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
                            bool retain_graph, bool create_graph, const variable_list& inputs,
                            bool allow_unused, bool accumulate_grad);
 
+// The graph task running backward on this thread (autograd.graph.register_multi_grad_hook
+// asks from inside a hook): its id, unique within the process, or 0 outside backward.
+uint64_t current_graph_task_id();
+// Whether the running task will call the tensor hooks of `node`: it is reachable from the
+// roots and, under autograd.grad / backward(inputs=...), leads to or is one of the inputs.
+// Throws outside backward.
+bool will_engine_execute_node(const Node* node);
+
 // Anomaly mode: when enabled, the engine checks every gradient for NaN and names the node.
 struct AnomalyMode {
   static bool is_enabled();

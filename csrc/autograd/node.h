@@ -218,6 +218,9 @@ struct Node : std::enable_shared_from_this<Node> {
   void run_post_hooks(variable_list& grad_inputs, const variable_list& grad_outputs);
 
   std::mutex mutex_;  // held by the engine while apply() runs
+  // The Python dict of Node.metadata, owned by csrc/python (it drops it with the GIL); null
+  // until first asked for.
+  std::shared_ptr<void> py_metadata;
 
  protected:
   uint64_t sequence_nr_;

@@ -1,8 +1,47 @@
 #include "autograd/saved_variable.h"
 
+#include <utility>
+#include <vector>
+
 #include "autograd/variable.h"
 
 namespace tg::autograd {
+
+namespace {
+
+struct HooksEntry {
+  std::shared_ptr<SavedTensorHooks> hooks;  // null: a disabling entry
+  std::string disabled_message;
+};
+
+std::vector<HooksEntry>& hooks_stack() {
+  thread_local std::vector<HooksEntry> stack;
+  return stack;
+}
+
+}  // namespace
+
+void push_saved_tensor_hooks(std::shared_ptr<SavedTensorHooks> hooks) {
+  auto& stack = hooks_stack();
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (!it->hooks) throw RuntimeError(it->disabled_message);
+  stack.push_back({std::move(hooks), std::string()});
+}
+
+void push_saved_tensor_hooks_disabled(std::string message) {
+  hooks_stack().push_back({nullptr, std::move(message)});
+}
+
+void pop_saved_tensor_hooks() {
+  auto& stack = hooks_stack();
+  if (stack.empty()) throw RuntimeError("pop_saved_tensor_hooks: no saved tensor hooks are active");
+  stack.pop_back();
+}
+
+const SavedTensorHooks* current_saved_tensor_hooks() {
+  auto& stack = hooks_stack();
+  return stack.empty() ? nullptr : stack.back().hooks.get();
+}
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
@@ -16,12 +55,20 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_ = detach(t);
   } else {
     data_ = t;
+    requires_grad_ = t.requires_grad();
+  }
+  if (const SavedTensorHooks* hooks = current_saved_tensor_hooks()) {
+    if (!is_output) edge_ = gradient_edge(t);
+    packed_ = hooks->pack(data_);
+    data_ = Tensor();
   }
 }
 
 void SavedVariable::reset() {
   if (!defined_) return;
   data_ = Tensor();
+  packed_.reset();
+  edge_ = Edge();
   released_ = true;
 }
 
@@ -42,6 +89,7 @@ Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>
         " were freed when backward() or autograd.grad() ran. Specify retain_graph=True if you "
         "need to backward through the graph a second time or if you need to access saved "
         "tensors after calling backward.");
+  if (packed_) return unpack_packed(owner, owner_ptr);
   uint32_t current = data_.version();
   if (current != saved_version_) {
     std::string who = describe();
@@ -61,8 +109,35 @@ Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>
         " instead. Hint: avoid changing a tensor in place (x.op_(...), x[...] = ...) after it "
         "was used by an operation that saves it; compute into a new tensor instead.");
   }
-  if (!is_output_) return data_;
-  Tensor out = detach(data_);
+  if (!is_output_) {
+    if (requires_grad_ && !data_.requires_grad())
+      throw RuntimeError(  // torch's words (its missing space included)
+          "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+          "This is not supported, please use out-of-place `.detach()` instead");
+    return data_;
+  }
+  return relink_output(detach(data_), owner, owner_ptr);
+}
+
+Tensor SavedVariable::unpack_packed(const Node* owner,
+                                    const std::shared_ptr<Node>* owner_ptr) const {
+  Tensor out = detach(packed_->unpack());
+  if (is_output_) return relink_output(std::move(out), owner, owner_ptr);
+  if (!edge_.valid()) return out;
+  AutogradMeta& m = autograd_meta(out);
+  if (edge_.function->is_accumulate_grad()) {
+    // A leaf: the unpacked tensor is a leaf whose gradient goes to the saved leaf's .grad.
+    m.requires_grad = true;
+    m.grad_accumulator = edge_.function;
+  } else {
+    m.grad_fn = edge_.function;
+    m.output_nr = edge_.input_nr;
+  }
+  return out;
+}
+
+Tensor SavedVariable::relink_output(Tensor out, const Node* owner,
+                                    const std::shared_ptr<Node>* owner_ptr) const {
   if (relink_ && owner != nullptr) {
     std::shared_ptr<Node> fn =
         owner_ptr ? *owner_ptr : std::const_pointer_cast<Node>(owner->shared_from_this());

@@ -8,11 +8,41 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "autograd/node.h"
 #include "tensor/tensor.h"
 
 namespace tg::autograd {
+
+// Note [Saved tensor hooks]
+// autograd.graph.saved_tensors_hooks(pack, unpack): while a pair is active on a thread, every
+// tensor a node saves on that thread (generated nodes and Python Functions alike) is handed to
+// pack() once, when saved, and the node keeps only what pack returned; each unpack of the
+// saved value calls unpack() on it. The autograd core knows nothing of Python: the binding
+// implements SavedTensorHooks and PackedTensor and takes the GIL inside them. As torch's:
+// no version check applies to a packed tensor (pack decides what is kept), and the unpacked
+// tensor is linked back into the graph where the saved one was (its grad_fn and output_nr, or
+// its leaf's AccumulateGrad, or the owner node for a saved output). A saved *output* is given
+// to pack without its grad_fn (torch passes the output itself): a pack that returns its argument
+// would otherwise make node -> packed object -> output -> node, a cycle through C++ that
+// Python's collector cannot see.
+struct PackedTensor {
+  virtual ~PackedTensor() = default;
+  virtual Tensor unpack() const = 0;  // throws TypeError when unpack returns a non-tensor
+};
+struct SavedTensorHooks {
+  virtual ~SavedTensorHooks() = default;
+  virtual std::shared_ptr<PackedTensor> pack(const Tensor& t) const = 0;
+};
+
+// The thread-local stack of hooks. A disabling entry (disable_saved_tensors_hooks) carries its
+// message: pushing hooks above it raises RuntimeError(message), and it hides the hooks below.
+void push_saved_tensor_hooks(std::shared_ptr<SavedTensorHooks> hooks);
+void push_saved_tensor_hooks_disabled(std::string message);
+void pop_saved_tensor_hooks();
+// The innermost active pair, or null.
+const SavedTensorHooks* current_saved_tensor_hooks();
 
 class SavedVariable {
  public:
@@ -29,13 +59,19 @@ class SavedVariable {
 
  private:
   Tensor unpack_impl(const Node* owner, const std::shared_ptr<Node>* owner_ptr) const;
+  Tensor unpack_packed(const Node* owner, const std::shared_ptr<Node>* owner_ptr) const;
+  // A saved output re-linked to its owner node (no autograd state kept while saved).
+  Tensor relink_output(Tensor out, const Node* owner, const std::shared_ptr<Node>* owner_ptr) const;
 
   Tensor data_;
+  std::shared_ptr<PackedTensor> packed_;  // Note [Saved tensor hooks]; then data_ is undefined
+  Edge edge_;                             // where a packed non-output leads in the graph
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool defined_ = false;
   bool is_output_ = false;
   bool relink_ = false;  // output that had the owner as grad_fn when saved
+  bool requires_grad_ = false;  // an input that required grad: detach_() on it is caught
   bool released_ = false;
 };
 

@@ -82,18 +82,63 @@ struct PyTensorHook {
   Tensor operator()(const Tensor& grad) const {
     py::gil_scoped_acquire gil;
     py::object r = ref.object()(grad);
-    return tensor_or_undefined(r, "a hook's return value");
+    Tensor out = tensor_or_undefined(r, "a hook's return value");
+    if (out.defined() && grad.defined() && out.sizes() != grad.sizes())
+      // torch's words first (as the reference engine's _call_hooks)
+      throw RuntimeError("hook '" + py::str(py::getattr(ref.object(), "__name__", py::str("?")))
+                                        .cast<std::string>() +
+                         "' has changed the size of value: it returned a gradient of shape " +
+                         shape_str(out.sizes()) + " for a gradient of shape " +
+                         shape_str(grad.sizes()) + "; a hook must keep the gradient's shape");
+    return out;
   }
 };
 struct PyLeafHook {
   PyObjectRef ref;
   void operator()(const Tensor& leaf) const {
     py::gil_scoped_acquire gil;
-    ref.object()(leaf);
+    if (!ref.object()(leaf).is_none())
+      throw RuntimeError("Tensor post accumulate grad hooks should return None.");
   }
 };
 
 TensorHook py_tensor_hook(py::function fn) { return PyTensorHook{PyObjectRef(std::move(fn))}; }
+
+// autograd.graph.saved_tensors_hooks on the compiled engine (Note [Saved tensor hooks] in
+// csrc/autograd/saved_variable.h): the Python pack/unpack functions behind the C++ interfaces.
+struct PyPackedTensor final : PackedTensor {
+  PyObjectRef unpack_hook, packed;
+  Tensor unpack() const override {
+    py::gil_scoped_acquire gil;
+    py::object r = unpack_hook.object()(packed.object());
+    if (!py::isinstance<Tensor>(r))
+      throw TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                      "of type " + py::str(py::type::of(r).attr("__name__")).cast<std::string>());
+    return r.cast<Tensor>();
+  }
+};
+struct PySavedTensorHooks final : SavedTensorHooks {
+  PyObjectRef pack_hook, unpack_hook;
+  std::shared_ptr<PackedTensor> pack(const Tensor& t) const override {
+    py::gil_scoped_acquire gil;
+    auto packed = std::make_shared<PyPackedTensor>();
+    packed->packed = PyObjectRef(pack_hook.object()(t));
+    packed->unpack_hook = unpack_hook;
+    return packed;
+  }
+};
+
+// Node.metadata: a dict per node, kept on the C++ node (Node::py_metadata) so it outlives the
+// Python wrapper object, as torch's.
+py::dict node_metadata(Node& n) {
+  if (!n.py_metadata) {
+    py::dict d;
+    n.py_metadata = std::shared_ptr<void>(d.release().ptr(), [](void* p) {
+      gil_safe_decref(static_cast<PyObject*>(p));
+    });
+  }
+  return py::reinterpret_borrow<py::dict>(static_cast<PyObject*>(n.py_metadata.get()));
+}
 
 py::object run_backward_py(py::object tensors, py::object grad_tensors, py::object retain_graph,
                            bool create_graph, py::object inputs, bool allow_unused,
@@ -346,6 +391,7 @@ void init_autograd(py::module_& m) {
                                throw py::attribute_error(n.name() + " has no attribute 'variable'");
                              })
       .def("_sequence_nr", &Node::sequence_nr)
+      .def_property_readonly("metadata", &node_metadata)
       .def(
           "register_hook",
           [](Node& n, py::function fn) {
@@ -426,6 +472,25 @@ void init_autograd(py::module_& m) {
          "backward (accumulate_grad=True: into .grad, returns None) or grad (returns a tuple).");
   ag.def("is_grad_enabled", &GradMode::is_enabled);
   ag.def("set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));
+  ag.def("_push_saved_tensors_hooks", [](py::function pack, py::function unpack) {
+    auto hooks = std::make_shared<PySavedTensorHooks>();
+    hooks->pack_hook = PyObjectRef(std::move(pack));
+    hooks->unpack_hook = PyObjectRef(std::move(unpack));
+    push_saved_tensor_hooks(std::move(hooks));
+  });
+  ag.def("_push_saved_tensors_hooks_disabled", &push_saved_tensor_hooks_disabled,
+         py::arg("message"));
+  ag.def("_pop_saved_tensors_hooks", &pop_saved_tensor_hooks);
+  ag.def("_current_graph_task_id", [](){ return current_graph_task_id(); },
+         "The id of the backward running on this thread, 0 outside backward.");
+  ag.def("_will_engine_execute_node",
+         [](const std::shared_ptr<Node>& n) { return will_engine_execute_node(n.get()); });
+  ag.def("_grad_node",
+         [](const Tensor& t) -> py::object {
+           Edge e = gradient_edge(t);
+           return e.valid() ? py::cast(e.function) : py::object(py::none());
+         },
+         "grad_fn, or a leaf's AccumulateGrad node (None when t does not require grad).");
   ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
   ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, py::arg("mode"));
 
@@ -446,6 +511,7 @@ void init_autograd(py::module_& m) {
              for (py::handle t : tensors)
                ctx.non_differentiable.push_back(tensor_or_undefined(t, "mark_non_differentiable"));
            })
+      .def_property_readonly("_dirty", [](FunctionCtx& ctx) { return to_py_tuple(ctx.dirty); })
       .def("set_materialize_grads",
            [](FunctionCtx& ctx, bool value) { ctx.materialize_grads = value; })
       .def_property_readonly("_node", [](FunctionCtx& ctx) -> py::object {

@@ -298,6 +298,30 @@ void setup_tensor_type(PyHeapTypeObject* heap_type) {
   type->tp_clear = tensor_clear;
 }
 
+// Note [Tensor.data setter]
+// `x.data = y` changes what x *is* in place: the TensorImpl (and so the Python object, its
+// grad, hooks and grad_fn) stays, and takes y's storage, sizes, strides, offset and dtype. As
+// torch's, a leaf's AccumulateGrad is forgotten when the shape or dtype changes, so a later
+// graph records the new metadata. The version counter lives on the storage here, so x counts
+// versions with y's storage from now on (torch keeps x's counter).
+void set_data(Tensor& self, const Tensor& other) {
+  TensorImpl* dst = self.unsafe_impl();
+  const TensorImpl* src = other.unsafe_impl();
+  if (dst == src) return;
+  bool same_meta = dst->sizes == src->sizes && dst->dtype == src->dtype;
+  dst->storage = src->storage;
+  dst->sizes = src->sizes;
+  dst->strides = src->strides;
+  dst->offset = src->offset;
+  dst->dtype = src->dtype;
+  dst->refresh();
+  if (same_meta) return;
+  if (auto* meta = autograd::autograd_meta_or_null(self)) {
+    std::lock_guard<std::mutex> lock(meta->mutex);
+    meta->grad_accumulator.reset();
+  }
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
@@ -338,6 +362,9 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("_offset", &Tensor::offset)
       .def_property_readonly("_version", &Tensor::version)
       .def("_bump_version", &Tensor::bump_version)
+      .def("_set_data", &set_data, py::arg("other"),
+           "x.data = other: x keeps its object and autograd state, and takes other's storage, "
+           "shape and dtype (checked by transgrad._api.methods._set_data).")
       .def("_shares_storage", &Tensor::shares_storage)
       .def("_is_same", &Tensor::is_same)
       .def("data_ptr",
@@ -378,7 +405,7 @@ void init_tensor(py::module_& m) {
                              [](const Tensor& t) { return autograd::retains_grad(t); })
       .def("retain_grad", [](const Tensor& t) { autograd::retain_grad(t); })
       .def("detach", [](const Tensor& t) { return autograd::detach(t); })
-      .def("detach_",
+      .def("_detach_inplace",  // the engine half of detach_ (transgrad._api.methods checks views)
            [](Tensor& t) {
              if (auto* m = autograd::autograd_meta_or_null(t)) {
                m->grad_fn.reset();

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TG_PAUSE() _mm_pause()
@@ -161,10 +163,36 @@ int default_threads() {
   return hc ? static_cast<int>(std::min(hc, 64u)) : 1;
 }
 
+// Note [Pool after fork]
+// fork() copies only the calling thread: in the child the pool's workers do not exist, and a
+// kernel handing them chunks would wait for them forever (a DataLoader worker using transgrad
+// ops hung). A pthread_atfork child handler drops the pool (leaked: its std::thread objects
+// name threads of the parent, which must be neither joined nor destroyed) and the next kernel
+// builds a fresh one with the parent's thread count. Pools are leaked at exit on purpose too:
+// joining threads during static destruction at interpreter exit can hang.
+std::atomic<ThreadPool*> g_pool{nullptr};
+std::atomic<int> g_threads_after_fork{0};
+
+void drop_pool_in_child() {
+  ThreadPool* old = g_pool.exchange(nullptr);
+  if (old != nullptr) g_threads_after_fork.store(old->num_threads());
+  g_active_callers.store(0);  // callers of the parent's other threads are gone
+  t_in_parallel = false;
+}
+
 ThreadPool& pool() {
-  // Leaked on purpose: joining threads during static destruction at interpreter exit can hang.
-  static ThreadPool* p = new ThreadPool(default_threads());
-  return *p;
+  ThreadPool* p = g_pool.load(std::memory_order_acquire);
+  if (p != nullptr) return *p;
+  static const int registered = pthread_atfork(nullptr, nullptr, drop_pool_in_child);
+  (void)registered;
+  int after_fork = g_threads_after_fork.load();
+  auto* fresh = new ThreadPool(after_fork > 0 ? after_fork : default_threads());
+  ThreadPool* expected = nullptr;
+  if (!g_pool.compare_exchange_strong(expected, fresh)) {
+    delete fresh;  // another thread built one first
+    return *expected;
+  }
+  return *fresh;
 }
 
 }  // namespace

@@ -141,6 +141,8 @@ def _vjp(grad_fn, outs, leaves, vs, create_graph):
 
 
 def _assert_close(ours, theirs, what):
+    # zip would stop at the shorter list: a missing or extra output must fail, not be skipped
+    assert len(ours) == len(theirs), f"{what}: {len(ours)} outputs, torch has {len(theirs)}"
     for k, (a, b) in enumerate(zip(ours, theirs)):
         a = np.zeros_like(_np(b)) if a is None and b is not None else a
         b = np.zeros_like(_np(a)) if b is None and a is not None else b

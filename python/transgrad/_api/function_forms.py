@@ -11,7 +11,11 @@ statement) from backward into one None gradient, as torch accepts for a one-inpu
 from __future__ import annotations
 
 import inspect
-from typing import Any, Tuple
+import warnings
+from typing import Any, Sequence, Tuple
+
+from transgrad._api.views import registry_for
+from transgrad._backend import backend_of
 
 
 def base_setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> Any:
@@ -48,3 +52,19 @@ def run_forward(cls: type, ctx: Any, args: Tuple[Any, ...]) -> Any:
 def backward_result(result: Any) -> Any:
     """``None`` from backward means one None gradient (torch accepts it for one input)."""
     return (None,) if result is None else result
+
+
+def check_dirty(dirty: Sequence[Any], args: Tuple[Any, ...], recording: bool) -> None:
+    """torch's checks of ``ctx.mark_dirty`` (both engines, before the node is made): a tensor
+    that is not an input is a warning; a view of a leaf that requires grad cannot be changed in
+    place while autograd records (its base would not see the change)."""
+    for d in dirty:
+        if not any(d is a for a in args):
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                          "Tensors that have been mutated should be passed to "
+                          "ctx.mark_dirty().", UserWarning, stacklevel=3)
+            continue
+        info = registry_for(backend_of(d)).get(d) if recording else None
+        if info is not None and info.base.is_leaf and info.base.requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")

@@ -53,6 +53,11 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
     ag = B.autograd
     recording = ag.is_grad_enabled() and (self.requires_grad or any(
         is_tensor(o) and o.requires_grad for o in operands))
+    if not recording and ag.is_grad_enabled():
+        info = registry_for(B).get(self)  # a view made before its leaf base's requires_grad_()
+        if info is not None and info.base.is_leaf and info.base.requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                               "in an in-place operation.")
     if not recording:
         with ag.no_grad():
             new = compute(self)

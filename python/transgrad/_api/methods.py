@@ -179,7 +179,7 @@ def _data(self: Any) -> Any:
 
 def _set_data(self: Any, value: Any) -> None:
     """``x.data = y``: ``x`` (the same object) now holds ``y``'s storage, shape and dtype, and
-    keeps its autograd state, as torch's. Needs the engine's ``Tensor._set_data``."""
+    keeps its autograd state, as torch's; the engine's ``Tensor._set_data`` swaps the storage."""
     if not is_tensor(value):
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
     if backend_of(value) is not backend_of(self):
@@ -187,13 +187,23 @@ def _set_data(self: Any, value: Any) -> None:
     if self.requires_grad and value.dtype.kind not in "fc":
         raise RuntimeError("data set to a tensor that requires gradients must be floating "
                            "point or complex dtype")
-    setter = getattr(type(self), "_set_data", None)
-    if setter is None:  # the compiled engine has no storage swap in _C yet
-        raise NotImplementedError(
-            f"x.data = y is not supported by the {backend_of(self).name} engine yet (it needs "
-            "a storage swap in the extension); use x.copy_(y) under no_grad() to replace the "
-            "values, or transgrad.reference")
-    setter(self, value)
+    self._set_data(value)
+
+
+# torch's words for view.detach_()
+VIEW_DETACH_MESSAGE = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+
+
+def detach_(self: Any) -> Any:
+    """``x.detach_()``: x loses its history in place; a view cannot (its base keeps it), as
+    torch's. The views are the API's registry; the engine drops the history."""
+    if registry_for(backend_of(self)).get(self) is not None:
+        raise RuntimeError(VIEW_DETACH_MESSAGE)
+    return self._detach_inplace()
 
 
 def _is_int(a: Any) -> bool:
@@ -679,7 +689,8 @@ METHODS: Dict[str, Any] = {
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
-    "data": property(_data, _set_data), "new": new, "device": property(lambda self: CPU),
+    "data": property(_data, _set_data), "detach_": detach_, "new": new,
+    "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,

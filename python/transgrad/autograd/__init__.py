@@ -24,6 +24,7 @@ from transgrad import _C as _C_module
 from transgrad._api.function_forms import (
     backward_result,
     base_setup_context,
+    check_dirty,
     forward_args,
     run_forward,
 )
@@ -177,6 +178,7 @@ class Function:
             result = run_forward(cls, ctx, args)
         finally:
             _set_enabled(prev)
+        check_dirty(ctx._dirty, args, prev and builtins.any(ctx.needs_input_grad))
         path, line = _location(cls)
         return _C.autograd._function_apply(_call_backward(cls), ctx, args, result,
                                            f"{cls.__name__}Backward", path, line)

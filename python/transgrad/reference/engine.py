@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -165,6 +166,35 @@ def _post_order(roots: Sequence[Node]) -> List[Node]:
     return order
 
 
+# The backward running on this thread, for autograd.graph.register_multi_grad_hook: a stack,
+# since a hook may run a nested backward. Each entry is (task id, the nodes it visits).
+_running = threading.local()
+_task_ids = itertools.count(1)
+
+
+def _task_stack() -> List[Tuple[int, set]]:
+    stack = getattr(_running, "stack", None)
+    if stack is None:
+        stack = _running.stack = []
+    return stack
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward running on this thread (unique in the process); 0 outside."""
+    stack = _task_stack()
+    return stack[-1][0] if stack else 0
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running backward will call ``node``'s tensor hooks: it is reachable from
+    the roots and, with targets (grad / backward(inputs=)), leads to or is one of them."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("will_engine_execute_node should only be called during the "
+                           "backward pass")
+    return node in stack[-1][1]
+
+
 def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: bool,
          create_graph: bool, targets: Optional[List[Tuple[Node, int]]],
          accumulate: bool = True) -> List[Any]:
@@ -204,6 +234,7 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
     heapq.heapify(heap)
     prev_mode = is_grad_enabled()
     _set_grad(create_graph)
+    _task_stack().append((next(_task_ids), needed))
     try:
         while heap:
             node = heapq.heappop(heap)[2]
@@ -236,6 +267,7 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 if deps[child] == 0:
                     heapq.heappush(heap, (-child.sequence_nr, next(tie), child))
     finally:
+        _task_stack().pop()
         _set_grad(prev_mode)
     return captured
 
@@ -315,6 +347,12 @@ def _call_hooks(node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
         for hook in list(hooks or ()):
             r = hook(g)
             if r is not None:
+                if tuple(r.shape) != tuple(g.shape):  # torch's words first, as the compiled
+                    name = getattr(hook, "__name__", "?")
+                    raise RuntimeError(
+                        f"hook '{name}' has changed the size of value: it returned a gradient "
+                        f"of shape {tuple(r.shape)} for a gradient of shape {tuple(g.shape)}; "
+                        "a hook must keep the gradient's shape")
                 g = r
         grads[i] = g
         ref = node._retained.get(i) if node._retained else None

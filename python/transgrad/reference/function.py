@@ -16,6 +16,7 @@ import numpy as np
 from transgrad._api.function_forms import (
     backward_result,
     base_setup_context,
+    check_dirty,
     forward_args,
     run_forward,
 )
@@ -111,6 +112,7 @@ class Function:
             result = run_forward(cls, ctx, args)
         outputs = list(result) if isinstance(result, tuple) else [result]
         dirty = ctx._dirty
+        check_dirty(dirty, args, requires)
         for t in dirty:
             if requires and t.is_leaf and t.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "

@@ -43,7 +43,8 @@ class Node:
     """A backward function of the graph (see the module docstring)."""
 
     __slots__ = ("next_edges", "n_outputs", "sequence_nr", "_pre_hooks", "_retained",
-                 "_node_pre_hooks", "_node_post_hooks", "anomaly_frames", "__weakref__")
+                 "_node_pre_hooks", "_node_post_hooks", "anomaly_frames", "_metadata",
+                 "__weakref__")
     location: Optional[str] = None  # the formula's "path:line", when there is one
 
     def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
@@ -56,6 +57,14 @@ class Node:
         self._node_post_hooks: Optional[List[Any]] = None  # hook(grad_inputs, grad_outputs)
         # Under detect_anomaly(): the Python stack that made the node (transgrad._api.anomaly).
         self.anomaly_frames: Optional[List[Any]] = capture_frames() if _anomaly[0] else None
+        self._metadata: Optional[Dict[Any, Any]] = None
+
+    @property
+    def metadata(self) -> Dict[Any, Any]:
+        """A dict kept with the node for the user's own annotations (torch's Node.metadata)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         return type(self).__name__
@@ -147,7 +156,8 @@ class AccumulateGrad(Node):
             np.add(var._grad._data, grad._data, out=var._grad._data)
             var._grad._bump_version()
         for hook in list(var._post_acc_hooks or ()):
-            hook(var)
+            if hook(var) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
 
 
@@ -169,6 +179,12 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
     return acc
 
 
+# torch's words (its missing space included), then what to do
+DETACHED_MESSAGE = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                    ".detach_().This is not supported, please use out-of-place `.detach()` "
+                    "instead")
+
+
 class SavedTensor:
     """A tensor saved for backward, with its version at save time.
 
@@ -185,7 +201,7 @@ class SavedTensor:
     """
 
     __slots__ = ("_tensor", "_data", "_vc", "_version", "_output_nr", "_is_output", "name",
-                 "where", "_released", "_packed", "_unpack", "_edge")
+                 "where", "_released", "_packed", "_unpack", "_edge", "_requires_grad")
 
     def __init__(self, t: Tensor, is_output: bool, name: str = "", where: str = "") -> None:
         self._vc = t._vc
@@ -195,6 +211,7 @@ class SavedTensor:
         self.name = name
         self.where = where  # "path:line" where the formula bound the saved name, if known
         self._released = False
+        self._requires_grad = t.requires_grad  # an input's detach_() is caught on unpack
         hooks = saved_hooks.current()
         self._unpack = None if hooks is None else hooks[1]
         if hooks is not None:  # Note [Saved tensor hooks]
@@ -209,7 +226,8 @@ class SavedTensor:
     def unpack(self, owner: Node) -> Tensor:
         if self._released:
             raise RuntimeError(RELEASED_MESSAGE.format(node=owner.describe()))
-        if self._vc.value != self._version:
+        # packed tensors: pack decided what is kept, no version check (as torch's)
+        if self._unpack is None and self._vc.value != self._version:
             what = f"saved tensor '{self.name}'" if self.name else "a saved tensor"
             if self.where:
                 what += f" (bound at {self.where})"
@@ -233,6 +251,8 @@ class SavedTensor:
                     t.grad_fn, t.output_nr = self._edge
                 return t
         elif not self._is_output:
+            if self._requires_grad and not self._tensor.requires_grad:  # type: ignore[union-attr]
+                raise RuntimeError(DETACHED_MESSAGE)
             return self._tensor  # type: ignore[return-value]
         t = Tensor(data)
         t._vc = self._vc

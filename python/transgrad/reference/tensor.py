@@ -231,7 +231,8 @@ class Tensor:
         """A tensor sharing storage (and version counter) with this one, without history."""
         return Tensor._view_of(self, self._data)
 
-    def detach_(self) -> "Tensor":
+    def _detach_inplace(self) -> "Tensor":
+        """The engine half of ``x.detach_()`` (the API checks views first, methods.py)."""
         self.grad_fn = None
         self._requires_grad = False
         return self

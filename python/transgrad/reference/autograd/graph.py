@@ -1,52 +1,40 @@
-"""``transgrad.reference.autograd.graph``: ``saved_tensors_hooks``, ``save_on_cpu`` and
-``disable_saved_tensors_hooks`` (torch's names and semantics) for the reference engine.
+"""``transgrad.reference.autograd.graph``: torch's ``autograd.graph`` for the reference engine.
 
-Input: pack/unpack callables. Output: context managers that push them on the thread's hook
-stack (``transgrad.reference.saved_hooks``), which every tensor saved for backward goes
-through while they are active: the formula nodes' and Python Functions' (Note [Saved tensor
-hooks] in reference/node.py).
+Input: the reference engine's primitives: the thread's saved-tensor hook stack
+(``transgrad.reference.saved_hooks``, which every tensor saved for backward goes through, Note
+[Saved tensor hooks] in reference/node.py) and the running backward
+(``transgrad.reference.engine.current_graph_task_id`` / ``will_engine_execute_node``). Output:
+``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks``,
+``allow_mutation_on_saved_tensors``, ``register_multi_grad_hook`` (built by
+``transgrad._api.autograd_graph``, shared with the compiled engine) and ``Node``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from transgrad._api.autograd_graph import GraphEngine, make_graph_api
+from transgrad.reference import engine, saved_hooks
+from transgrad.reference.node import Node, gradient_edge
 
-from transgrad.reference import saved_hooks
-
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
-
-
-class saved_tensors_hooks:
-    """``with saved_tensors_hooks(pack, unpack):`` every tensor saved for backward inside is
-    kept as ``pack(t)`` and given back as ``unpack(packed)`` when backward needs it."""
-
-    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]):
-        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
-
-    def __enter__(self) -> None:
-        saved_hooks.push_hooks(self.pack_hook, self.unpack_hook)
-
-    def __exit__(self, *exc: object) -> None:
-        saved_hooks.pop()
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors", "register_multi_grad_hook", "Node"]
 
 
-class save_on_cpu(saved_tensors_hooks):
-    """Saved tensors are kept on the CPU: transgrad tensors always are, so pack and unpack
-    are the identity (``pin_memory`` accepted and ignored, as on a machine without CUDA)."""
-
-    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        super().__init__(lambda t: t, lambda t: t)
+def _grad_node(t):
+    edge = gradient_edge(t)
+    return None if edge is None else edge[0]
 
 
-class disable_saved_tensors_hooks:
-    """While active, registering saved-tensor hooks raises ``RuntimeError(error_message)``
-    and none of the outer hooks apply."""
+_api = make_graph_api(GraphEngine(
+    push_hooks=saved_hooks.push_hooks,
+    push_disabled=saved_hooks.push_disabled,
+    pop_hooks=saved_hooks.pop,
+    current_graph_task_id=engine.current_graph_task_id,
+    will_execute=engine.will_engine_execute_node,
+    grad_node=_grad_node,
+))
 
-    def __init__(self, error_message: str) -> None:
-        self.error_message = error_message
-
-    def __enter__(self) -> None:
-        saved_hooks.push_disabled(self.error_message)
-
-    def __exit__(self, *exc: object) -> None:
-        saved_hooks.pop()
+saved_tensors_hooks = _api.saved_tensors_hooks
+save_on_cpu = _api.save_on_cpu
+disable_saved_tensors_hooks = _api.disable_saved_tensors_hooks
+allow_mutation_on_saved_tensors = _api.allow_mutation_on_saved_tensors
+register_multi_grad_hook = _api.register_multi_grad_hook
