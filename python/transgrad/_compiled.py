@@ -15,8 +15,7 @@ import types
 from typing import Any, Dict
 
 from transgrad import _C as _C_module
-from transgrad import _op_registry
-from transgrad import autograd
+from transgrad import _op_registry, autograd
 from transgrad._api import build as _build
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions

@@ -139,7 +139,8 @@ _NOT_TENSOR = {"sort", "topk", "max", "min", "aminmax", "kthvalue", "median", "c
 
 def _tensor_class(Tensor: type) -> List[str]:
     lines = ["class Tensor:",
-             '    """A tensor (transgrad.reference has its own class with the same methods)."""']
+             '    """A tensor (transgrad.reference has its own class with the same methods)."""',
+             "    def __init__(self, *args: Any, **kwargs: Any) -> None: ..."]
     for name in sorted(n for n in dir(Tensor) if not n.startswith("_") or
                        (n.startswith("__") and n.endswith("__") and n in _DUNDERS)):
         attr = inspect.getattr_static(Tensor, name, None)
