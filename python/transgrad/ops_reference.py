@@ -4,7 +4,8 @@ Stage: documentation, run by hand or by the test that keeps the checked-in page 
 (``tests/api/test_ops_reference.py``, as docs/DIAGNOSTICS.md is kept). Input: the shipped
 formulas (``transgrad.lang.REGISTRY``, namespace ``transgrad``) and the translator's in-place
 verdicts. Output: Markdown, one table per formula module: each op's signature, the first
-paragraph of its docstring, its formula's ``file:line`` and its in-place verdict.
+paragraph of its docstring, its formula's ``file:line``, its in-place verdict and the public
+names (torch's) that reach it.
 
 Invariants: the text depends only on the formulas (sorted by module, then by line), so it is
 reproducible; it needs the translator (libcst) for the verdicts, as the build does.
@@ -20,17 +21,18 @@ import os
 import textwrap
 from typing import Dict, List, Optional, Sequence
 
+import transgrad.reference as api
 from transgrad import lang
 from transgrad._generated import generated_file_cli
 
 COMMAND = "PYTHONPATH=python:. python -m transgrad.ops_reference --out docs/OPS.md"
 
-VERDICTS = {  # the in-place verdict kinds (translator/inplace.py), as the page explains them
-    "safe": "`x.NAME_()` runs in place",
-    "copy": "runs in place; the formula saves a copy of the input first",
-    "composite": "runs on a copy (a composite: its inner ops decide)",
-    "unsafe": "refused while autograd records (the backward reads the input)",
-    "none": "no in-place variant (not a same-shape op)",
+VERDICTS = {  # the in-place verdict kinds, as Note [In-place variants] in translator/inplace.py
+    "safe": "the backward does not read the input's value: `x.NAME_()` writes into x",
+    "copy": "the backward reads x; the formula asks for a copy, which the node saves",
+    "unsafe": "the backward reads x: refused while autograd records (runs under no_grad)",
+    "composite": "no backward of its own: runs on a copy of x",
+    "none": "no in-place variant (the first parameter is not a Tensor, or several outputs)",
 }
 
 
@@ -81,6 +83,15 @@ def verdicts(names: List[str]) -> Dict[str, str]:
     return out
 
 
+def public_names(name: str) -> List[str]:
+    """Where the op ``name`` is reachable by torch's public names (the same on both engines:
+    one API, tests/api/test_namespaces.py)."""
+    places = (("tg", api), ("Tensor", api.Tensor), ("F", api.nn.functional),
+              ("linalg", api.linalg), ("special", api.special))
+    return [f"{prefix}.{name}" for prefix, where in places
+            if callable(getattr(where, name, None))]
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -94,10 +105,11 @@ def render_ops_reference() -> str:
     lines = ["# Op reference", "",
              f"Generated from the formulas in `formulas/` by `{COMMAND}`; do not edit.",
              "Every op is `transgrad.ops.NAME` and `transgrad.reference.ops.NAME` (namespace "
-             "`transgrad`); most also have torch's public name (`transgrad.NAME`, a Tensor "
-             "method, `transgrad.nn.functional.NAME`).", "",
-             "In-place verdicts (may `x.NAME_()` run while autograd records; "
-             "Note [In-place variants] in translator/inplace.py):", ""]
+             "`transgrad`); the public names column lists torch's names that reach it "
+             "(`tg` = `transgrad`, `F` = `transgrad.nn.functional`).", "",
+             "In-place verdicts (may `x.NAME_()` run while autograd records; the rule is "
+             "Note [In-place variants] in translator/inplace.py; where torch has no `NAME_` "
+             "method the verdict is what the formula would allow):", ""]
     lines += [f"- **{k}**: {v}" for k, v in VERDICTS.items()]
     module = None
     for d in fdefs:
@@ -105,10 +117,11 @@ def render_ops_reference() -> str:
             module = d.module
             short = module.rsplit(".", 1)[-1]
             lines += ["", f"## {short} (`formulas/{short}.py`)", "",
-                      "| op | signature | formula | in place | description |",
-                      "|---|---|---|---|---|"]
+                      "| op | signature | formula | in place | public names | description |",
+                      "|---|---|---|---|---|---|"]
         lines.append(f"| `{d.name}` | `{_cell(signature(d))}` | {_link(location(d))} "
-                     f"| {kinds[d.name]} | {_cell(first_paragraph(d.fn.__doc__))} |")
+                     f"| {kinds[d.name]} | {', '.join(public_names(d.name))} "
+                     f"| {_cell(first_paragraph(d.fn.__doc__))} |")
     return "\n".join(lines) + "\n"
 
 

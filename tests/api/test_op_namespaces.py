@@ -31,19 +31,7 @@ USER_TANH = textwrap.dedent('''
         return ops.tanh(x) * 2.0
 ''')
 
-OTHER_TANH = textwrap.dedent('''
-    from transgrad.lang import T, Tensor, formula, kernel, samples
-
-
-    @samples(T(3))
-    @formula
-    def tanh(x: Tensor) -> Tensor:
-        result = kernel.tanh(x)
-
-        def backward(grad):
-            return grad * 7.0
-        return result, backward
-''')
+OTHER_TANH = USER_TANH.replace("100.0", "7.0")  # another library's tanh, another gradient
 
 
 class Registry:
