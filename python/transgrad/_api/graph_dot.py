@@ -21,8 +21,6 @@ import os
 import shutil
 from typing import Any, Dict, List, Optional, Tuple
 
-from transgrad import lang
-
 __all__ = ["to_dot", "to_svg", "render"]
 
 Meta = Optional[Tuple[Tuple[int, ...], str]]  # (shape, dtype name) of a forward tensor
@@ -74,6 +72,9 @@ def _formula_of(node: Any) -> Any:
     fdef = getattr(node, "fdef", None)  # a reference FormulaNode knows it
     if fdef is not None:
         return fdef
+    # imported here, on first use: `import transgrad` does not load the formula language
+    from transgrad import lang
+
     if not _by_node_name:
         lang.load_builtin_formulas()
         _by_node_name.update({_camel(n): d for n, d in lang.REGISTRY.items()})
