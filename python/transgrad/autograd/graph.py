@@ -14,11 +14,13 @@ from typing import Any
 
 from transgrad import _C as _C_module
 from transgrad._api.autograd_graph import GraphEngine, make_graph_api
+from transgrad._api.graph_dot import render, to_dot, to_svg  # drawing the graph (both engines)
 
 _ag: Any = _C_module.autograd
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "allow_mutation_on_saved_tensors", "register_multi_grad_hook", "Node"]
+           "allow_mutation_on_saved_tensors", "register_multi_grad_hook", "Node", "to_dot",
+           "to_svg", "render"]
 
 _api = make_graph_api(GraphEngine(
     push_hooks=_ag._push_saved_tensors_hooks,

@@ -25,6 +25,7 @@ from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
+from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
@@ -59,7 +60,9 @@ inference_mode = _make_inference_mode(autograd.no_grad)
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(_backend, _factories)
-ops = _backend.ops
+# tg.reference.ops.NAME: a shipped op; tg.reference.ops.<namespace>.NAME: a user's
+# (Note [No silent replacement] in transgrad/_op_registry.py)
+ops = _OpsRoot("reference", _backend.ops, lambda: sorted(_lang.REGISTRY))
 
 _num_threads = 1
 

@@ -12,11 +12,13 @@ Input: the reference engine's primitives: the thread's saved-tensor hook stack
 from __future__ import annotations
 
 from transgrad._api.autograd_graph import GraphEngine, make_graph_api
+from transgrad._api.graph_dot import render, to_dot, to_svg  # drawing the graph (both engines)
 from transgrad.reference import engine, saved_hooks
 from transgrad.reference.node import Node, gradient_edge
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "allow_mutation_on_saved_tensors", "register_multi_grad_hook", "Node"]
+           "allow_mutation_on_saved_tensors", "register_multi_grad_hook", "Node", "to_dot",
+           "to_svg", "render"]
 
 
 def _grad_node(t):
