@@ -12,7 +12,6 @@ against the core's headers; the registry is restored afterwards.
 import importlib
 import importlib.util
 import os
-import textwrap
 
 import numpy as np
 import pytest
@@ -143,10 +142,14 @@ def test_returned_kernel_calls_translate_to_cpp_that_compiles(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def _codes(tmp_path, body):
+def _codes(tmp_path, forward, params="x: Tensor", grad="grad"):
+    """The diagnostic codes of a one-formula module: ``forward`` binds ``result``."""
+    lines = [f"@formula\ndef f({params}) -> Tensor:", *("    " + ln for ln in
+             forward.splitlines()), "    def backward(grad):", f"        return {grad}",
+             "    return result, backward", ""]
     path = tmp_path / "m.py"
     path.write_text("from transgrad.lang import Shape, Tensor, formula, kernel, ops\n\n"
-                    + textwrap.dedent(body))
+                    + "\n".join(lines))
     try:
         load_module(str(path), str(tmp_path))
     except TranslatorError as e:
@@ -157,27 +160,12 @@ def _codes(tmp_path, body):
 @pytest.mark.parametrize("kernel", ["sum", "amax", "amin", "logsumexp", "prod"])
 @pytest.mark.parametrize("empty", ["()", "[]"])
 def test_a_literal_empty_reduction_dims_is_refused(tmp_path, kernel, empty):
-    assert _codes(tmp_path, f"""
-        @formula
-        def f(x: Tensor) -> Tensor:
-            result = kernel.{kernel}(x, {empty}, False)
-            def backward(grad):
-                return grad
-            return result, backward
-        """) == ["T309"]
+    assert _codes(tmp_path, f"result = kernel.{kernel}(x, {empty}, False)") == ["T309"]
 
 
 def test_computed_dims_keep_the_kernel_meaning(tmp_path):
-    assert _codes(tmp_path, """
-        @formula
-        def f(x: Tensor) -> Tensor:
-            dims = tuple(range(x.ndim))
-            result = kernel.sum(x, dims, False)
-            t = kernel.permute(x, ())
-            def backward(grad):
-                return grad
-            return result, backward
-        """) == []
+    assert _codes(tmp_path, "dims = tuple(range(x.ndim))\nresult = kernel.sum(x, dims, False)\n"
+                  "t = kernel.permute(x, ())") == []
 
 
 @pytest.mark.parametrize("call", [
@@ -189,44 +177,23 @@ def test_computed_dims_keep_the_kernel_meaning(tmp_path):
     "kernel.mul(x.shape, x)",
 ])
 def test_a_number_elsewhere_is_still_t305(tmp_path, call):
-    assert set(_codes(tmp_path, f"""
-        @formula
-        def f(x: Tensor, s: Shape) -> Tensor:
-            result = {call}
-            def backward(grad):
-                return grad
-            return result, backward
-        """)) == {"T305"}
+    assert set(_codes(tmp_path, f"result = {call}", "x: Tensor, s: Shape")) == {"T305"}
 
 
 def test_dims_default_needs_the_tensor_named_by_a_variable(tmp_path):
-    assert _codes(tmp_path, """
-        @formula
-        def f(x: Tensor) -> Tensor:
-            result = kernel.sum(kernel.exp(x))
-            def backward(grad):
-                return grad
-            return result, backward
-        """) == ["T302"]
+    assert _codes(tmp_path, "result = kernel.sum(kernel.exp(x))") == ["T302"]
 
 
 def test_a_local_number_stands_for_a_tensor_operand(tmp_path):
-    assert _codes(tmp_path, """
-        @formula
-        def f(x: Tensor, scale: float) -> Tensor:
-            c = 2.0 * scale + x.ndim
-            result = kernel.mul(x, c)
-            def backward(grad):
-                return grad * c
-            return result, backward
-        """) == []
+    assert _codes(tmp_path, "c = 2.0 * scale + x.ndim\nresult = kernel.mul(x, c)",
+                  "x: Tensor, scale: float", "grad * c") == []
 
 
 def test_a_returned_expression_other_than_a_kernel_call_is_still_t107(tmp_path):
-    assert _codes(tmp_path, """
-        @formula
-        def f(x: Tensor) -> Tensor:
-            def backward(grad):
-                return grad
-            return x * 2.0, backward
-        """) == ["T107"]
+    path = tmp_path / "r.py"
+    path.write_text("from transgrad.lang import Tensor, formula, kernel, ops\n\n"
+                    "@formula\ndef f(x: Tensor) -> Tensor:\n    def backward(grad):\n"
+                    "        return grad\n    return x * 2.0, backward\n")
+    with pytest.raises(TranslatorError) as e:
+        load_module(str(path), str(tmp_path))
+    assert [d.code for d in e.value.diagnostics] == ["T107"]
