@@ -137,6 +137,8 @@ class ExprChecker:
         if missing and len(positional) <= len(params) and not unknown:
             keywords = any(a.keyword for a in c.args)
             key = "kernel_missing_keyword" if keywords else "kernel_missing"
+            if any(p.default == "all" and p.name not in bound for p in params):
+                key = "kernel_default_all"  # Note [Kernel defaults]: x must be a variable
             self.report(key, c, missing=missing, **facts)
         numbered = number_operand(kname, c, self.ctx.env)
         for p in params:

@@ -293,6 +293,14 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         SIGNATURE,
     ),
     "kernel_missing": ("T302", "`kernel.{kernel}` is missing argument(s) {missing}", SIGNATURE),
+    "kernel_default_all": (
+        "T302",
+        (
+            "`kernel.{kernel}` is missing argument(s) {missing}: the default `dims=all` is "
+            "supplied only when the first argument is a variable"
+        ),
+        "bind the tensor to a name first (`t = ...`, then `kernel.{kernel}(t)`), or pass dims",
+    ),
     "kernel_missing_keyword": (
         "T303",
         "`kernel.{kernel}` is missing argument(s) {missing}",

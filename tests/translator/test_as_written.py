@@ -182,6 +182,13 @@ def test_a_number_elsewhere_is_still_t305(tmp_path, call):
 
 def test_dims_default_needs_the_tensor_named_by_a_variable(tmp_path):
     assert _codes(tmp_path, "result = kernel.sum(kernel.exp(x))") == ["T302"]
+    path = tmp_path / "m.py"
+    with pytest.raises(TranslatorError) as e:
+        load_module(str(path), str(tmp_path))
+    (d,) = e.value.diagnostics
+    assert "the default `dims=all` is supplied only when the first argument is a variable" in (
+        d.message)
+    assert d.hint.startswith("bind the tensor to a name first")
 
 
 def test_a_local_number_stands_for_a_tensor_operand(tmp_path):
