@@ -31,7 +31,6 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from .capture_messages import capture_message
 from .diagnostics import Diagnostic, make_diagnostic
 from .kinds import (
     ITEM,
@@ -43,7 +42,7 @@ from .kinds import (
     param_types,
     spell_type,
 )
-from .messages import format_message
+from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
 from .subset import METADATA, TENSOR_TYPES
 from .syntax import target_names, walk

@@ -102,6 +102,9 @@ REGISTRY: dict[str, Code] = {c.code: c for c in (
          'branch or boolean test on tensor data (``if t:``, ``t and ...``)'),
     Code('T308', 'unsupported tensor attribute',
          'unsupported tensor attribute (only ``shape``, ``ndim``, ``dtype``, ``numel``)'),
+    Code('T309', 'empty reduction dims',
+         'a literal empty ``dims`` to a reduction kernel (it reduces nothing; torch reduces '
+         'every dimension)'),
     Code('T401', 'construct the compiled engine cannot express',
          'a construct the compiled engine cannot express (chained assignment, ``for``-``else``, '
          'an op for an operator that has none, ...)'),

@@ -11,8 +11,7 @@ source line. Output: text such as::
 Invariants: codes are stable (tests, docs and users refer to them); every stage collects all
 of a module's errors before failing; ``TranslatorError`` renders them sorted by position.
 
-The codes and their meanings: ``diagnostic_codes``. The messages: ``messages`` (fence and
-smuggling checks, as data) and ``capture_messages`` (the capture rule).
+The codes and their meanings: ``diagnostic_codes``. The front end's messages: ``messages``.
 """
 
 from __future__ import annotations

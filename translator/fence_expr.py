@@ -18,7 +18,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo
-from .signatures import KERNELS, KernelParam
+from .signatures import KERNELS, NUMBER_OPERAND_KERNELS, KernelParam
 from .subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, TENSOR_TYPES
 from .syntax import child_nodes, dotted_name
 
@@ -112,7 +112,7 @@ class ExprChecker:
         if self.ctx.in_backward and not self.ctx.once:
             self.report("kernel_in_backward", c.func, kernel=kname)
         params = sig.params
-        signature = f"kernel.{kname}({', '.join(f'{p.type} {p.name}' for p in params)})"
+        signature = f"kernel.{kname}({', '.join(_param_text(p) for p in params)})"
         facts = {"kernel": kname, "signature": signature}
         positional = [a for a in c.args if a.keyword is None and not a.star]
         if len(positional) > len(params):
@@ -131,19 +131,26 @@ class ExprChecker:
                 self.report("kernel_keyword_twice", a.keyword, keyword=k, **facts)
             else:
                 bound[k] = a
-        missing = ", ".join(f"`{p.name}`" for p in params if p.name not in bound)
+        first = positional[0].value if positional else None
+        missing = ", ".join(f"`{p.name}`" for p in params
+                            if p.name not in bound and not defaulted(p, first))
         if missing and len(positional) <= len(params) and not unknown:
             keywords = any(a.keyword for a in c.args)
             key = "kernel_missing_keyword" if keywords else "kernel_missing"
+            if any(p.default == "all" and p.name not in bound for p in params):
+                key = "kernel_default_all"  # Note [Kernel defaults]: x must be a variable
             self.report(key, c, missing=missing, **facts)
+        numbered = number_operand(kname, c, self.ctx.env)
         for p in params:
-            if p.name in bound:
+            if p.name in bound and bound[p.name] is not numbered:
                 self._check_arg(kname, p, bound[p.name].value)
 
     def _check_arg(self, kname: str, p: KernelParam, value: cst.BaseExpression) -> None:
         env = self.ctx.env
         kind = env.kind_of(value)
         param = f"{p.type} {p.name}"
+        if p.type == "Dims" and kname in EMPTY_DIMS_REFUSED and _empty_display(value):
+            self.report("kernel_empty_dims", value, kernel=kname)
         if p.type in TENSOR_TYPES:
             if not kind & TENSOR and _definitely_scalar(value, env):
                 self.report("kernel_want_tensor", value, kernel=kname, param=param)
@@ -203,6 +210,58 @@ _UNSUPPORTED_EXPR = {
     cst.StarredElement: "starred elements",
     cst.Ellipsis: "`...`",
 }
+
+
+# Note [Empty reduction dims]: the reduction kernels reduce exactly over ``dims``, so an empty
+# tuple reduces nothing (sum_to relies on it); torch's ``sum(x, dim=[])`` reduces every
+# dimension (checked on torch 2.13: ``torch.sum(x, dim=[])`` is the sum of all elements). A
+# formula spelling an empty literal would read as torch and mean the opposite: T309 refuses it.
+# A computed empty tuple keeps the kernel's meaning.
+EMPTY_DIMS_REFUSED = frozenset({"sum", "amax", "amin", "logsumexp", "prod"})
+
+
+def number_operand(kname: str, c: cst.Call, env: KindEnv) -> cst.Arg | None:
+    """The argument of ``c`` that Note [Numbers as kernel operands] lets be a number: of a
+    kernel of NUMBER_OPERAND_KERNELS called with two positional arguments, one not a tensor
+    while the other is a tensor named by a variable; else None."""
+    if kname not in NUMBER_OPERAND_KERNELS or len(c.args) != 2 or any(
+            a.keyword or a.star for a in c.args):
+        return None
+    kind_of = env.kind_of
+    for number, other in ((c.args[1], c.args[0]), (c.args[0], c.args[1])):
+        if (isinstance(other.value, cst.Name) and kind_of(other.value) & TENSOR
+                and not kind_of(number.value) & TENSOR and not _never_number(number.value, env)):
+            return number
+    return None
+
+
+def _never_number(e: cst.BaseExpression, env: KindEnv) -> bool:
+    """True when ``e`` is surely a shape, dims, dtype, string or container: such a value is
+    not a number standing for a tensor (T305 as before)."""
+    if isinstance(e, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.SimpleString,
+                      cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(e, cst.Attribute):
+        return e.attr.value in ("shape", "dtype")
+    if isinstance(e, cst.Call):
+        return dotted_name(e.func) in ("tuple", "list")
+    if isinstance(e, cst.Name):
+        return env.param_type(e.value) not in ("", "int", "float", "bool", "Scalar")
+    return False
+
+
+def defaulted(p: KernelParam, first: cst.BaseExpression | None) -> bool:
+    """Whether the translator supplies ``p`` when it is left out (Note [Kernel defaults]):
+    ``dims=all`` reads the first argument twice, so it must be a variable."""
+    return p.default is not None and (p.default != "all" or isinstance(first, cst.Name))
+
+
+def _param_text(p: KernelParam) -> str:
+    return f"{p.type} {p.name}" + (f"={p.default}" if p.default else "")
+
+
+def _empty_display(e: cst.BaseExpression) -> bool:
+    return isinstance(e, (cst.Tuple, cst.List)) and not e.elements
 
 
 def _definitely_scalar(e: cst.BaseExpression, env: KindEnv) -> bool:

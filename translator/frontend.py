@@ -192,7 +192,6 @@ def _front_end_version() -> str:
             "diagnostics.py",
             "diagnostic_codes.py",
             "messages.py",
-            "capture_messages.py",
             "model.py",
             "signatures.py",
             "frontend.py",

@@ -101,6 +101,14 @@ class KindEnv:
         self.kinds: dict[str, int] = {
             n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()
         }
+        self.param_types = param_types  # annotation spellings of the function's parameters
+
+    def param_type(self, name: str) -> str:
+        """The annotation of parameter ``name`` of this function or an enclosing one ("" for
+        a local or an unknown name)."""
+        if name in self.param_types:
+            return self.param_types[name]
+        return self.parent.param_type(name) if self.parent else ""
 
     def lookup(self, name: str) -> int:
         if name in self.kinds:

@@ -16,7 +16,7 @@ import libcst as cst
 from . import ir
 from .lower_cond import CondLowerer
 from .lower_env import DTYPE_NAMES, parse_type
-from .signatures import KERNELS
+from .signatures import KERNELS, NUMBER_OPERAND_KERNELS
 
 # Calls are lowered for lower_expr.ExprLowerer; what they use of it (expr, truth, coerce, error,
 # require_op, ...) is declared on its base CondLowerer, so this module needs no edge back to
@@ -92,11 +92,49 @@ def _kernel(lw: ExprLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     if sig is None:
         raise lw.error("T403", loc, f"kernel.{name} is not declared in translator/signatures.py",
                        "use a declared kernel")
-    params = [(p.name, parse_type(p.type), None) for p in sig.params]
-    args = bind_args(lw, node, params, f"kernel.{name}", loc)  # type: ignore[arg-type]
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    params = [(p.name, parse_type(p.type), _kernel_default(lw, p, first, loc))
+              for p in sig.params]
+    args = _number_operand(lw, node, name, loc)
+    if args is None:
+        args = bind_args(lw, node, params, f"kernel.{name}", loc)  # type: ignore[arg-type]
     ret = parse_type(sig.returns)
     assert ret is not None
     return ir.Call(loc, ret, "kernel", name, args)
+
+
+def _kernel_default(lw: ExprLowerer, p, first, loc) -> ir.Expr | None:
+    """The value the translator supplies for kernel parameter ``p`` left out (Note [Kernel
+    defaults]): ``keepdim=False``, or ``dims=all`` as ``range(x.ndim)`` of a variable ``x``."""
+    if p.default in ("False", "True"):
+        return ir.Const(loc, ir.BOOL, p.default == "True")
+    if p.default == "all" and isinstance(first, cst.Name):
+        x = lw.expr(first)
+        if x.type.is_tensor:
+            return ir.Call(loc, ir.SHAPE, "range", "range", (ir.Meta(loc, ir.INT, x, "ndim"),))
+    return None
+
+
+def _number_operand(lw: ExprLowerer, node: cst.Call, name: str, loc
+                    ) -> tuple[ir.Expr, ...] | None:
+    """The two operands of an elementwise binary kernel with a number standing for a tensor,
+    the number wrapped as ``kernel.scalar_like(other, number)`` (Note [Numbers as kernel
+    operands]); None when the call is not of that form (``bind_args`` binds it)."""
+    if name not in NUMBER_OPERAND_KERNELS or len(node.args) != 2 or any(
+            a.keyword for a in node.args):
+        return None
+    a, b = (lw.expr(arg.value) for arg in node.args)
+    simple = (ir.Name, ir.Saved)
+    if a.type.is_tensor and isinstance(a, simple) and not b.type.is_tensor:
+        return a, _scalar_like(lw, a, b, name)
+    if b.type.is_tensor and isinstance(b, simple) and not a.type.is_tensor:
+        return _scalar_like(lw, b, a, name), b
+    return None
+
+
+def _scalar_like(lw: ExprLowerer, other: ir.Expr, number: ir.Expr, name: str) -> ir.Expr:
+    value = lw.coerce(number, ir.FLOAT, f"the number operand of kernel.{name}")
+    return ir.Call(number.loc, ir.TENSOR, "kernel", "scalar_like", (other, value))
 
 
 def value_expr(value, t: ir.Type, loc) -> ir.Expr:

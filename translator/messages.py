@@ -1,11 +1,15 @@
-"""Messages: the fence's and the smuggling checks' rejections, as data.
+"""Messages: every front-end rejection's sentence and hint.
 
 Used by ``fence`` and ``captures``. Note [Messages as data]: key -> (code, message, hint),
 formatted with the fields the checker passes to ``format_message``; the capture rule's own
-messages (the rest of T2xx) are built by ``capture_messages``.
+messages (the rest of T2xx) are built from their facts by ``capture_message`` (below).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .model import Loc
 
 ONLY_MODULE = (
     "unsupported module-level statement: a formula module holds only imports, "
@@ -234,7 +238,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         ),
         "use a smaller value, or a float",
     ),
-    # T2xx: ways to smuggle a capture past the analysis (the rest of T2xx: capture_message)
+    # T2xx: ways to smuggle a capture past the analysis (the rest of T2xx: capture_message below)
     "default_argument": (
         "T206",
         (
@@ -289,6 +293,14 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         SIGNATURE,
     ),
     "kernel_missing": ("T302", "`kernel.{kernel}` is missing argument(s) {missing}", SIGNATURE),
+    "kernel_default_all": (
+        "T302",
+        (
+            "`kernel.{kernel}` is missing argument(s) {missing}: the default `dims=all` is "
+            "supplied only when the first argument is a variable"
+        ),
+        "bind the tensor to a name first (`t = ...`, then `kernel.{kernel}(t)`), or pass dims",
+    ),
     "kernel_missing_keyword": (
         "T303",
         "`kernel.{kernel}` is missing argument(s) {missing}",
@@ -328,6 +340,14 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
             "pass a Python value (read metadata with .shape/.ndim/.dtype), or use a kernel that "
             "takes a tensor there"
         ),
+    ),
+    "kernel_empty_dims": (
+        "T309",
+        (
+            "`kernel.{kernel}` with an empty `dims` reduces nothing, while torch's "
+            "`{kernel}(x, dim=[])` reduces every dimension"
+        ),
+        "name the dims to reduce (all of them: `tuple(range(x.ndim))`), or drop the reduction",
     ),
     "param_untyped": (
         "T306",
@@ -380,3 +400,110 @@ def format_message(key: str, /, **fields: object) -> tuple[str, str, str]:
     """(code, message, hint) of ``MESSAGES[key]`` with ``fields`` filled in."""
     code, message, hint = MESSAGES[key]
     return code, message.format(**fields), hint.format(**fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# The capture rule's own messages (T201-T205, T209, T211, T212), built from their facts.
+#
+# Note [Capture messages]: each names the variable, where it was bound, why double backward
+# would be wrong, and the fixes (recompute in backward, or return it as a (hidden) output; for a
+# non-tensor value: bind it once, under its own name).
+
+
+def _where(loc: Loc, at: Loc) -> str:
+    return f"line {loc.line}" if loc.path == at.path else str(loc)
+
+
+def capture_message(
+    code: str,
+    name: str,
+    formula: str,
+    bound: Loc,
+    at: Loc,
+    tensor: bool = True,
+    others: Sequence[Loc] = (),
+    metadata: Sequence[str] = (),
+) -> tuple[str, str]:
+    """The sentence and hint of a capture-rule rejection (T201-T205, T209, T211, T212).
+    ``metadata``: the attributes backward reads, when it reads only metadata of the tensor."""
+    where = f"bound on {_where(bound, at)}"
+    again = "".join(f", again on {_where(o, at)}" for o in others)
+    recompute = (
+        f"recompute `{name}` inside backward from the inputs/outputs with ops.*, or "
+        f'return it as an output (`@formula(hidden_outputs=("{name}",))`, '
+        f"`return (..., {name}), backward`, and a grad parameter for it)"
+    )
+    no_graph = (
+        "the forward records no history, so this tensor has no grad_fn: a double "
+        "backward would treat it as a constant and silently drop the gradient "
+        "flowing through it"
+    )
+    once = "compute the value backward needs once, under its own name, before `def backward`"
+    subject = f"backward of `{formula}` captures `{name}`"
+    if metadata and code in ("T201", "T211"):
+        reads = " and ".join(f"`{name}.{a}`" for a in metadata)
+        saved = ", ".join(f"`{name}_{a} = {name}.{a}`" for a in metadata)
+        them = "them" if len(metadata) > 1 else "it"
+        recompute = (
+            f"backward reads only {reads}: compute {them} in the forward ({saved}) and "
+            f"capture {'those non-tensor values' if len(metadata) > 1 else 'that value'} instead"
+        )
+    if code == "T201":
+        msg = f"{subject}, a tensor intermediate of the forward ({where}); {no_graph}"
+        return msg, recompute
+    if code == "T211":
+        msg = f"{subject}, a tensor bound by tuple unpacking in the forward ({where}); {no_graph}"
+        return msg, recompute
+    if code == "T202":
+        if tensor:
+            why = (
+                "backward would differentiate through the re-bound tensor and double "
+                "backward would never reach the input"
+            )
+            fix = f"either recompute it in backward from `{name}`, or return it as a hidden output"
+        else:
+            why = "the saved attribute would not be the value the caller passed"
+            fix = "capture that name instead"
+        msg = (
+            f"backward of `{formula}` captures parameter `{name}`, which the forward "
+            f"re-binds ({where}); the closure sees the re-bound value, not the input: {why}"
+        )
+        return msg, f"give the forward value a new name (e.g. `{name}_new = ...`) and {fix}"
+    if code == "T203":
+        msg = (
+            f"{subject}, which the forward binds more than once ({where}{again}); a closure "
+            "reads only the last binding, so backward would not see the value the forward "
+            "computed with"
+        )
+        msg += f", and {no_graph}" if tensor else ""
+        return msg, f"{once}; " + (recompute if tensor else "give each value its own name")
+    if code == "T204":
+        msg = (
+            f"{subject}, which is re-bound after `def backward` ({where}{again}); closures "
+            "bind late, so backward would see the later value, not the one the forward "
+            "computed with"
+        )
+        hint = f"do not re-bind `{name}` after `def backward`: {once}"
+        return msg, hint + (f"; or {recompute}" if tensor else "")
+    if code == "T205":
+        msg = (
+            f"{subject}, a scalar read out of tensor data with kernel.item ({where}); to "
+            "autograd it is a constant, so double backward would miss the gradient flowing "
+            "through the data it came from"
+        )
+        return msg, f"keep it a tensor: {recompute}"
+    if code == "T209":
+        msg = (
+            f"backward of `{formula}` reads `{name}`, a mutable container built in the "
+            f"forward ({where}); it may change after `def backward`, and tensors inside it "
+            "escape the capture rule (no grad_fn: wrong double backward)"
+        )
+        return msg, f"build a tuple of non-tensor values instead; for tensors, {recompute}"
+    if code == "T212":
+        msg = (
+            f"{subject}, a loop variable ({where}); closures bind late, so backward would "
+            "see only its last value"
+        )
+        msg += f", and {no_graph}" if tensor else ""
+        return msg, once + (f"; or {recompute}" if tensor else " (e.g. a tuple built by the loop)")
+    raise ValueError(f"{code} is not a capture-rule code")

@@ -27,7 +27,7 @@ from .diagnostics import TranslatorError, make_diagnostic
 from .literals import NO_VALUE, is_constant, literal_value
 from .messages import format_message
 from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
-from .syntax import dotted_name
+from .syntax import dotted_name, walk
 
 # Spellings of annotation names that mean the same type.
 _ALIASES = {"Tuple": "tuple", "List": "list"}
@@ -133,7 +133,8 @@ def parse_source(source: str, rel_path: str) -> Module:
     except cst.ParserSyntaxError as e:
         raise TranslatorError([_syntax_diagnostic(source, rel_path, e)]) from None
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    # a dict of our own: parse adds the nodes it writes (Note [Returned kernel calls])
+    positions = dict(wrapper.resolve(PositionProvider))
     name = os.path.splitext(os.path.basename(rel_path))[0]
     partial = Module(rel_path, name, source, tree, positions, (), (), ())
     constants = _collect_constants(partial)
@@ -228,9 +229,11 @@ def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> For
     backward: Backward | None = None
     outputs: tuple[str, ...] = ()
     result: cst.BaseExpression | None = None
+    named: list[cst.SimpleStatementLine] = []
     last = _return_value(body[-1]) if body else None
     if last is not None:
         body = body[:-1]
+        last, named = _name_returned_calls(mod, fn, last)
         outs = returned_outputs(last)
         if outs is not None:
             outputs = outs
@@ -245,6 +248,8 @@ def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> For
         forward.append(stmt)
     if backward is None:
         outputs = ()
+    else:
+        forward.extend(named)
     returns = annotation_spelling(fn.returns.annotation if fn.returns else None)
     return Formula(
         name=fn.name.value,
@@ -259,6 +264,58 @@ def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> For
         result=result,
         doc=doc,
     )
+
+
+# Note [Returned kernel calls]: ``return kernel.exp(x), backward`` is written as people do; it
+# means ``result = kernel.exp(x)`` then ``return result, backward``. Parse names each returned
+# ``kernel.NAME(...)`` call with a name the function does not use (``result``, ``result1``, ...)
+# and appends that assignment to the forward (after ``def backward``, which cannot read it: the
+# name is not in the source, so a read is T105), its nodes located at the call. Every later
+# stage (fence, captures, lowering, the reference engine's plan) sees an ordinary named output.
+def _name_returned_calls(
+    mod: Module, fn: cst.FunctionDef, value: Any
+) -> tuple[Any, list[cst.SimpleStatementLine]]:
+    """``value`` with each returned kernel call replaced by a fresh name, and the assignments
+    binding those names; ``value`` unchanged (and no assignment) when it has no such call."""
+    if not (isinstance(value, cst.Tuple) and len(value.elements) == 2):
+        return value, []
+    first = value.elements[0].value
+    elems = first.elements if isinstance(first, cst.Tuple) else None
+    calls = [e.value for e in elems] if elems is not None else [first]
+    if not any(_is_kernel_call(c) for c in calls):
+        return value, []
+    used = {n.value for n in walk(fn) if isinstance(n, cst.Name)}
+    named, stmts = [], []
+    for i, c in enumerate(calls):
+        if not _is_kernel_call(c):
+            named.append(c)
+            continue
+        name = "result" if len(calls) == 1 else f"result{i}"
+        while name in used:
+            name += "_"
+        used.add(name)
+        target = cst.Name(name)
+        assign = cst.Assign([cst.AssignTarget(target)], c)
+        stmt = cst.SimpleStatementLine([assign])
+        for node in (target, assign, assign.targets[0], stmt):
+            mod.positions[node] = mod.positions[c]  # type: ignore[index]
+        named.append(target)
+        stmts.append(stmt)
+    if elems is None:
+        new_first: Any = named[0]
+    else:
+        new_first = first.with_changes(
+            elements=[e.with_changes(value=n) for e, n in zip(elems, named)])
+        mod.positions[new_first] = mod.positions[first]  # type: ignore[index]
+    new = value.with_changes(elements=[value.elements[0].with_changes(value=new_first),
+                                       value.elements[1]])
+    mod.positions[new] = mod.positions[value]  # type: ignore[index]
+    return new, stmts
+
+
+def _is_kernel_call(e: Any) -> bool:
+    name = dotted_name(e.func) if isinstance(e, cst.Call) else None
+    return name is not None and name.startswith("kernel.") and name.count(".") == 1
 
 
 def returned_outputs(value: Any) -> tuple[str, ...] | None:

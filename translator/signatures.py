@@ -13,6 +13,12 @@ Conventions every implementation follows (Note [Kernel conventions]):
 * shape/view kernels (reshape when strides allow, expand, permute, transpose, unsqueeze, squeeze,
   slice, select, diagonal) return views that share storage with their input;
 * reductions reduce exactly over ``dims``: an empty tuple reduces nothing.
+
+Note [Kernel defaults]: a trailing parameter may have torch's default, ``dims=all`` (every
+dimension of the first argument, as ``torch.sum(x)``) or ``keepdim=False``, so that
+``kernel.sum(x)`` is written as in torch. The numpy kernels take the same defaults (``dims=None``
+for all); the C++ kernels take every argument and the translator supplies the defaults, ``all``
+as ``range(x.ndim)`` (so only when the first argument is a variable: it is read twice).
 """
 
 from __future__ import annotations
@@ -69,9 +75,9 @@ ones_like(Tensor x) -> Tensor
 scalar_like(Tensor x, float value) -> Tensor
 
 # reductions
-sum(Tensor x, Dims dims, bool keepdim) -> Tensor
-amax(Tensor x, Dims dims, bool keepdim) -> Tensor
-amin(Tensor x, Dims dims, bool keepdim) -> Tensor
+sum(Tensor x, Dims dims=all, bool keepdim=False) -> Tensor
+amax(Tensor x, Dims dims=all, bool keepdim=False) -> Tensor
+amin(Tensor x, Dims dims=all, bool keepdim=False) -> Tensor
 max_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
 min_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
 logsumexp(Tensor x, Dims dims, bool keepdim) -> Tensor
@@ -163,7 +169,7 @@ remainder(Tensor a, Tensor b) -> Tensor
 floor_divide(Tensor a, Tensor b) -> Tensor
 trunc_divide(Tensor a, Tensor b) -> Tensor
 # products and scans (int64 kept by prod/cummax/cummin; cumprod/logcumsumexp are floating)
-prod(Tensor x, Dims dims, bool keepdim) -> Tensor
+prod(Tensor x, Dims dims=all, bool keepdim=False) -> Tensor
 cumprod(Tensor x, int dim) -> Tensor
 logcumsumexp(Tensor x, int dim) -> Tensor
 cummax(Tensor x, int dim) -> (Tensor, Tensor)
@@ -193,6 +199,7 @@ _RETURN_TYPES = frozenset({"Tensor", "(Tensor, Tensor)", "int", "float"})
 class KernelParam:
     name: str
     type: str
+    default: str | None = None  # Note [Kernel defaults]: "all" (Dims), "False", "True"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,7 +215,8 @@ class KernelSig:
 
 
 _LINE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(.+)$")
-_PARAM = re.compile(r"^(.+?)\s+(\w+)$")
+_PARAM = re.compile(r"^(.+?)\s+(\w+)(?:\s*=\s*(\w+))?$")
+_DEFAULTS = {"Dims": ("all",), "bool": ("False", "True")}
 
 
 def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
@@ -226,7 +234,12 @@ def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
             pm = _PARAM.match(p)
             if pm is None or pm.group(1) not in _PARAM_TYPES:
                 raise ValueError(f"signatures.py:{first_line + offset}: bad parameter {p!r}")
-            params.append(KernelParam(pm.group(2), pm.group(1)))
+            default = pm.group(3)
+            if default is not None and default not in _DEFAULTS.get(pm.group(1), ()):
+                raise ValueError(f"signatures.py:{first_line + offset}: bad default {p!r}")
+            if default is None and params and params[-1].default is not None:
+                raise ValueError(f"signatures.py:{first_line + offset}: {p!r} needs a default")
+            params.append(KernelParam(pm.group(2), pm.group(1), default))
         if returns not in _RETURN_TYPES:
             raise ValueError(f"signatures.py:{first_line + offset}: bad return type {returns!r}")
         if name in sigs:
@@ -257,3 +270,15 @@ def _table_line() -> int:
 
 
 KERNELS: dict[str, KernelSig] = _parse(_TABLE, first_line=_table_line())
+
+# Note [Numbers as kernel operands]: formulas are written as people write torch, so one operand
+# of an elementwise binary kernel may be a Python number, ``kernel.add(x, 1.0)`` or
+# ``kernel.mul(x, c)`` with ``c`` a float parameter. It means ``kernel.scalar_like(x, number)``:
+# a 0-d tensor of the other operand's dtype when that is floating (so it never promotes a
+# float32 tensor), which is what the ``x + 1.0`` operator means (docs/ARCHITECTURE.md). The
+# compiled engine gets that call from lowering; the numpy kernels wrap a number the same way.
+# The other operand must be a tensor named by a variable (the front end refuses anything else
+# with T305), so the wrapping repeats a name, never a computation.
+NUMBER_OPERAND_KERNELS = frozenset({
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+})

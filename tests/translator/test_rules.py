@@ -87,7 +87,7 @@ CASES = [
     (
         "item-through-arith",
         single(
-            "s = int(kernel.item(kernel.amax(x, (), False)) * 2) + 1\nresult = kernel.exp(x)",
+            "s = int(kernel.item(kernel.amax(x, (0,), False)) * 2) + 1\nresult = kernel.exp(x)",
             "grad * s",
         ),
         ["T205"],
@@ -95,7 +95,7 @@ CASES = [
     (
         "item-through-condition",
         single(
-            "s = 1.0 if kernel.item(kernel.amax(x, (), False)) > 0 else 2.0\n"
+            "s = 1.0 if kernel.item(kernel.amax(x, (0,), False)) > 0 else 2.0\n"
             "result = kernel.exp(x)",
             "grad * s",
         ),
@@ -104,7 +104,7 @@ CASES = [
     (
         "item-through-control-flow",
         single(
-            "if kernel.item(kernel.amax(x, (), False)) > 0:\n    s = 1.0\nelse:\n    s = 2.0\n"
+            "if kernel.item(kernel.amax(x, (0,), False)) > 0:\n    s = 1.0\nelse:\n    s = 2.0\n"
             "result = kernel.exp(x)",
             "grad * s",
         ),
@@ -113,7 +113,7 @@ CASES = [
     (
         "item-in-forward-only-is-fine",
         single(
-            "s = kernel.item(kernel.amax(x, (), False))\n"
+            "s = kernel.item(kernel.amax(x, (0,), False))\n"
             "result = kernel.mul(x, kernel.scalar_like(x, s))",
             "grad * 2.0",
         ),
@@ -220,7 +220,7 @@ def twice(t: Tensor) -> Tensor:
         """
 @helper
 def peak(t: Tensor) -> float:
-    return kernel.item(kernel.amax(t, (), False))
+    return kernel.item(kernel.amax(t, (0,), False))
 """
         + single("s = peak(x)\nresult = kernel.exp(x)", "grad * s"),
         ["T205"],
@@ -365,7 +365,7 @@ def test_capture_kinds_and_metadata():
 # value is an attribute; with a tensor anywhere in it, T201; with kernel.item (and no tensor), T205.
 META = ["x.ndim", "x.shape[0]", "len(x.shape)", "x.numel", "dim", "2", "3.5", "math.pi"]
 TENSOR = ["kernel.exp(x)", "ops.exp(x)", "x", "(x * 2.0)", "kernel.sum(x, (0,), False)"]
-ITEM = ["kernel.item(kernel.amax(x, (), False))"]
+ITEM = ["kernel.item(kernel.amax(x, (0,), False))"]
 COMBINE = [
     "({} + {})",
     "({} * {})",

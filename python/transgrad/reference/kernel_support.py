@@ -174,8 +174,28 @@ def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
         raise ValueError(f"{name}: shapes {shapes} are not broadcastable") from None
 
 
+def _number_like(x: np.ndarray, value: Any) -> np.ndarray:
+    """``kernel.scalar_like(x, value)``'s array: ``x``'s dtype when floating; else int64 for an
+    int ``value`` (or bool), float64 for a float one."""
+    dt = x.dtype
+    if dt.kind not in "fc":
+        dt = _INT if isinstance(value, (bool, int, np.integer)) else _F64
+    return np.array(value, dtype=dt)
+
+
 def _operands(a: Any, b: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
-    x, y = _arr(a), _arr(b)
+    # a Python number beside a tensor is kernel.scalar_like(tensor, number): translator
+    # Note [Numbers as kernel operands]. Exactly bool/int/float: a numpy scalar (np.float64 is a
+    # float subclass) stays a 0-d array, as the compiled kernels' bindings take it.
+    number = (bool, int, float)
+    if type(b) in number and type(a) not in number:
+        x = _arr(a)
+        y = _number_like(x, b)
+    elif type(a) in number and type(b) not in number:
+        y = _arr(b)
+        x = _number_like(y, a)
+    else:
+        x, y = _arr(a), _arr(b)
     _broadcast_shape(name, x, y)
     dt = _promote(x.dtype, y.dtype)
     return x.astype(dt, copy=False), y.astype(dt, copy=False)

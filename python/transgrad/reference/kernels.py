@@ -31,7 +31,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -57,6 +57,7 @@ from transgrad.reference.kernel_support import (  # noqa: F401 - shared with ker
     _floating,
     _new,
     _np_dtype,
+    _number_like,
     _operands,
     _promote,
     _quiet,
@@ -246,11 +247,7 @@ def ones_like(x: Any) -> Any:
 def scalar_like(x: Any, value: float) -> Any:
     """A 0-d tensor of ``x``'s dtype when ``x`` is floating; else int64 for an int ``value``
     (or bool), float64 for a float one (docs/ARCHITECTURE.md, operators and scalars)."""
-    dt = _arr(x).dtype
-    if dt.kind not in "fc":
-        is_int = isinstance(value, (bool, int, np.integer))
-        dt = _INT if is_int else _F64
-    return _new(np.array(value, dtype=dt))
+    return _new(_number_like(_arr(x), value))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,16 +258,18 @@ def _sum_dtype(a: np.ndarray) -> np.dtype:
     return _INT if a.dtype in (_BOOL, _INT) else a.dtype
 
 
-def sum(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
+def sum(x: Any, dims: Optional[Sequence[int]] = None, keepdim: bool = False) -> Any:
     a = _arr(x)
+    dims = range(a.ndim) if dims is None else dims  # Note [Kernel defaults] (signatures.py)
     axes = _wrap_dims(dims, a.ndim, "sum")
     return _new(np.sum(a, axis=axes, keepdims=bool(keepdim), dtype=_sum_dtype(a)))
 
 
 def _extremum(np_fn: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
     @_quiet
-    def kernel(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
+    def kernel(x: Any, dims: Optional[Sequence[int]] = None, keepdim: bool = False) -> Any:
         a = _arr(x)
+        dims = range(a.ndim) if dims is None else dims  # Note [Kernel defaults]
         axes = _wrap_dims(dims, a.ndim, name)
         if any(a.shape[d] == 0 for d in axes):
             raise ValueError(f"{name}: cannot reduce over a zero-size dimension (shape "

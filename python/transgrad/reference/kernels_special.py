@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -298,9 +298,10 @@ trunc_divide = _numeric_binary(
 # values and let NaN win, as torch's; the C++ kernels in scan.cpp do the same)
 
 
-def prod(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
+def prod(x: Any, dims: Optional[Sequence[int]] = None, keepdim: bool = False) -> Any:
     a = _arr(x)
     a = a.astype(_INT) if a.dtype.kind == "b" else a
+    dims = range(a.ndim) if dims is None else dims  # Note [Kernel defaults] (signatures.py)
     axes = _wrap_dims(dims, a.ndim, "prod") if a.ndim else ()
     return _new(np.prod(a, axis=axes, keepdims=keepdim) if axes else a.copy())
 
