@@ -261,3 +261,28 @@ def test_init_range_as_torch(both):
     vals = np.concatenate([to_numpy(p).ravel() for p in m.parameters()])
     assert np.abs(vals).max() <= 0.25
     assert np.abs(vals).max() > 0.2 and abs(vals.mean()) < 0.02
+
+
+def test_fused_lstm_cell_first_and_second_order_as_torch(both):
+    """ops.lstm_cell against torch's autograd of the cell written out: values, the VJP, and the
+    VJP of that VJP (which runs lstm_cell_backward's own backward)."""
+    tg, torch = both.tg, both.torch
+    rng = np.random.default_rng(8)
+    arrays = [rng.uniform(-3, 3, (3, 8)), rng.standard_normal((3, 2))]
+    ups = [rng.standard_normal((3, 2)) for _ in range(2)]
+
+    def theirs(gates, c):
+        i, f, g, o = gates.chunk(4, -1)
+        c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        return o.sigmoid() * c_new.tanh(), c_new
+
+    results = []
+    for lib, cell in ((tg, tg.ops.lstm_cell), (torch, theirs)):
+        x = [lib.tensor(a, requires_grad=True) for a in arrays]
+        u = [lib.tensor(a) for a in ups]
+        h, c_new = cell(*x)
+        first = lib.autograd.grad((h * u[0]).sum() + (c_new * u[1]).sum(), x, create_graph=True)
+        second = lib.autograd.grad((first[0] ** 2).sum() + (first[1] ** 3).sum(), x)
+        results.append([h, c_new, *first, *second])
+    for a, b in zip(*results):
+        _close(a, b)
