@@ -229,7 +229,7 @@ def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
         if m is None:
             raise ValueError(f"signatures.py:{first_line + offset}: cannot parse {text!r}")
         name, params_text, returns = m.group(1), m.group(2), m.group(3).strip()
-        params = []
+        params: list = []
         for p in filter(None, (s.strip() for s in _split_params(params_text))):
             pm = _PARAM.match(p)
             if pm is None or pm.group(1) not in _PARAM_TYPES:

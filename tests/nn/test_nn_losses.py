@@ -128,7 +128,8 @@ def test_bce_with_logits_pos_weight_and_buffers(lib):
     torch = pytest.importorskip("torch")
     x, t, pw = _u(3, 4), _u(3, 4, low=0, high=1), _u(4, low=0.5, high=3)
     run_both(lib, torch,
-             lambda a, b: lib.F.binary_cross_entropy_with_logits(a, b, pos_weight=lib.tg.tensor(pw)),
+             lambda a, b: lib.F.binary_cross_entropy_with_logits(
+                 a, b, pos_weight=lib.tg.tensor(pw)),
              lambda a, b: torch.nn.functional.binary_cross_entropy_with_logits(
                  a, b, pos_weight=torch.tensor(pw)), [x, t])
     layer = lib.nn.BCEWithLogitsLoss(pos_weight=lib.tg.tensor(pw))
@@ -145,8 +146,8 @@ def test_legacy_size_average_and_reduce(lib):
             warnings.simplefilter("ignore")
             theirs = torch.nn.L1Loss(**kw)
         assert ours.reduction == theirs.reduction
-        run_both(lib, torch, lambda: lib.nn.L1Loss(reduction=ours.reduction),
-                 lambda: theirs, [x, t], module=True)
+        run_both(lib, torch, lambda r=ours.reduction: lib.nn.L1Loss(reduction=r),
+                 lambda m=theirs: m, [x, t], module=True)
 
 
 def test_kl_div_batchmean(lib):

@@ -413,7 +413,6 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
            dilation: Any = 1, groups: int = 1) -> Any:
     """3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
     (C_out, C_in / groups, kd, kh, kw) (Note [conv3d as a sum of conv2d])."""
-    E = engine_of(input)
     if input.ndim not in (4, 5) or weight.ndim != 5:
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
                            f"input of size: {list(input.shape)}")
@@ -450,6 +449,7 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
                                                        x.shape[4])
         y = conv2d(planes, weight[:, :, j], None, s[1:], p[1:], d[1:], groups)
         out = y if out is None else out + y
+    assert out is not None  # k[0] >= 1: conv3d's weight has a depth
     o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
     out = out.reshape(n, out_depth, o, ho, wo).permute(0, 2, 1, 3, 4)
     return out if bias is None else out + bias.reshape(o, 1, 1, 1)

@@ -115,7 +115,8 @@ class RNNBase(Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                           "non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
-        for name, value in (("bias", bias), ("batch_first", batch_first)):
+        flags: tuple = (("bias", bias), ("batch_first", batch_first))
+        for name, value in flags:
             if not isinstance(value, bool):
                 raise TypeError(f"{name} should be of type bool, got: {type(value).__name__}")
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
@@ -146,7 +147,7 @@ class RNNBase(Module):
             layer_input = input_size if layer == 0 else real_hidden * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-                shapes = [("weight_ih", (gate_size, layer_input)),
+                shapes: list = [("weight_ih", (gate_size, layer_input)),
                           ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]

@@ -149,7 +149,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
         super().__init__()
-        self.layers = _clones(encoder_layer, num_layers, self)
+        self.layers: Any = _clones(encoder_layer, num_layers, self)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -170,7 +170,7 @@ class TransformerDecoder(Module):
     def __init__(self, decoder_layer: Module, num_layers: int,
                  norm: Module | None = None) -> None:
         super().__init__()
-        self.layers = _clones(decoder_layer, num_layers, self)
+        self.layers: Any = _clones(decoder_layer, num_layers, self)
         self.num_layers = num_layers
         self.norm = norm
 
