@@ -60,7 +60,7 @@ OUT_OF_SCOPE = (
     (re.compile(r"sparse|_csr|_csc|_bsr|_bsc|to_dense|coalesce|^_?values$|^_?indices$|"
                 r"^(crow|col|ccol|row)_indices$"), "sparse"),
     (re.compile(r"nested|jagged"), "nested"),
-    (re.compile(r"quantize|_quant|q_|fbgemm|int_repr|dequantize"), "quantized"),
+    (re.compile(r"quantize|_quant|^q_|_fq_|fbgemm|int_repr|dequantize"), "quantized"),
     (re.compile(r"cudnn|miopen|mkldnn|mps|_nnpack|cufft|_cuda|onednn"), "backend-specific"),
     (re.compile(r"^_foreach"), "_foreach"),
     (re.compile(r"complex|^real$|^imag$|^angle$|view_as_real|polar|conj"), "complex-only"),

@@ -468,14 +468,19 @@ def _inplace_of(f: Callable[..., Any], formula: Optional[str]) -> Callable[..., 
 # x.NAME_() for the derivative-table functions torch has in place: (method, function, the
 # formula whose in-place verdict applies; None when the function composes several, or picks
 # a formula by its arguments: then the op runs on a copy, which is always safe).
+# asinh_/acosh_/atanh_ read their input in backward (an "unsafe" verdict): torch has no
+# gradient for them at all (derivatives.yaml: not_implemented), here they run on a copy, which
+# the node saves, so they work while recording.
 TABLE_INPLACE = (
     *((n, getattr(pfn, n), n) for n in (
-        "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "exp2", "sgn",
+        "sinh", "cosh", "asin", "acos", "atan", "exp2", "sgn",
         "erfc", "erfinv", "lgamma", "digamma", "logit", "nan_to_num", "atan2", "hypot",
         "xlogy", "addcmul", "addcdiv")),
+    *((n, getattr(pfn, n), None) for n in ("asinh", "acosh", "atanh")),
+    *((a, getattr(pfn, n), None) for a, n in (
+        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"))),
     *((a, getattr(pfn, n), n) for a, n in (
-        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"), ("arcsin", "asin"),
-        ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
     ("lerp", pfn.lerp, None), ("polygamma", polygamma, None),
     *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
                                            "frac")),
@@ -506,13 +511,33 @@ def copy_(self: Any, src: Any) -> Any:
     return run_inplace(self, compute, (src,), None)
 
 
+def _overwritten(x: Any, value: Any) -> Any:
+    """``value`` (broadcast) in place of ``x``, keeping ``x`` in the graph with a zero gradient,
+    as torch's fill_/zero_/comparison_ (``zeros_like(grad)``): the result requires grad when x
+    does, and its value never depends on x's (no ``x * 0``: inf and NaN would leak)."""
+    keep = _factory(x, "zeros")(*x.shape, dtype=np.dtype(bool))
+    return fn.where(keep, x, fn.expand(fn.cast(as_tensor(value, x), x.dtype), tuple(x.shape)))
+
+
 def zero_(self: Any) -> Any:
-    return run_inplace(self, lambda x: _factory(x, "zeros_like")(x), (), None)
+    return run_inplace(self, lambda x: _overwritten(x, 0), (), None)
 
 
 def fill_(self: Any, value: Any) -> Any:
-    return run_inplace(self, lambda x: fn.expand(as_tensor(value, x), tuple(x.shape)),
-                       (value,), None)
+    return run_inplace(self, lambda x: _overwritten(x, value), (value,), None)
+
+
+def _inplace_compare(name: str) -> Callable[..., Any]:
+    """``x.ge_(other)``: x becomes 1 where ``x >= other`` and 0 elsewhere, in x's dtype, with
+    a zero gradient for x (and for a tensor ``other``), as torch's ge_."""
+    compare = getattr(fn, name)
+
+    def method(self: Any, other: Any) -> Any:
+        return run_inplace(self, lambda x: _overwritten(x, compare(x.detach(), other)),
+                           (other,), None)
+
+    method.__name__ = f"{name}_"
+    return method
 
 
 # ---- copying and pickling (leaves only, as PyTorch) ------------------------------------------
@@ -592,6 +617,7 @@ METHODS: Dict[str, Any] = {
     **{f"{name}_": _inplace_unary(name) for name in UNARY_INPLACE},
     **{f"{name}_": _inplace_of(f, formula) for name, f, formula in TABLE_INPLACE},
     "clamp_": clamp_, "clip_": clamp_, "copy_": copy_, "zero_": zero_, "fill_": fill_,
+    **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
 }
 
