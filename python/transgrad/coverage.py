@@ -98,6 +98,13 @@ _BINARY = {
     "logaddexp2": ("logaddexp2", ()),
 }
 
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+lo = -2.0  # the polynomials' cases draw x from [-2, 2]: outside [-1, 1] too
+
 TWINS: dict[str, Twin] = {
     **{n: Twin(n, _unary(*lim)) for n, lim in _UNARY.items()},
     **{n: Twin("nn.functional." + f, _unary()) for n, f in _FUNCTIONAL.items()},
@@ -293,6 +300,12 @@ TWINS: dict[str, Twin] = {
     "scatter_reduce.two": Twin("scatter_reduce", tuple(
         case(T(3, 4), 1, I(3, 5, high=4), T(3, 5), r, include_self=inc)
         for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False))),
+    # orthogonal polynomials (values only: non_differentiable in torch's table)
+    **{f"special_{p}{o}": Twin(f"special.{p}", c) for p in _POLYNOMIALS for o, c in (
+        ("", (case(T(3, 4, requires_grad=False, low=lo), I(3, 4, high=9)),
+              case(T(2, 1, 5, low=lo), I(3, 1, high=12)))),
+        (".x_scalar", (case(0.3, I(3, 4, high=9)),)),
+        (".n_scalar", (case(T(3, 4, low=lo), 5), case(T(4, low=lo), 0))))},
     # in-place entries (on a clone of the first argument)
     "polygamma_": Twin(".polygamma_", (case(T(3, 4, low=0.5, high=3.0), 1),), inplace=True),
     **{f"{n}_": Twin(f".{n}_", (case(T(3, 4, low=lo, high=hi)),), inplace=True)
@@ -644,8 +657,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)  # restored below: main() runs inside tests too
+    engines = _engines(args.engine)
+    ours = [(e, e.get_default_dtype()) for _, e in engines]
+    for e, _ in ours:  # float64 on both sides (a number operand takes the default dtype)
+        e.set_default_dtype(np.float64)
     try:
-        engines = _engines(args.engine)
         names = entry_names(derivatives_yaml())
         if args.only:
             names = [n for n in names if n in args.only or n.partition(".")[0] in args.only]
@@ -665,6 +681,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           indent=1)
     finally:
         torch.set_default_dtype(previous)
+        for e, d in ours:
+            e.set_default_dtype(d)
     return 0
 
 

@@ -26,9 +26,11 @@ from transgrad._api.pointwise import (  # noqa: F401
     polygamma,
     xlogy,
 )
+from transgrad._api.polynomials import *  # noqa: F401,F403
+from transgrad._api.polynomials import __all__ as _polynomials
 
 expit, gammaln, psi = sigmoid, lgamma, digamma
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "softmax",
-           "xlogy"]
+           "xlogy", *_polynomials]
