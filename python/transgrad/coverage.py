@@ -306,6 +306,40 @@ TWINS: dict[str, Twin] = {
               case(T(2, 1, 5, low=lo), I(3, 1, high=12)))),
         (".x_scalar", (case(0.3, I(3, 4, high=9)),)),
         (".n_scalar", (case(T(3, 4, low=lo), 5), case(T(4, low=lo), 0))))},
+    # compositions of existing functions (_api/composites.py)
+    "copysign.Scalar": Twin("copysign", (case(T(3, 4), -1.5), case(T(3, 4), 0.0))),
+    "ldexp.Tensor": Twin("ldexp", (case(T(3, 4), T(3, 4)), case(T(3, 4), T(4)))),
+    "special_xlog1py": Twin("special.xlog1py", (case(T(3, 4), T(3, 4, low=-0.5, high=2.0)),
+                                                case(T(3, 4), T(4, low=-0.5, high=2.0)))),
+    "special_xlog1py.self_scalar": Twin("special.xlog1py",
+                                        (case(2.5, T(3, 4, low=-0.5, high=2.0)),)),
+    "special_xlog1py.other_scalar": Twin("special.xlog1py", (case(T(3, 4), 1.5),)),
+    "special_entr": Twin("special.entr", (case(T(3, 4, low=0.1, high=2.0)),)),
+    "mvlgamma": Twin("mvlgamma", (case(T(3, 4, low=1.5, high=4.0), 3),
+                                  case(T(5, low=0.5, high=4.0), 1))),
+    "vdot": Twin("vdot", (case(T(4), T(4)),)),
+    "count_nonzero": Twin("count_nonzero", (case(T(3, 4, zeros=((0, 1), (2, 2)))),
+                                            case(T(3, 4, zeros=((0, 1),)), 1))),
+    "count_nonzero.dim_IntList": Twin("count_nonzero",
+                                      (case(T(2, 3, 4, zeros=((0, 1, 2),)), (0, 2)),)),
+    "fill.Scalar": Twin("fill", (case(T(3, 4), 0.5),)),
+    "fill.Tensor": Twin("fill", (case(T(3, 4), T()),)),
+    "renorm": Twin("renorm", (case(T(3, 4), 2, 0, 1.0), case(T(2, 3, 4), 1, 1, 2.0),
+                              case(T(3, 4), 3.0, -1, 0.5))),
+    "nanmedian": Twin("nanmedian", (case(T(3, 5)), case(T(4)))),
+    "nanmedian.dim": Twin("nanmedian", (case(T(3, 5), 1), case(T(2, 3, 4), -1, True),
+                                        case(T(4, 3), 0))),
+    "put": Twin("put", (case(T(3, 4), I(5, high=12, distinct=True), T(5)),
+                        case(T(3, 4), I(6, high=12), T(6), accumulate=True))),
+    "index_put": Twin("index_put", (case(T(5, 4), [I(3, high=5, distinct=True)], T(3, 4)),
+                                    case(T(5, 4), [I(6, high=5)], T(4), accumulate=True))),
+    "narrow_copy": Twin("narrow_copy", (case(T(5, 4), 0, 1, 3), case(T(3, 6), -1, 2, 2))),
+    "unsafe_split.Tensor": Twin("unsafe_split", (case(T(5, 4), 2), case(T(3, 4), 3, 1))),
+    "unsafe_split_with_sizes": Twin("unsafe_split_with_sizes", (case(T(5, 4), [2, 3]),
+                                                                case(T(3, 5), [1, 4], 1))),
+    "pixel_shuffle": Twin("pixel_shuffle", (case(T(1, 8, 2, 3), 2), case(T(2, 1, 9, 2, 2), 3))),
+    "pixel_unshuffle": Twin("pixel_unshuffle", (case(T(1, 2, 4, 6), 2),)),
+    "channel_shuffle": Twin("channel_shuffle", (case(T(2, 6, 3), 3), case(T(1, 4, 2, 2), 2))),
     # in-place entries (on a clone of the first argument)
     "polygamma_": Twin(".polygamma_", (case(T(3, 4, low=0.5, high=3.0), 1),), inplace=True),
     **{f"{n}_": Twin(f".{n}_", (case(T(3, 4, low=lo, high=hi)),), inplace=True)
@@ -362,6 +396,8 @@ def _arrays(c: case, rng: np.random.Generator, domain: str = "") -> tuple[list, 
     def draw(v: Any) -> Any:
         if isinstance(v, T):
             a = rng.uniform(v.low, v.high, v.shape)
+            for z in v.zeros:
+                a[z] = 0.0
             if domain == "spd" and a.ndim >= 2 and a.shape[-1] == a.shape[-2]:
                 a = a @ np.swapaxes(a, -1, -2) + a.shape[-1] * np.eye(a.shape[-1])
             return (v, a)

@@ -26,6 +26,7 @@ from transgrad._api.pointwise import (  # noqa: F401
     polygamma,
     xlogy,
 )
+from transgrad._api.composites import entr, multigammaln, xlog1py  # noqa: F401
 from transgrad._api.polynomials import *  # noqa: F401,F403
 from transgrad._api.polynomials import __all__ as _polynomials
 
@@ -33,4 +34,4 @@ expit, gammaln, psi = sigmoid, lgamma, digamma
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "softmax",
-           "xlogy", *_polynomials]
+           "xlogy", "entr", "multigammaln", "xlog1py", *_polynomials]

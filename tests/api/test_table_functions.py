@@ -343,6 +343,11 @@ OVERLOADS = {
     "prod": "input, dim=None, keepdim=False, *, dtype=None",
     "nansum": "input, dim=None, keepdim=False, *, dtype=None",
     "median": "input, dim=None, keepdim=False",
+    "nanmedian": "input, dim=None, keepdim=False",
+    # no docstring in torch: the native schema's names (self -> input)
+    "fill": "input, value", "put": "input, index, source, accumulate=False",
+    "index_put": "input, indices, values, accumulate=False",
+    "unsafe_split_with_sizes": "input, split_sizes, dim=0",
     "scatter": "input, dim, index, src=None, value=None, *, reduce=None",
     "index_fill": "input, dim, index, value",
     "masked_scatter": "input, mask, source",

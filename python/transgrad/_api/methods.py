@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
+from transgrad._api import composites as cfn
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
@@ -74,6 +75,9 @@ TABLE_METHODS = {
           "slogdet", "trace"),
     sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
+    cfn: ("copysign", "count_nonzero", "fmax", "fmin", "index_put", "ldexp", "mvlgamma",
+          "nanmedian", "narrow_copy", "put", "renorm", "unsafe_split", "unsafe_split_with_sizes",
+          "vdot"),
 }
 
 
@@ -484,6 +488,8 @@ TABLE_INPLACE = (
     ("lerp", pfn.lerp, None), ("polygamma", polygamma, None),
     *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
                                            "frac")),
+    *((n, getattr(cfn, n), None) for n in ("copysign", "ldexp", "renorm", "put",
+                                           "index_put")),
     ("fmod", fn.fmod, "fmod"), ("remainder", fn.remainder, "remainder"),
     ("floor_divide", fn.floor_divide, "div_floor"), ("trunc", fn.trunc, "trunc"),
     ("fix", fn.trunc, "trunc"), ("floor", fn.floor, None), ("ceil", fn.ceil, None),

@@ -1,0 +1,278 @@
+"""Entries of torch's derivative table that are compositions of functions both engines already
+have: ``fmax``/``fmin``, ``copysign``, ``ldexp``, ``special.xlog1py``, ``special.entr``,
+``mvlgamma``, ``vdot``, ``count_nonzero``, ``fill``, ``renorm``, ``nanmedian``, ``put``,
+``index_put``, ``narrow_copy``, ``unsafe_split``/``unsafe_split_with_sizes`` and the pixel and
+channel shuffles.
+
+Stage: public API, engine-neutral (each finds its engine from its tensor). Input: torch's
+arguments. Output: torch's value; the gradient of every order is the composition's, which is
+torch's formula wherever the entry's derivative is defined (each function says which of torch's
+derivative expressions its composition reproduces, and at which points it differs, if any).
+Nothing here reads tensor data into Python except ``nanmedian`` (sizes of the NaN-free part),
+``put`` and ``index_put`` (index wrapping), none of which is differentiated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from transgrad._api.functions import (abs, add, as_tensor, cast, clamp, div, dot, eq, expand,
+                                      floor_divide, gather, ge, index_add, isnan, le,
+                                      logical_not, logical_or, lt, mul, narrow, ne, neg, permute,
+                                      reshape, split, squeeze, sub, sum, where, wrap_dim)
+from transgrad._api.extra_functions import sort
+from transgrad._api.pointwise import exp2, lgamma, xlogy
+from transgrad._api.reductions import ValuesIndices
+from transgrad._api.scatter import index_copy
+from transgrad._backend import backend_of, is_tensor
+
+# torch's top-level names (entr, xlog1py, multigammaln are torch.special's: special.py)
+__all__ = [
+    "channel_shuffle", "copysign", "count_nonzero", "fill", "fmax", "fmin", "index_put",
+    "ldexp", "mvlgamma", "nanmedian", "narrow_copy", "pixel_shuffle", "pixel_unshuffle", "put",
+    "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
+]
+
+
+def _tensors(x: Any, other: Any) -> tuple:
+    if not is_tensor(x):
+        x = as_tensor(x, other)
+    return x, as_tensor(other, x)
+
+
+# -- pointwise ----------------------------------------------------------------------------------
+
+
+def fmax(input: Any, other: Any) -> Any:
+    """The larger of the two, ignoring a NaN (NaN only where both are). Gradient as torch's: to
+    ``input`` where ``input >= other`` or ``other`` is NaN, else to ``other``."""
+    x, y = _tensors(input, other)
+    return where(logical_or(ge(x, y), isnan(y)), x, y)
+
+
+def fmin(input: Any, other: Any) -> Any:
+    """The smaller of the two, ignoring a NaN (NaN only where both are); gradient as fmax's."""
+    x, y = _tensors(input, other)
+    return where(logical_or(le(x, y), isnan(y)), x, y)
+
+
+def _signbit(y: Any) -> Any:
+    """Whether y's sign bit is set: y < 0, or y is -0.0 (1 / -0.0 is -inf)."""
+    return lt(where(eq(y, 0), div(1.0, y), y), 0)
+
+
+def copysign(input: Any, other: Any) -> Any:
+    """``|input|`` with the sign of ``other`` (-0.0 counts as negative). Gradient as torch's:
+    ``grad * result / input`` for input (0 at input == 0), none for ``other``."""
+    x, y = _tensors(input, other)
+    if x.dtype.kind not in "fc":
+        x = cast(x, np.result_type(y.dtype, np.float32) if y.dtype.kind == "f" else
+                 np.dtype(np.float32))
+    y = y.detach() if is_tensor(y) else y
+    m = abs(x)
+    return where(_signbit(y), neg(m), m)
+
+
+def ldexp(input: Any, other: Any) -> Any:
+    """``input * 2 ** other``; gradients ``grad * 2 ** other`` and ``grad * result * ln 2``."""
+    x, y = _tensors(input, other)
+    if y.dtype.kind not in "fc":
+        y = cast(y, x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
+    return mul(x, exp2(y))
+
+
+def xlog1py(input: Any, other: Any) -> Any:
+    """``input * log1p(other)``, 0 where input is 0 (unless other is NaN): ``xlogy(input,
+    1 + other)``, whose gradients are torch's (``log1p(other)``, 0 where also other <= -1, and
+    ``input / (1 + other)``)."""
+    x, y = _tensors(input, other)
+    if y.dtype.kind not in "fc":
+        y = cast(y, x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
+    return xlogy(x, add(y, 1.0))
+
+
+def entr(input: Any) -> Any:
+    """``-input * log(input)`` for input > 0, 0 at 0, -inf below; gradient ``-(1 + log x)``."""
+    x = input
+    return where(lt(x, 0), -math.inf, neg(xlogy(x, x)))
+
+
+def mvlgamma(input: Any, p: int) -> Any:
+    """The multivariate log-gamma of dimension ``p``: ``sum_j lgamma(input - j / 2) +
+    p (p - 1) / 4 log(pi)``; every element must be greater than ``(p - 1) / 2`` (as torch)."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = input
+    if not bool(np.all(np.asarray(x.detach().numpy()) > (p - 1) / 2.0)):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    total = lgamma(x)
+    for j in range(1, p):
+        total = add(total, lgamma(add(x, -j / 2.0)))
+    return add(total, p * (p - 1) / 4.0 * math.log(math.pi))
+
+
+multigammaln = mvlgamma
+
+
+# -- reductions and fills ------------------------------------------------------------------------
+
+
+def vdot(input: Any, other: Any) -> Any:
+    """The dot product of two 1-D tensors (real tensors: ``dot``)."""
+    return dot(input, other)
+
+
+def count_nonzero(input: Any, dim: Any = None) -> Any:
+    """The number of non-zero elements (over ``dim``: an int or a tuple), int64."""
+    nz = cast(ne(input, 0), np.dtype(np.int64))
+    if dim is None:
+        return sum(nz)
+    return sum(nz, dim)
+
+
+def fill(input: Any, value: Any) -> Any:
+    """A tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d tensor);
+    gradients as torch's: zero for ``input``, ``grad.sum()`` for a tensor ``value``."""
+    if is_tensor(value) and value.ndim != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    keep = backend_of(input).from_numpy(np.zeros(tuple(input.shape), dtype=bool))
+    return where(keep, input, expand(cast(as_tensor(value, input), input.dtype),
+                                      tuple(input.shape)))
+
+
+def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Any:
+    """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled to norm
+    ``maxnorm`` (torch's factor ``maxnorm / (norm + 1e-7)``); differentiated through the norm,
+    as torch's renorm_backward."""
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (got p={p})")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = input.norm(p, others, True) if others else abs(input)
+    factor = where(ge(maxnorm, norms), 1.0, div(maxnorm, add(norms, 1e-7)))
+    return mul(input, factor)
+
+
+def nanmedian(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """The median ignoring NaNs (the lower of the two middle values; NaN where a slice is all
+    NaN); with ``dim``, ``(values, indices)`` as torch. The gradient goes to the element
+    chosen, as torch's (``evenly_distribute``-free: one index per slice)."""
+    if dim is None:
+        flat = reshape(input, (-1,))
+        values, _ = _nanmedian_dim(flat, 0, False)
+        return values
+    return _nanmedian_dim(input, dim, keepdim)
+
+
+def _nanmedian_dim(x: Any, dim: int, keepdim: bool) -> Any:
+    if x.ndim == 0:
+        return ValuesIndices(x.clone(), as_tensor(0, x.detach().to(np.int64)))
+    d = wrap_dim(dim, x.ndim)
+    values, order = sort(x, d)  # NaN sorts last
+    with backend_of(x).autograd.no_grad():
+        count = sum(cast(logical_not(isnan(x)), np.dtype(np.int64)), d, True)
+        pos = floor_divide(clamp(sub(count, 1), min=0), 2)
+    picked, index = gather(values, d, pos), gather(order, d, pos)
+    if not keepdim:
+        picked, index = squeeze(picked, d), squeeze(index, d)
+    return ValuesIndices(picked, index)
+
+
+# -- indexing --------------------------------------------------------------------------------------
+
+
+def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
+    """``input`` (flattened) with ``source`` written at ``index`` (negative indices count from
+    the end), added there with ``accumulate``. Gradients as torch's: ``grad`` with the written
+    positions zeroed (not when accumulating) for input, ``grad.take(index)`` for source."""
+    n = input.numel()
+    with backend_of(input).autograd.no_grad():
+        idx = np.asarray(index.numpy()).reshape(-1).astype(np.int64)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)][0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    idx_t = backend_of(input).from_numpy(np.where(idx < 0, idx + n, idx))
+    flat = reshape(input, (-1,))
+    src = reshape(source, (-1,))
+    out = index_add(flat, 0, idx_t, src) if accumulate else index_copy(flat, 0, idx_t, src)
+    return reshape(out, tuple(input.shape))
+
+
+def index_put(input: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Any:
+    """``input`` with ``values`` written at ``input[indices]`` (added with ``accumulate``); one
+    integer index tensor along dim 0 here. Gradients as torch's: ``grad`` with the written
+    entries zeroed (not when accumulating) for input, ``grad[indices]`` for values."""
+    if len(indices) != 1 or not is_tensor(indices[0]) or indices[0].dtype.kind not in "iu" or (
+            indices[0].ndim != 1):
+        raise NotImplementedError("index_put: one 1-D integer index tensor is supported here")
+    n = input.shape[0]
+    with backend_of(input).autograd.no_grad():
+        idx = np.asarray(indices[0].numpy()).astype(np.int64)
+    idx_t = backend_of(input).from_numpy(np.where(idx < 0, idx + n, idx))
+    rows = expand(values, (len(idx),) + tuple(input.shape[1:]))
+    if accumulate:
+        return index_add(input, 0, idx_t, rows)
+    return index_copy(input, 0, idx_t, rows)
+
+
+def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
+    """``narrow`` as a new tensor (a copy, not a view)."""
+    return narrow(input, dim, start, length).clone()
+
+
+def unsafe_split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
+    """``split`` (torch's unsafe variant only skips view bookkeeping)."""
+    return split(tensor, split_size_or_sections, dim)
+
+
+def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> Any:
+    """``split`` with a list of sizes."""
+    return split(input, list(split_sizes), dim)
+
+
+# -- pixel and channel shuffles ------------------------------------------------------------------
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Any:
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
+    r = upscale_factor
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    nb = len(batch)
+    x = reshape(input, (*batch, c // (r * r), r, r, h, w))
+    x = permute(x, (*range(nb), nb, nb + 3, nb + 1, nb + 4, nb + 2))
+    return reshape(x, (*batch, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``, the inverse of pixel_shuffle."""
+    r = downscale_factor
+    *batch, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError("pixel_unshuffle expects height and width to be divisible by "
+                           f"downscale_factor, but input.size(-2)={h} and input.size(-1)={w} "
+                           f"are not both divisible by {r}")
+    nb = len(batch)
+    x = reshape(input, (*batch, c, h // r, r, w // r, r))
+    x = permute(x, (*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3))
+    return reshape(x, (*batch, c * r * r, h // r, w // r))
+
+
+def channel_shuffle(input: Any, groups: int) -> Any:
+    """``(N, C, *) -> (N, C, *)`` with the channels of ``groups`` groups interleaved."""
+    n, c, *rest = input.shape
+    if groups <= 0 or c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    x = reshape(input, (n, groups, c // groups, *rest))
+    return reshape(permute(x, (0, 2, 1, *range(3, 3 + len(rest)))), tuple(input.shape))
