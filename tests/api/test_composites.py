@@ -94,3 +94,17 @@ def test_gradients_at_edges_match_torch(engine, name, args):
     arrays = [(T(*np.shape(a)), np.asarray(a, dtype=np.float64)) if isinstance(a, list) else a
               for a in args]
     assert compare_calls(engine, name, torch, name, arrays, {}, 0) is None
+
+
+def test_sinc_derivatives_at_zero(engine):
+    """sinc'(0) = 0 (as torch) and sinc''(0) = -pi^2/3 (torch: NaN), via the Taylor branch."""
+    tg = engine
+    x = tg.tensor([0.0, 1e-4, 0.3], dtype=tg.float64, requires_grad=True)
+    y = tg.sinc(x)
+    (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)
+    (gg,) = tg.autograd.grad(g.sum(), x)
+    t = np.pi * np.array([0.0, 1e-4, 0.3])
+    np.testing.assert_allclose(y.detach().numpy(), [1.0, np.sin(t[1]) / t[1], np.sin(t[2]) / t[2]],
+                               rtol=1e-15)
+    assert g.detach().numpy()[0] == 0.0
+    np.testing.assert_allclose(gg.numpy()[:2], -np.pi**2 / 3, rtol=1e-7)

@@ -19,10 +19,11 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from transgrad._api.functions import (abs, add, as_tensor, cast, clamp, div, dot, eq, expand,
+from transgrad._api.functions import (abs, add, as_tensor, cast, clamp, div, dot, eq, expand, sin,
                                       floor_divide, gather, ge, index_add, isnan, le,
                                       logical_not, logical_or, lt, mul, narrow, ne, neg, permute,
-                                      reshape, split, squeeze, sub, sum, where, wrap_dim)
+                                      reshape, split, squeeze, sub, sum, where, wrap_dim,
+                                      amin, broadcast_tensors, norm, select, stack)
 from transgrad._api.extra_functions import sort
 from transgrad._api.pointwise import exp2, lgamma, xlogy
 from transgrad._api.reductions import ValuesIndices
@@ -32,9 +33,11 @@ from transgrad._backend import backend_of, is_tensor
 # torch's top-level names (entr, xlog1py, multigammaln are torch.special's: special.py)
 __all__ = [
     "channel_shuffle", "copysign", "count_nonzero", "fill", "fmax", "fmin", "index_put",
-    "ldexp", "mvlgamma", "nanmedian", "narrow_copy", "pixel_shuffle", "pixel_unshuffle", "put",
+    "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle", "pixel_unshuffle", "put",
     "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
 ]
+# torch.linalg's names (linalg.py)
+LINALG = ["cross", "vector_norm"]
 
 
 def _tensors(x: Any, other: Any) -> tuple:
@@ -117,6 +120,22 @@ def mvlgamma(input: Any, p: int) -> Any:
 multigammaln = mvlgamma
 
 
+def sinc(input: Any) -> Any:
+    """``sin(pi x) / (pi x)``, 1 at 0. Near 0 (|pi x| < 1e-3) the Taylor polynomial
+    ``1 - t^2/6 + t^4/120`` (t = pi x) is used, so every derivative is right there: 0 first,
+    -pi^2/3 second (torch's second derivative at exactly 0 is NaN). The quotient is taken on a
+    copy of x that is 1 near 0, so no NaN reaches the backward from the branch not taken."""
+    x = input
+    if x.dtype.kind not in "fc":
+        x = cast(x, np.dtype(np.float32))
+    t = mul(x, math.pi)
+    near = lt(abs(t.detach()), 1e-3)
+    safe = where(near, 1.0, t)
+    t2 = mul(t, t)
+    taylor = add(mul(t2, add(mul(t2, 1.0 / 120.0), -1.0 / 6.0)), 1.0)
+    return where(near, taylor, div(sin(safe), safe))
+
+
 # -- reductions and fills ------------------------------------------------------------------------
 
 
@@ -184,6 +203,31 @@ def _nanmedian_dim(x: Any, dim: int, keepdim: bool) -> Any:
     return ValuesIndices(picked, index)
 
 
+def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest among equally frequent ones) and the
+    index of its last occurrence, as torch; the gradient goes to that element."""
+    x = input
+    d = wrap_dim(dim, max(x.ndim, 1))
+    a = np.moveaxis(np.asarray(x.detach().numpy()).reshape(x.shape or (1,)), d, -1)
+    flat = a.reshape(-1, a.shape[-1]) if a.shape[-1] else a.reshape(-1, 0)
+    if flat.shape[-1] == 0:
+        raise IndexError("mode(): Expected reduction dim 0 to have non-zero size.")
+    best = np.empty(flat.shape[0], dtype=np.int64)
+    for r, row in enumerate(flat):
+        values, counts = np.unique(row, return_counts=True)  # sorted: ties take the smallest
+        top = values[np.argmax(counts)]
+        best[r] = np.flatnonzero(row == top)[-1] if not np.isnan(top) else (
+            np.flatnonzero(np.isnan(row))[-1])
+    index = np.moveaxis(best.reshape(a.shape[:-1] + (1,)), -1, d)
+    if x.ndim == 0:
+        index = index.reshape(())
+    idx_t = backend_of(x).from_numpy(np.ascontiguousarray(index))
+    values = gather(x, d, idx_t) if x.ndim else x.clone()
+    if not keepdim and x.ndim:
+        values, idx_t = squeeze(values, d), squeeze(idx_t, d)
+    return ValuesIndices(values, idx_t)
+
+
 # -- indexing --------------------------------------------------------------------------------------
 
 
@@ -235,6 +279,42 @@ def unsafe_split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
 def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> Any:
     """``split`` with a list of sizes."""
     return split(input, list(split_sizes), dim)
+
+
+# -- torch.linalg -------------------------------------------------------------------------------
+
+
+def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
+    """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (batch dims broadcast);
+    gradients ``cross(other, grad)`` and ``cross(grad, input)``, as torch's."""
+    x, y = broadcast_tensors(input, other)
+    d = wrap_dim(dim, x.ndim)
+    if x.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d] if input.ndim == x.ndim else 3} and "
+                           f"{other.shape[d] if other.ndim == x.ndim else 3}")
+    a = [select(x, d, i) for i in range(3)]
+    b = [select(y, d, i) for i in range(3)]
+    return stack([sub(mul(a[1], b[2]), mul(a[2], b[1])), sub(mul(a[2], b[0]), mul(a[0], b[2])),
+                  sub(mul(a[0], b[1]), mul(a[1], b[0]))], d)
+
+
+def vector_norm(x: Any, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Any:
+    """torch.linalg.vector_norm: the ``ord``-norm of x as a vector (over ``dim``, all by
+    default); ord 0 counts non-zeros, +-inf take max/min of |x|."""
+    if dtype is not None:
+        x = cast(x, dtype)
+    if ord == 0:
+        return sum(cast(ne(x, 0), x.dtype), dim, keepdim) if dim is not None else (
+            sum(cast(ne(x, 0), x.dtype)))
+    if ord == -math.inf:
+        return amin(abs(x), dim, keepdim) if dim is not None else amin(abs(x))
+    if dim is None:
+        if keepdim:
+            return reshape(norm(reshape(x, (-1,)), ord), (1,) * x.ndim)
+        return norm(reshape(x, (-1,)), ord)
+    return norm(x, ord, dim, keepdim)
 
 
 # -- pixel and channel shuffles ------------------------------------------------------------------

@@ -75,9 +75,9 @@ TABLE_METHODS = {
           "slogdet", "trace"),
     sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
-    cfn: ("copysign", "count_nonzero", "fmax", "fmin", "index_put", "ldexp", "mvlgamma",
-          "nanmedian", "narrow_copy", "put", "renorm", "unsafe_split", "unsafe_split_with_sizes",
-          "vdot"),
+    cfn: ("copysign", "count_nonzero", "fmax", "fmin", "index_put", "ldexp", "mode", "mvlgamma",
+          "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
+          "unsafe_split_with_sizes", "vdot"),
 }
 
 
@@ -489,7 +489,7 @@ TABLE_INPLACE = (
     *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
                                            "frac")),
     *((n, getattr(cfn, n), None) for n in ("copysign", "ldexp", "renorm", "put",
-                                           "index_put")),
+                                           "index_put", "sinc")),
     ("fmod", fn.fmod, "fmod"), ("remainder", fn.remainder, "remainder"),
     ("floor_divide", fn.floor_divide, "div_floor"), ("trunc", fn.trunc, "trunc"),
     ("fix", fn.trunc, "trunc"), ("floor", fn.floor, None), ("ceil", fn.ceil, None),
