@@ -346,6 +346,17 @@ TWINS: dict[str, Twin] = {
     "pixel_shuffle": Twin("pixel_shuffle", (case(T(1, 8, 2, 3), 2), case(T(2, 1, 9, 2, 2), 3))),
     "pixel_unshuffle": Twin("pixel_unshuffle", (case(T(1, 2, 4, 6), 2),)),
     "channel_shuffle": Twin("channel_shuffle", (case(T(2, 6, 3), 3), case(T(1, 4, 2, 2), 2))),
+    # counting (values only: torch has no gradient)
+    "_unique2": Twin("unique", (case(T(3, 4, levels=4), return_inverse=True, return_counts=True),
+                                case(T(5, levels=3)))),
+    "unique_dim": Twin("unique", (case(T(5, 3, levels=2), dim=0, return_inverse=True,
+                                       return_counts=True),
+                                  case(T(2, 6, levels=2), dim=1))),
+    "unique_consecutive": Twin("unique_consecutive", (
+        case(T(12, levels=2), return_inverse=True, return_counts=True), case(T(3, 4, levels=2)))),
+    "unique_dim_consecutive": Twin("unique_consecutive", (
+        case(T(6, 2, levels=2), return_inverse=True, return_counts=True, dim=0),)),
+    "histc": Twin("histc", (case(T(20), 5, -1.0, 1.0), case(T(3, 4)), case(T(10), bins=4))),
     # in-place entries (on a clone of the first argument)
     "polygamma_": Twin(".polygamma_", (case(T(3, 4, low=0.5, high=3.0), 1),), inplace=True),
     **{f"{n}_": Twin(f".{n}_", (case(T(3, 4, low=lo, high=hi)),), inplace=True)

@@ -348,6 +348,9 @@ OVERLOADS = {
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",
+    # torch's Python wrappers take (*args, **kwargs): the documented forms
+    "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
+    "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
     "scatter": "input, dim, index, src=None, value=None, *, reduce=None",
     "index_fill": "input, dim, index, value",
     "masked_scatter": "input, mask, source",

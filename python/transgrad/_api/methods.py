@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, Optional
 import numpy as np
 
 from transgrad._api import composites as cfn
+from transgrad._api import counting as kfn
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
@@ -78,6 +79,7 @@ TABLE_METHODS = {
     cfn: ("copysign", "count_nonzero", "fmax", "fmin", "index_put", "ldexp", "mode", "mvlgamma",
           "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
           "unsafe_split_with_sizes", "vdot"),
+    kfn: ("histc", "unique", "unique_consecutive"),
 }
 
 

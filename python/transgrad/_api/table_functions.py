@@ -9,15 +9,17 @@ namespace test checks ``__module__``); this module only lists them.
 from __future__ import annotations
 
 from transgrad._api import composites as _composites
+from transgrad._api import counting as _counting
 from transgrad._api import linalg as _linalg
 from transgrad._api import pointwise as _pointwise
 from transgrad._api import reductions as _reductions
 from transgrad._api import scatter as _scatter
 from transgrad._api.composites import *  # noqa: F401,F403
+from transgrad._api.counting import *  # noqa: F401,F403
 from transgrad._api.linalg import *  # noqa: F401,F403
 from transgrad._api.pointwise import *  # noqa: F401,F403
 from transgrad._api.reductions import *  # noqa: F401,F403
 from transgrad._api.scatter import *  # noqa: F401,F403
 
-FAMILIES = (_pointwise, _reductions, _linalg, _scatter, _composites)
+FAMILIES = (_pointwise, _reductions, _linalg, _scatter, _composites, _counting)
 __all__ = sorted(name for module in FAMILIES for name in module.__all__)
