@@ -303,9 +303,19 @@ TWINS: dict[str, Twin] = {
     "xlogy.Scalar_Self": Twin("xlogy", (case(2.5, T(3, 4, low=0.5, high=2.0)),)),
     "xlogy.Scalar_Other": Twin("xlogy", (case(T(3, 4), 2.5),)),
     "rsub.Scalar": Twin("rsub", (case(T(3, 4), 2.5), case(T(3, 4), 2.5, alpha=2.0))),
+    # ties (levels) only with include_self: torch's amax/amin backward counts an excluded
+    # self that equals the result among the ties (its src gradient is then not the whole
+    # grad); ours shares it among the src elements only (Note [scatter_reduce kernels])
     "scatter_reduce.two": Twin("scatter_reduce", tuple(
-        case(T(3, 4), 1, I(3, 5, high=4), T(3, 5), r, include_self=inc)
-        for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False))),
+        case(T(3, 4, **z), 1, I(3, 5, high=4), T(3, 5, **z), r, include_self=inc)
+        for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
+        for z in ({}, {"levels": 3}, {"zeros": ((0, 1), (1, 1))})
+        if inc or "levels" not in z) + tuple(
+        case(T(5, 4), 0, I(2, 4, high=5), T(2, 4), r, include_self=inc)
+        for r in ("prod", "amax") for inc in (True, False))),
+    "index_reduce": Twin("index_reduce", tuple(
+        case(T(5, 3), 0, I(4, high=5), T(4, 3), r, include_self=inc)
+        for r in ("prod", "mean", "amax", "amin") for inc in (True, False))),
     # orthogonal polynomials (values only: non_differentiable in torch's table)
     **{f"special_{p}{o}": Twin(f"special.{p}", c) for p in _POLYNOMIALS for o, c in (
         ("", (case(T(3, 4, requires_grad=False, low=lo), I(3, 4, high=9)),

@@ -282,8 +282,8 @@ def test_bad_arguments_raise_torchs_errors(engine):
         engine.div(x, 2.0, rounding_mode="ceil")
     with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod"):
         engine.scatter_reduce(x, 0, i, x, "max")
-    with pytest.raises(NotImplementedError, match="scatter_reduce_amax"):
-        engine.scatter_reduce(x, 0, i, x, "amax")
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0"):
+        engine.scatter_reduce(x, 0, engine.tensor([[5]]), x, "amax")
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         engine.masked_fill(x, x > 0, engine.ones(2))
     with pytest.raises(RuntimeError, match="square matrices"):
@@ -348,6 +348,8 @@ OVERLOADS = {
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",
+    # torch's docstring spaces the default (include_self = True)
+    "index_reduce": "input, dim, index, source, reduce, *, include_self=True",
     # torch's Python wrappers take (*args, **kwargs): the documented forms
     "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
     "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
