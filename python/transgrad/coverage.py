@@ -302,6 +302,11 @@ TWINS: dict[str, Twin] = {
                                                  case(T(3, 5), 1, I(3, high=5), T()))),
     "xlogy.Scalar_Self": Twin("xlogy", (case(2.5, T(3, 4, low=0.5, high=2.0)),)),
     "xlogy.Scalar_Other": Twin("xlogy", (case(T(3, 4), 2.5),)),
+    "norm.ScalarOpt_dtype": Twin("norm", (case(T(3, 4), 2, dtype="float64"),
+                                          case(T(3, 4), 3.0, dtype="float64"))),
+    "norm.ScalarOpt_dim_dtype": Twin("norm", (case(T(3, 4), 2, 1, dtype="float64"),
+                                              case(T(2, 3, 4), 1, (0, 2), True,
+                                                   dtype="float64"))),
     "rsub.Scalar": Twin("rsub", (case(T(3, 4), 2.5), case(T(3, 4), 2.5, alpha=2.0))),
     # ties (levels) only with include_self: torch's amax/amin backward counts an excluded
     # self that equals the result among the ties (its src gradient is then not the whole
@@ -468,7 +473,10 @@ class _Lib:
                 return [make(e) for e in v]
             return v
 
-        return [make(a) for a in args], {k: make(v) for k, v in kwargs.items()}, leaves
+        def keyword(k: str, v: Any) -> Any:  # dtype="float64": the library's own dtype
+            return getattr(self.m, v) if k == "dtype" and isinstance(v, str) else make(v)
+
+        return [make(a) for a in args], {k: keyword(k, v) for k, v in kwargs.items()}, leaves
 
     def call(self, path: str, args: list, kwargs: dict) -> Any:
         if path.startswith("."):
