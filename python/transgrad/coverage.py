@@ -80,7 +80,7 @@ _UNARY = {
     "atanh": (-0.8, 0.8), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (), "exp2": (),
     "log": _POS, "log2": _POS, "log10": _POS, "log1p": (-0.5, 2.0), "sqrt": _POS,
     "rsqrt": _POS, "reciprocal": _POS, "lgamma": (0.5, 3.0), "digamma": (0.5, 3.0),
-    "deg2rad": (), "rad2deg": (), "logit": (0.1, 0.9), "i0": (), "trunc": (),
+    "deg2rad": (), "rad2deg": (), "logit": (0.1, 0.9), "trunc": (),
     "floor": (), "ceil": (), "round": (), "frac": (), "clone": (), "nan_to_num": (),
 }
 _FUNCTIONAL = {
@@ -321,6 +321,17 @@ TWINS: dict[str, Twin] = {
     "index_reduce": Twin("index_reduce", tuple(
         case(T(5, 3), 0, I(4, high=5), T(4, 3), r, include_self=inc)
         for r in ("prod", "mean", "amax", "amin") for inc in (True, False))),
+    # special functions by branches (Note [Special functions by branches] in _api/composites.py)
+    **{n: Twin(call, (case(T(3, 4, low=-3.0, high=3.0)), case(T(2, 5, low=-30.0, high=30.0)),
+                      case(T(4, low=14.0, high=16.0)), case(T(4, low=-16.0, high=-14.0))))
+       for n, call in (("i0", "i0"), ("special_i0e", "special.i0e"), ("special_i1", "special.i1"),
+                       ("special_i1e", "special.i1e"))},
+    "special_log_ndtr": Twin("special.log_ndtr", (
+        case(T(3, 4, low=-3.0, high=3.0)), case(T(5, low=-30.0, high=-15.0)),
+        case(T(5, low=-1.5, high=-0.5)), case(T(2, 3, low=2.0, high=9.0)))),
+    "special_erfcx": Twin("special.erfcx", (
+        case(T(3, 4, low=-3.0, high=3.0)), case(T(5, low=5.0, high=40.0)),
+        case(T(5, low=-6.0, high=-2.0)))),
     # orthogonal polynomials (values only: non_differentiable in torch's table)
     **{f"special_{p}{o}": Twin(f"special.{p}", c) for p in _POLYNOMIALS for o, c in (
         ("", (case(T(3, 4, requires_grad=False, low=lo), I(3, 4, high=9)),

@@ -26,7 +26,8 @@ from transgrad._api.pointwise import (  # noqa: F401
     polygamma,
     xlogy,
 )
-from transgrad._api.composites import entr, multigammaln, xlog1py  # noqa: F401
+from transgrad._api.composites import (entr, erfcx, i0, i0e, i1, i1e, log_ndtr,  # noqa: F401
+                                      multigammaln, xlog1py)
 from transgrad._api.polynomials import *  # noqa: F401,F403
 from transgrad._api.polynomials import __all__ as _polynomials
 
@@ -34,4 +35,5 @@ expit, gammaln, psi = sigmoid, lgamma, digamma
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "softmax",
-           "xlogy", "entr", "multigammaln", "xlog1py", *_polynomials]
+           "xlogy", "entr", "erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "multigammaln",
+           "xlog1py", *_polynomials]

@@ -108,3 +108,29 @@ def test_sinc_derivatives_at_zero(engine):
                                rtol=1e-15)
     assert g.detach().numpy()[0] == 0.0
     np.testing.assert_allclose(gg.numpy()[:2], -np.pi**2 / 3, rtol=1e-7)
+
+
+SWEEP = np.concatenate([np.linspace(-40, 40, 801), [0.0, 1e-8, -1e-8, 14.999, 15.0, 15.001,
+                                                      7.999, 8.0, -1.0, -20.0, 700.0, -700.0]])
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e", "log_ndtr", "erfcx"])
+def test_special_branches_match_torch_across_ranges(engine, name):
+    """Note [Special functions by branches]: relative 1e-12 on both sides of every branch
+    point, and the same infinities (i0(700) overflows, erfcx(-40) too)."""
+    torch = pytest.importorskip("torch")
+    ours = getattr(engine.special, name)(engine.tensor(SWEEP)).numpy()
+    theirs = getattr(torch.special, name)(torch.tensor(SWEEP)).numpy()
+    np.testing.assert_array_equal(np.isfinite(ours), np.isfinite(theirs))
+    ok = np.isfinite(theirs)
+    np.testing.assert_allclose(ours[ok], theirs[ok], rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e", "log_ndtr", "erfcx"])
+def test_special_branches_gradgradcheck(engine, name):
+    """(Not at 0: i0e and i1e have a kink there, exp(-|x|).)"""
+    tg = engine
+    x = tg.tensor([-16.0, -3.0, -0.5, 0.2, 0.7, 9.0, 15.5], dtype=tg.float64, requires_grad=True)
+    f = getattr(tg.special, name)
+    assert tg.autograd.gradcheck(f, (x,))
+    assert tg.autograd.gradgradcheck(f, (x,))

@@ -23,7 +23,8 @@ from transgrad._api.functions import (abs, add, as_tensor, cast, clamp, div, dot
                                       floor_divide, gather, ge, index_add, isnan, le,
                                       logical_not, logical_or, lt, mul, narrow, ne, neg, permute,
                                       reshape, split, squeeze, sub, sum, where, wrap_dim,
-                                      amin, broadcast_tensors, norm, select, stack)
+                                      amin, broadcast_tensors, exp, log, log1p, norm, select,
+                                      sqrt, stack)
 from transgrad._api.extra_functions import sort
 from transgrad._api.pointwise import exp2, lgamma, xlogy
 from transgrad._api.reductions import ValuesIndices
@@ -33,7 +34,7 @@ from transgrad._backend import backend_of, is_tensor
 # torch's top-level names (entr, xlog1py, multigammaln are torch.special's: special.py)
 __all__ = [
     "channel_shuffle", "copysign", "count_nonzero", "fill", "fmax", "fmin", "index_put",
-    "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle", "pixel_unshuffle", "put",
+    "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle", "pixel_unshuffle", "put",
     "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
 ]
 # torch.linalg's names (linalg.py)
@@ -134,6 +135,121 @@ def sinc(input: Any) -> Any:
     t2 = mul(t, t)
     taylor = add(mul(t2, add(mul(t2, 1.0 / 120.0), -1.0 / 6.0)), 1.0)
     return where(near, taylor, div(sin(safe), safe))
+
+
+# -- special functions (torch.special; Note [Special functions by branches]) -------------------
+
+# Note [Special functions by branches]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# log_ndtr, erfcx and the modified Bessel functions i0/i0e/i1/i1e are built from elementwise
+# ops in branches, each accurate (relative, double) on its range: a convergent series or the
+# functions erfc/log1p where those are accurate, an asymptotic expansion in 1/x beyond. Each
+# branch sees a "safe" copy of x (inside its range everywhere) and ``where`` picks, so the
+# branch not taken never produces inf/NaN that would leak into a gradient (0 * NaN). Every
+# derivative is the composition's, i.e. torch's formula (i0' = i1, erfcx' = 2 x erfcx - 2 /
+# sqrt(pi), ...), to every order.
+
+_SQRT_PI = math.sqrt(math.pi)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_BESSEL_SERIES_MAX = 15.0  # |x| below: the power series; above: the asymptotic expansion
+
+
+def _float(x: Any) -> Any:
+    return x if x.dtype.kind in "fc" else cast(x, np.dtype(np.float32))
+
+
+def log_ndtr(input: Any) -> Any:
+    """``log`` of the standard normal CDF, accurate in both tails: ``log1p(-erfc(x/sqrt2)/2)``
+    above -1, ``log(erfc(-x/sqrt2)/2)`` down to -20, the asymptotic series of the Mills ratio
+    below (Note [Special functions by branches])."""
+    from transgrad._api.pointwise import erfc
+
+    x = _float(input)
+    hi, lo = ge(x, -1.0), lt(x, -20.0)
+    x_hi = where(hi, x, 0.0)
+    x_mid = where(logical_or(hi, lo), -2.0, x)
+    x_lo = where(lo, x, -30.0)
+    upper = log1p(neg(div(erfc(mul(x_hi, 1 / math.sqrt(2.0))), 2.0)))
+    middle = log(div(erfc(mul(x_mid, -1 / math.sqrt(2.0))), 2.0))
+    inv2 = div(1.0, mul(x_lo, x_lo))
+    series, term = 1.0, None
+    for k in range(1, 7):  # 1 - 1/x^2 + 3/x^4 - 15/x^6 + ...
+        term = mul(inv2, -(2 * k - 1)) if term is None else mul(mul(term, inv2), -(2 * k - 1))
+        series = add(term, series)
+    tail = add(sub(mul(mul(x_lo, x_lo), -0.5), log(neg(x_lo))), sub(log(series),
+                                                                      _HALF_LOG_2PI))
+    return where(hi, upper, where(lo, tail, middle))
+
+
+def erfcx(input: Any) -> Any:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``: the product below 8, the
+    asymptotic series ``1/(x sqrt(pi)) sum (-1)^k (2k-1)!! / (2x^2)^k`` above (no overflow; Note
+    [Special functions by branches]). +inf where exp(x^2) overflows (x < -26.6), as torch."""
+    from transgrad._api.pointwise import erfc
+
+    x = _float(input)
+    big = ge(x, 8.0)
+    x_small = where(big, 0.0, x)
+    x_big = where(big, x, 10.0)
+    direct = mul(exp(mul(x_small, x_small)), erfc(x_small))
+    inv = div(1.0, mul(mul(x_big, x_big), 2.0))
+    series, term = 1.0, None
+    for k in range(1, 11):
+        term = mul(inv, -(2 * k - 1)) if term is None else mul(mul(term, inv), -(2 * k - 1))
+        series = add(term, series)
+    return where(big, div(series, mul(x_big, _SQRT_PI)), direct)
+
+
+def _bessel(x: Any, nu: int, scaled: bool) -> Any:
+    """I_nu(x) (nu = 0, 1), times exp(-|x|) when ``scaled`` (Note [Special functions by
+    branches])."""
+    x = _float(x)
+    ax = abs(x)
+    big = ge(ax, _BESSEL_SERIES_MAX)
+    xs = where(big, 0.0, x)
+    # the power series: sum (x/2)^(2k+nu) / (k! (k+nu)!), each term from the last
+    q = div(mul(xs, xs), 4.0)
+    term = div(xs, 2.0) if nu else add(mul(xs, 0.0), 1.0)
+    total = term
+    for k in range(1, 60):
+        term = div(mul(term, q), float(k * (k + nu)))
+        total = add(total, term)
+    if scaled:
+        total = mul(total, exp(neg(abs(xs))))
+    # the asymptotic expansion: e^|x| / sqrt(2 pi |x|) sum (-1)^k a_k(nu) / |x|^k
+    xb = where(big, ax, 2.0 * _BESSEL_SERIES_MAX)
+    mu = 4.0 * nu * nu
+    term, series = None, 1.0
+    for k in range(1, 30):
+        factor = -(mu - (2 * k - 1) ** 2) / (8.0 * k)
+        term = div(factor, xb) if term is None else div(mul(term, factor), xb)
+        series = add(term, series)
+    tail = div(series, sqrt(mul(xb, 2.0 * math.pi)))
+    if not scaled:
+        tail = mul(tail, exp(xb))
+    if nu:  # I_1 is odd
+        tail = where(lt(x, 0), neg(tail), tail)
+    return where(big, tail, total)
+
+
+def i0(input: Any) -> Any:
+    """The modified Bessel function of the first kind of order 0."""
+    return _bessel(input, 0, False)
+
+
+def i0e(input: Any) -> Any:
+    """``exp(-|x|) i0(x)``, without overflow."""
+    return _bessel(input, 0, True)
+
+
+def i1(input: Any) -> Any:
+    """The modified Bessel function of the first kind of order 1."""
+    return _bessel(input, 1, False)
+
+
+def i1e(input: Any) -> Any:
+    """``exp(-|x|) i1(x)``, without overflow."""
+    return _bessel(input, 1, True)
 
 
 # -- reductions and fills ------------------------------------------------------------------------
