@@ -134,3 +134,17 @@ def test_special_branches_gradgradcheck(engine, name):
     f = getattr(tg.special, name)
     assert tg.autograd.gradcheck(f, (x,))
     assert tg.autograd.gradgradcheck(f, (x,))
+
+
+def test_nextafter_frexp_by_hand(engine):
+    tg = engine
+    x = tg.tensor([1.0, 0.0, -2.0, 3.0], dtype=tg.float64, requires_grad=True)
+    y = tg.tensor([2.0, -1.0, -2.0, 0.0], dtype=tg.float64)
+    out = tg.nextafter(x, y)
+    a = np.array([1.0, 0.0, -2.0, 3.0])
+    np.testing.assert_array_equal(out.detach().numpy(), np.nextafter(a, y.numpy()))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 0.0, 1.0])
+    m, e = tg.frexp(tg.tensor([8.0, -0.375, 0.0, 1e-300], dtype=tg.float64))
+    np.testing.assert_array_equal(m.numpy(), [0.5, -0.75, 0.0, np.frexp(1e-300)[0]])
+    np.testing.assert_array_equal(e.numpy(), [4, -1, 0, np.frexp(1e-300)[1]])

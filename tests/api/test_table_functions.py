@@ -345,6 +345,7 @@ OVERLOADS = {
     "median": "input, dim=None, keepdim=False",
     "nanmedian": "input, dim=None, keepdim=False",
     # no docstring in torch: the native schema's names (self -> input)
+    "conv_tbc": "input, weight, bias, pad=0",
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",

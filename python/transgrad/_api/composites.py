@@ -14,6 +14,7 @@ Nothing here reads tensor data into Python except ``nanmedian`` (sizes of the Na
 
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any, Optional, Sequence
 
@@ -33,7 +34,8 @@ from transgrad._backend import backend_of, is_tensor
 
 # torch's top-level names (entr, xlog1py, multigammaln are torch.special's: special.py)
 __all__ = [
-    "channel_shuffle", "copysign", "count_nonzero", "fill", "fmax", "fmin", "index_put",
+    "channel_shuffle", "conv_tbc", "copysign", "count_nonzero", "fill", "fmax", "fmin",
+    "frexp", "index_put", "nextafter",
     "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle", "pixel_unshuffle", "put",
     "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
 ]
@@ -78,6 +80,36 @@ def copysign(input: Any, other: Any) -> Any:
     y = y.detach() if is_tensor(y) else y
     m = abs(x)
     return where(_signbit(y), neg(m), m)
+
+
+def nextafter(input: Any, other: Any) -> Any:
+    """The next representable value after ``input`` towards ``other``. Gradients as torch's:
+    ``grad`` for input where input != other (0 where equal), none for other. The step is
+    taken on the data; ``input + step`` is exact (the two are neighbours)."""
+    x, y = _tensors(input, other)
+    a, b = np.broadcast_arrays(np.asarray(x.detach().numpy()), np.asarray(y.detach().numpy()))
+    with np.errstate(invalid="ignore"):
+        step = np.nextafter(a, b.astype(a.dtype)) - a
+    step_t = backend_of(x).from_numpy(np.ascontiguousarray(step))
+    return where(eq(x.detach(), y.detach()), y.detach(), add(x, step_t))
+
+
+def frexp(input: Any) -> Any:
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, |mantissa| in
+    [0.5, 1) (0 for 0; inf and NaN kept, exponent 0). The exponent is int64 (torch: int32,
+    a dtype transgrad's tensors do not have yet). The mantissa's gradient is
+    ``grad / 2 ** exponent``, as torch's."""
+    if input.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    _, e = np.frexp(np.asarray(input.detach().numpy()))
+    B = backend_of(input)
+    exponent = B.from_numpy(np.ascontiguousarray(e.astype(np.int64)))
+    scale = B.from_numpy(np.ascontiguousarray(np.ldexp(np.ones_like(
+        np.asarray(input.detach().numpy())), -e)))
+    return FrexpResult(mul(input, scale), exponent)
+
+
+FrexpResult = collections.namedtuple("FrexpResult", ["mantissa", "exponent"])
 
 
 def ldexp(input: Any, other: Any) -> Any:
@@ -462,6 +494,17 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
     x = reshape(input, (*batch, c, h // r, r, w // r, r))
     x = permute(x, (*range(nb), nb, nb + 2, nb + 4, nb + 1, nb + 3))
     return reshape(x, (*batch, c * r * r, h // r, w // r))
+
+
+def conv_tbc(input: Any, weight: Any, bias: Any, pad: int = 0) -> Any:
+    """The 1-d convolution of a (time, batch, channel) input with a (width, in, out) weight:
+    conv1d on the transposed layouts."""
+    from transgrad._api.extra_functions import conv1d
+
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
+        raise RuntimeError("conv_tbc: input must have 3 dims, weight 3 dims and bias 1 dim")
+    out = conv1d(permute(input, (1, 2, 0)), permute(weight, (2, 1, 0)), bias, 1, pad)
+    return permute(out, (2, 0, 1))
 
 
 def channel_shuffle(input: Any, groups: int) -> Any:
