@@ -749,6 +749,10 @@ def _shadowing(formulas: Sequence[Translated], helpers: dict[str, HelperSource])
             for node in ast.walk(ast.parse(source)):
                 ident = node.id if isinstance(node, ast.Name) else (
                     node.arg if isinstance(node, ast.arg) else None)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                        node.value.id == "ops"):
+                    ident = node.attr  # ops.sum in one formula meets a formula named sum
+                    # (in one module, the module's own formula is what ops.sum names)
                 if ident is not None:
                     names.setdefault(ident, set()).add(owner)
         clash = {f.name for f in kept if names.get(f.name, set()) - {f.name}}
