@@ -409,8 +409,10 @@ TWINS: dict[str, Twin] = {
 
 
 # In-place entries that cannot be verified against torch, with the reason (classify says which)
-RANDOM_INPLACE = frozenset(("bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_",
-                            "normal_", "random_", "uniform_"))
+RANDOM = frozenset(("bernoulli_", "cauchy_", "exponential_", "geometric_", "log_normal_",
+                    "normal_", "random_", "uniform_", "bernoulli", "normal", "poisson",
+                    "multinomial", "_standard_gamma", "native_dropout", "_fused_dropout",
+                    "rrelu_with_noise", "rrelu_with_noise_", "rrelu_with_noise_functional"))
 SHAPE_INPLACE = frozenset(("squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_"))
 
 
@@ -669,9 +671,9 @@ def classify(entry: str, engines: Sequence[tuple[str, Any]], torch: Any) -> Row:
     base = entry.partition(".")[0]
     twin = TWINS.get(entry)
     if twin is None:
-        if base in RANDOM_INPLACE:
-            return Row(entry, "not covered", "random in-place fill: its values come from torch's "
-                       "generator, which transgrad does not reproduce (its gradient is zero)")
+        if base in RANDOM:
+            return Row(entry, "not covered", "random: its values come from torch's generator, "
+                       "which transgrad does not reproduce")
         if base in SHAPE_INPLACE:
             return Row(entry, "not covered", "in-place change of a tensor's shape or strides: "
                        "the engines' in-place writes keep a tensor's sizes (Note [In-place ops])")
