@@ -387,6 +387,8 @@ TWINS: dict[str, Twin] = {
         case(T(12, levels=2), return_inverse=True, return_counts=True), case(T(3, 4, levels=2)))),
     "unique_dim_consecutive": Twin("unique_consecutive", (
         case(T(6, 2, levels=2), return_inverse=True, return_counts=True, dim=0),)),
+    "nonzero": Twin("nonzero", (case(T(3, 4, zeros=((0, 1), (2, 2)))), case(T(2, 3, 2, levels=3)),
+                                case(T(5, levels=2), as_tuple=True), case(T()))),
     "histc": Twin("histc", (case(T(20), 5, -1.0, 1.0), case(T(3, 4)), case(T(10), bins=4))),
     # in-place entries (on a clone of the first argument)
     "polygamma_": Twin(".polygamma_", (case(T(3, 4, low=0.5, high=3.0), 1),), inplace=True),

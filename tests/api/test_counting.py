@@ -35,3 +35,13 @@ def test_histc_by_hand(engine):
     np.testing.assert_array_equal(x.histc(bins=5).numpy(), [1.0, 0.0, 0.0, 3.0, 2.0])
     with pytest.raises(RuntimeError, match="bins must be > 0"):
         tg.histc(x, 0)
+
+
+def test_nonzero_by_hand(engine):
+    tg = engine
+    x = tg.tensor([[0.0, 2.0], [3.0, 0.0]])
+    np.testing.assert_array_equal(tg.nonzero(x).numpy(), [[0, 1], [1, 0]])
+    rows, cols = x.nonzero(as_tuple=True)
+    np.testing.assert_array_equal(rows.numpy(), [0, 1])
+    np.testing.assert_array_equal(cols.numpy(), [1, 0])
+    assert tuple(tg.nonzero(tg.tensor(5.0)).shape) == (1, 0)

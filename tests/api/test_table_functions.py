@@ -349,6 +349,7 @@ OVERLOADS = {
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",
+    "nonzero": "input, *, as_tuple=False",  # torch's has out= before as_tuple (no out here)
     # torch's docstring spaces the default (include_self = True)
     "index_reduce": "input, dim, index, source, reduce, *, include_self=True",
     # torch's Python wrappers take (*args, **kwargs): the documented forms

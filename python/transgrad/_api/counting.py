@@ -1,8 +1,9 @@
-"""Functions that count and deduplicate values: ``unique``, ``unique_consecutive``, ``histc``.
+"""Functions that count, locate and deduplicate values: ``unique``, ``unique_consecutive``,
+``histc``, ``nonzero``.
 
 Stage: public API, engine-neutral. Input: a tensor of either engine. Output: new tensors of that
 engine, never requiring grad: torch's derivative table has no gradient for any of them
-(``histc``: non-differentiable; the unique family: ``not_implemented``). Their output sizes depend
+(``histc``, ``nonzero``: non-differentiable; the unique family: ``not_implemented``). Their output sizes depend
 on the data, so they are computed on the tensor's values (numpy) rather than by a formula, and
 the results wrapped as tensors of the input's engine.
 """
@@ -16,7 +17,7 @@ import numpy as np
 from transgrad._api.functions import wrap_dim
 from transgrad._backend import backend_of
 
-__all__ = ["histc", "unique", "unique_consecutive"]
+__all__ = ["histc", "nonzero", "unique", "unique_consecutive"]
 
 
 def _data(input: Any) -> np.ndarray:
@@ -98,3 +99,17 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  
         raise RuntimeError("torch.histc: max must be larger than min")
     counts, _ = np.histogram(a[~np.isnan(a)], bins=bins, range=(lo, hi))
     return backend_of(input).from_numpy(counts.astype(a.dtype))
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The indices of the non-zero elements: an (n, ndim) int64 tensor in row-major order, or
+    with ``as_tuple`` one 1-D tensor per dim (a 0-d input counts as 1-d)."""
+    a = _data(input)
+    B = backend_of(input)
+    where = np.argwhere(a.reshape(a.shape or (1,)) != 0).astype(np.int64)
+    if as_tuple:
+        return tuple(B.from_numpy(np.ascontiguousarray(where[:, i]))
+                     for i in range(where.shape[1]))
+    if a.ndim == 0:
+        where = where[:, :0]
+    return B.from_numpy(np.ascontiguousarray(where))

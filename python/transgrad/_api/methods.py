@@ -82,7 +82,7 @@ TABLE_METHODS = {
           "mvlgamma",
           "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
           "unsafe_split_with_sizes", "vdot"),
-    kfn: ("histc", "unique", "unique_consecutive"),
+    kfn: ("histc", "nonzero", "unique", "unique_consecutive"),
 }
 
 
