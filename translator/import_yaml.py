@@ -60,7 +60,7 @@ OUT_OF_SCOPE = (
     (re.compile(r"sparse|_csr|_csc|_bsr|_bsc|to_dense|coalesce|^_?values$|^_?indices$|"
                 r"^(crow|col|ccol|row)_indices$"), "sparse"),
     (re.compile(r"nested|jagged"), "nested"),
-    (re.compile(r"quantize|_quant|q_|fbgemm|int_repr|dequantize"), "quantized"),
+    (re.compile(r"quantize|_quant|^q_|_fq_|fbgemm|int_repr|dequantize"), "quantized"),
     (re.compile(r"cudnn|miopen|mkldnn|mps|_nnpack|cufft|_cuda|onednn"), "backend-specific"),
     (re.compile(r"^_foreach"), "_foreach"),
     (re.compile(r"complex|^real$|^imag$|^angle$|view_as_real|polar|conj"), "complex-only"),
@@ -749,6 +749,10 @@ def _shadowing(formulas: Sequence[Translated], helpers: dict[str, HelperSource])
             for node in ast.walk(ast.parse(source)):
                 ident = node.id if isinstance(node, ast.Name) else (
                     node.arg if isinstance(node, ast.arg) else None)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                        node.value.id == "ops"):
+                    ident = node.attr  # ops.sum in one formula meets a formula named sum
+                    # (in one module, the module's own formula is what ops.sum names)
                 if ident is not None:
                     names.setdefault(ident, set()).add(owner)
         clash = {f.name for f in kept if names.get(f.name, set()) - {f.name}}

@@ -321,14 +321,17 @@ class T:
 
 @dataclasses.dataclass(frozen=True)
 class I:  # noqa: E742 - the sample spec's name, as T and B
-    """An int64 index tensor sample with entries in [0, high)."""
+    """An int64 index tensor sample with entries in [0, high); ``distinct``: no entry twice
+    (for ops whose result is undefined on duplicate indices: index_copy, index_put)."""
 
     shape: Tuple[int, ...]
     high: int
+    distinct: bool = False
 
-    def __init__(self, *shape: int, high: int):
+    def __init__(self, *shape: int, high: int, distinct: bool = False):
         object.__setattr__(self, "shape", tuple(shape))
         object.__setattr__(self, "high", high)
+        object.__setattr__(self, "distinct", distinct)
 
 
 @dataclasses.dataclass(frozen=True)

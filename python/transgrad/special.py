@@ -5,6 +5,7 @@ tensor, so this one module serves ``transgrad`` and ``transgrad.reference``). Ou
 ``special`` names: ``erfinv``, ``gammaln`` (lgamma), ``psi`` (digamma), ``expit`` (sigmoid), ...
 """
 
+from transgrad._api.composites import entr, erfcx, i0, i0e, i1, i1e, log_ndtr, multigammaln, xlog1py  # noqa: F401
 from transgrad._api.functions import (  # noqa: F401
     erf,
     exp,
@@ -26,9 +27,12 @@ from transgrad._api.pointwise import (  # noqa: F401
     polygamma,
     xlogy,
 )
+from transgrad._api.polynomials import *  # noqa: F401,F403
+from transgrad._api.polynomials import __all__ as _polynomials
 
 expit, gammaln, psi = sigmoid, lgamma, digamma
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "softmax",
-           "xlogy"]
+           "xlogy", "entr", "erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "multigammaln",
+           "xlog1py", *_polynomials]

@@ -282,8 +282,8 @@ def test_bad_arguments_raise_torchs_errors(engine):
         engine.div(x, 2.0, rounding_mode="ceil")
     with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod"):
         engine.scatter_reduce(x, 0, i, x, "max")
-    with pytest.raises(NotImplementedError, match="scatter_reduce_amax"):
-        engine.scatter_reduce(x, 0, i, x, "amax")
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0"):
+        engine.scatter_reduce(x, 0, engine.tensor([[5]]), x, "amax")
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         engine.masked_fill(x, x > 0, engine.ones(2))
     with pytest.raises(RuntimeError, match="square matrices"):
@@ -351,6 +351,18 @@ OVERLOADS = {
     "prod": "input, dim=None, keepdim=False, *, dtype=None",
     "nansum": "input, dim=None, keepdim=False, *, dtype=None",
     "median": "input, dim=None, keepdim=False",
+    "nanmedian": "input, dim=None, keepdim=False",
+    # no docstring in torch: the native schema's names (self -> input)
+    "conv_tbc": "input, weight, bias, pad=0",
+    "fill": "input, value", "put": "input, index, source, accumulate=False",
+    "index_put": "input, indices, values, accumulate=False",
+    "unsafe_split_with_sizes": "input, split_sizes, dim=0",
+    "nonzero": "input, *, as_tuple=False",  # torch's has out= before as_tuple (no out here)
+    # torch's docstring spaces the default (include_self = True)
+    "index_reduce": "input, dim, index, source, reduce, *, include_self=True",
+    # torch's Python wrappers take (*args, **kwargs): the documented forms
+    "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
+    "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
     "scatter": "input, dim, index, src=None, value=None, *, reduce=None",
     "index_fill": "input, dim, index, value",
     "masked_scatter": "input, mask, source",

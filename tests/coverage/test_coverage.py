@@ -16,7 +16,10 @@ def test_out_of_scope_needs_no_torch(ref):
 
 def test_unmapped_entries_say_why(ref):
     engines = [("reference", ref)]
-    assert classify("acosh_", engines, None).detail.startswith("in-place variant")
+    assert classify("embedding_renorm_", engines, None).detail.startswith("in-place variant")
+    assert classify("uniform_", engines, None).detail.startswith("random: ")
+    assert classify("poisson", engines, None).detail.startswith("random: ")
+    assert classify("squeeze_.dim", engines, None).detail.startswith("in-place change of a")
     assert classify("tanh_backward", engines, None).detail.startswith("a backward op")
     assert classify("no_such_op", engines, None).detail == "no transgrad function `no_such_op`"
 
@@ -37,6 +40,31 @@ def test_every_twin_names_an_entry_of_torchs_table():
 def test_entries_verified_on_both_engines(engine, entry):
     torch = pytest.importorskip("torch")
     assert check_twin(entry, TWINS[entry], engine, torch) is None
+
+
+@pytest.mark.parametrize("entry", ["fill_.Scalar", "fill_.Tensor", "zero_", "ge_.Tensor",
+                                   "lt_.Scalar", "polygamma_", "index_copy"])
+def test_in_place_entries_verified_on_both_engines(engine, entry):
+    """In place on a non-leaf: the value, and the zero gradient torch gives the overwritten
+    input (fill_, zero_, comparisons) or the formula's (polygamma_)."""
+    torch = pytest.importorskip("torch")
+    assert TWINS[entry].inplace or entry == "index_copy"
+    assert check_twin(entry, TWINS[entry], engine, torch) is None
+
+
+def test_torch_without_a_derivative_is_checked_by_value(engine):
+    """acosh_ has no derivative in torch's table (not_implemented): the value is the check."""
+    torch = pytest.importorskip("torch")
+    notes: list = []
+    assert check_twin("acosh_", TWINS["acosh_"], engine, torch, notes) is None
+    assert notes == ["torch has no derivative (value only)"]
+
+
+def test_eq_in_place_is_not_taken_for_quantized():
+    from transgrad.translator.import_yaml import out_of_scope
+
+    assert out_of_scope("eq_.Tensor") is None
+    assert out_of_scope("q_per_channel_scales") == "quantized"
 
 
 @pytest.fixture
@@ -91,4 +119,4 @@ def test_every_case_of_the_table_runs_on_torch(entry):
     twin = TWINS[entry]
     for i, c in enumerate(twin.cases):
         args, kwargs = coverage._arrays(c, coverage._rng(entry, i), twin.domain)
-        coverage._run(coverage._Lib(torch, True), twin.call, args, kwargs, i)
+        coverage._run(coverage._Lib(torch, True), twin.call, args, kwargs, i, twin.inplace)

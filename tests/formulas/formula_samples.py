@@ -60,6 +60,9 @@ def make_array(spec: Any, rng: np.random.Generator, dtype: Any = np.float64) -> 
             a[z] = 0.0
         return a
     if isinstance(spec, I):
+        if spec.distinct:
+            n = int(np.prod(spec.shape))
+            return rng.permutation(spec.high)[:n].reshape(spec.shape).astype(np.int64)
         return rng.integers(0, spec.high, spec.shape).astype(np.int64)
     if isinstance(spec, B):
         return rng.random(spec.shape) > 0.5

@@ -497,8 +497,11 @@ def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
-def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
-    """The ``p``-norm over ``dim`` (2, 1, inf, 'fro' or any p > 0)."""
+def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    """The ``p``-norm over ``dim`` (2, 1, inf, 'fro' or any p > 0), of x cast to ``dtype``
+    when given."""
+    if dtype is not None:
+        x = cast(x, dtype)
     ops = backend_of(x).ops
     dims = dims_arg(dim, x.ndim)
     if p == 2 or p == "fro":

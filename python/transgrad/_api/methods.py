@@ -20,6 +20,8 @@ from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
+from transgrad._api import composites as cfn
+from transgrad._api import counting as kfn
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
@@ -77,13 +79,19 @@ TABLE_METHODS = {
           "nansum", "prod"),
     lfn: ("addbmm", "addmm", "addmv", "addr", "baddbmm", "det", "dist", "inverse", "logdet",
           "slogdet", "trace"),
-    sfn: ("diag_embed", "index_copy", "index_fill", "masked_scatter", "masked_select", "rot90",
+    sfn: ("diag_embed", "index_copy", "index_fill", "index_reduce", "masked_scatter",
+          "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
     shape_fn: ("kron", "diff", "tensordot"),
-    search_fn: ("nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive",
-                "bincount", "histc", "isin"),
+    search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
     statistics: ("quantile", "nanquantile", "nanmean"),
+    cfn: ("copysign", "count_nonzero", "fmax", "fmin", "frexp", "i0", "index_put", "ldexp",
+          "mode", "nextafter",
+          "mvlgamma",
+          "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
+          "unsafe_split_with_sizes", "vdot"),
+    kfn: ("histc", "nonzero", "unique", "unique_consecutive"),
 }
 
 
@@ -484,17 +492,24 @@ def _inplace_of(f: Callable[..., Any], formula: Optional[str]) -> Callable[..., 
 # x.NAME_() for the derivative-table functions torch has in place: (method, function, the
 # formula whose in-place verdict applies; None when the function composes several, or picks
 # a formula by its arguments: then the op runs on a copy, which is always safe).
+# asinh_/acosh_/atanh_ read their input in backward (an "unsafe" verdict): torch has no
+# gradient for them at all (derivatives.yaml: not_implemented), here they run on a copy, which
+# the node saves, so they work while recording.
 TABLE_INPLACE = (
     *((n, getattr(pfn, n), n) for n in (
-        "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "exp2", "sgn",
+        "sinh", "cosh", "asin", "acos", "atan", "exp2", "sgn",
         "erfc", "erfinv", "lgamma", "digamma", "logit", "nan_to_num", "atan2", "hypot",
         "xlogy", "addcmul", "addcdiv")),
+    *((n, getattr(pfn, n), None) for n in ("asinh", "acosh", "atanh")),
+    *((a, getattr(pfn, n), None) for a, n in (
+        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"))),
     *((a, getattr(pfn, n), n) for a, n in (
-        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"), ("arcsin", "asin"),
-        ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arctan2", "atan2"))),
     ("lerp", pfn.lerp, None), ("polygamma", polygamma, None),
     *((n, getattr(pfn, n), None) for n in ("clamp_min", "clamp_max", "deg2rad", "rad2deg",
                                            "frac")),
+    *((n, getattr(cfn, n), None) for n in ("copysign", "ldexp", "renorm", "put",
+                                           "index_put", "sinc", "i0", "nextafter")),
     ("fmod", fn.fmod, "fmod"), ("remainder", fn.remainder, "remainder"),
     ("floor_divide", fn.floor_divide, "div_floor"), ("trunc", fn.trunc, "trunc"),
     ("fix", fn.trunc, "trunc"), ("floor", fn.floor, None), ("ceil", fn.ceil, None),
@@ -503,6 +518,7 @@ TABLE_INPLACE = (
     *((n, getattr(lfn, n), n) for n in ("addmm", "baddbmm", "addbmm", "addmv", "addr")),
     ("index_fill", sfn.index_fill, None), ("index_copy", sfn.index_copy, "index_copy"),
     ("scatter", sfn.scatter, None), ("scatter_reduce", sfn.scatter_reduce, None),
+    ("index_reduce", sfn.index_reduce, None),
     ("masked_scatter", sfn.masked_scatter, "masked_scatter"),
     ("masked_fill", xfn.masked_fill, None),
     ("index_add", fn.index_add, None), ("scatter_add", fn.scatter_add, "scatter_add"),
@@ -522,13 +538,33 @@ def copy_(self: Any, src: Any) -> Any:
     return run_inplace(self, compute, (src,), None)
 
 
+def _overwritten(x: Any, value: Any) -> Any:
+    """``value`` (broadcast) in place of ``x``, keeping ``x`` in the graph with a zero gradient,
+    as torch's fill_/zero_/comparison_ (``zeros_like(grad)``): the result requires grad when x
+    does, and its value never depends on x's (no ``x * 0``: inf and NaN would leak)."""
+    keep = _factory(x, "zeros")(*x.shape, dtype=np.dtype(bool))
+    return fn.where(keep, x, fn.expand(fn.cast(as_tensor(value, x), x.dtype), tuple(x.shape)))
+
+
 def zero_(self: Any) -> Any:
-    return run_inplace(self, lambda x: _factory(x, "zeros_like")(x), (), None)
+    return run_inplace(self, lambda x: _overwritten(x, 0), (), None)
 
 
 def fill_(self: Any, value: Any) -> Any:
-    return run_inplace(self, lambda x: fn.expand(as_tensor(value, x), tuple(x.shape)),
-                       (value,), None)
+    return run_inplace(self, lambda x: _overwritten(x, value), (value,), None)
+
+
+def _inplace_compare(name: str) -> Callable[..., Any]:
+    """``x.ge_(other)``: x becomes 1 where ``x >= other`` and 0 elsewhere, in x's dtype, with
+    a zero gradient for x (and for a tensor ``other``), as torch's ge_."""
+    compare = getattr(fn, name)
+
+    def method(self: Any, other: Any) -> Any:
+        return run_inplace(self, lambda x: _overwritten(x, compare(x.detach(), other)),
+                           (other,), None)
+
+    method.__name__ = f"{name}_"
+    return method
 
 
 # ---- in-place sampling (the engine's generator; Note [The same numbers as torch]) ------------
@@ -717,6 +753,7 @@ METHODS: Dict[str, Any] = {
     "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "bernoulli": bernoulli,
     "multinomial": multinomial, "exponential_": exponential_, "cauchy_": cauchy_,
     "log_normal_": log_normal_, "geometric_": geometric_, "random_": random_,
+    **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
 }
 

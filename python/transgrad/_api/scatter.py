@@ -12,13 +12,21 @@ Note [scatter_reduce kernels]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 torch's ``scatter_reduce`` takes the reduction as a string; the formula language has no string
 parameters, so each reduction is its own formula (``scatter_reduce_sum``,
-``scatter_reduce_mean``). "prod", "amax" and "amin" are valid torch reductions without a
-formula yet: they raise NotImplementedError naming the missing formula; any other string raises
-torch's RuntimeError.
+``scatter_reduce_mean``). "prod", "amax" and "amin" are compositions (``_scatter_select``): a
+one-hot selection ``M[.., j, k, ..] = (index[.., j, ..] == k)`` puts each src element in the
+column of its target, the others hold the reduction's identity (1, -inf, +inf), and ``prod`` /
+``amax`` / ``amin`` reduce over j (with self as one more row when ``include_self``). Their
+backwards are those formulas': prod's handles zeros, amax/amin share the gradient evenly among
+equal values, self included, which is torch's rule for scatter_reduce (one difference: with
+``include_self=False`` torch still counts a self equal to the result among the ties, so the
+src elements get less than the whole gradient; here an excluded self takes no part). Memory is
+O(index.numel() * input.size(dim)). ``index_reduce`` is the same with its 1-D index expanded
+along ``dim``. Any other string raises torch's RuntimeError.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -26,8 +34,8 @@ import numpy as np
 from transgrad._api.functions import as_tensor, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 
-__all__ = ["block_diag", "diag_embed", "index_copy", "index_fill", "masked_scatter",
-           "masked_select", "rot90", "scatter", "scatter_reduce", "take"]
+__all__ = ["block_diag", "diag_embed", "index_copy", "index_fill", "index_reduce",
+           "masked_scatter", "masked_select", "rot90", "scatter", "scatter_reduce", "take"]
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
@@ -107,11 +115,94 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     if reduce not in ("sum", "mean"):
-        raise NotImplementedError(f"scatter_reduce(reduce={reduce!r}): no formula "
-                                  f"scatter_reduce_{reduce} yet (Note [scatter_reduce kernels])")
+        return _scatter_select(input, wrap_dim(dim, input.ndim), _index(input, index), src,
+                               reduce, bool(include_self))
     ops = backend_of(input).ops
     f = ops.scatter_reduce_sum if reduce == "sum" else ops.scatter_reduce_mean
     return f(input, wrap_dim(dim, input.ndim), _index(input, index), src, bool(include_self))
+
+
+_IDENTITY = {"prod": 1.0, "amax": -math.inf, "amin": math.inf}
+
+
+def _scatter_select(input: Any, d: int, index: Any, src: Any, reduce: str,
+                    include_self: bool) -> Any:
+    """scatter_reduce for "prod", "amax", "amin" (Note [scatter_reduce kernels])."""
+    from transgrad._api import functions as fn
+    from transgrad._api.reductions import prod
+
+    if index.ndim != input.ndim or src.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for e in range(input.ndim):
+        if index.shape[e] > src.shape[e] or (e != d and index.shape[e] > input.shape[e]):
+            raise RuntimeError(f"Size does not match at dimension {e} expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {d} and to be no "
+                               f"larger than src {list(src.shape)}")
+    k = input.shape[d]
+    idx = np.asarray(index.numpy())
+    if idx.size and (idx.min() < -k or idx.max() >= k):
+        bad = int(idx[(idx < -k) | (idx >= k)].reshape(-1)[0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {k}")
+    B = backend_of(input)
+    idx = B.from_numpy(np.ascontiguousarray(np.where(idx < 0, idx + k, idx)))
+    for e in range(src.ndim):  # src and self restricted to index's extent
+        if src.shape[e] != index.shape[e]:
+            src = fn.narrow(src, e, 0, index.shape[e])
+    region = input
+    for e in range(input.ndim):
+        if e != d and input.shape[e] != index.shape[e]:
+            region = fn.narrow(region, e, 0, index.shape[e])
+    columns = [1] * (index.ndim + 1)
+    columns[d + 1] = k
+    ks = B.from_numpy(np.arange(k, dtype=np.int64).reshape(columns))
+    hits = fn.eq(fn.unsqueeze(idx, d + 1), ks)  # (.., j, k, ..)
+    cand = fn.where(hits, fn.unsqueeze(src, d + 1), _IDENTITY[reduce])
+    if include_self:
+        cand = fn.cat([fn.unsqueeze(region, d), cand], d)
+    if reduce == "prod":
+        out = prod(cand, d)
+    else:
+        out = (fn.amax if reduce == "amax" else fn.amin)(cand, d)
+    if not include_self:
+        out = fn.where(fn.any(hits, d), out, region)
+    return _paste(input, out, [e for e in range(input.ndim) if e != d and (
+        input.shape[e] != index.shape[e])])
+
+
+def _paste(input: Any, part: Any, dims: list) -> Any:
+    """``input`` with ``part`` written over its leading corner along ``dims`` (differentiable:
+    slice_scatter one dim at a time)."""
+    from transgrad._api import functions as fn
+
+    if not dims:
+        return part
+    e, n = dims[0], part.shape[dims[0]]
+    inner = _paste(fn.narrow(input, e, 0, n), part, dims[1:])
+    return fn.slice_scatter(input, inner, e, 0, n)
+
+
+def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,
+                 include_self: bool = True) -> Any:
+    """``input`` with the slices of ``source`` along ``dim`` reduced ("prod", "mean", "amax",
+    "amin") into the slices ``index`` names (``include_self``: input's own value takes
+    part); scatter_reduce with the 1-D index expanded along ``dim``."""
+    from transgrad._api import functions as fn
+
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    d = wrap_dim(dim, input.ndim)
+    idx = _index(input, index)
+    if idx.ndim != 1 or idx.shape[0] != source.shape[d]:
+        raise IndexError("index_reduce_(): Index should have dimension 1 and the number of "
+                         "indices should be equal to source.size(dim)")
+    shape = [1] * source.ndim
+    shape[d] = idx.shape[0]
+    full = fn.expand(fn.reshape(idx, tuple(shape)), tuple(source.shape))
+    return scatter_reduce(input, d, full.contiguous(), source, reduce,
+                          include_self=include_self)
 
 
 def masked_select(input: Any, mask: Any) -> Any:

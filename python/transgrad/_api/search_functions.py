@@ -1,5 +1,6 @@
-"""Functions that find and count: ``nonzero``, ``argwhere``, ``count_nonzero``, ``unique``,
-``unique_consecutive``, ``bincount``, ``histc``, ``searchsorted``, ``bucketize``, ``isin``.
+"""Functions that find and count: ``argwhere``, ``bincount``, ``searchsorted``, ``bucketize``,
+``isin`` (``nonzero``, ``unique``, ``histc`` are in counting.py, ``count_nonzero`` in
+composites.py).
 
 Input: tensors of either engine. Output: new tensors of that engine, computed in numpy on the
 values. None of them is differentiable in torch (their results are indices, counts, or values
@@ -13,10 +14,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad._api.counting import nonzero
 from transgrad._backend import backend_of, find_backend, is_tensor
 
-__all__ = ["nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount",
-           "histc", "searchsorted", "bucketize", "isin"]
+__all__ = ["argwhere", "bincount", "searchsorted", "bucketize", "isin"]
 
 
 def _values(t: Any) -> np.ndarray:
@@ -27,75 +28,9 @@ def _new(like: Any, a: np.ndarray) -> Any:
     return backend_of(like).from_numpy(np.ascontiguousarray(a))
 
 
-def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
-    """Indices of the nonzero entries: an (n, ndim) int64 tensor, or with ``as_tuple`` one 1-d
-    tensor per dim (a 0-d input counts as 1-d there, as torch's)."""
-    a = _values(input)
-    if as_tuple:
-        return tuple(_new(input, i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
-    return _new(input, np.argwhere(a).astype(np.int64).reshape(-1, a.ndim))
-
-
 def argwhere(input: Any) -> Any:
     """``nonzero(input)``: indices of the nonzero entries, one row each."""
     return nonzero(input)
-
-
-def count_nonzero(input: Any, dim: Any = None) -> Any:
-    """The number of nonzero entries (over ``dim``, an int or a tuple), as int64."""
-    a = _values(input)
-    axis = None if dim is None else tuple(np.atleast_1d(dim).tolist())
-    return _new(input, np.asarray(np.count_nonzero(a, axis=axis), dtype=np.int64))
-
-
-def _unique_rows(a: np.ndarray, dim: int, consecutive: bool) -> tuple:
-    moved = np.moveaxis(a, dim, 0)
-    flat = moved.reshape(moved.shape[0], -1)
-    if consecutive:
-        keep = np.ones(flat.shape[0], bool)
-        keep[1:] = np.any(flat[1:] != flat[:-1], axis=1)
-        inverse = np.cumsum(keep) - 1
-        counts = np.diff(np.append(np.flatnonzero(keep), flat.shape[0]))
-        return np.moveaxis(moved[keep], 0, dim), inverse, counts
-    uniq, inverse, counts = np.unique(flat, axis=0, return_inverse=True, return_counts=True)
-    return (np.moveaxis(uniq.reshape((-1,) + moved.shape[1:]), 0, dim), inverse.reshape(-1),
-            counts)
-
-
-def _unique(input: Any, return_inverse: bool, return_counts: bool, dim: Optional[int],
-            consecutive: bool) -> Any:
-    a = _values(input)
-    if dim is not None:
-        if not -max(a.ndim, 1) <= dim < max(a.ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(a.ndim, 1)}, {max(a.ndim, 1) - 1}], but got {dim})")
-        vals, inverse, counts = _unique_rows(a, dim % max(a.ndim, 1), consecutive)
-    elif consecutive:
-        flat = a.reshape(-1)
-        vals, inverse, counts = _unique_rows(flat, 0, True)
-        inverse = inverse.reshape(a.shape)
-    else:
-        vals, inverse, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(a.shape)
-    out = [_new(input, vals.astype(a.dtype))]
-    if return_inverse:
-        out.append(_new(input, np.asarray(inverse, np.int64)))
-    if return_counts:
-        out.append(_new(input, np.asarray(counts, np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def unique(input: Any, sorted: bool = True, return_inverse: bool = False,
-           return_counts: bool = False, dim: Optional[int] = None) -> Any:
-    """The distinct entries (or slices along ``dim``), sorted; with the inverse indices that
-    rebuild ``input`` and the counts when asked."""
-    return _unique(input, return_inverse, return_counts, dim, consecutive=False)
-
-
-def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: bool = False,
-                       dim: Optional[int] = None) -> Any:
-    """``input`` with each run of equal consecutive entries (or slices) kept once."""
-    return _unique(input, return_inverse, return_counts, dim, consecutive=True)
 
 
 def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
@@ -117,26 +52,6 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
         else np.float64
     return _new(input, np.bincount(a, weights=w.astype(np.float64),
                                    minlength=minlength).astype(out_dtype))
-
-
-def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  # noqa: A002
-    """A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0);
-    values outside are ignored; the result has ``input``'s dtype."""
-    a = _values(input)
-    if a.dtype.kind != "f":
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_torch_name(a.dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError(f"torch.histc: min must be less than or equal to max, but got "
-                           f"min={min} and max={max}")
-    counts, _ = np.histogram(a.reshape(-1), bins=bins, range=(lo, hi))
-    return _new(input, counts.astype(a.dtype))
 
 
 def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
@@ -194,7 +109,3 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     b = _values(test_elements) if is_tensor(test_elements) else np.asarray(test_elements)
     return B.from_numpy(np.ascontiguousarray(np.isin(a, b, invert=invert)))
 
-
-def _torch_name(d: np.dtype) -> str:
-    return {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double",
-            "int32": "Int"}.get(str(d), str(d))

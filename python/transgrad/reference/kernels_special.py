@@ -86,11 +86,11 @@ def _erfinv1(y: float) -> float:
         df = 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
         if df == 0.0:
             break
-        step = f / (df * (1.0 + x * f))
+        step = f / (df + x * f)  # Halley: f'' = -2 x f
         x -= step
         if abs(step) <= 1e-15 * abs(x):
             break
-    return -x if y < 0 else x
+    return math.copysign(x, y)  # -0.0 -> -0.0, as torch
 
 
 def _digamma1(x: float) -> float:
@@ -211,7 +211,7 @@ acos = _unary(np.arccos, "acos")
 atan = _unary(np.arctan, "atan")
 exp2 = _unary(np.exp2, "exp2")
 erfc = _unary(np.vectorize(math.erfc, otypes=[_F64]), "erfc")
-erfinv = _unary(_np_erfinv, "erfinv")
+erfinv = _unary(lambda a: np.copysign(_np_erfinv(a), a), "erfinv")  # -0.0 -> -0.0, as torch
 lgamma = _unary(lambda a: np.where(a == -np.inf, np.inf, _np_lgamma(a)), "lgamma")  # as C's
 digamma = _unary(_digamma_edges, "digamma")
 
