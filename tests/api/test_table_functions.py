@@ -342,12 +342,10 @@ def test_names_are_reachable_on_both_engines(ref, compiled):
 OVERLOADS = {
     # torch's documented signatures of functions torch defines in Python (*args there)
     "cartesian_prod": "*tensors", "combinations": "input, r=2, with_replacement=False",
-    "meshgrid": "*tensors, indexing=None", "nonzero": "input, *, as_tuple=False",
+    "meshgrid": "*tensors, indexing=None",
     "searchsorted": "sorted_sequence, values, *, out_int32=False, right=False, side=None, "
                     "sorter=None",
     "tensordot": "a, b, dims=2",
-    "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
-    "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
     "prod": "input, dim=None, keepdim=False, *, dtype=None",
     "nansum": "input, dim=None, keepdim=False, *, dtype=None",
     "median": "input, dim=None, keepdim=False",

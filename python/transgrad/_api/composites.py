@@ -72,7 +72,8 @@ from transgrad._backend import backend_of, is_tensor
 __all__ = [
     "channel_shuffle", "conv_tbc", "copysign", "count_nonzero", "fill", "fmax", "fmin",
     "frexp", "index_put", "nextafter",
-    "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle", "pixel_unshuffle", "put",
+    "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle",
+    "pixel_unshuffle", "put",
     "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
 ]
 # torch.linalg's names (linalg.py)
