@@ -4,8 +4,8 @@
 Stage: public API, engine-neutral. Input: a tensor of either engine. Output: new tensors of that
 engine, never requiring grad: torch's derivative table has no gradient for any of them
 (``histc``, ``nonzero``: non-differentiable; the unique family: ``not_implemented``). Their
-output sizes depend on the data, so they are computed on the tensor's values (numpy) rather than by a formula, and
-the results wrapped as tensors of the input's engine.
+output sizes depend on the data, so they are computed on the tensor's values (numpy) rather
+than by a formula, and the results wrapped as tensors of the input's engine.
 """
 
 from __future__ import annotations
