@@ -15,6 +15,7 @@ import types
 from typing import Any, Dict
 
 from transgrad import _C as _C_module
+from transgrad import _op_registry
 from transgrad import autograd
 from transgrad._api import build as _build
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
@@ -31,7 +32,10 @@ from transgrad._dtypes import __all__ as _dtypes
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
-ops = _C.ops
+# tg.ops.NAME: a shipped op (_C.ops); tg.ops.<namespace>.NAME: an extension's
+# (Note [No silent replacement] in transgrad/_op_registry.py)
+_op_registry.bind_shipped("compiled", _C.ops)
+ops = _op_registry.OpsRoot("compiled", _C.ops)
 _FAST_OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                    "__truediv__", "__rtruediv__", "__neg__")
 

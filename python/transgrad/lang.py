@@ -4,30 +4,38 @@ A formula module does ``from transgrad.lang import formula, Tensor, kernel, ops,
 nothing else (plus ``import math``). The translator reads these names by spelling (libcst).
 This module declares; it never executes and never imports an engine:
 
-* the decorators (``formula``, ``helper``, ``samples``) that register formulas in ``REGISTRY``
-  and run the capture checker when a module is imported;
+* the decorators (``formula``, ``helper``, ``samples``) that register formulas in the op
+  registry (``transgrad._op_registry``, engine "reference") under a namespace, and run the
+  capture checker when a module is imported (Note [Formula namespaces]);
 * ``FormulaOptions``, the one list of formula options (``@formula``'s keyword arguments are its
   fields);
 * the sample markers (``T``, ``I``, ``B``, ``case``) the test-suite turns into tensors;
 * the two namespaces ``kernel`` and ``ops`` formulas call. They resolve names here and hand
   execution to the engine registered with ``set_executor`` (Note [Who runs a formula]).
 
-Invariant: ``transgrad.lang`` imports nothing from ``transgrad`` but, lazily, the translator's
-checker and ``transgrad.formulas`` (declarations too).
+Invariant: ``transgrad.lang`` imports nothing from ``transgrad`` but ``transgrad._op_registry``
+(a leaf) and, lazily, the translator's checker and ``transgrad.formulas`` (declarations too).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import importlib
 import pkgutil
+import sys
 import threading
-from typing import Any, Callable, Dict, Optional, Protocol, Sequence, Tuple, Union
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterator, Optional, Protocol, Sequence, Tuple, Union
+
+from transgrad import _op_registry
+from transgrad._op_registry import SHIPPED
 
 __all__ = [
     "formula", "helper", "samples", "case", "T", "I", "B",
     "Tensor", "Optional", "Sequence", "Scalar", "Shape", "Dims", "DType",
-    "kernel", "ops", "REGISTRY", "FormulaDef", "FormulaOptions",
+    "kernel", "ops", "REGISTRY", "FormulaDef", "FormulaOptions", "namespace",
 ]
 
 
@@ -78,20 +86,130 @@ def formula_options(**options: Any) -> FormulaOptions:
 @dataclasses.dataclass
 class FormulaDef:
     """A registered formula: the Python function plus its options and sample inputs. Calling it
-    runs it in the registered executor (the reference engine)."""
+    runs it in the registered executor (the reference engine). ``namespace`` is its op
+    namespace (Note [Formula namespaces]), ``source`` its "file:line"."""
 
     name: str
     fn: Callable[..., Any]
     options: FormulaOptions
     module: str
     samples: list = dataclasses.field(default_factory=list)
+    namespace: str = SHIPPED
+    source: str = ""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return executor().apply_formula(self, args, kwargs)
 
 
-REGISTRY: Dict[str, FormulaDef] = {}
-HELPERS: Dict[str, Callable[..., Any]] = {}
+# Note [Formula namespaces]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every formula and helper lives in an op namespace (Note [No silent replacement] in
+# transgrad/_op_registry.py), so a user's ``tanh`` never replaces the shipped one:
+# * the modules of ``transgrad.formulas`` (the checkout's formulas/) are the namespace
+#   ``transgrad`` (``SHIPPED``): ``tg.reference.ops.tanh`` and ``tg.reference.ops.transgrad.tanh``;
+# * a module imported inside ``with lang.namespace("mylib"):`` is ``mylib`` (what
+#   ``transgrad.reference.extension.load(name, ...)`` does with its ``name``);
+# * any other module imported directly is the namespace of its top-level package name
+#   (``import my_formulas`` -> ``tg.reference.ops.my_formulas.softsign``; ``mylib.acts`` ->
+#   ``mylib``; a script run as ``__main__`` -> ``main``). torch.library asks for a namespace
+#   in every registration; a module's import name is already unique per process and is the
+#   name its author chose for the library, so a plain import keeps working (DESIGN step 2)
+#   without a second name to invent, and ``lang.namespace`` overrides it when they differ.
+# Inside a formula module, ``ops.NAME`` resolves the module's own namespace first (then its own
+# helpers), then the shipped ops (lexical scope, read from the calling frame's module, as Python resolves a
+# module's globals before its builtins): a library that defines its own ``tanh`` calls it as
+# ``ops.tanh``. Shipped formulas see only the shipped namespace; the public API
+# (``tg.reference.tanh``, ``tg.reference.ops.tanh``) is always the shipped op. Two files
+# claiming one namespace and name are an error naming both.
+
+_namespace_override: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar(
+    "transgrad_lang_namespace", default=None)
+_module_namespaces: Dict[str, str] = {}  # module name -> namespace its formulas went to
+_helpers: Dict[str, Dict[str, Callable[..., Any]]] = {}  # module -> helper name -> fn
+_SHIPPED_PACKAGES = ("transgrad.formulas",)
+
+
+@contextlib.contextmanager
+def namespace(name: str) -> Iterator[str]:
+    """Formula modules imported inside this block register their ops in namespace ``name``
+    (``tg.reference.ops.<name>.<op>``; Note [Formula namespaces]). ``transgrad`` is refused:
+    it is the shipped formulas' namespace."""
+    _op_registry.check_namespace(name)
+    if name == SHIPPED:
+        raise ValueError(f"the op namespace '{SHIPPED}' is reserved for the formulas shipped "
+                         "with transgrad; give your formulas a namespace of your own")
+    token = _namespace_override.set(name)
+    try:
+        yield name
+    finally:
+        _namespace_override.reset(token)
+
+
+def namespace_of_module(module: str) -> str:
+    """The namespace a formula defined in ``module`` registers in (Note [Formula
+    namespaces])."""
+    override = _namespace_override.get()
+    if override is not None:
+        return override
+    if any(module == p or module.startswith(p + ".") for p in _SHIPPED_PACKAGES):
+        return SHIPPED
+    top = module.split(".", 1)[0]
+    return "main" if top == "__main__" else top
+
+
+def _source(fn: Callable[..., Any]) -> str:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return f"<{getattr(fn, '__module__', '?')}>:0"
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _enter_namespace(module: str) -> str:
+    ns = namespace_of_module(module)
+    if ns != SHIPPED:
+        load_builtin_formulas()  # a user's namespace may not be named like a shipped op
+    _module_namespaces[module] = ns
+    return ns
+
+
+class _NamespaceFormulas(Mapping):
+    """A read-only, live view of one namespace's registered formulas (``REGISTRY``)."""
+
+    def __init__(self, namespace: str) -> None:
+        self._namespace = namespace
+
+    def _table(self) -> Dict[str, Any]:
+        return _op_registry.ops_in("reference", self._namespace)
+
+    def __getitem__(self, name: str) -> FormulaDef:
+        return self._table()[name].fn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return f"<formulas of namespace {self._namespace!r}: {', '.join(sorted(self))}>"
+
+
+REGISTRY: Mapping[str, FormulaDef] = _NamespaceFormulas(SHIPPED)  # the shipped formulas, by name
+
+
+def formulas_in(namespace: str) -> Mapping[str, FormulaDef]:
+    """The formulas registered in ``namespace`` (a live, read-only view)."""
+    return _NamespaceFormulas(namespace)
+
+
+def forget_namespace(name: str) -> None:
+    """Drop every formula and helper of namespace ``name`` (tests leave no state behind)."""
+    if name == SHIPPED:
+        raise ValueError("the shipped formulas cannot be forgotten")
+    _op_registry.unregister_namespace("reference", name)
+    for module in [m for m, ns in _module_namespaces.items() if ns == name]:
+        del _module_namespaces[module]
+        _helpers.pop(module, None)
 
 
 def _check(fn: Callable[..., Any]) -> None:
@@ -105,23 +223,28 @@ def _check(fn: Callable[..., Any]) -> None:
 
 def formula(fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
     """Declare a derivative formula (``@formula`` or ``@formula(option=...)``; the options are
-    the fields of ``FormulaOptions``)."""
+    the fields of ``FormulaOptions``). It is registered in its module's op namespace (Note
+    [Formula namespaces])."""
 
     opts = formula_options(**options)
 
     def register(f: Callable[..., Any]) -> FormulaDef:
         _check(f)
-        d = FormulaDef(f.__name__, f, opts, f.__module__)
-        REGISTRY[d.name] = d
+        ns = _enter_namespace(f.__module__)
+        d = FormulaDef(f.__name__, f, opts, f.__module__, namespace=ns, source=_source(f))
+        _op_registry.register_op("reference", ns, d.name, d, d.source)
         return d
 
     return register(fn) if fn is not None else register
 
 
 def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A module-level function that formulas may call; translated to an inline C++ function."""
+    """A module-level function that formulas may call; translated to an inline C++ function.
+    A helper belongs to its module (formulas call it by its bare name; ``ops.NAME`` finds it
+    only from that module), so two modules may each have their own."""
     _check(fn)
-    HELPERS[fn.__name__] = fn
+    _enter_namespace(fn.__module__)
+    _helpers.setdefault(fn.__module__, {})[fn.__name__] = fn
     return fn
 
 
@@ -251,19 +374,35 @@ class _Kernels:
         return executor().kernel(name)
 
 
+def resolve_op(namespace: str, name: str, module: str = "") -> Any:
+    """``ops.NAME`` as read in ``module`` of ``namespace``: a formula of that namespace, a
+    helper of that module, else a shipped formula (Note [Formula namespaces]); AttributeError
+    when there is none."""
+    load_builtin_formulas()
+    if namespace != SHIPPED:
+        try:
+            return _op_registry.lookup_op("reference", namespace, name)
+        except AttributeError:
+            pass
+    found = _helpers.get(module, {}).get(name)
+    if found is not None:
+        return found
+    try:
+        return _op_registry.lookup_op("reference", SHIPPED, name)
+    except AttributeError:
+        raise AttributeError(f"transgrad.lang.ops has no op {name!r}; define it with @formula "
+                             "in a module under formulas/ (or one you import)") from None
+
+
 class _Ops:
-    """``ops.NAME``: a differentiable op (a formula, composite or helper) from the registry."""
+    """``ops.NAME``: a differentiable op (a formula, composite or helper) from the registry,
+    looked up from the module that reads it (Note [Formula namespaces])."""
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("__"):
             raise AttributeError(name)
-        load_builtin_formulas()
-        if name in REGISTRY:
-            return REGISTRY[name]
-        if name in HELPERS:
-            return HELPERS[name]
-        raise AttributeError(f"transgrad.lang.ops has no op {name!r}; define it with @formula "
-                             "in a module under formulas/ (or one you import)")
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        return resolve_op(_module_namespaces.get(caller, SHIPPED), name, caller)
 
 
 kernel = _Kernels()

@@ -1,7 +1,7 @@
 """Sample inputs of formulas (``@samples``) turned into engine tensors, deterministically.
 
-``shipped_formulas()`` lists the formulas of ``transgrad.formulas`` (the REGISTRY also holds
-formulas of other modules, e.g. test fixtures). ``make_call(engine, name, i)`` builds the i-th
+``shipped_formulas()`` lists the formulas of ``transgrad.formulas`` (namespace ``transgrad``);
+a formula of another namespace (a test fixture module) is named ``"namespace::name"``. ``make_call(engine, name, i)`` builds the i-th
 sample of a formula as float64 tensors drawn from a numpy generator seeded by the formula's name
 and the sample's index, so both engines (and torch) see the same numbers.
 ``Call.differentiable()`` gives what gradcheck needs: a function of the tensors that require
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from transgrad.lang import REGISTRY, B, FormulaDef, I, T, case, load_builtin_formulas
+from transgrad.lang import REGISTRY, B, FormulaDef, I, T, case, formulas_in, load_builtin_formulas
 
 # Formulas whose outputs never require grad: comparisons, logic and creation (zeros & co).
 NOT_DIFFERENTIABLE = frozenset({
@@ -30,10 +30,16 @@ def shipped_formulas() -> dict[str, FormulaDef]:
             if d.module.startswith("transgrad.formulas.")}
 
 
+def formula_def(name: str) -> FormulaDef:
+    """The shipped formula ``name``, or ``"namespace::name"`` of another namespace."""
+    namespace, _, short = name.rpartition("::")
+    return formulas_in(namespace)[short] if namespace else REGISTRY[name]
+
+
 def op(engine: Any, name: str) -> Callable[..., Any]:
     """The entry point of formula ``name`` on ``engine``."""
     if engine.__name__.startswith("transgrad.reference"):
-        return REGISTRY[name]
+        return formula_def(name)
     ops = getattr(engine, "ops", None) or engine._C.ops
     return getattr(ops, name)
 
@@ -123,7 +129,7 @@ def make_call(name: str, index: int, to_tensor: Callable[[np.ndarray, bool], Any
               dtype: Any = np.float64) -> Call:
     """Build sample ``index`` of formula ``name``: tensors via ``to_tensor(array, requires)``
     (T samples in ``dtype``), other values via ``convert`` (e.g. a dtype name for torch)."""
-    spec: case = REGISTRY[name].samples[index]
+    spec: case = formula_def(name).samples[index]
     rng = rng_for(name, index)
     slots: list[tuple[str, Any, Any]] = []
 

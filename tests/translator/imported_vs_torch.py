@@ -30,16 +30,17 @@ def entries(path: str) -> dict[str, str]:
         return {m.group(2): m.group(1) for m in _ENTRY.finditer(f.read())}
 
 
-def compare(formula: str, entry: str, ref, torch) -> str | None:
+def compare(formula: str, entry: str, ref, torch, namespace: str) -> str | None:
     from transgrad.coverage import _arrays, _rng, compare_calls
-    from transgrad.lang import REGISTRY
+    from transgrad.lang import formulas_in
 
+    fdef = formulas_in(namespace)[formula]
     base, _, overload = entry.partition(".")
     aten = getattr(getattr(torch.ops.aten, base), overload or "default")
-    for i, c in enumerate(REGISTRY[formula].samples):
+    for i, c in enumerate(fdef.samples):
         args, kwargs = _arrays(c, _rng(formula, i))
         seed = zlib.crc32(f"{formula}/{i}".encode())
-        diff = compare_calls(ref, REGISTRY[formula], torch, aten, args, kwargs, seed)
+        diff = compare_calls(ref, fdef, torch, aten, args, kwargs, seed)
         if diff is not None:
             return f"sample {i}: {diff}"
     return None
@@ -49,7 +50,7 @@ def compare_module(path: str, module_name: str, torch) -> dict[str, str | None]:
     import transgrad.reference as ref
 
     load(path, module_name)
-    return {formula: compare(formula, entry, ref, torch)
+    return {formula: compare(formula, entry, ref, torch, module_name)
             for formula, entry in entries(path).items()}
 
 

@@ -92,13 +92,10 @@ def test_load_module_is_cached_until_the_file_changes(write):
 
 
 def _import(path, name):
-    """Import a formula module, leaving no global state behind: its ``@formula exp`` must not
-    replace the shipped ``exp`` in transgrad.lang's registries for the tests after (#11)."""
+    """Import a formula module, leaving no global state behind: its formulas go to the
+    namespace ``name`` (never the shipped one, #12), which is forgotten afterwards."""
     from transgrad import lang
 
-    registries = [r for r in (getattr(lang, "REGISTRY", None), getattr(lang, "HELPERS", None))
-                  if isinstance(r, dict)]
-    saved = [dict(r) for r in registries]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -106,9 +103,7 @@ def _import(path, name):
         spec.loader.exec_module(module)
     finally:
         sys.modules.pop(name, None)
-        for registry, before in zip(registries, saved):
-            registry.clear()
-            registry.update(before)
+        lang.forget_namespace(name)
     return module
 
 
@@ -117,8 +112,9 @@ def test_importing_a_formula_module_leaves_the_registry_as_it_was(write):
 
     before = dict(lang.REGISTRY)
     mod = _import(write(GOOD, name="registry_import.py"), "tg_test_registry_import")
-    assert mod.exp.name == "exp"
+    assert mod.exp.name == "exp" and mod.exp.namespace == "tg_test_registry_import"
     assert lang.REGISTRY == before and lang.REGISTRY.get("exp") is before.get("exp")
+    assert dict(lang.formulas_in("tg_test_registry_import")) == {}
 
 
 def test_importing_a_bad_module_fails_with_all_its_errors(write):

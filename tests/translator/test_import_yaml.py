@@ -211,7 +211,10 @@ def module(imported, tmp_path_factory):
     spec = importlib.util.spec_from_file_location("imported_excerpt", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod
+    yield mod
+    from transgrad.lang import forget_namespace
+
+    forget_namespace("imported_excerpt")  # leave the registry as it was
 
 
 def _formula_names():
@@ -225,11 +228,13 @@ def test_imported_formula_gradchecks(module, ref, name):
         from formula_samples import engine_call
     finally:
         sys.path.pop(0)
-    from transgrad.lang import REGISTRY
+    from transgrad.lang import formulas_in
 
-    assert REGISTRY[name].module == "imported_excerpt"
-    for i in range(len(REGISTRY[name].samples)):
-        call = engine_call(ref, name, i)
+    # a module imported directly is the namespace of its name (Note [Formula namespaces])
+    fdef = formulas_in("imported_excerpt")[name]
+    assert fdef.module == "imported_excerpt"
+    for i in range(len(fdef.samples)):
+        call = engine_call(ref, f"imported_excerpt::{name}", i)
         fn, leaves = call.differentiable(), tuple(call.leaves())
         assert ref.autograd.gradcheck(fn, leaves), f"{name} sample {i}"
         assert ref.autograd.gradgradcheck(fn, leaves), f"{name} sample {i}"
@@ -265,6 +270,11 @@ def test_imported_formulas_match_torchs_aten_ops(imported, tmp_path):
     source, _ = imported
     path = tmp_path / "imported_vs_torch_excerpt.py"
     path.write_text(source.replace("def imported_", "def vs_torch_"))
-    results = compare_module(str(path), "imported_vs_torch_excerpt", torch)
+    try:
+        results = compare_module(str(path), "imported_vs_torch_excerpt", torch)
+    finally:
+        from transgrad.lang import forget_namespace
+
+        forget_namespace("imported_vs_torch_excerpt")
     assert len(results) == len(TRANSLATED)
     assert {n: d for n, d in results.items() if d is not None} == {}

@@ -15,6 +15,7 @@ from transgrad import lang as _lang
 from transgrad._api import build as _build
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.factories import Factories as _Factories
+from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
@@ -41,7 +42,9 @@ full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
 _build(_backend, _factories)
-ops = _backend.ops
+# tg.reference.ops.NAME: a shipped op; tg.reference.ops.<namespace>.NAME: a user's
+# (Note [No silent replacement] in transgrad/_op_registry.py)
+ops = _OpsRoot("reference", _backend.ops, lambda: sorted(_lang.REGISTRY))
 
 _num_threads = 1
 

@@ -9,14 +9,16 @@ from typing import Any, Callable
 import numpy as np
 
 from transgrad import lang
+from transgrad._op_registry import SHIPPED
 from transgrad._api.inplace_verdicts import VerdictTable
 from transgrad.reference import autograd
 from transgrad.reference.tensor import Tensor
 
 
 class _Ops:
-    """``lang.ops``, but the first lookup loads the shipped formulas under a lock, so that a
-    thread never sees a half-loaded registry while another thread is importing it."""
+    """The shipped ops (namespace ``transgrad``), as ``lang.ops`` sees them from a shipped
+    formula; the first lookup loads the shipped formulas under a lock, so that a thread never
+    sees a half-loaded registry while another thread is importing it."""
 
     _lock = threading.Lock()
     _ready = False
@@ -26,7 +28,7 @@ class _Ops:
             with _Ops._lock:
                 lang.load_builtin_formulas()
                 _Ops._ready = True
-        return getattr(lang.ops, name)
+        return lang.resolve_op(SHIPPED, name)
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
