@@ -6,8 +6,8 @@ Input: the paths of the user's formula modules, the module's name and its op nam
 (``python -m transgrad.translator.emit_extension``, which ``transgrad_add_extension`` of the
 CMake package and ``transgrad.extension.load`` run): ``<stem>.h``/``<stem>.cpp`` per module,
 ``ops.h`` (the user's formulas and the shipped ones they may call), ``bindings.cpp``
-(``register_extension_ops``, binding only the user's formulas) and ``extension_module.cpp`` (the module's
-init: the version check, then ``register_extension_ops``).
+(``register_extension_ops``, binding only the user's formulas) and ``extension_module.cpp``
+(the module's init: the version check, then ``register_extension_ops``).
 
 Invariants: the shipped formulas are the context (``ops.NAME`` resolves as it does in-tree;
 the shipped C++ of those formulas lives in libtransgrad.so and is not emitted again); a formula
@@ -111,7 +111,8 @@ class _GatherOpsVisitor(cst.CSTVisitor):
 
 def context_paths(modules: Sequence[model.Module]) -> list[str]:
     """The shipped modules a user's ``modules`` are translated in (Note [Extension context])."""
-    own = {f.name for m in modules for f in (*m.formulas, *m.helpers)}
+    own = {f.name for m in modules for f in m.formulas} | {h.name for m in modules
+                                                           for h in m.helpers}
     names: set[str] = set()
     for m in modules:
         visitor = _GatherOpsVisitor()
@@ -125,6 +126,14 @@ def context_paths(modules: Sequence[model.Module]) -> list[str]:
             found.add(path)
     user = {os.path.abspath(m.path) for m in modules}
     return sorted(p for p in found if os.path.isfile(p) and os.path.abspath(p) not in user)
+
+
+def extension_ops(paths: Sequence[str], root: str | None = None) -> dict[str, str]:
+    """The formulas of the user's modules ``paths``: ``{name: "path:line"}`` with the file's
+    absolute path (what an op registry names when two files claim one op)."""
+    by_stem = {os.path.splitext(os.path.basename(p))[0]: os.path.abspath(p) for p in paths}
+    return {f.name: f"{by_stem.get(m.name, m.path)}:{f.loc.line}"
+            for m in load_modules(paths, root) for f in m.formulas}
 
 
 def _module_init(name: str, namespace: str, sources: Sequence[str]) -> str:

@@ -104,9 +104,9 @@ def _build_key(name: str, namespace: str, sources: Sequence[str],
     for part in (name, namespace, cfg.VERSION, cfg.CXX, *options,
                  sysconfig.get_config_var("EXT_SUFFIX") or ""):
         h.update(part.encode() + b"\0")
-    for path in sources:
+    for path in sources:  # the path too: the generated code cites it (locations, anomaly mode)
         with open(path, "rb") as f:
-            h.update(os.path.basename(path).encode() + b"\0" + f.read() + b"\0")
+            h.update(path.encode() + b"\0" + f.read() + b"\0")
     return h.hexdigest()
 
 
@@ -122,7 +122,7 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
     compiler errors are always shown (in the raised RuntimeError). ``extra_cflags`` are added
     to transgrad's own compiler options (and to the cache key), as torch's ``extra_cflags``.
     """
-    import transgrad  # loads libtransgrad.so, which the extension links to
+    import transgrad  # noqa: F401  (loads libtransgrad.so, which the extension links to)
 
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
@@ -141,16 +141,17 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
         directory = build_directory or os.path.join(extensions_dir(), name)
         _private_dir(directory)
         library = os.path.join(directory, f"{name}.{key[:16]}{_suffix()}")
-        if _cached(directory, key, library):
+        record = _cached(directory, key, library)
+        if record is not None:
             if verbose:
                 print(f"transgrad.extension: loading cached {library}", file=sys.stderr)
         else:
-            _build(name, paths, directory, options, library, verbose)
-            _write_json(os.path.join(directory, "build.json"),
-                        {"key": key, "version": _build_config().VERSION, "options": options,
-                         "library": os.path.basename(library), "sources": paths})
+            ops = _build(name, paths, directory, options, library, verbose)
+            record = {"key": key, "version": _build_config().VERSION, "options": options,
+                      "library": os.path.basename(library), "sources": paths, "ops": ops}
+            _write_json(os.path.join(directory, "build.json"), record)
         module = _import(name, library)
-        _register(transgrad, module, name, paths)
+        _register(module, name, record["ops"])
         _loaded[(name, key)] = module
         return module
 
@@ -159,15 +160,18 @@ def _suffix() -> str:
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
-def _cached(directory: str, key: str, library: str) -> bool:
+def _cached(directory: str, key: str, library: str) -> Optional[Dict[str, Any]]:
+    """The recorded build when it matches ``key`` and the installed transgrad, else None."""
     try:
         with open(os.path.join(directory, "build.json"), encoding="utf-8") as f:
             recorded = json.load(f)
     except (OSError, ValueError):
-        return False
+        return None
     cfg = _build_config()
-    return (recorded.get("key") == key and recorded.get("version") == cfg.VERSION
-            and os.path.isfile(library))
+    if (recorded.get("key") == key and recorded.get("version") == cfg.VERSION
+            and isinstance(recorded.get("ops"), dict) and os.path.isfile(library)):
+        return recorded
+    return None
 
 
 def _write_json(path: str, data: Dict[str, Any]) -> None:
@@ -178,12 +182,14 @@ def _write_json(path: str, data: Dict[str, Any]) -> None:
 
 
 def _build(name: str, paths: Sequence[str], directory: str, options: Sequence[str],
-           library: str, verbose: bool) -> None:
+           library: str, verbose: bool) -> Dict[str, str]:
+    """Translate, compile and link; the ops built, ``{name: "file:line"}``."""
     from transgrad.translator.backend import write_files
-    from transgrad.translator.emit_extension import emit_extension
+    from transgrad.translator.emit_extension import emit_extension, extension_ops
 
     generated = os.path.join(directory, "generated")
     files = emit_extension(paths, name, name)  # TranslatorError at the user's file:line
+    ops = extension_ops(paths)
     write_files(files, generated)
     for stale in set(os.listdir(generated)) - set(files):
         if stale.endswith((".cpp", ".h")):
@@ -217,6 +223,7 @@ def _build(name: str, paths: Sequence[str], directory: str, options: Sequence[st
         if old.startswith(name + ".") and old.endswith(_suffix()) and \
                 os.path.join(directory, old) != library:
             os.remove(os.path.join(directory, old))
+    return ops
 
 
 def _headers_digest(files: Dict[str, str]) -> bytes:
@@ -263,16 +270,11 @@ def _import(name: str, library: str) -> types.ModuleType:
     return module
 
 
-def _register(transgrad: Any, module: types.ModuleType, namespace: str,
-              paths: Sequence[str]) -> None:
-    """Register the module's ops as ``transgrad.ops.<namespace>.<op>``, when this transgrad has
-    the op registry (transgrad._op_registry)."""
-    try:
-        from transgrad import _op_registry
-    except ImportError:
-        return
-    del transgrad
-    source = ", ".join(paths)
-    for op in dir(module):
-        if not op.startswith("_"):
+def _register(module: types.ModuleType, namespace: str, ops: Dict[str, str]) -> None:
+    """Register the module's ops as ``transgrad.ops.<namespace>.<op>``; a namespace and name
+    another file owns is the registry's RuntimeError naming both files."""
+    from transgrad import _op_registry
+
+    for op, source in sorted(ops.items()):
+        if hasattr(module, op):
             _op_registry.register_op("compiled", namespace, op, getattr(module, op), source)

@@ -18,8 +18,6 @@ import threading
 import numpy as np
 import pytest
 
-from conftest import load_engine
-
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 USER_OPS = os.path.join(FIXTURES, "user_ops.py")
 SHADOW_OPS = os.path.join(FIXTURES, "shadow_ops.py")
@@ -33,43 +31,34 @@ def _needs_install(tg):
     return tg
 
 
-def _has_namespaces():
-    from transgrad import lang
-
-    return hasattr(lang, "namespace")
-
-
 _built = {}
-
-
-def _sources(engine_name):
-    # Without op namespaces the reference engine would let shadow_ops' tanh replace the shipped
-    # one (issue 12, item 4): load it there only when transgrad.lang has namespaces.
-    if engine_name == "compiled" or _has_namespaces():
-        return [USER_OPS, SHADOW_OPS]
-    return [USER_OPS]
 
 
 @pytest.fixture(scope="module")
 def build_root(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("extensions"))
+    yield str(tmp_path_factory.mktemp("extensions"))
+    from transgrad import _op_registry, lang
+
+    lang.forget_namespace(NAME)  # leave no ops registered behind
+    _op_registry.unregister_namespace("compiled", NAME)
+    _built.clear()
 
 
 @pytest.fixture(params=["reference", "compiled"])
 def ext_engine(request, build_root):
     """(engine, extension module) for both engines, the compiled one built once per module."""
-    tg = load_engine(request.param)
+    tg = request.getfixturevalue("ref" if request.param == "reference" else "compiled")
     if request.param not in _built:
         if request.param == "compiled":
             _needs_install(tg)
             import transgrad.extension as jit
 
-            _built["compiled"] = jit.load(NAME, _sources("compiled"),
+            _built["compiled"] = jit.load(NAME, [USER_OPS, SHADOW_OPS],
                                           build_directory=os.path.join(build_root, NAME))
         else:
             import transgrad.reference.extension as jit
 
-            _built["reference"] = jit.load(NAME, _sources("reference"))
+            _built["reference"] = jit.load(NAME, [USER_OPS, SHADOW_OPS])
     return tg, _built[request.param]
 
 
@@ -128,9 +117,8 @@ def test_one_graph_with_shipped_ops(ext_engine):
     assert tg.autograd.gradgradcheck(composed, (f64(tg, a),))
 
 
-def test_engines_agree(build_root):
-    ref, comp = load_engine("reference"), load_engine("compiled")
-    _needs_install(comp)
+def test_engines_agree(ref, compiled):
+    comp = _needs_install(compiled)
     mods = {}
     for name, tg in (("reference", ref), ("compiled", comp)):
         if name not in _built:
@@ -157,7 +145,7 @@ def test_hooks_on_extension_outputs(ext_engine):
         x = f64(tg, a)
         h = ext.softsign(x)
         seen = []
-        h.register_hook(lambda g, s=scale: (seen.append(g.numpy().copy()), g * s)[1])
+        h.register_hook(lambda g, s=scale, seen=seen: (seen.append(g.numpy().copy()), g * s)[1])
         tg.exp(h).sum().backward()
         assert len(seen) == 1
         grads.append(x.grad.numpy())
@@ -204,9 +192,6 @@ def test_backward_from_two_threads(ext_engine):
 
 def test_a_users_op_named_like_a_shipped_one_stays_apart(ext_engine):
     tg, ext = ext_engine
-    if not hasattr(ext, "tanh"):
-        pytest.skip("this transgrad has no op namespaces yet (the reference engine would "
-                    "replace the shipped tanh)")
     a = sample((3, 4), seed=6)
     x = f64(tg, a)
     np.testing.assert_allclose(ext.tanh(x).detach().numpy(), 2 * np.tanh(a), rtol=1e-14)
@@ -214,6 +199,32 @@ def test_a_users_op_named_like_a_shipped_one_stays_apart(ext_engine):
     tg.tanh(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(a) ** 2, rtol=1e-12)
     assert tg.autograd.gradgradcheck(ext.tanh, (f64(tg, a),))
+
+
+def test_ops_are_in_the_registry_namespace(ext_engine):
+    tg, ext = ext_engine
+    assert getattr(tg.ops, NAME).softsign is ext.softsign
+    assert getattr(tg.ops, NAME).tanh is ext.tanh
+    assert tg.ops.tanh is not ext.tanh  # the shipped op stays tg.ops.tanh
+
+
+def test_two_files_claiming_one_namespace_and_name(ext_engine, tmp_path):
+    tg, ext = ext_engine
+    other = tmp_path / "user_ops.py"
+    shutil.copy(USER_OPS, other)  # the same ops, from another file, in the same namespace
+    if tg.__name__ == "transgrad":
+        import transgrad.extension as jit
+
+        kwargs = {"build_directory": str(tmp_path / "b")}
+    else:
+        import transgrad.reference.extension as jit
+
+        kwargs = {}
+    with pytest.raises(RuntimeError) as info:
+        jit.load(NAME, [str(other)], **kwargs)
+    msg = str(info.value)
+    assert f"({NAME}::" in msg and str(other) in msg and "fixtures/user_ops.py" in msg
+    assert getattr(tg.ops, NAME).softsign is ext.softsign  # the first owner keeps it
 
 
 def test_a_formula_error_is_the_translators_at_the_users_line(engine, tmp_path):
@@ -238,8 +249,8 @@ def test_a_formula_error_is_the_translators_at_the_users_line(engine, tmp_path):
 
 
 @pytest.mark.compiled
-def test_compiler_errors_are_shown(tmp_path):
-    tg = _needs_install(load_engine("compiled"))
+def test_compiler_errors_are_shown(tmp_path, compiled):
+    tg = _needs_install(compiled)
     import transgrad.extension as jit
 
     with pytest.raises(RuntimeError) as info:
@@ -252,8 +263,8 @@ def test_compiler_errors_are_shown(tmp_path):
 
 
 @pytest.mark.compiled
-def test_cache_dir_is_private(tmp_path, monkeypatch):
-    _needs_install(load_engine("compiled"))
+def test_cache_dir_is_private(tmp_path, monkeypatch, compiled):
+    _needs_install(compiled)
     import transgrad.extension as jit
 
     monkeypatch.setenv("TRANSGRAD_EXTENSIONS_DIR", str(tmp_path / "cache"))
@@ -263,11 +274,10 @@ def test_cache_dir_is_private(tmp_path, monkeypatch):
 
 
 @pytest.mark.compiled
-def test_cached_load_and_a_one_formula_edit(tmp_path, build_root):
+def test_cached_load_and_a_one_formula_edit(tmp_path, compiled):
     """A fresh process loads the cached library without translating or compiling; after an
     edit of one formula only that module's .cpp is compiled again."""
-    tg = _needs_install(load_engine("compiled"))
-    del tg
+    _needs_install(compiled)
     src = tmp_path / "edited_ops.py"
     shutil.copy(USER_OPS, src)
     build = tmp_path / "build"
@@ -296,8 +306,8 @@ def test_cached_load_and_a_one_formula_edit(tmp_path, build_root):
 
 
 @pytest.mark.compiled
-def test_an_extension_built_against_another_version_refuses_to_load(tmp_path):
-    tg = _needs_install(load_engine("compiled"))
+def test_an_extension_built_against_another_version_refuses_to_load(tmp_path, compiled):
+    tg = _needs_install(compiled)
     import transgrad.extension as jit
     from transgrad import _build_config
 

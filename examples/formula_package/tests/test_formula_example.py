@@ -2,10 +2,9 @@
 and no checkout: its compiled ops, the same ops on the reference engine, and the JIT path on
 the same formula file all pass gradcheck/gradgradcheck and mix with transgrad's own ops."""
 
+import formula_example
 import numpy as np
 import pytest
-
-import formula_example
 import transgrad as tg
 import transgrad.extension
 import transgrad.reference as ref

@@ -7,14 +7,13 @@ same names and arguments as the compiled extension ``transgrad.extension.load`` 
 The files are imported as Python modules, which runs the translator's checker on each
 (``transgrad.lang``: Note [Who runs a formula]), so a formula the compiled path would reject
 raises the same ``TranslatorError`` at the same file:line here. They are imported inside
-``transgrad.lang.namespace(name)`` when this transgrad has op namespaces, so their ops are
+``transgrad.lang.namespace(name)``, so their ops are
 ``transgrad.reference.ops.<name>.<op>`` and never replace a shipped op. A module is imported
 again when its file changed since (as the compiled extension is rebuilt).
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import sys
@@ -27,7 +26,8 @@ from transgrad import lang
 __all__ = ["load"]
 
 _lock = threading.Lock()
-_modules: Dict[str, Tuple[Tuple[float, int], types.ModuleType]] = {}  # path -> (stat, module)
+# (name, path) -> (stat, module): a file is imported again when it changed
+_modules: Dict[Tuple[str, str], Tuple[Tuple[float, int], types.ModuleType]] = {}
 
 
 def load(name: str, sources: Union[str, Sequence[str]], *,
@@ -48,6 +48,9 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
     paths = [os.path.abspath(os.fspath(s)) for s in sources]
     if not paths:
         raise ValueError("transgrad.reference.extension.load needs at least one formula file")
+    # The shipped formulas first, outside the user's namespace: loaded lazily from inside
+    # lang.namespace(name) they would be registered in it.
+    lang.load_builtin_formulas()
     extension = types.ModuleType(name, f"formula extension {name} (reference engine)")
     extension.__file__ = paths[0]
     with _lock:
@@ -65,7 +68,7 @@ def _import(name: str, path: str, verbose: bool) -> types.ModuleType:
         raise FileNotFoundError(f"formula file {path} does not exist")
     st = os.stat(path)
     stamp = (st.st_mtime, st.st_size)
-    hit = _modules.get(path)
+    hit = _modules.get((name, path))
     if hit is not None and hit[0] == stamp:
         return hit[1]
     stem = os.path.splitext(os.path.basename(path))[0]
@@ -76,13 +79,9 @@ def _import(name: str, path: str, verbose: bool) -> types.ModuleType:
     module = importlib.util.module_from_spec(spec)
     if verbose:
         print(f"transgrad.reference.extension [{name}] importing {path}", file=sys.stderr)
-    with _namespace(name):
+    with lang.namespace(name):
         spec.loader.exec_module(module)  # the checker runs here: TranslatorError at file:line
-    _modules[path] = (stamp, module)
+    _modules[(name, path)] = (stamp, module)
     return module
 
 
-def _namespace(name: str) -> contextlib.AbstractContextManager:
-    """``lang.namespace(name)`` where this transgrad has op namespaces."""
-    scope = getattr(lang, "namespace", None)
-    return scope(name) if scope is not None else contextlib.nullcontext()
