@@ -19,9 +19,9 @@ since a library found there is loaded into the process) or in ``build_directory`
 ``build.json`` records the key of the build: a sha256 over the sources' names and contents, the
 extension name, the transgrad version, the compiler and its options, and the Python ABI. A
 cached library is loaded only when the recorded key equals the one computed now (no translator,
-no compiler: hashing a few files). Anything else rebuilds. The library's file name carries the
-key, so a rebuilt extension loads in the same process beside an older one (CPython never loads
-one file twice).
+no compiler: hashing a few files). Anything else rebuilds. The library's file and module
+names carry the key (``<name>_<key>``), so a rebuilt extension loads in the same process beside
+an older one (Note [Extension module names] in translator/emit_extension.py).
 
 The compiler is run directly, not through CMake: configuring a CMake project costs seconds per
 build, and the objects, the options and the link line are all known here (the CMake package,
@@ -35,6 +35,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -140,18 +141,18 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
             return hit
         directory = build_directory or os.path.join(extensions_dir(), name)
         _private_dir(directory)
-        library = os.path.join(directory, f"{name}.{key[:16]}{_suffix()}")
-        record = _cached(directory, key, library)
-        if record is not None:
+        # the module's name carries the key: Note [Extension module names]
+        module_name = f"{name}_{key[:16]}"
+        library = os.path.join(directory, module_name + _suffix())
+        if _cached(directory, key, library):
             if verbose:
                 print(f"transgrad.extension: loading cached {library}", file=sys.stderr)
         else:
-            ops = _build(name, paths, directory, options, library, verbose)
-            record = {"key": key, "version": _build_config().VERSION, "options": options,
-                      "library": os.path.basename(library), "sources": paths, "ops": ops}
-            _write_json(os.path.join(directory, "build.json"), record)
-        module = _import(name, library)
-        _register(module, name, record["ops"])
+            _build(name, module_name, paths, directory, options, library, verbose)
+            _write_json(os.path.join(directory, "build.json"),
+                        {"key": key, "version": _build_config().VERSION, "options": options,
+                         "library": os.path.basename(library), "sources": paths})
+        module = _import(module_name, library)  # its init registers its ops (register_extension)
         _loaded[(name, key)] = module
         return module
 
@@ -160,18 +161,16 @@ def _suffix() -> str:
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
-def _cached(directory: str, key: str, library: str) -> Optional[Dict[str, Any]]:
-    """The recorded build when it matches ``key`` and the installed transgrad, else None."""
+def _cached(directory: str, key: str, library: str) -> bool:
+    """Whether the recorded build matches ``key`` and the installed transgrad."""
     try:
         with open(os.path.join(directory, "build.json"), encoding="utf-8") as f:
             recorded = json.load(f)
     except (OSError, ValueError):
-        return None
+        return False
     cfg = _build_config()
-    if (recorded.get("key") == key and recorded.get("version") == cfg.VERSION
-            and isinstance(recorded.get("ops"), dict) and os.path.isfile(library)):
-        return recorded
-    return None
+    return (recorded.get("key") == key and recorded.get("version") == cfg.VERSION
+            and os.path.isfile(library))
 
 
 def _write_json(path: str, data: Dict[str, Any]) -> None:
@@ -181,15 +180,15 @@ def _write_json(path: str, data: Dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _build(name: str, paths: Sequence[str], directory: str, options: Sequence[str],
-           library: str, verbose: bool) -> Dict[str, str]:
-    """Translate, compile and link; the ops built, ``{name: "file:line"}``."""
+def _build(name: str, module_name: str, paths: Sequence[str], directory: str,
+           options: Sequence[str], library: str, verbose: bool) -> None:
+    """Translate, compile and link into ``library``."""
     from transgrad.translator.backend import write_files
-    from transgrad.translator.emit_extension import emit_extension, extension_ops
+    from transgrad.translator.emit_extension import emit_extension
 
     generated = os.path.join(directory, "generated")
-    files = emit_extension(paths, name, name)  # TranslatorError at the user's file:line
-    ops = extension_ops(paths)
+    # a TranslatorError at the user's file:line, before any compiler runs
+    files = emit_extension(paths, name, name, module=module_name)
     write_files(files, generated)
     for stale in set(os.listdir(generated)) - set(files):
         if stale.endswith((".cpp", ".h")):
@@ -220,10 +219,9 @@ def _build(name: str, paths: Sequence[str], directory: str, options: Sequence[st
         if path not in objects:
             os.remove(path)
     for old in os.listdir(directory):  # libraries of earlier keys
-        if old.startswith(name + ".") and old.endswith(_suffix()) and \
+        if re.fullmatch(re.escape(name) + r"_[0-9a-f]{16}" + re.escape(_suffix()), old) and \
                 os.path.join(directory, old) != library:
             os.remove(os.path.join(directory, old))
-    return ops
 
 
 def _headers_digest(files: Dict[str, str]) -> bytes:
@@ -270,11 +268,13 @@ def _import(name: str, library: str) -> types.ModuleType:
     return module
 
 
-def _register(module: types.ModuleType, namespace: str, ops: Dict[str, str]) -> None:
-    """Register the module's ops as ``transgrad.ops.<namespace>.<op>``; a namespace and name
-    another file owns is the registry's RuntimeError naming both files."""
+def register_extension(module: types.ModuleType) -> None:
+    """Register an extension module's ops as ``transgrad.ops.<namespace>.<op>``: called by the
+    module's own init (generated by ``emit_extension``), however it was built (``load`` or a
+    package's ``transgrad_add_extension``). A namespace and name that another file owns is the
+    registry's RuntimeError naming both files, and the import fails with it."""
     from transgrad import _op_registry
 
-    for op, source in sorted(ops.items()):
-        if hasattr(module, op):
-            _op_registry.register_op("compiled", namespace, op, getattr(module, op), source)
+    namespace = module.__transgrad_namespace__
+    for op, source in sorted(module.__transgrad_ops__.items()):
+        _op_registry.register_op("compiled", namespace, op, getattr(module, op), source)

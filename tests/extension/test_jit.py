@@ -19,7 +19,11 @@ import numpy as np
 import pytest
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-USER_OPS = os.path.join(FIXTURES, "user_ops.py")
+# the user's two formulas: those of the example package (one with a non-tensor parameter and
+# integer arithmetic on shapes)
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))), "examples", "formula_package")
+USER_OPS = os.path.join(EXAMPLE, "src", "formula_example", "activations.py")
 SHADOW_OPS = os.path.join(FIXTURES, "shadow_ops.py")
 BAD = os.path.join(FIXTURES, "bad_capture.py")
 NAME = "tg_test_ext"
@@ -75,7 +79,7 @@ def sample(shape, seed=0):
 
 def test_ops_are_the_module_attributes(ext_engine):
     tg, ext = ext_engine
-    assert callable(ext.softsign) and callable(ext.fold_scale)
+    assert callable(ext.softsign) and callable(ext.scaled_square)
     assert ext.__transgrad_namespace__ == NAME
 
 
@@ -85,19 +89,19 @@ def test_values(ext_engine):
     x = f64(tg, a, requires_grad=False)
     np.testing.assert_allclose(ext.softsign(x).numpy(), a / (1 + np.abs(a)), rtol=1e-14)
     # the non-tensor parameter and integer arithmetic on shapes: 5 // 2 + 1 = 3, 5 // 4 + 1 = 2
-    np.testing.assert_allclose(ext.fold_scale(x).numpy(), a * a * 3, rtol=1e-14)
-    np.testing.assert_allclose(ext.fold_scale(x, 4).numpy(), a * a * 2, rtol=1e-14)
-    np.testing.assert_allclose(ext.fold_scale(x, parts=-2).numpy(), a * a * -2, rtol=1e-14)
+    np.testing.assert_allclose(ext.scaled_square(x).numpy(), a * a * 3, rtol=1e-14)
+    np.testing.assert_allclose(ext.scaled_square(x, 4).numpy(), a * a * 2, rtol=1e-14)
+    np.testing.assert_allclose(ext.scaled_square(x, groups=-2).numpy(), a * a * -2, rtol=1e-14)
 
 
-@pytest.mark.parametrize("op", ["softsign", "fold_scale"])
+@pytest.mark.parametrize("op", ["softsign", "scaled_square"])
 def test_gradcheck_and_gradgradcheck(ext_engine, op):
     tg, ext = ext_engine
     fn = getattr(ext, op)
     x = f64(tg, sample((3, 4)))
     assert tg.autograd.gradcheck(fn, (x,))
     assert tg.autograd.gradgradcheck(fn, (x,))
-    if op == "fold_scale":
+    if op == "scaled_square":
         assert tg.autograd.gradgradcheck(lambda t: fn(t, 3), (x,))
 
 
@@ -113,7 +117,7 @@ def test_one_graph_with_shipped_ops(ext_engine):
     np.testing.assert_allclose(x.grad.numpy(), (1 - np.tanh(s) ** 2) / (1 + np.abs(a)) ** 2,
                                rtol=1e-12)
     # double backward across the boundary, both directions
-    composed = lambda t: ext.fold_scale(tg.sin(ext.softsign(t)) * 2.0, 2)  # noqa: E731
+    composed = lambda t: ext.scaled_square(tg.sin(ext.softsign(t)) * 2.0, 2)  # noqa: E731
     assert tg.autograd.gradgradcheck(composed, (f64(tg, a),))
 
 
@@ -127,7 +131,7 @@ def test_engines_agree(ref, compiled):
     results = []
     for tg, ext in mods.values():
         x = f64(tg, sample((4, 6), seed=2))
-        y = (ext.fold_scale(ext.softsign(x), 3) * tg.cos(x)).sum()
+        y = (ext.scaled_square(ext.softsign(x), 3) * tg.cos(x)).sum()
         (g,) = tg.autograd.grad(y, x, create_graph=True)
         (gg,) = tg.autograd.grad(g.sum(), x)
         results.append((y.item(), g.detach().numpy(), gg.numpy()))
@@ -161,7 +165,7 @@ def test_anomaly_mode_names_the_users_formula(ext_engine):
             y.sum().backward()
     msg = "\n".join([str(info.value)] + list(getattr(info.value, "__notes__", ())))
     assert "SoftsignBackward" in msg and "returned nan values" in msg
-    assert "fixtures/user_ops.py:9" in msg  # the user's formula file and line (its def)
+    assert "src/formula_example/activations.py:9" in msg  # the formula's file and def line
     assert "MARK-user-forward" in msg  # the forward traceback reaches the user's call
 
 
@@ -174,7 +178,7 @@ def test_backward_from_two_threads(ext_engine):
     def work():
         try:
             for _ in range(20):
-                y = tg.tanh(ext.fold_scale(ext.softsign(x), 4)).sum()
+                y = tg.tanh(ext.scaled_square(ext.softsign(x), 4)).sum()
                 y.backward()
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
@@ -186,7 +190,7 @@ def test_backward_from_two_threads(ext_engine):
         t.join()
     assert not errors
     x1 = f64(tg, a)
-    tg.tanh(ext.fold_scale(ext.softsign(x1), 4)).sum().backward()
+    tg.tanh(ext.scaled_square(ext.softsign(x1), 4)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 40 * x1.grad.numpy(), rtol=1e-12)
 
 
@@ -210,7 +214,7 @@ def test_ops_are_in_the_registry_namespace(ext_engine):
 
 def test_two_files_claiming_one_namespace_and_name(ext_engine, tmp_path):
     tg, ext = ext_engine
-    other = tmp_path / "user_ops.py"
+    other = tmp_path / "activations.py"
     shutil.copy(USER_OPS, other)  # the same ops, from another file, in the same namespace
     if tg.__name__ == "transgrad":
         import transgrad.extension as jit
@@ -223,7 +227,7 @@ def test_two_files_claiming_one_namespace_and_name(ext_engine, tmp_path):
     with pytest.raises(RuntimeError) as info:
         jit.load(NAME, [str(other)], **kwargs)
     msg = str(info.value)
-    assert f"({NAME}::" in msg and str(other) in msg and "fixtures/user_ops.py" in msg
+    assert f"({NAME}::" in msg and str(other) in msg and "formula_example/activations.py" in msg
     assert getattr(tg.ops, NAME).softsign is ext.softsign  # the first owner keeps it
 
 
@@ -285,7 +289,7 @@ def test_cached_load_and_a_one_formula_edit(tmp_path, compiled):
               f"m = jit.load('tg_test_edit', [{str(src)!r}], build_directory={str(build)!r}, "
               "verbose=True)\n"
               "import transgrad as tg, numpy as np\n"
-              "print('VALUE', m.fold_scale(tg.tensor(np.ones(4)), 2).numpy()[0])\n")
+              "print('VALUE', m.scaled_square(tg.tensor(np.ones(4)), 2).numpy()[0])\n")
 
     def run():
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -297,12 +301,12 @@ def test_cached_load_and_a_one_formula_edit(tmp_path, compiled):
     assert "VALUE 3.0" in first and "bindings.cpp: " in first
     cached = run()
     assert "loading cached" in cached and "-c " not in cached and "VALUE 3.0" in cached
-    src.write_text(src.read_text().replace("k = x.shape[-1] // parts + 1",
-                                           "k = x.shape[-1] // parts + 2"))
+    src.write_text(src.read_text().replace("k = x.shape[-1] // groups + 1",
+                                           "k = x.shape[-1] // groups + 2"))
     edited = run()
     assert "VALUE 4.0" in edited
     assert "edited_ops.cpp: " in edited  # recompiled
-    assert "bindings.cpp unchanged" in edited and "extension_module.cpp unchanged" in edited
+    assert "bindings.cpp unchanged" in edited and "extension_init.cpp unchanged" in edited
 
 
 @pytest.mark.compiled

@@ -27,8 +27,8 @@ def test_ops(all_engines, which):
     a = np.random.default_rng(0).uniform(-2, 2, size=(3, 5))
     x = eng.tensor(a, requires_grad=True)
     np.testing.assert_allclose(mod.softsign(x).detach().numpy(), a / (1 + np.abs(a)), rtol=1e-14)
-    np.testing.assert_allclose(mod.group_scale(x, 2).detach().numpy(), a * 3, rtol=1e-14)
-    for fn in (mod.softsign, lambda t: mod.group_scale(t, 4), lambda t: mod.group_scale(t, -2)):
+    np.testing.assert_allclose(mod.scaled_square(x, 2).detach().numpy(), a * a * 3, rtol=1e-14)
+    for fn in (mod.softsign, lambda t: mod.scaled_square(t, 4), lambda t: mod.scaled_square(t, -2)):
         assert eng.autograd.gradcheck(fn, (x,))
         assert eng.autograd.gradgradcheck(fn, (x,))
     # one graph with transgrad's own ops, double backward through both
@@ -42,3 +42,8 @@ def test_ops(all_engines, which):
 
 def test_the_package_was_built_against_this_transgrad():
     assert formula_example._ops.__transgrad_version__ == tg._C.__version__
+
+
+def test_the_ops_are_in_their_namespace():
+    assert tg.ops.formula_example.softsign is formula_example.softsign
+    assert tg.ops.tanh is not None and not hasattr(tg.ops.formula_example, "tanh")

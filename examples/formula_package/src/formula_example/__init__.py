@@ -1,4 +1,4 @@
-"""formula_example: softsign and group_scale as compiled transgrad ops.
+"""formula_example: softsign and scaled_square as compiled transgrad ops.
 
 ``formula_example.softsign(x)`` runs the C++ built from ``activations.py`` on transgrad's
 compiled engine; ``formula_example.reference()`` gives the same ops on transgrad.reference.
@@ -8,7 +8,7 @@ import os
 
 import transgrad  # loads libtransgrad.so, which _ops links to
 
-from ._ops import group_scale, softsign
+from ._ops import scaled_square, softsign
 
 FORMULAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "activations.py")
 
@@ -20,4 +20,4 @@ def reference():
     return transgrad.reference.extension.load("formula_example", [FORMULAS])
 
 
-__all__ = ["FORMULAS", "group_scale", "reference", "softsign", "transgrad"]
+__all__ = ["FORMULAS", "scaled_square", "reference", "softsign", "transgrad"]

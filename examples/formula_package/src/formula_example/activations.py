@@ -19,13 +19,13 @@ def softsign(x: Tensor) -> Tensor:
 
 @samples(T(2, 6), T(3, 4))
 @formula
-def group_scale(x: Tensor, groups: int = 2) -> Tensor:
-    """x * k with k = x.shape[-1] // groups + 1: a non-tensor parameter and Python integer
+def scaled_square(x: Tensor, groups: int = 2) -> Tensor:
+    """x * x * k with k = x.shape[-1] // groups + 1: a non-tensor parameter and Python integer
     arithmetic on the shape (floor division keeps Python's meaning for negative groups)."""
     k = x.shape[-1] // groups + 1
-    result = kernel.mul(x, kernel.scalar_like(x, 1.0 * k))
+    result = kernel.mul(kernel.mul(x, x), kernel.scalar_like(x, 1.0 * k))
 
     def backward(grad):
-        return grad * k
+        return grad * x * (2.0 * k)
 
     return result, backward
