@@ -3,8 +3,8 @@
     python examples/demo.py
 
 1. shows the ``silu`` formula of formulas/nn.py and the C++ the translator makes of it;
-2. runs it on the reference and the compiled engine, compares them, and proves its first and
-   second derivatives with gradcheck / gradgradcheck;
+2. runs it on the reference and the compiled engine, compares them, proves its first and
+   second derivatives with gradcheck / gradgradcheck, and prints a backward graph (DOT);
 3. trains an MLP on scikit-learn's digits with the compiled engine (the reference engine, with
    a note, when transgrad._C is not built).
 """
@@ -96,6 +96,12 @@ def run_both_engines() -> None:
     if len(values) == 2:
         diff = float(np.abs(values["reference"] - values["compiled"]).max())
         print(f"max |reference - compiled| = {diff:.1e}")
+    # the backward graph of a small expression: each node with its formula's file:line and
+    # what it saved (Graphviz DOT; tg.autograd.graph.to_svg renders it when `dot` is installed)
+    name, eng, F = engines[-1]
+    x = eng.tensor(x0[:3], dtype=eng.float64, requires_grad=True)
+    print(f"\nthe backward graph of (silu(x) * x).sum(), {name} engine:")
+    print(eng.autograd.graph.to_dot((F.silu(x) * x).sum()).rstrip())
 
 
 def train_mlp() -> None:

@@ -60,6 +60,15 @@ variable_list tensor_list(py::handle obj, const char* what, bool allow_none) {
 
 py::object to_py(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
+// (sizes, dtype name) of a forward tensor a node recorded, None for an undefined one: read-only
+// introspection for transgrad.autograd.graph.to_dot.
+py::object meta_to_py(const TensorMeta& m) {
+  if (!m.defined) return py::none();
+  py::tuple sizes(m.sizes.size());
+  for (size_t i = 0; i < m.sizes.size(); ++i) sizes[i] = m.sizes[i];
+  return py::make_tuple(sizes, dtype_name(m.dtype));
+}
+
 py::tuple to_py_tuple(const variable_list& ts) {
   py::tuple out(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) out[i] = to_py(ts[i]);
@@ -346,6 +355,21 @@ void init_autograd(py::module_& m) {
                                throw py::attribute_error(n.name() + " has no attribute 'variable'");
                              })
       .def("_sequence_nr", &Node::sequence_nr)
+      .def_property_readonly("_input_metadata",  // one per next edge: the forward inputs
+                             [](const Node& n) {
+                               py::tuple out(n.input_metadata().size());
+                               for (size_t i = 0; i < n.input_metadata().size(); ++i)
+                                 out[i] = meta_to_py(n.input_metadata()[i]);
+                               return out;
+                             })
+      .def_property_readonly("_output_metadata",  // one per output: the forward outputs
+                             [](const Node& n) {
+                               py::tuple out(n.num_inputs());
+                               for (uint32_t i = 0; i < n.num_inputs(); ++i)
+                                 out[i] = meta_to_py(n.output_metadata(i));
+                               return out;
+                             })
+      .def_property_readonly("_has_hooks", &Node::has_hooks)
       .def(
           "register_hook",
           [](Node& n, py::function fn) {

@@ -23,6 +23,7 @@ import contextlib
 import contextvars
 import dataclasses
 import importlib
+import linecache
 import pkgutil
 import sys
 import threading
@@ -97,6 +98,18 @@ class FormulaDef:
     namespace: str = SHIPPED
     source: str = ""
 
+    def __post_init__(self) -> None:
+        # help(tg.reference.ops.NAME) shows the formula's signature and docstring, as
+        # help(tg.ops.NAME) shows the compiled binding's (emit_bindings writes the docstring):
+        # pydoc documents a "method descriptor" (it has __get__) as a routine, by __doc__ and
+        # the signature of __wrapped__.
+        self.__doc__ = self.fn.__doc__
+        self.__wrapped__ = self.fn
+        self.__name__ = self.__qualname__ = self.name
+
+    def __get__(self, obj: Any, owner: Any = None) -> "FormulaDef":
+        return self  # stored on a class it stays the formula (no binding)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return executor().apply_formula(self, args, kwargs)
 
@@ -116,16 +129,29 @@ class FormulaDef:
 #   name its author chose for the library, so a plain import keeps working (DESIGN step 2)
 #   without a second name to invent, and ``lang.namespace`` overrides it when they differ.
 # Inside a formula module, ``ops.NAME`` resolves the module's own namespace first (then its own
-# helpers), then the shipped ops (lexical scope, read from the calling frame's module, as Python resolves a
-# module's globals before its builtins): a library that defines its own ``tanh`` calls it as
-# ``ops.tanh``. Shipped formulas see only the shipped namespace; the public API
+# helpers), then the shipped ops (lexical scope, read from the calling frame's module, as
+# Python resolves a module's globals before its builtins): a library that defines its own
+# ``tanh`` calls it as ``ops.tanh``. Shipped formulas see only the shipped namespace; the public API
 # (``tg.reference.tanh``, ``tg.reference.ops.tanh``) is always the shipped op. Two files
 # claiming one namespace and name are an error naming both.
 
 _namespace_override: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar(
     "transgrad_lang_namespace", default=None)
-_module_namespaces: Dict[str, str] = {}  # module name -> namespace its formulas went to
-_helpers: Dict[str, Dict[str, Callable[..., Any]]] = {}  # module -> helper name -> fn
+
+
+@dataclasses.dataclass
+class _ModuleScope:
+    """A formula module as ``ops.NAME`` sees it: its namespace and its helpers. Keyed by the
+    identity of the module's globals (what a frame reading ``ops.NAME`` has), so two modules
+    of one name (two extensions' ``ops.py``) stay apart; ``module_globals`` keeps that key
+    valid."""
+
+    module_globals: Dict[str, Any]
+    namespace: str
+    helpers: Dict[str, Callable[..., Any]] = dataclasses.field(default_factory=dict)
+
+
+_scopes: Dict[int, _ModuleScope] = {}
 _SHIPPED_PACKAGES = ("transgrad.formulas",)
 
 
@@ -157,19 +183,34 @@ def namespace_of_module(module: str) -> str:
     return "main" if top == "__main__" else top
 
 
+def def_line(fn: Callable[..., Any]) -> int:
+    """The line of ``def fn`` (``co_firstlineno`` is its first decorator's)."""
+    first = fn.__code__.co_firstlineno
+    lines = linecache.getlines(fn.__code__.co_filename)
+    for i in range(first - 1, min(len(lines), first + 50)):
+        if lines[i].lstrip().startswith(("def ", "async def ")):
+            return i + 1
+    return first
+
+
 def _source(fn: Callable[..., Any]) -> str:
+    """"file:line" of ``def fn`` (the line the translator and node locations cite)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return f"<{getattr(fn, '__module__', '?')}>:0"
-    return f"{code.co_filename}:{code.co_firstlineno}"
+    return f"{code.co_filename}:{def_line(fn)}"
 
 
-def _enter_namespace(module: str) -> str:
-    ns = namespace_of_module(module)
+def _enter_namespace(fn: Callable[..., Any]) -> _ModuleScope:
+    """The scope of ``fn``'s module, (re)entered in the namespace it registers in now."""
+    ns = namespace_of_module(fn.__module__)
     if ns != SHIPPED:
         load_builtin_formulas()  # a user's namespace may not be named like a shipped op
-    _module_namespaces[module] = ns
-    return ns
+    scope = _scopes.get(id(fn.__globals__))
+    if scope is None or scope.module_globals is not fn.__globals__:
+        scope = _scopes[id(fn.__globals__)] = _ModuleScope(fn.__globals__, ns)
+    scope.namespace = ns
+    return scope
 
 
 class _NamespaceFormulas(Mapping):
@@ -207,9 +248,8 @@ def forget_namespace(name: str) -> None:
     if name == SHIPPED:
         raise ValueError("the shipped formulas cannot be forgotten")
     _op_registry.unregister_namespace("reference", name)
-    for module in [m for m, ns in _module_namespaces.items() if ns == name]:
-        del _module_namespaces[module]
-        _helpers.pop(module, None)
+    for key in [k for k, scope in _scopes.items() if scope.namespace == name]:
+        del _scopes[key]
 
 
 def _check(fn: Callable[..., Any]) -> None:
@@ -230,7 +270,7 @@ def formula(fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
 
     def register(f: Callable[..., Any]) -> FormulaDef:
         _check(f)
-        ns = _enter_namespace(f.__module__)
+        ns = _enter_namespace(f).namespace
         d = FormulaDef(f.__name__, f, opts, f.__module__, namespace=ns, source=_source(f))
         _op_registry.register_op("reference", ns, d.name, d, d.source)
         return d
@@ -243,8 +283,7 @@ def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
     A helper belongs to its module (formulas call it by its bare name; ``ops.NAME`` finds it
     only from that module), so two modules may each have their own."""
     _check(fn)
-    _enter_namespace(fn.__module__)
-    _helpers.setdefault(fn.__module__, {})[fn.__name__] = fn
+    _enter_namespace(fn).helpers[fn.__name__] = fn
     return fn
 
 
@@ -374,17 +413,18 @@ class _Kernels:
         return executor().kernel(name)
 
 
-def resolve_op(namespace: str, name: str, module: str = "") -> Any:
-    """``ops.NAME`` as read in ``module`` of ``namespace``: a formula of that namespace, a
-    helper of that module, else a shipped formula (Note [Formula namespaces]); AttributeError
-    when there is none."""
+def resolve_op(namespace: str, name: str,
+               helpers: Optional[Dict[str, Callable[..., Any]]] = None) -> Any:
+    """``ops.NAME`` as read in a module of ``namespace`` with ``helpers``: a formula of that
+    namespace, a helper of that module, else a shipped formula (Note [Formula namespaces]);
+    AttributeError when there is none."""
     load_builtin_formulas()
     if namespace != SHIPPED:
         try:
             return _op_registry.lookup_op("reference", namespace, name)
         except AttributeError:
             pass
-    found = _helpers.get(module, {}).get(name)
+    found = (helpers or {}).get(name)
     if found is not None:
         return found
     try:
@@ -401,8 +441,10 @@ class _Ops:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("__"):
             raise AttributeError(name)
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        return resolve_op(_module_namespaces.get(caller, SHIPPED), name, caller)
+        scope = _scopes.get(id(sys._getframe(1).f_globals))
+        if scope is None:  # not a formula module: the shipped ops
+            return resolve_op(SHIPPED, name)
+        return resolve_op(scope.namespace, name, scope.helpers)
 
 
 kernel = _Kernels()

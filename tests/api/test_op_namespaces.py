@@ -9,7 +9,6 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from transgrad import _op_registry, lang
 
 USER_TANH = textwrap.dedent('''
@@ -115,7 +114,7 @@ def test_a_user_tanh_never_replaces_the_shipped_one(registry, ref):
     np.testing.assert_allclose(_tanh_grad(ref, ref.ops.tanh), expected)
     # the user's op: in the namespace of its module, with its own (deliberately wrong) gradient
     assert ref.ops.tg_user_ops.tanh is mod.tanh
-    assert mod.tanh.namespace == "tg_user_ops" and mod.tanh.source.endswith("tg_user_ops.py:5")
+    assert mod.tanh.namespace == "tg_user_ops" and mod.tanh.source.endswith("tg_user_ops.py:7")
     np.testing.assert_allclose(_tanh_grad(ref, ref.ops.tg_user_ops.tanh), [100.0] * 3)
     assert "tg_user_ops" in dir(ref.ops) and dir(ref.ops.tg_user_ops) == ["tanh", "twice_tanh"]
 
@@ -131,7 +130,7 @@ def test_lang_namespace_chooses_the_namespace(registry, ref):
     mod = registry.load("tg_user_ops", USER_TANH, namespace="mylib")
     assert ref.ops.mylib.tanh is mod.tanh and mod.tanh.namespace == "mylib"
     with pytest.raises(AttributeError, match="tg_user_ops"):
-        ref.ops.tg_user_ops
+        ref.ops.tg_user_ops  # noqa: B018
     np.testing.assert_allclose(_tanh_grad(ref, ref.ops.mylib.twice_tanh), [200.0] * 3)
 
 
@@ -167,7 +166,7 @@ def test_the_compiled_engine_refuses_a_second_owner(registry, compiled):
     assert compiled.ops.mylib.scale(compiled.tensor([1.0])).tolist() == [4.0]
     # an engine's namespaces are its own
     with pytest.raises(AttributeError):
-        __import__("transgrad.reference", fromlist=["ops"]).ops.mylib
+        __import__("transgrad.reference", fromlist=["ops"]).ops.mylib  # noqa: B018
 
 
 def test_reserved_and_bad_namespaces(registry, compiled, ref):
@@ -187,7 +186,7 @@ def test_reserved_and_bad_namespaces(registry, compiled, ref):
         registry.register("gpu", "mylib", "f", lambda x: x, "/ext/a.py:1")
     assert compiled.ops.transgrad.tanh is compiled.ops.tanh
     with pytest.raises(AttributeError, match="no op or namespace 'nosuch'"):
-        compiled.ops.nosuch
+        compiled.ops.nosuch  # noqa: B018
 
 
 def test_default_namespace_of_a_module():
@@ -197,3 +196,12 @@ def test_default_namespace_of_a_module():
     assert lang.namespace_of_module("__main__") == "main"
     with lang.namespace("mylib"):
         assert lang.namespace_of_module("transgrad.formulas.unary") == "mylib"
+
+
+def test_two_modules_of_one_name_keep_their_own_ops(registry, ref):
+    # two extensions may each have an ``ops.py``: ``ops.NAME`` inside each finds its own
+    registry.load("tg_same_name", USER_TANH, namespace="liba", file_name="a_ops")
+    registry.load("tg_same_name", USER_TANH.replace("100.0", "5.0"), namespace="libb",
+                  file_name="b_ops")
+    np.testing.assert_allclose(_tanh_grad(ref, ref.ops.liba.twice_tanh), [200.0] * 3)
+    np.testing.assert_allclose(_tanh_grad(ref, ref.ops.libb.twice_tanh), [10.0] * 3)

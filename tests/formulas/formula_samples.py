@@ -1,9 +1,10 @@
 """Sample inputs of formulas (``@samples``) turned into engine tensors, deterministically.
 
 ``shipped_formulas()`` lists the formulas of ``transgrad.formulas`` (namespace ``transgrad``);
-a formula of another namespace (a test fixture module) is named ``"namespace::name"``. ``make_call(engine, name, i)`` builds the i-th
-sample of a formula as float64 tensors drawn from a numpy generator seeded by the formula's name
-and the sample's index, so both engines (and torch) see the same numbers.
+a formula of another namespace (a test fixture module) is named ``"namespace::name"``.
+``make_call(engine, name, i)`` builds the i-th sample of a formula as float64 tensors drawn from
+a numpy generator seeded by the formula's name and the sample's index, so both engines (and
+torch) see the same numbers.
 ``Call.differentiable()`` gives what gradcheck needs: a function of the tensors that require
 grad, returning the floating outputs.
 """

@@ -31,8 +31,8 @@ SortResult = collections.namedtuple("SortResult", ["values", "indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
 __all__ = [
     "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "conv1d", "conv2d", "cumsum",
-    "einsum", "flip", "masked_fill", "max_pool2d", "mv", "pad", "repeat", "roll", "sort",
-    "topk", "tril", "triu",
+    "einsum", "flip", "layer_norm", "masked_fill", "max_pool2d", "mv", "pad", "repeat", "roll",
+    "sort", "topk", "tril", "triu",
 ]
 
 
@@ -249,6 +249,20 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant",
     if mode != "constant":
         raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
     return ops.pad(input, tuple(int(p) for p in pad), 0.0 if value is None else float(value))
+
+
+def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
+               bias: Any = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Any:
+    """``torch.layer_norm``: normalise over the trailing ``normalized_shape`` dims (mean 0,
+    variance 1, biased), then scale by ``weight`` and shift by ``bias`` when given;
+    ``cudnn_enable`` is accepted and ignored (CPU only), as torch does on the CPU."""
+    ops = backend_of(input).ops
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(
+        int(n) for n in normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing "
+                         f"dims of an input of shape {tuple(input.shape)}")
+    return ops.layer_norm(input, shape, weight, bias, float(eps))
 
 
 def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:

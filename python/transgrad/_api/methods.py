@@ -57,7 +57,7 @@ FUNCTION_METHODS = (
     "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
     "absolute", "floor", "ceil", "round", "trunc", "floor_divide", "remainder", "fmod",
-    "fix")
+    "fix", "diagonal_scatter", "select_scatter", "slice_scatter")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
                           "roll", "mv", "repeat")
 # The functions of the derivative-table families that torch also has as Tensor methods (not

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+from transgrad._api.graph_dot import render, to_dot, to_svg  # drawing the graph (both engines)
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "to_dot",
+           "to_svg", "render"]
 
 _disabled: list = []
 

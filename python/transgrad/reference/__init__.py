@@ -15,10 +15,10 @@ from transgrad import lang as _lang
 from transgrad._api import build as _build
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.factories import Factories as _Factories
-from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad._api.functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
+from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad.reference import autograd
 from transgrad.reference.api import backend as _backend
 from transgrad.reference.executor import EXECUTOR as _EXECUTOR

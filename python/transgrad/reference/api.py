@@ -9,8 +9,8 @@ from typing import Any, Callable
 import numpy as np
 
 from transgrad import lang
-from transgrad._op_registry import SHIPPED
 from transgrad._api.inplace_verdicts import VerdictTable
+from transgrad._op_registry import SHIPPED
 from transgrad.reference import autograd
 from transgrad.reference.tensor import Tensor
 

@@ -14,6 +14,8 @@ import os
 import textwrap
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
+from transgrad import lang
+
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -54,7 +56,7 @@ def _make_plan(fdef: Any) -> Plan:
     composite = not any(inspect.iscode(c) and c.co_name == "backward"
                         for c in fn.__code__.co_consts)
     model = _frontend_model(fn)
-    line = _def_line(fn)
+    line = lang.def_line(fn)
     output_names: Optional[Tuple[str, ...]] = None
     metadata_only: FrozenSet[str] = frozenset()
     bound_at: Dict[str, str] = {}
@@ -89,17 +91,6 @@ def _frontend_model(fn: Callable[..., Any]) -> Any:
         return formula_model(fn)
     except Exception:  # the checker reports problems itself at import; here it is only a hint
         return None
-
-
-def _def_line(fn: Callable[..., Any]) -> int:
-    try:
-        lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return fn.__code__.co_firstlineno
-    for i, text in enumerate(lines):
-        if text.lstrip().startswith("def "):
-            return start + i
-    return start
 
 
 def _return_names(fn: Callable[..., Any]) -> Optional[Tuple[str, ...]]:

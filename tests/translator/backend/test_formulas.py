@@ -87,3 +87,30 @@ def test_generated_lines_fit_in_100_columns(generated):
             long = [ln for ln in text.splitlines()
                     if len(ln) > 100 and not ln.lstrip().startswith("//")]
             assert not long, f"{name}: {long[:3]}"
+
+
+def test_bindings_carry_the_formula_docstrings(generated):
+    """help(transgrad.ops.NAME) shows the formula's docstring: emit_bindings passes it to
+    m.def as adjacent string literals, which decode to the docstring exactly."""
+    import ast
+    import inspect
+
+    _, files = generated
+    docs, current, pieces = {}, None, []
+    for line in files["bindings.cpp"].splitlines():
+        stripped = line.strip()
+        if stripped.startswith("m.def("):
+            current, pieces = stripped.split('"')[1], []
+        elif stripped.startswith('"') and current:
+            pieces.append(ast.literal_eval(stripped.rstrip(",")))
+            docs[current] = "".join(pieces)
+    sources = {}
+    for path in MODULES:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+                sources[node.name] = inspect.cleandoc(ast.get_docstring(node, clean=False))
+    bound = {line.split('"')[1] for line in files["bindings.cpp"].splitlines()
+             if line.strip().startswith("m.def(")}
+    expected = {n: d for n, d in sources.items() if n in bound}
+    assert len(expected) > 50 and docs == expected

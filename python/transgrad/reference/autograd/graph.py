@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from transgrad._api.graph_dot import render, to_dot, to_svg  # drawing the graph (both engines)
 from transgrad.reference import saved_hooks
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "to_dot",
+           "to_svg", "render"]
 
 
 class saved_tensors_hooks:

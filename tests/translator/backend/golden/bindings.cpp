@@ -97,5 +97,7 @@ void register_ops(py::module_& m) {
   m.def("weighted_first", [](const std::vector<tg::Tensor>& tensors, const tg::Tensor& weight) {
     tg::python::ReleaseGilIfLarge nogil(tensors, weight);
     return tg::ops::weighted_first(tensors, weight);
-  }, py::arg("tensors"), py::arg("weight"));
+  },
+        "No gradient for a list parameter (None): one undefined grad per element.",
+        py::arg("tensors"), py::arg("weight"));
 }
