@@ -301,8 +301,9 @@ def test_cached_load_and_a_one_formula_edit(tmp_path, compiled):
     assert "VALUE 3.0" in first and "bindings.cpp: " in first
     cached = run()
     assert "loading cached" in cached and "-c " not in cached and "VALUE 3.0" in cached
-    src.write_text(src.read_text().replace("k = x.shape[-1] // groups + 1",
-                                           "k = x.shape[-1] // groups + 2"))
+    # the code line only (the docstring says it too, and reaches the bindings' help text)
+    src.write_text(src.read_text().replace("\n    k = x.shape[-1] // groups + 1\n",
+                                           "\n    k = x.shape[-1] // groups + 2\n"))
     edited = run()
     assert "VALUE 4.0" in edited
     assert "edited_ops.cpp: " in edited  # recompiled
