@@ -33,11 +33,8 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
-import json
 import os
 import re
-import shlex
-import subprocess
 import sys
 import sysconfig
 import threading
@@ -163,6 +160,8 @@ def _suffix() -> str:
 
 def _cached(directory: str, key: str, library: str) -> bool:
     """Whether the recorded build matches ``key`` and the installed transgrad."""
+    import json
+
     try:
         with open(os.path.join(directory, "build.json"), encoding="utf-8") as f:
             recorded = json.load(f)
@@ -174,6 +173,8 @@ def _cached(directory: str, key: str, library: str) -> bool:
 
 
 def _write_json(path: str, data: Dict[str, Any]) -> None:
+    import json
+
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
@@ -236,6 +237,9 @@ def _headers_digest(files: Dict[str, str]) -> bytes:
 def _run_parallel(name: str, jobs: Sequence[Tuple[str, List[str], str]], verbose: bool) -> None:
     """Run the compiler ``jobs`` (what, command, output), as many at once as there are CPUs;
     raise RuntimeError with the compiler's output when one fails."""
+    import shlex  # the build's modules, imported when a build runs (import transgrad stays lean)
+    import subprocess
+
     width = max(1, min(len(jobs), os.cpu_count() or 1))
     pending = list(jobs)
     running: List[Tuple[str, subprocess.Popen, str, List[str]]] = []
