@@ -18,7 +18,8 @@ formula module.
 Modules: workloads.py (the workloads, written once against the PyTorch-style API, and the
 targets), numpy_floor.py (hand-written numpy forward + backward: floor and oracle), libs.py
 (thin adapters), measure.py (W1-W5), isolated.py (W6), threads.py (W7), buildtime.py,
-startup.py (import time and the first in-place op, issue 10),
+startup.py (import time and the first in-place op, issue 10), extension_build.py (the JIT
+extension's build and cached load, issue 12),
 report.py (statistics, the table).
 
 Output: a markdown table on stdout (medians, minima, paired ratios, targets); ``--json`` writes
@@ -36,6 +37,7 @@ import time
 from typing import Any
 
 import buildtime
+import extension_build
 import isolated
 import libs as libs_mod
 import measure
@@ -194,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
             results["workloads"]["build"] = buildtime.run_build(sz, args.build, args.timeout)
         elif key == "startup":
             results["workloads"]["startup"] = startup.run_startup(sz, names, args.timeout)
+        elif key == "extension":
+            results["workloads"]["extension"] = extension_build.run_extension(sz, args.timeout)
         if key in results["workloads"]:
             results["workloads"][key]["others_cpu"] = meter.others()
             results["workloads"][key]["wall_s"] = time.perf_counter() - t_key

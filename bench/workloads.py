@@ -270,7 +270,7 @@ WORKLOADS: dict[str, Workload] = {
     "W5": Workload("W5", "double backward", double_backward, numpy_floor.double_backward, 1e-9),
 }
 
-ALL_KEYS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "build", "startup")
+ALL_KEYS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "build", "startup", "extension")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ build() {
   ninja -C "$b" >&2
   rm -rf "$p" && mkdir -p "$p"
   cp -r "$root/python/transgrad" "$p/transgrad"
-  cp "$b"/_C*.so "$p/transgrad/"
+  cp "$b"/_C*.so "$b"/libtransgrad.so "$p/transgrad/"
   cp -r "$root/translator" "$p/transgrad/translator"
   cp -r "$root/formulas" "$p/transgrad/formulas"
   echo "$p"

@@ -11,12 +11,19 @@
 
 #include "tensor/tensor.h"
 
+// Note [Exported Python glue]
+// GCC gives a function the narrowest visibility of the types in its signature, and pybind11's
+// types are hidden, so a function of libtransgrad.so taking py::module_ or py::handle would not
+// be exported to _C and to extensions (Note [One runtime] in CMakeLists.txt). TG_PYTHON_API
+// exports such a function explicitly.
+#define TG_PYTHON_API __attribute__((visibility("default")))
+
 namespace tg::python {
 
 namespace py = pybind11;
 
 // Drops a reference, taking the GIL if needed; a no-op once the interpreter is gone.
-void gil_safe_decref(PyObject* obj);
+TG_PYTHON_API void gil_safe_decref(PyObject* obj);
 
 // A Python object owned from C++: copying and destroying it never touch the refcount without
 // the GIL, so it may live in nodes, hooks and storages handled by the engine.
@@ -67,8 +74,8 @@ class ReleaseGilIfLarge {
 
 // numpy dtype <-> DType. Accepts numpy dtypes, numpy scalar types, their names, Python bool,
 // int, float and _C.DType; raises TypeError otherwise.
-DType dtype_from_py(py::handle obj);
-py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
+TG_PYTHON_API DType dtype_from_py(py::handle obj);
+TG_PYTHON_API py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
 
 // Note [One Python object per tensor]
 // As torch keeps one PyObject per TensorImpl, a tensor crossing into Python as the same
@@ -89,12 +96,12 @@ inline void claim_pyobject(const Tensor& t, py::handle obj) {
 
 // Py_VISITs the Python objects only this tensor's Python object keeps alive through the graph
 // (Note [Tensors in Python's GC], autograd_binding.cpp).
-int visit_owned_python_objects(const Tensor& t, visitproc visit, void* arg);
+TG_PYTHON_API int visit_owned_python_objects(const Tensor& t, visitproc visit, void* arg);
 
-void init_tensor(py::module_& m);
-void init_autograd(py::module_& m);
-void init_operators(py::module_& m);
-void init_anomaly();
+TG_PYTHON_API void init_tensor(py::module_& m);
+TG_PYTHON_API void init_autograd(py::module_& m);
+TG_PYTHON_API void init_operators(py::module_& m);
+TG_PYTHON_API void init_anomaly();
 
 }  // namespace tg::python
 

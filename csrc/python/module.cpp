@@ -12,6 +12,7 @@ namespace py = pybind11;
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "transgrad's compiled engine: C++ tensors, kernels, formulas and autograd";
+  m.attr("__version__") = tg::python::runtime_version();  // of libtransgrad (Note [Version check])
 
   // tg errors -> the matching Python exceptions (they derive std::runtime_error, which pybind11
   // alone would turn into RuntimeError).

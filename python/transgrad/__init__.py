@@ -17,6 +17,10 @@ if not _os.path.isdir(_os.path.join(_here, "translator")) and _os.path.isfile(
 ):
     __path__.append(_root)  # type: ignore[name-defined]
 
+# As torch.utils.cmake_prefix_path: find_package(transgrad CONFIG) finds the installed package
+# with -DCMAKE_PREFIX_PATH=<this> (transgrad/share/cmake/transgrad/transgradConfig.cmake).
+cmake_prefix_path = _os.path.join(_here, "share", "cmake")
+
 _C: _ModuleType | None  # None when the extension is not built; _C_error says why
 _C_error: ImportError | None
 if _util.find_spec(__name__ + "._C") is None:  # not built: reference engine and translator work
@@ -44,6 +48,7 @@ if _C is not None:
         backends,
         cuda,
         distributions,
+        extension,
         linalg,
         nn,
         optim,

@@ -16,6 +16,7 @@ from . import autograd as autograd
 from . import backends as backends
 from . import cuda as cuda
 from . import distributions as distributions
+from . import extension as extension
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
@@ -501,6 +502,7 @@ class Tensor:
     def stride(self, *args: Any, **kwargs: Any) -> Any: ...
 
 ops: Any  # transgrad.ops.NAME, transgrad.ops.<namespace>.NAME
+cmake_prefix_path: _str  # compiled engine only: find_package(transgrad)
 def abs(x: Any) -> Tensor: ...
 def absolute(x: Any) -> Tensor: ...
 def acos(input: Any) -> Tensor: ...

@@ -199,6 +199,7 @@ def render_stub() -> str:
     lines += _tensor_class(api.Tensor) + [""]
     methods = set(dir(api.Tensor))
     lines.append("ops: Any  # transgrad.ops.NAME, transgrad.ops.<namespace>.NAME")
+    lines.append("cmake_prefix_path: _str  # compiled engine only: find_package(transgrad)")
     for name in public:
         if name in skip or name == "ops":
             continue
@@ -225,8 +226,8 @@ _TYPING = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional"
            "Tuple", "Union")
 
 # The submodules a user reaches as attributes (the same under transgrad.reference).
-_PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distributions", "linalg",
-                    "nn", "optim", "serialization", "special", "utils"}
+_PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distributions", "extension",
+                    "linalg", "nn", "optim", "serialization", "special", "utils"}
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py lists it too)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_special",

@@ -103,6 +103,7 @@ from transgrad._device import device, get_default_device, set_default_device  # 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
 from transgrad.reference import (  # noqa: E402,F401
     distributions,
+    extension,
     linalg,
     nn,
     optim,
