@@ -174,11 +174,12 @@ def namespace(name: str) -> Iterator[str]:
 def namespace_of_module(module: str) -> str:
     """The namespace a formula defined in ``module`` registers in (Note [Formula
     namespaces])."""
+    # shipped first: shipped formulas loaded lazily inside ``namespace(x)`` stay shipped
+    if any(module == p or module.startswith(p + ".") for p in _SHIPPED_PACKAGES):
+        return SHIPPED
     override = _namespace_override.get()
     if override is not None:
         return override
-    if any(module == p or module.startswith(p + ".") for p in _SHIPPED_PACKAGES):
-        return SHIPPED
     top = module.split(".", 1)[0]
     return "main" if top == "__main__" else top
 
