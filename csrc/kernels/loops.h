@@ -158,6 +158,10 @@ inline Operand as_dtype(const Tensor& x, DType d) {
   return Operand(to_dtype(x, d));
 }
 
+// float16 or bfloat16: floating kernels compute them in float32 and round the result back
+// (Note [Storage dtypes]).
+inline bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+
 // A contiguous tensor with x's values: x's own storage when x is contiguous.
 Tensor as_contiguous(const Tensor& x);
 

@@ -88,6 +88,7 @@ std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, b
 Tensor cumsum(const Tensor& x, int64_t dim) {
   x.check_defined("cumsum");
   const int64_t d = wrap_dim0(dim, x, "cumsum");
+  if (is_half(x.dtype())) return to_dtype(cumsum(to_dtype(x, DType::Float32), dim), x.dtype());
   const DType od = is_floating(x.dtype()) ? x.dtype() : DType::Int64;
   Tensor src = to_dtype(as_contiguous(x), od);
   src = as_contiguous(src);

@@ -285,7 +285,8 @@ template <Kind K>
 Tensor reduce_to(const Tensor& x, const DimMask& m, const Shape& out_shape, const char* name) {
   DType dt = x.dtype();
   if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
-  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
+  // bool as int64; storage dtypes in their compute dtype (Note [Storage dtypes])
+  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : to_dtype(x, compute_dtype(x.dtype()));
   Tensor out = Tensor::empty(out_shape, xin.dtype());
   dispatch_numeric(xin.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -72,7 +72,7 @@ _build(backend, _factories)
 
 def get_num_threads() -> int:
     """Threads a large kernel may be split over (the cores, or TG_NUM_THREADS when set)."""
-    return int(_C._kernels._get_num_threads())
+    return _C._kernels._get_num_threads()  # a Python int (the builtin `int` is tg.int here)
 
 
 def set_num_threads(n: int) -> None:

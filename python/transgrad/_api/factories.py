@@ -107,9 +107,9 @@ class Factories:
         if not isinstance(a, np.ndarray):
             raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(a).__name__}")
         if a.dtype not in SUPPORTED:
-            raise TypeError(f"can't convert np.ndarray of type {a.dtype}: the supported types "
-                            "are float64, float32, int64, bool (and complex128); convert it "
-                            "first, e.g. a.astype(np.float64)")
+            raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
+                            "types are: float64, float32, float16, bfloat16, complex128, int64, "
+                            "int32, int16, int8, uint8, and bool.")
         return self._backend.from_numpy(a)
 
     def full(self, size: Any, fill_value: Any, dtype: Any = None,

@@ -32,7 +32,7 @@ from transgrad._api.inplace import run_inplace
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
-from transgrad._dtypes import as_dtype
+from transgrad._dtypes import as_dtype, is_floating
 
 
 class _Numel(int):
@@ -225,7 +225,7 @@ def cpu(self: Any) -> Any:
 
 
 def is_floating_point(self: Any) -> bool:
-    return self.dtype.kind == "f"
+    return is_floating(self.dtype)
 
 
 def tolist(self: Any) -> Any:
@@ -272,6 +272,30 @@ def double(self: Any) -> Any:
 
 def long(self: Any) -> Any:
     return fn.cast(self, "int64")
+
+
+def half(self: Any) -> Any:
+    return fn.cast(self, "float16")
+
+
+def bfloat16(self: Any) -> Any:
+    return fn.cast(self, "bfloat16")
+
+
+def int_(self: Any) -> Any:
+    return fn.cast(self, "int32")
+
+
+def short(self: Any) -> Any:
+    return fn.cast(self, "int16")
+
+
+def char(self: Any) -> Any:
+    return fn.cast(self, "int8")
+
+
+def byte(self: Any) -> Any:
+    return fn.cast(self, "uint8")
 
 
 def bool_(self: Any) -> Any:
@@ -544,7 +568,8 @@ def _rebuild(engine: str, array: np.ndarray, requires_grad: bool) -> Any:
 
 def _repr(t: Any) -> str:
     a = np.asarray(t.detach() if t.requires_grad else t)
-    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+    shown = a.astype(np.float32) if a.dtype.itemsize == 2 and is_floating(a.dtype) else a
+    body = np.array2string(shown, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
                            precision=4)
     extras = []
     if a.dtype.name not in ("float32", "int64", "bool"):
@@ -573,6 +598,7 @@ METHODS: Dict[str, Any] = {
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
+    "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "new_tensor": new_tensor,
     **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_anomaly_enabled, is_grad_enabled
 from transgrad.reference.grad_ops import grad_cast
@@ -278,7 +279,7 @@ def _note(exc: Exception, node: Node) -> None:
 
 def _check_nan(node: Node, grads: List[Any]) -> None:
     for i, g in enumerate(grads):
-        if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
+        if g is not None and is_floating_or_complex(g.dtype) and np.isnan(g._data).any():
             # torch's sentence first (user code matches on it), then which formula and where
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                f"output. (function {node.describe()}, detected by "

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from transgrad import _dtypes
+
 # ---------------------------------------------------------------------------------------------
 # The only code that knows the Tensor class.
 
@@ -61,20 +63,19 @@ def _view(a: np.ndarray, base: Any) -> Any:
 
 _BOOL, _INT, _F32, _F64, _C128 = (np.dtype(n) for n in ("bool", "int64", "float32", "float64",
                                                          "complex128"))
-_RANK = {_BOOL: 0, _INT: 1, _F32: 2, _F64: 3, _C128: 4}
-_NAMES = {"bool": _BOOL, "int64": _INT, "float32": _F32, "float64": _F64,
-          "complex128": _C128}
+_RANK = frozenset(_dtypes.SUPPORTED)  # the supported dtypes (the name is historical)
+_NAMES = {d.name: d for d in _dtypes.SUPPORTED}
 
 
 def _canonical(a: np.ndarray) -> np.ndarray:
-    """Map numpy dtypes onto the supported ones (int32 -> int64, float16 -> float32, ...)."""
+    """Map numpy dtypes onto the supported ones (uint16/32/64 -> int64, longdouble -> float64)."""
     dt = a.dtype
     if dt in _RANK:
         return a
     if dt.kind in "iu":
         return a.astype(_INT)
     if dt.kind == "f":
-        return a.astype(_F32 if dt.itemsize < 8 else _F64)
+        return a.astype(_F64)
     if dt.kind == "c":
         return a.astype(_C128)
     raise ValueError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
@@ -101,12 +102,19 @@ def _np_dtype(dtype: Any) -> np.dtype:
 
 
 def _promote(*dts: np.dtype) -> np.dtype:
-    return max(dts, key=_RANK.__getitem__)
+    """torch's promotion of tensor dtypes (Note [Type promotion] in transgrad/_dtypes.py)."""
+    return functools.reduce(_dtypes._promote, dts)
+
+
+def _is_half(dt: np.dtype) -> bool:
+    """float16 or bfloat16: accumulating kernels compute them in float32 and round the result
+    back, as the compiled engine and torch (Note [Storage dtypes] in csrc/tensor/tensor.h)."""
+    return dt == _dtypes.float16 or dt == _dtypes.bfloat16
 
 
 def _floating(a: np.ndarray) -> np.ndarray:
-    """Floating kernels compute int64/bool inputs in float64."""
-    return a if a.dtype.kind in "fc" else a.astype(_F64)
+    """Floating kernels compute integer and bool inputs in float64."""
+    return a if _dtypes.is_floating_or_complex(a.dtype) else a.astype(_F64)
 
 
 def _shape(a: np.ndarray) -> tuple[int, ...]:
