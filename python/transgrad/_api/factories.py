@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad._api.dlpack import array_from_dlpack
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
@@ -25,6 +26,7 @@ from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported f
     float32,
     float64,
     int64,
+    is_floating,
 )
 
 
@@ -49,7 +51,7 @@ class Factories:
 
     def set_default_dtype(self, dtype: Any) -> None:
         d = as_dtype(dtype)
-        if d.kind != "f":
+        if not is_floating(d):
             raise TypeError("only floating-point types are supported as the default type")
         self._default = d
 
@@ -110,6 +112,13 @@ class Factories:
             raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                             "types are: float64, float32, float16, bfloat16, complex128, int64, "
                             "int32, int16, int8, uint8, and bool.")
+        return self._backend.from_numpy(a)
+
+    def from_dlpack(self, ext_tensor: Any) -> Any:
+        """A tensor sharing memory with a DLPack producer (Note [DLPack through numpy])."""
+        a = array_from_dlpack(ext_tensor)
+        if a.dtype not in SUPPORTED:
+            raise TypeError(f"from_dlpack: dtype {a.dtype} has no transgrad tensor type")
         return self._backend.from_numpy(a)
 
     def full(self, size: Any, fill_value: Any, dtype: Any = None,
@@ -220,7 +229,7 @@ class Factories:
 NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "tensor", "as_tensor",
          "from_numpy", "full", "zeros", "ones", "empty", "eye", "arange", "linspace", "randn",
          "rand", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
-         "randn_like", "rand_like", "is_tensor", "numel")
+         "randn_like", "rand_like", "is_tensor", "numel", "from_dlpack")
 
 
 def _like(x: Any, dtype: Any) -> tuple:

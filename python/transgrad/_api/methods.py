@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
+from transgrad._api import dlpack
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
@@ -32,7 +33,7 @@ from transgrad._api.inplace import run_inplace
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
-from transgrad._dtypes import as_dtype, is_floating
+from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex
 
 
 class _Numel(int):
@@ -174,7 +175,7 @@ def _set_data(self: Any, value: Any) -> None:
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
     if backend_of(value) is not backend_of(self):
         raise TypeError("x.data = y: y is a tensor of another transgrad engine")
-    if self.requires_grad and value.dtype.kind not in "fc":
+    if self.requires_grad and not is_floating_or_complex(value.dtype):
         raise RuntimeError("data set to a tensor that requires gradients must be floating "
                            "point or complex dtype")
     setter = getattr(type(self), "_set_data", None)
@@ -601,6 +602,7 @@ METHODS: Dict[str, Any] = {
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "new_tensor": new_tensor,
+    "__dlpack__": dlpack.__dlpack__, "__dlpack_device__": dlpack.__dlpack_device__,
     **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},
     "__eq__": __eq__, "__ne__": __ne__, "__hash__": __hash__, "__pos__": __pos__,
     "__abs__": fn.abs, "__pow__": __pow__, "__rpow__": __rpow__,

@@ -34,6 +34,7 @@ full, zeros, ones, empty, eye = (_factories.full, _factories.zeros, _factories.o
 arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factories.randn,
                                  _factories.rand)
 randint, randperm = _factories.randint, _factories.randperm
+from_dlpack = _factories.from_dlpack
 zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,

@@ -113,7 +113,7 @@ def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    f"(output {i} has shape {t.shape}); pass gradient=... with "
                                    "that shape")
-            if t.dtype.kind not in "fc":
+            if not is_floating_or_complex(t.dtype):
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {t.dtype}")
             g = Tensor(np.ones(t.shape, t.dtype))

@@ -252,9 +252,11 @@ def scalar_like(x: Any, value: float) -> Any:
     """A 0-d tensor of ``x``'s dtype when ``x`` is floating; else int64 for an int ``value``
     (or bool), float64 for a float one (docs/ARCHITECTURE.md, operators and scalars)."""
     dt = _arr(x).dtype
-    if dt.kind not in "fc":
+    if not _dtypes.is_floating_or_complex(dt):
         is_int = isinstance(value, (bool, int, np.integer))
         dt = _INT if is_int else _F64
+    if _is_half(dt):  # rounded through float32, as the compiled engine (half.h)
+        return _new(np.array(value, dtype=_F32).astype(dt))
     return _new(np.array(value, dtype=dt))
 
 
