@@ -13,6 +13,9 @@ using namespace detail;
 std::tuple<Tensor, Tensor> max_pool2d(const Tensor& x, const Shape& kernel_size, const Shape& stride,
                                       const Shape& padding, const Shape& dilation) {
   x.check_defined("max_pool2d");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return with_values_as(max_pool2d(to_dtype(x, DType::Float32), kernel_size, stride, padding, dilation),
+                          x.dtype());
   if (x.dim() != 4)
     throw ValueError("max_pool2d: expected a 4-D (N, C, H, W) input, got shape " + shape_str(x.sizes()));
   if (!is_floating(x.dtype()))

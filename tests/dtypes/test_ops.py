@@ -176,4 +176,31 @@ def test_unsupported_kernel_is_a_clear_error_not_a_wrong_answer(compiled):
     """A compiled kernel without a float16 loop raises torch's words (Note [Storage dtypes])."""
     x = compiled.ones(3, 3, dtype=compiled.float16)
     with pytest.raises(TypeError, match="not implemented for 'Half'"):
-        compiled.softmax(x, 0)
+        compiled.nan_to_num(x)
+
+
+@pytest.mark.parametrize("name", ["uint8", "int16", "float16", "bfloat16"])
+def test_sort_index_and_image_kernels(engine, name):
+    """The kernels a uint8 image or a half activation meets: sort/topk/flip/tril, gather and
+    masked selection (byte moves), max over a dim, softmax, pooling and conv (half in float32)."""
+    torch = pytest.importorskip("torch")
+    vals = [[3, 1, 2], [9, 8, 7]]
+    x, tx = _pair(engine, torch, vals, name)
+    _same(x.sort(1).values, tx.sort(1).values)
+    assert np.asarray(x.sort(1).indices).tolist() == tx.sort(1).indices.tolist()
+    _same(engine.topk(x, 2).values, torch.topk(tx, 2).values)
+    _same(engine.flip(x, [1]), torch.flip(tx, [1]))
+    _same(x.tril(), tx.tril())
+    _same(x.max(1).values, tx.max(1).values)
+    idx = engine.tensor([[0], [2]])
+    _same(engine.gather(x, 1, idx), torch.gather(tx, 1, torch.tensor([[0], [2]])))
+    _same(x[x > 2], tx[tx > 2])
+    _same(x[engine.tensor([1, 0])], tx[torch.tensor([1, 0])])
+    if name in ("float16", "bfloat16"):
+        _same(engine.softmax(x, 1), torch.softmax(tx, 1))
+        img = engine.arange(16.0).reshape(1, 1, 4, 4).to(getattr(engine, name))
+        timg = torch.arange(16.0).reshape(1, 1, 4, 4).to(getattr(torch, name))
+        _same(engine.nn.functional.max_pool2d(img, 2), torch.nn.functional.max_pool2d(timg, 2))
+        w = engine.ones(1, 1, 2, 2, dtype=getattr(engine, name))
+        tw = torch.ones(1, 1, 2, 2, dtype=getattr(torch, name))
+        _same(engine.nn.functional.conv2d(img, w), torch.nn.functional.conv2d(timg, tw))

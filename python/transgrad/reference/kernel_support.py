@@ -112,6 +112,54 @@ def _is_half(dt: np.dtype) -> bool:
     return dt == _dtypes.float16 or dt == _dtypes.bfloat16
 
 
+# Kernels whose result dtype is an argument: never rounded back.
+_DTYPE_KERNELS = frozenset(("cast",))
+
+
+def half_in_float32(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` computing float16/bfloat16 as torch and the compiled engine do (Note [Storage
+    dtypes] in csrc/tensor/tensor.h): when its floating tensor arguments are all of one half
+    dtype, they are widened to float32 (exact), and float32 results rounded back to that dtype.
+    Other calls (no half argument, or half mixed with float32/64) run ``fn`` unchanged."""
+    if name in _DTYPE_KERNELS:
+        return fn
+    tensor_class = _tensor_class()
+
+    def widen(v: Any) -> Any:
+        if isinstance(v, tensor_class) and _is_half(v._data.dtype):
+            return tensor_class._from_array(v._data.astype(_F32))
+        if isinstance(v, (list, tuple)):
+            return type(v)(widen(e) for e in v)
+        return v
+
+    def narrow(v: Any, half: np.dtype) -> Any:
+        if isinstance(v, tensor_class) and v._data.dtype == _F32:
+            return tensor_class._from_array(v._data.astype(half))
+        if isinstance(v, tuple):  # named tuples (values, indices) keep their type
+            items = [narrow(e, half) for e in v]
+            return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
+        return v
+
+    def floats(v: Any) -> Any:
+        if isinstance(v, tensor_class):
+            d = v._data.dtype
+            if _dtypes.is_floating(d):
+                yield d
+        elif isinstance(v, (list, tuple)):
+            for e in v:
+                yield from floats(e)
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        kinds = set(floats(args)) | set(floats(tuple(kwargs.values())))
+        if len(kinds) != 1 or not _is_half(half := next(iter(kinds))):
+            return fn(*args, **kwargs)
+        out = fn(*widen(args), **{k: widen(v) for k, v in kwargs.items()})
+        return narrow(out, half)
+
+    return run
+
+
 def _floating(a: np.ndarray) -> np.ndarray:
     """Floating kernels compute integer and bool inputs in float64."""
     return a if _dtypes.is_floating_or_complex(a.dtype) else a.astype(_F64)
