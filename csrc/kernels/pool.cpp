@@ -69,6 +69,8 @@ std::tuple<Tensor, Tensor> max_pool2d(const Tensor& x, const Shape& kernel_size,
 
 Tensor adaptive_pool_weights(const Tensor& x, int64_t in_size, int64_t out_size) {
   x.check_defined("adaptive_pool_weights");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]; x only gives the dtype: a 0-d stand-in
+    return to_dtype(adaptive_pool_weights(Tensor::empty(Shape{}, DType::Float32), in_size, out_size), x.dtype());
   if (!is_floating(x.dtype()))
     throw ValueError(std::string("adaptive_pool_weights: unsupported dtype ") + dtype_name(x.dtype()) +
                      " (expected float32 or float64)");

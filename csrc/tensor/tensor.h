@@ -28,6 +28,11 @@ struct Node;
 // -> float32, rounded back to nearest even) and cast the result back, once per call, outside
 // the hot loops of the compute dtypes. A kernel without that step meets them in dispatch_all /
 // dispatch_floating / dispatch_numeric, which raise torch's "not implemented for 'Half'" error.
+// A new kernel opts in with one line at its top, before any dispatch:
+//   if (x.dtype() > DType::Float64)   // or is_half(x.dtype()) for floating-only kernels
+//     return to_dtype(my_kernel(to_dtype(x, compute_dtype(x.dtype())), ...), x.dtype());
+// (with_values_as in kernels/loops.h for a (values, indices) result), or, when it only moves
+// elements, dispatches with dispatch_storage (dispatch.h), whose types include Half/BFloat16.
 enum class DType : uint8_t { Bool, Int64, Float32, Float64, Int8, Int16, Int32, UInt8, Float16, BFloat16 };
 constexpr int kNumDTypes = 10;
 // Sizes, strides (in elements), dims. Their blocks come from the small-object cache: every

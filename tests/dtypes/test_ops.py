@@ -204,3 +204,15 @@ def test_sort_index_and_image_kernels(engine, name):
         w = engine.ones(1, 1, 2, 2, dtype=getattr(engine, name))
         tw = torch.ones(1, 1, 2, 2, dtype=getattr(torch, name))
         _same(engine.nn.functional.conv2d(img, w), torch.nn.functional.conv2d(timg, tw))
+
+
+@pytest.mark.parametrize("name", HALVES)
+def test_adaptive_avg_pool_in_half(engine, name):
+    torch = pytest.importorskip("torch")
+    img = engine.arange(36.0).reshape(1, 1, 6, 6).to(getattr(engine, name))
+    timg = torch.arange(36.0).reshape(1, 1, 6, 6).to(getattr(torch, name))
+    ours = engine.nn.functional.adaptive_avg_pool2d(img, (2, 3))
+    theirs = torch.nn.functional.adaptive_avg_pool2d(timg, (2, 3))
+    assert ours.dtype.name == name
+    np.testing.assert_allclose(np.asarray(ours).astype(np.float64), theirs.double().numpy(),
+                               rtol=1e-2)

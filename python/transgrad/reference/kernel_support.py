@@ -151,6 +151,13 @@ def half_in_float32(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
+        for v in args:  # the common case first: no 2-byte floating tensor among the arguments
+            if isinstance(v, (list, tuple)) or (
+                    isinstance(v, tensor_class) and v._data.dtype.itemsize == 2):
+                break
+        else:
+            if not kwargs:
+                return fn(*args)
         kinds = set(floats(args)) | set(floats(tuple(kwargs.values())))
         if len(kinds) != 1 or not _is_half(half := next(iter(kinds))):
             return fn(*args, **kwargs)
