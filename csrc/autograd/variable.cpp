@@ -32,8 +32,8 @@ void Tensor::set_requires_grad(bool flag) {
         "var_no_grad = var.detach().");
   }
   if (flag && !is_floating(dtype()))
-    throw RuntimeError(std::string("only Tensors of floating point dtype can require gradients "
-                                   "(got ") +
+    throw RuntimeError(std::string("Only Tensors of floating point and complex dtype can require "
+                                   "gradients (got ") +
                        dtype_name(dtype()) + ")");
   if (m == nullptr && !flag) return;
   autograd::autograd_meta(*this).requires_grad = flag;

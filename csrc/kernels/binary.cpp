@@ -87,6 +87,10 @@ Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, 
   check_pair(a, b, name);
   DType common = promote_types(a.dtype(), b.dtype());
   if (to_float && !is_floating(common)) common = DType::Float64;
+  if (common > DType::Float64) {  // a storage dtype: computed in its compute dtype, cast back
+    const DType c = compute_dtype(common);
+    return to_dtype(arith(to_dtype(a, c), to_dtype(b, c), name, to_float, grain, f, f32, f64), common);
+  }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   Tensor fast;
   if (common == DType::Float32 && f32 && float_fast_path(*ac, *bc, *f32, fast)) return fast;
@@ -101,6 +105,10 @@ template <class F>
 Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
   check_pair(a, b, name);
   DType common = promote_types(a.dtype(), b.dtype());
+  if (common > DType::Float64) {  // exact in the compute dtype (Note [Storage dtypes])
+    const DType c = compute_dtype(common);
+    return compare(to_dtype(a, c), to_dtype(b, c), name, f);
+  }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_all(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -140,6 +148,10 @@ Tensor div(const Tensor& a, const Tensor& b) {
 Tensor pow(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "pow");
   DType common = promote_types(a.dtype(), b.dtype());
+  if (common > DType::Float64) {  // Note [Storage dtypes]
+    const DType c = compute_dtype(common);
+    return to_dtype(pow(to_dtype(a, c), to_dtype(b, c)), common);
+  }
   if (common == DType::Bool) return pow(to_dtype(a, DType::Int64), to_dtype(b, DType::Int64));
   if (common == DType::Int64) {
     Tensor bi = to_dtype(b, DType::Int64);
@@ -190,7 +202,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DType common = promote_types(a.dtype(), b.dtype());
   Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
   Shape shape = broadcast_shapes(broadcast_shapes(c.sizes(), ac.sizes(), "where"), bc.sizes(), "where");
-  return dispatch_all(common, [&](auto tag) {
+  return dispatch_storage(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor out = Tensor::empty(shape, common);
     if (c.sizes() == shape && ac.sizes() == shape && bc.sizes() == shape && c.is_contiguous() &&

@@ -70,6 +70,8 @@ Span valid(int64_t out, int64_t size, int64_t s, int64_t p, int64_t off) {
 Tensor im2col(const Tensor& x, const Shape& kernel_size, const Shape& stride, const Shape& padding,
               const Shape& dilation) {
   check_image(x, "im2col");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(im2col(to_dtype(x, DType::Float32), kernel_size, stride, padding, dilation), x.dtype());
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   const Window2d g = window2d("im2col", h, w, kernel_size, stride, padding, dilation);
   const int64_t kk = g.kh * g.kw, len = g.oh * g.ow;
@@ -110,6 +112,9 @@ Tensor im2col(const Tensor& x, const Shape& kernel_size, const Shape& stride, co
 Tensor col2im(const Tensor& cols, const Shape& input_size, const Shape& kernel_size, const Shape& stride,
               const Shape& padding, const Shape& dilation) {
   cols.check_defined("col2im");
+  if (is_half(cols.dtype()))  // Note [Storage dtypes]
+    return to_dtype(col2im(to_dtype(cols, DType::Float32), input_size, kernel_size, stride, padding, dilation),
+                    cols.dtype());
   if (cols.dim() != 3 || !is_floating(cols.dtype()))
     throw ValueError("col2im: expected a 3-D (N, C*kh*kw, L) floating tensor, got shape " +
                      shape_str(cols.sizes()) + " of dtype " + dtype_name(cols.dtype()));

@@ -9,11 +9,9 @@ namespace tg::kernel {
 
 namespace {
 void fill(const Tensor& out, double value) {
-  dispatch_all(out.dtype(), [&](auto tag) {
+  dispatch_storage(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T v;
-    if constexpr (std::is_same_v<T, bool>) v = value != 0.0;
-    else v = static_cast<T>(value);
+    const T v = convert_element<T, double>(value);
     T* p = out.data<T>();
     parallel_for(out.numel(), kGrainCheap * 2, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
   });
@@ -43,11 +41,10 @@ Tensor scalar_like(const Tensor& x, double value) {
   DType d = x.dtype();
   if (!is_floating(d)) d = (std::isfinite(value) && value == std::floor(value)) ? DType::Int64 : DType::Float64;
   Tensor out = Tensor::empty(Shape{}, d);
-  switch (d) {
-    case DType::Float32: *out.data<float>() = static_cast<float>(value); break;
-    case DType::Float64: *out.data<double>() = value; break;
-    default: *out.data<int64_t>() = static_cast<int64_t>(value); break;
-  }
+  dispatch_storage(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *out.data<T>() = convert_element<T, double>(value);
+  });
   return out;
 }
 
@@ -56,9 +53,9 @@ double item(const Tensor& x) {
   if (x.numel() != 1)
     throw ValueError("item: a tensor with " + std::to_string(x.numel()) + " elements (shape " +
                      shape_str(x.sizes()) + ") cannot be converted to a Python number");
-  return dispatch_all(x.dtype(), [&](auto tag) {
+  return dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return static_cast<double>(*x.data<T>());
+    return convert_element<double, T>(*x.data<T>());
   });
 }
 

@@ -93,6 +93,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   const char* p = static_cast<const char*>(xc.data_ptr());
   switch (x.itemsize()) {
     case 1: select_rows<uint8_t>(o, p, idx, a); break;
+    case 2: select_rows<uint16_t>(o, p, idx, a); break;
     case 4: select_rows<uint32_t>(o, p, idx, a); break;
     default: select_rows<uint64_t>(o, p, idx, a); break;
   }
@@ -102,6 +103,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
   x.check_defined("index_add");
   source.check_defined("index_add");
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(index_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source), x.dtype());
   int64_t d = check_dim(x, dim, "index_add");
   std::vector<int64_t> idx = read_index(index, x.sizes()[d], d, x.sizes(), "index_add");
   Shape want = x.sizes();
@@ -174,7 +177,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   StridedPlan plan;
   build_plan(plan, index.sizes(), {&out, &index, &xv});
   const Shape& xshape = x.sizes();
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     plan_run(plan, kGrainCheap, [&](char** p, const int64_t* s, int64_t n) {
       T* o = reinterpret_cast<T*>(p[0]);
@@ -195,6 +198,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
   x.check_defined("scatter_add");
   source.check_defined("scatter_add");
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(scatter_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source), x.dtype());
   check_index_dtype(index, "scatter_add");
   if (index.dim() != x.dim() || source.dim() != x.dim())
     throw ValueError("scatter_add: x, index and source must have the same number of dimensions, got shapes " +

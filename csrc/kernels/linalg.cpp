@@ -121,6 +121,10 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
                      shape_str(a_in.sizes()) + " and " + shape_str(b_in.sizes()) +
                      " (ops.matmul handles 1-D operands)");
   DType dt = promote_types(a_in.dtype(), b_in.dtype());
+  if (dt > DType::Float64) {  // float16/bfloat16 through float32 BLAS (Note [Storage dtypes])
+    const DType c = compute_dtype(dt);
+    return to_dtype(matmul(to_dtype(a_in, c), to_dtype(b_in, c)), dt);
+  }
   if (dt == DType::Bool) return cast(matmul(cast(a_in, DType::Int64), cast(b_in, DType::Int64)), DType::Bool);
   Tensor a = to_dtype(a_in, dt), b = to_dtype(b_in, dt);
   const int64_t m = a.sizes()[a.dim() - 2], k = a.sizes()[a.dim() - 1];

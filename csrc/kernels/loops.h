@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -156,6 +157,15 @@ class Operand {
 inline Operand as_dtype(const Tensor& x, DType d) {
   if (x.dtype() == d) return Operand(x);
   return Operand(to_dtype(x, d));
+}
+
+// float16 or bfloat16: floating kernels compute them in float32 and round the result back
+// (Note [Storage dtypes]).
+inline bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+
+// (values, indices) with the values cast to d: the storage-dtype step of sort, max_dim, ...
+inline std::tuple<Tensor, Tensor> with_values_as(std::tuple<Tensor, Tensor> r, DType d) {
+  return {to_dtype(std::get<0>(r), d), std::get<1>(r)};
 }
 
 // A contiguous tensor with x's values: x's own storage when x is contiguous.

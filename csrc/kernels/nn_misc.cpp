@@ -51,6 +51,8 @@ inline bool before(T a, T b, bool descending) {
 
 // Sorted values and indices along dim, the first k of each line kept.
 std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, bool descending, const char* name) {
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return with_values_as(sorted_lines(to_dtype(x, compute_dtype(x.dtype())), d, k, descending, name), x.dtype());
   Tensor src = as_contiguous(x);
   const Lines l = lines(x.sizes(), d);
   Shape out_shape = x.sizes();
@@ -88,6 +90,7 @@ std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, b
 Tensor cumsum(const Tensor& x, int64_t dim) {
   x.check_defined("cumsum");
   const int64_t d = wrap_dim0(dim, x, "cumsum");
+  if (is_half(x.dtype())) return to_dtype(cumsum(to_dtype(x, DType::Float32), dim), x.dtype());
   const DType od = is_floating(x.dtype()) ? x.dtype() : DType::Int64;
   Tensor src = to_dtype(as_contiguous(x), od);
   src = as_contiguous(src);
@@ -122,7 +125,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   Tensor src = as_contiguous(x);
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   const Shape strides = contiguous_strides(x.sizes());
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = src.data<T>();
     T* o = out.data<T>();
@@ -149,6 +152,8 @@ Tensor triangle(const Tensor& x, int64_t diagonal, bool lower, const char* name)
   if (x.dim() < 2)
     throw ValueError(std::string(name) + ": expected a tensor with at least 2 dimensions, got shape " +
                      shape_str(x.sizes()));
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(triangle(to_dtype(x, compute_dtype(x.dtype())), diagonal, lower, name), x.dtype());
   Tensor src = as_contiguous(x);
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
   const int64_t rows = x.size(-2), cols = x.size(-1), mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
@@ -177,6 +182,8 @@ Tensor triu(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, fa
 
 Tensor pad(const Tensor& x, const Shape& pads, double value) {
   x.check_defined("pad");
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(pad(to_dtype(x, compute_dtype(x.dtype())), pads, value), x.dtype());
   const int64_t nd = x.dim();
   if (pads.size() % 2 != 0 || static_cast<int64_t>(pads.size() / 2) > nd)
     throw ValueError("pad: pads " + shape_str(pads) + " must have an even length of at most 2 * ndim for a tensor of shape " +

@@ -19,6 +19,7 @@ namespace {
 template <class F>
 Tensor float_unary(const Tensor& x, const char* name, F f) {
   x.check_defined(name);
+  if (is_half(x.dtype())) return to_dtype(float_unary(to_dtype(x, DType::Float32), name, f), x.dtype());
   Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
   return dispatch_floating(xf->dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -33,6 +34,8 @@ Tensor float_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   b.check_defined(name);
   DType common = promote_types(a.dtype(), b.dtype());
   if (!is_floating(common)) common = DType::Float64;
+  if (is_half(common))
+    return to_dtype(float_binary(to_dtype(a, DType::Float32), to_dtype(b, DType::Float32), name, f), common);
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_floating(common, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -48,6 +51,10 @@ Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   b.check_defined(name);
   DType common = promote_types(a.dtype(), b.dtype());
   if (common == DType::Bool) common = DType::Int64;
+  if (common > DType::Float64) {  // Note [Storage dtypes]
+    const DType c = compute_dtype(common);
+    return to_dtype(numeric_binary(to_dtype(a, c), to_dtype(b, c), name, f), common);
+  }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   if (common == DType::Int64) {
     Tensor flat = contiguous(*bc);

@@ -13,6 +13,9 @@ using namespace detail;
 std::tuple<Tensor, Tensor> max_pool2d(const Tensor& x, const Shape& kernel_size, const Shape& stride,
                                       const Shape& padding, const Shape& dilation) {
   x.check_defined("max_pool2d");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return with_values_as(max_pool2d(to_dtype(x, DType::Float32), kernel_size, stride, padding, dilation),
+                          x.dtype());
   if (x.dim() != 4)
     throw ValueError("max_pool2d: expected a 4-D (N, C, H, W) input, got shape " + shape_str(x.sizes()));
   if (!is_floating(x.dtype()))
@@ -66,6 +69,8 @@ std::tuple<Tensor, Tensor> max_pool2d(const Tensor& x, const Shape& kernel_size,
 
 Tensor adaptive_pool_weights(const Tensor& x, int64_t in_size, int64_t out_size) {
   x.check_defined("adaptive_pool_weights");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]; x only gives the dtype: a 0-d stand-in
+    return to_dtype(adaptive_pool_weights(Tensor::empty(Shape{}, DType::Float32), in_size, out_size), x.dtype());
   if (!is_floating(x.dtype()))
     throw ValueError(std::string("adaptive_pool_weights: unsupported dtype ") + dtype_name(x.dtype()) +
                      " (expected float32 or float64)");

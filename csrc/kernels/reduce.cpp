@@ -285,7 +285,8 @@ template <Kind K>
 Tensor reduce_to(const Tensor& x, const DimMask& m, const Shape& out_shape, const char* name) {
   DType dt = x.dtype();
   if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
-  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
+  // bool as int64; storage dtypes in their compute dtype (Note [Storage dtypes])
+  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : to_dtype(x, compute_dtype(x.dtype()));
   Tensor out = Tensor::empty(out_shape, xin.dtype());
   dispatch_numeric(xin.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -325,6 +326,8 @@ Around around(const Tensor& x, int64_t d) {
 template <bool IsMax>
 std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim, const char* name) {
   x.check_defined(name);
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return with_values_as(arg_reduce<IsMax>(to_dtype(x, compute_dtype(x.dtype())), dim, keepdim, name), x.dtype());
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
   Tensor xc = as_contiguous(x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x);
   if (x.dim() == 0) {
@@ -500,6 +503,8 @@ void softmax_rows(T* out, const T* x, const Around& a) {
 
 template <SoftKind S>
 Tensor soft(const Tensor& x, int64_t dim, const char* name) {
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(soft<S>(to_dtype(x, DType::Float32), dim, name), x.dtype());
   x.check_defined(name);
   Tensor xc = as_contiguous(floating(x));
   if (xc.dim() == 0) {
@@ -534,6 +539,8 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
   x.check_defined("logsumexp");
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(logsumexp(to_dtype(x, DType::Float32), dims, keepdim), x.dtype());
   Tensor xf = floating(x);
   DimMask m = parse_dims(xf, dims, "logsumexp");
   if (m.count == 0) return clone(xf);

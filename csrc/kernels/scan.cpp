@@ -45,6 +45,8 @@ Tensor from_rows(const Tensor& out_rows, const Tensor& x, int64_t d) {
 template <class F>
 Tensor float_scan(const Tensor& x, int64_t dim, const char* name, F f) {
   x.check_defined(name);
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(float_scan(to_dtype(x, DType::Float32), dim, name, f), x.dtype());
   const int64_t d = wrap_scan_dim(dim, x, name);
   const DType dt = is_floating(x.dtype()) ? x.dtype() : DType::Float64;
   Rows r = rows_along(x, d, dt);
@@ -63,6 +65,8 @@ Tensor float_scan(const Tensor& x, int64_t dim, const char* name, F f) {
 template <bool kMax>
 std::tuple<Tensor, Tensor> cum_extremum(const Tensor& x, int64_t dim, const char* name) {
   x.check_defined(name);
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return with_values_as(cum_extremum<kMax>(to_dtype(x, compute_dtype(x.dtype())), dim, name), x.dtype());
   const int64_t d = wrap_scan_dim(dim, x, name);
   const DType dt = x.dtype() == DType::Bool ? DType::Int64 : x.dtype();
   Rows r = rows_along(x, d, dt);
@@ -97,6 +101,11 @@ std::tuple<Tensor, Tensor> cum_extremum(const Tensor& x, int64_t dim, const char
 
 Tensor prod(const Tensor& x, const Shape& dims, bool keepdim) {
   x.check_defined("prod");
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+  {  // integers multiply into int64 (as torch); float16/bfloat16 in float32, rounded back
+    Tensor r = prod(to_dtype(x, compute_dtype(x.dtype())), dims, keepdim);
+    return is_half(x.dtype()) ? to_dtype(r, x.dtype()) : r;
+  }
   const int64_t nd = x.dim();
   std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t dim : dims) {

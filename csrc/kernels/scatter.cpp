@@ -46,7 +46,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   Tensor src = contiguous(to_dtype(source, x.dtype()));
   const Shape xs = contiguous_strides(x.sizes()), ss = contiguous_strides(source.sizes());
   const int64_t size = nd == 0 ? 1 : x.sizes()[d];
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = out.data<T>();
     const T* sp = src.data<T>();
@@ -82,7 +82,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   int64_t count = 0;
   for (int64_t i = 0; i < mv.numel(); ++i) count += m[i];
   Tensor out = Tensor::empty(Shape{count}, x.dtype());
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = xv.data<T>();
     T* o = out.data<T>();
@@ -103,7 +103,7 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
   if (count > source.numel()) throw RuntimeError("Number of elements of source < number of ones in mask");
   Tensor out = contiguous(clone(x));
   Tensor src = contiguous(to_dtype(source, x.dtype()));
-  dispatch_all(x.dtype(), [&](auto tag) {
+  dispatch_storage(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* sp = src.data<T>();
     T* o = out.data<T>();

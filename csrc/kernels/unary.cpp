@@ -18,15 +18,6 @@
 namespace tg::kernel {
 namespace detail {
 
-template <class TO, class TI>
-static TG_INLINE TO convert(TI v) {
-  if constexpr (std::is_same_v<TO, bool>) {
-    return v != TI(0);
-  } else {
-    return static_cast<TO>(v);
-  }
-}
-
 // Copies plan operand 1 into operand 0 by square tiles over plan dims 0 and 1 (outer dims, if
 // any, one after the other; the outer blocks are split across threads).
 template <class E>
@@ -92,17 +83,18 @@ void copy_into(const Tensor& dst, const Tensor& src) {
         plan.stride[0][1] != item) {
       switch (item) {
         case 1: copy_transposed<uint8_t>(plan); return;
+        case 2: copy_transposed<uint16_t>(plan); return;
         case 4: copy_transposed<uint32_t>(plan); return;
         default: copy_transposed<uint64_t>(plan); return;
       }
     }
   }
-  dispatch_all(dst.dtype(), [&](auto to) {
+  dispatch_storage(dst.dtype(), [&](auto to) {
     using TO = typename decltype(to)::type;
-    dispatch_all(src.dtype(), [&](auto ti) {
+    dispatch_storage(src.dtype(), [&](auto ti) {
       using TI = typename decltype(ti)::type;
       plan_run(plan, kGrainCheap, [](char** p, const int64_t* s, int64_t n) {
-        unary_inner<TO, TI>(p, s, n, [](TI v) { return convert<TO, TI>(v); });
+        unary_inner<TO, TI>(p, s, n, [](TI v) { return convert_element<TO, TI>(v); });
       });
     });
   });
@@ -132,6 +124,8 @@ namespace {
 template <class F>
 Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
   x.check_defined(name);
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(floating_unary(to_dtype(x, DType::Float32), name, grain, f), x.dtype());
   Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
   return dispatch_floating(xf->dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -146,6 +140,8 @@ using LoopF64 = void (*)(double*, const double*, int64_t);
 template <class F>
 Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF64 f64, F f) {
   x.check_defined(name);
+  if (is_half(x.dtype()))  // Note [Storage dtypes]
+    return to_dtype(floating_unary_simd(to_dtype(x, DType::Float32), name, f32, f64, f), x.dtype());
   Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
   if (!xf->is_contiguous()) return floating_unary(*xf, name, kGrainExpensive, f);
   Tensor out = Tensor::empty(xf->sizes(), xf->dtype());
@@ -241,6 +237,8 @@ namespace {
 template <class F>
 Tensor numeric_unary(const Tensor& x, const char* name, F f) {
   x.check_defined(name);
+  if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(numeric_unary(to_dtype(x, compute_dtype(x.dtype())), name, f), x.dtype());
   Tensor xi = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x;
   return dispatch_numeric(xi.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -254,6 +252,7 @@ Tensor neg(const Tensor& x) {
   x.check_defined("neg");
   if (x.dtype() == DType::Bool)
     throw ValueError("neg: negation of a bool tensor is not supported; use logical_not");
+  if (x.dtype() > DType::Float64) return to_dtype(neg(to_dtype(x, compute_dtype(x.dtype()))), x.dtype());
   return dispatch_numeric(x.dtype(), "neg", [&](auto tag) {
     using T = typename decltype(tag)::type;
     return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(-v); });
@@ -285,6 +284,7 @@ Tensor relu(const Tensor& x) {
 Tensor pow_scalar(const Tensor& x, double exponent) {
   x.check_defined("pow_scalar");
   if (!is_floating(x.dtype())) return pow_scalar(to_dtype(x, DType::Float64), exponent);
+  if (is_half(x.dtype())) return to_dtype(pow_scalar(to_dtype(x, DType::Float32), exponent), x.dtype());
   return dispatch_floating(x.dtype(), "pow_scalar", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T e = static_cast<T>(exponent);
@@ -303,6 +303,8 @@ Tensor pow_scalar(const Tensor& x, double exponent) {
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
   x.check_defined("clamp");
   if (x.dtype() == DType::Bool) return clamp(to_dtype(x, DType::Int64), min, max);
+  if (x.dtype() > DType::Float64)
+    return to_dtype(clamp(to_dtype(x, compute_dtype(x.dtype())), min, max), x.dtype());
   if (x.dtype() == DType::Int64) {  // stays int64: bounds rounded inwards
     if (min) min = std::ceil(*min);
     if (max) max = std::floor(*max);
@@ -331,6 +333,7 @@ Tensor cast(const Tensor& x, DType dtype) {
 
 Tensor logical_not(const Tensor& x) {
   x.check_defined("logical_not");
+  if (x.dtype() > DType::Float64) return logical_not(to_dtype(x, compute_dtype(x.dtype())));
   return dispatch_all(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return unary_op<bool, T>(x, kGrainCheap, [](T v) { return v == T(0); });

@@ -37,10 +37,14 @@ void gil_safe_decref(PyObject* obj) {
 namespace {
 
 py::object& numpy_dtype_cache(DType d) {
-  static py::object* cache[4] = {nullptr, nullptr, nullptr, nullptr};
+  static py::object* cache[kNumDTypes] = {};
   int i = static_cast<int>(d);
-  if (cache[i] == nullptr)  // leaked on purpose: lives until the interpreter exits
-    cache[i] = new py::object(py::module_::import("numpy").attr("dtype")(dtype_name(d)));
+  if (cache[i] == nullptr) {  // leaked on purpose: lives until the interpreter exits
+    // numpy has no bfloat16: ml_dtypes' (the JAX team's numpy extension type) stands in.
+    py::object spelled = d == DType::BFloat16 ? py::module_::import("ml_dtypes").attr("bfloat16")
+                                               : py::object(py::str(dtype_name(d)));
+    cache[i] = new py::object(py::module_::import("numpy").attr("dtype")(spelled));
+  }
   return *cache[i];
 }
 
@@ -50,6 +54,12 @@ const char* buffer_format(DType d) {
     case DType::Int64: return "q";
     case DType::Float32: return "f";
     case DType::Float64: return "d";
+    case DType::Int8: return "b";
+    case DType::Int16: return "h";
+    case DType::Int32: return "i";
+    case DType::UInt8: return "B";
+    case DType::Float16: return "e";
+    case DType::BFloat16: break;  // no struct format character (def_buffer refuses it)
   }
   return "?";
 }
@@ -64,9 +74,16 @@ DType dtype_from_numpy(const py::dtype& dt) {
     if (kind == 'f' && size == 8) return DType::Float64;
     if (kind == 'i' && size == 8) return DType::Int64;
     if (kind == 'b' && size == 1) return DType::Bool;
+    if (kind == 'f' && size == 2) return DType::Float16;
+    if (kind == 'i' && size == 1) return DType::Int8;
+    if (kind == 'i' && size == 2) return DType::Int16;
+    if (kind == 'i' && size == 4) return DType::Int32;
+    if (kind == 'u' && size == 1) return DType::UInt8;
+    if (kind == 'V' && size == 2 && py::str(dt).cast<std::string>() == "bfloat16") return DType::BFloat16;
   }
   throw TypeError("unsupported dtype " + py::str(dt).cast<std::string>() +
-                  ": transgrad tensors are bool, int64, float32 or float64");
+                  ": transgrad tensors are bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
+                  "float32 or float64");
 }
 
 Shape shape_of(const py::array& a) {
@@ -144,11 +161,11 @@ Tensor tensor_from_data(py::handle data, py::object dtype, bool requires_grad) {
     py::object np_dtype = dtype.is_none() ? py::none() : dtype_to_numpy(dtype_from_py(dtype));
     py::array arr = np.attr("array")(data, np_dtype);
     if (dtype.is_none()) {
-      // Map numpy's defaults onto the supported dtypes (int32 -> int64, float16 -> float32).
+      // Map the numpy dtypes transgrad lacks onto supported ones (uint16/32/64 -> int64).
       char kind = arr.dtype().kind();
+      auto size = arr.dtype().itemsize();
       py::object target;
-      if (kind == 'i' || kind == 'u') target = dtype_to_numpy(DType::Int64);
-      else if (kind == 'f' && arr.dtype().itemsize() < 4) target = dtype_to_numpy(DType::Float32);
+      if (kind == 'u' && size > 1) target = dtype_to_numpy(DType::Int64);
       if (target && !target.is_none() && !arr.dtype().is(target)) arr = arr.attr("astype")(target);
     }
     arr = np.attr("ascontiguousarray")(arr);
@@ -171,8 +188,10 @@ py::object item_of(const Tensor& t) {
     case DType::Int64: return py::int_(*t.data<int64_t>());
     case DType::Float32: return py::float_(static_cast<double>(*t.data<float>()));
     case DType::Float64: return py::float_(*t.data<double>());
+    default: break;
   }
-  return py::none();
+  if (is_floating(t.dtype())) return py::float_(kernel::item(t));
+  return py::int_(static_cast<int64_t>(kernel::item(t)));  // int8..int32, uint8: exact in double
 }
 
 py::tuple shape_tuple(const Shape& s) {
@@ -330,6 +349,12 @@ void init_tensor(py::module_& m) {
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)
       .value("float64", DType::Float64)
+      .value("int8", DType::Int8)
+      .value("int16", DType::Int16)
+      .value("int32", DType::Int32)
+      .value("uint8", DType::UInt8)
+      .value("float16", DType::Float16)
+      .value("bfloat16", DType::BFloat16)
       .def(py::init([](const std::string& name) { return dtype_from_name(name); }))
       .def(py::init([](py::object obj) { return dtype_from_py(obj); }));
   // A DType parameter of any binding accepts names and numpy dtypes too.
@@ -441,6 +466,9 @@ void init_tensor(py::module_& m) {
           },
           py::arg("dtype") = py::none(), py::arg("copy") = py::none())
       .def_buffer([](Tensor& t) {
+        // The buffer protocol has no bfloat16 format: numpy then takes __array__ (exact).
+        if (t.dtype() == DType::BFloat16)
+          throw py::buffer_error("bfloat16 tensors have no buffer format; use numpy() or __array__");
         std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
         std::vector<py::ssize_t> strides(t.strides().size());
         for (size_t i = 0; i < strides.size(); ++i)

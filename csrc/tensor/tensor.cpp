@@ -16,16 +16,55 @@ const char* dtype_name(DType d) {
     case DType::Int64: return "int64";
     case DType::Float32: return "float32";
     case DType::Float64: return "float64";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::UInt8: return "uint8";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+const char* dtype_torch_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "Bool";
+    case DType::Int64: return "Long";
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Int8: return "Char";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
+    case DType::UInt8: return "Byte";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
   }
   return "?";
 }
 
 DType dtype_from_name(const std::string& name) {
-  if (name == "float32") return DType::Float32;
-  if (name == "float64") return DType::Float64;
-  if (name == "int64") return DType::Int64;
-  if (name == "bool") return DType::Bool;
-  throw TypeError("unsupported dtype '" + name + "' (expected float32, float64, int64 or bool)");
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (name == dtype_name(static_cast<DType>(i))) return static_cast<DType>(i);
+  throw TypeError("unsupported dtype '" + name +
+                  "' (expected bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 "
+                  "or float64)");
+}
+
+DType promote_dtypes_slow(DType a, DType b) {
+  auto category = [](DType d) { return d == DType::Bool ? 0 : (is_floating(d) ? 2 : 1); };
+  const int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) {
+    if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+      return DType::Float32;
+    return itemsize(a) >= itemsize(b) ? a : b;
+  }
+  // integral
+  if (a == DType::UInt8 || b == DType::UInt8) {
+    const DType other = a == DType::UInt8 ? b : a;
+    return other == DType::Int8 ? DType::Int16 : other;  // signed and wider than 1 byte: itself
+  }
+  return itemsize(a) >= itemsize(b) ? a : b;
 }
 
 std::string shape_str(const Shape& s) {

@@ -20,25 +20,65 @@ struct AutogradMeta;
 struct Node;
 }  // namespace autograd
 
-enum class DType : uint8_t { Bool, Int64, Float32, Float64 };
+// Note [Storage dtypes]
+// The first four dtypes are the compute dtypes: every kernel has loops for them. The others
+// (appended, so the first four keep their values) are storage dtypes: creation, casts, copies,
+// views, numpy/DLPack and printing handle them directly; arithmetic kernels compute them in
+// their compute_dtype (int8/16/32, uint8 -> int64, wrapping back as torch; float16/bfloat16
+// -> float32, rounded back to nearest even) and cast the result back, once per call, outside
+// the hot loops of the compute dtypes. A kernel without that step meets them in dispatch_all /
+// dispatch_floating / dispatch_numeric, which raise torch's "not implemented for 'Half'" error.
+// A new kernel opts in with one line at its top, before any dispatch:
+//   if (x.dtype() > DType::Float64)   // or is_half(x.dtype()) for floating-only kernels
+//     return to_dtype(my_kernel(to_dtype(x, compute_dtype(x.dtype())), ...), x.dtype());
+// (with_values_as in kernels/loops.h for a (values, indices) result), or, when it only moves
+// elements, dispatches with dispatch_storage (dispatch.h), whose types include Half/BFloat16.
+enum class DType : uint8_t { Bool, Int64, Float32, Float64, Int8, Int16, Int32, UInt8, Float16, BFloat16 };
+constexpr int kNumDTypes = 10;
 // Sizes, strides (in elements), dims. Their blocks come from the small-object cache: every
 // tensor has two (Note [Small object cache]).
 using Shape = std::vector<int64_t, SmallAlloc<int64_t>>;
 
-// "bool", "int64", "float32", "float64" (the Python spelling).
+// "bool", "int64", "float32", "float16", "bfloat16", ... (the Python spelling).
 const char* dtype_name(DType);
+// torch's C++ scalar type name, as torch's errors print it: "Half", "BFloat16", "Char", "Byte".
+const char* dtype_torch_name(DType);
 // Parses a name above; throws TypeError otherwise.
 DType dtype_from_name(const std::string&);
 inline size_t itemsize(DType d) {
   switch (d) {
-    case DType::Bool: return 1;
-    case DType::Float32: return 4;
+    case DType::Bool:
+    case DType::Int8:
+    case DType::UInt8: return 1;
+    case DType::Int16:
+    case DType::Float16:
+    case DType::BFloat16: return 2;
+    case DType::Float32:
+    case DType::Int32: return 4;
     default: return 8;
   }
 }
-inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
-// bool < int64 < float32 < float64.
-inline DType promote_types(DType a, DType b) { return a > b ? a : b; }
+inline bool is_floating(DType d) {
+  return d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16;
+}
+inline bool is_integral(DType d) {  // bool excluded
+  return d == DType::Int64 || d == DType::Int8 || d == DType::Int16 || d == DType::Int32 ||
+         d == DType::UInt8;
+}
+// Note [Storage dtypes]: the dtype a storage dtype computes in (itself for a compute dtype).
+inline DType compute_dtype(DType d) {
+  if (d <= DType::Float64) return d;
+  return is_floating(d) ? DType::Float32 : DType::Int64;
+}
+// torch's promotion of two tensor dtypes: the higher category (bool < integral < floating),
+// then the larger; uint8 with a signed int needs the next signed size (uint8 + int8 -> int16),
+// float16 with bfloat16 needs float32.
+DType promote_dtypes_slow(DType a, DType b);
+inline DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  if (a <= DType::Float64 && b <= DType::Float64) return a > b ? a : b;  // bool<int64<f32<f64
+  return promote_dtypes_slow(a, b);
+}
 // "(2, 3)" / "()": shapes in error messages, Python style.
 std::string shape_str(const Shape&);
 

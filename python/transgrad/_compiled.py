@@ -72,6 +72,7 @@ full, zeros, ones, empty, eye = (_factories.full, _factories.zeros, _factories.o
 arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factories.randn,
                                  _factories.rand)
 randint, randperm = _factories.randint, _factories.randperm
+from_dlpack = _factories.from_dlpack
 zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
@@ -82,9 +83,12 @@ randint_like, normal, poisson = _factories.randint_like, _factories.normal, _fac
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
 default_generator = _factories.default_generator
-_typed = _legacy.typed_classes(_factories, ("float32", "float64", "int64", "bool"))
+_typed = _legacy.typed_classes(_factories, tuple(_legacy.CLASS_NAMES))
 FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
 LongTensor, BoolTensor = _typed["LongTensor"], _typed["BoolTensor"]
+IntTensor, ShortTensor = _typed["IntTensor"], _typed["ShortTensor"]
+CharTensor, ByteTensor = _typed["CharTensor"], _typed["ByteTensor"]
+HalfTensor, BFloat16Tensor = _typed["HalfTensor"], _typed["BFloat16Tensor"]
 inference_mode = _make_inference_mode(autograd.no_grad)
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
@@ -93,7 +97,7 @@ _build(backend, _factories)
 
 def get_num_threads() -> int:
     """Threads a large kernel may be split over (the cores, or TG_NUM_THREADS when set)."""
-    return int(_C._kernels._get_num_threads())
+    return _C._kernels._get_num_threads()  # a Python int (the builtin `int` is tg.int here)
 
 
 def set_num_threads(n: int) -> None:
@@ -107,5 +111,6 @@ __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *
                   "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
                   "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
                   "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",
-                  "BoolTensor", "get_printoptions", "set_printoptions", "inference_mode",
+                  "BoolTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+                  "HalfTensor", "BFloat16Tensor", "get_printoptions", "set_printoptions", "inference_mode",
                   "is_inference_mode_enabled", "typename", "Size", *_settings])

@@ -36,6 +36,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
+from transgrad import _dtypes
 from transgrad.utils import _engine
 
 STRUCTURE_KEY = "transgrad.structure"
@@ -49,7 +50,7 @@ _ST_DTYPES: Dict[str, np.dtype] = {
     "U16": np.dtype("uint16"), "I16": np.dtype("int16"), "U32": np.dtype("uint32"),
     "I32": np.dtype("int32"), "U64": np.dtype("uint64"), "I64": np.dtype("int64"),
     "F16": np.dtype("float16"), "F32": np.dtype("float32"), "F64": np.dtype("float64"),
-    "C64": np.dtype("complex64"),
+    "C64": np.dtype("complex64"), "BF16": _dtypes.bfloat16,
 }
 _NUMPY_TO_ST = {v: k for k, v in _ST_DTYPES.items()}
 
@@ -243,10 +244,32 @@ class _Reader:
     def arrays(self) -> Dict[str, np.ndarray]:
         import safetensors.numpy
 
+        data, bf16 = _bf16_as_u16(self.data)
         try:
-            return safetensors.numpy.load(self.data)
+            arrays = safetensors.numpy.load(data)
         except Exception as e:  # what our checks let through (overlaps, holes)
             raise self.error(str(e)) from None
+        for name in bf16:
+            arrays[name] = arrays[name].view(_dtypes.bfloat16)
+        return arrays
+
+
+def _bf16_as_u16(data: bytes) -> Tuple[bytes, list]:
+    """safetensors.numpy writes BF16 (ml_dtypes' bfloat16) but cannot read it back: the same
+    file with its BF16 entries declared U16 (same bytes, header re-encoded compactly and padded
+    with spaces to its length, as the format allows), and the names of those entries. The header
+    was checked already (``_check_entry``)."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    names = [k for k, v in header.items() if isinstance(v, dict) and v.get("dtype") == "BF16"]
+    if not names:
+        return data, names
+    for k in names:
+        header[k]["dtype"] = "U16"
+    raw = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
+    if len(raw) > n:  # cannot happen for a header json.loads accepted; never write past it
+        raise ValueError("load: cannot re-encode the header of a file with BF16 tensors")
+    return data[:8] + raw.ljust(n, b" ") + data[8 + n:], names
 
 
 def _read_bytes(f: Any) -> Tuple[bytes, str]:

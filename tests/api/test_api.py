@@ -37,9 +37,10 @@ def test_default_dtypes_follow_pytorch(engine):
     assert tg.ones(4, dtype=tg.float64).dtype == np.dtype("float64")
     assert tg.arange(5).dtype == tg.int64 and tg.arange(0.0, 1.0, 0.25).shape == (4,)
     assert tg.full((2,), 1.5).dtype == tg.float32 and tg.full((2,), 7).dtype == tg.int64
-    assert tg.tensor(np.arange(3, dtype=np.int32)).dtype == tg.int64
-    with pytest.raises(TypeError, match="int32"):
-        tg.from_numpy(np.arange(3, dtype=np.int32))
+    assert tg.tensor(np.arange(3, dtype=np.int32)).dtype == tg.int32  # as torch
+    assert tg.tensor(np.arange(3, dtype=np.uint32)).dtype == tg.int64  # no uint32 tensors
+    with pytest.raises(TypeError, match="uint16"):
+        tg.from_numpy(np.arange(3, dtype=np.uint16))
 
 
 def test_randn_is_seeded(engine):

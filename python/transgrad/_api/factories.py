@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad._api.dlpack import array_from_dlpack
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
@@ -26,6 +27,7 @@ from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported f
     float32,
     float64,
     int64,
+    is_floating,
 )
 from transgrad._random import Generator, default_generator, fused_multiply_add
 
@@ -51,7 +53,7 @@ class Factories:
 
     def set_default_dtype(self, dtype: Any) -> None:
         d = as_dtype(dtype)
-        if d.kind != "f":
+        if not is_floating(d):
             raise TypeError("only floating-point types are supported as the default type")
         self._default = d
 
@@ -132,9 +134,16 @@ class Factories:
         if not isinstance(a, np.ndarray):
             raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(a).__name__}")
         if a.dtype not in SUPPORTED:
-            raise TypeError(f"can't convert np.ndarray of type {a.dtype}: the supported types "
-                            "are float64, float32, int64, bool (and complex128); convert it "
-                            "first, e.g. a.astype(np.float64)")
+            raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
+                            "types are: float64, float32, float16, bfloat16, complex128, int64, "
+                            "int32, int16, int8, uint8, and bool.")
+        return self._backend.from_numpy(a)
+
+    def from_dlpack(self, ext_tensor: Any) -> Any:
+        """A tensor sharing memory with a DLPack producer (Note [DLPack through numpy])."""
+        a = array_from_dlpack(ext_tensor)
+        if a.dtype not in SUPPORTED:
+            raise TypeError(f"from_dlpack: dtype {a.dtype} has no transgrad tensor type")
         return self._backend.from_numpy(a)
 
     def full(self, size: Any, fill_value: Any, dtype: Any = None,
@@ -367,7 +376,7 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
          "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
          "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
-         "numel")
+         "numel", "from_dlpack")
 
 
 def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:

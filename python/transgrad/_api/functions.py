@@ -33,7 +33,7 @@ import numpy as np
 
 from transgrad._api.views import track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
-from transgrad._dtypes import as_dtype
+from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex, is_integral
 
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 
@@ -123,8 +123,12 @@ def _ops_of_seq(tensors: Sequence[Any]) -> Any:
 def scalar(like: Any, value: Any) -> Any:
     """The Python number ``value`` as a 0-d tensor next to tensor ``like`` (the scalar rule)."""
     d = like.dtype
-    if d.kind not in "fc":
-        d = _I64 if isinstance(value, (numbers.Integral, np.bool_)) else _F64
+    if not is_floating_or_complex(d):
+        integral = isinstance(value, (numbers.Integral, np.bool_))
+        if integral and is_integral(d) and not isinstance(value, (bool, np.bool_)):
+            # an int keeps an integer tensor's dtype (int8 + 5 is int8), wrapping as torch's
+            return backend_of(like).from_numpy(np.array(value, dtype=_I64).astype(d))
+        d = _I64 if integral else _F64
     return backend_of(like).from_numpy(np.array(value, dtype=d))
 
 
@@ -137,7 +141,7 @@ def as_tensor(value: Any, like: Any) -> Any:
     if isinstance(value, (numbers.Number, np.bool_)):
         return scalar(like, value)
     a = np.asarray(value)
-    if a.dtype.kind == "f" and like.dtype.kind == "f":
+    if a.dtype.kind == "f" and is_floating(like.dtype):
         a = a.astype(like.dtype)
     elif a.dtype.kind in "iu":
         a = a.astype(_I64)

@@ -35,6 +35,7 @@ from typing import Any, Callable, List, Optional, Sequence
 import numpy as np
 
 from transgrad._backend import find_backend
+from transgrad._dtypes import is_floating_or_complex
 
 
 class GradcheckError(RuntimeError):
@@ -118,7 +119,7 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
 
 
 def _differentiable(o: Any, T: Any) -> bool:
-    return isinstance(o, T) and o.dtype.kind in "fc"
+    return isinstance(o, T) and is_floating_or_complex(o.dtype)
 
 
 def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: float, rtol: float,

@@ -22,24 +22,24 @@ import numpy as np
 
 from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
+from transgrad._api import dlpack, predicates, statistics
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
 from transgrad._api import pointwise as pfn
-from transgrad._api import predicates, statistics
 from transgrad._api import reductions as rfn
 from transgrad._api import scatter as sfn
 from transgrad._api import search_functions as search_fn
 from transgrad._api import shape_functions as shape_fn
 from transgrad._api.functions import as_tensor, scalar, shape_arg
 from transgrad._api.indexing import getitem, setitem
-from transgrad._api.inplace import run_inplace
+from transgrad._api.inplace import _TORCH_NAMES, run_inplace
 from transgrad._api.legacy import type_
 from transgrad._api.printing import tensor_repr
 from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
-from transgrad._dtypes import as_dtype
+from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex
 
 
 class _Numel(int):
@@ -192,7 +192,7 @@ def _set_data(self: Any, value: Any) -> None:
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
     if backend_of(value) is not backend_of(self):
         raise TypeError("x.data = y: y is a tensor of another transgrad engine")
-    if self.requires_grad and value.dtype.kind not in "fc":
+    if self.requires_grad and not is_floating_or_complex(value.dtype):
         raise RuntimeError("data set to a tensor that requires gradients must be floating "
                            "point or complex dtype")
     self._set_data(value)
@@ -253,7 +253,7 @@ def cpu(self: Any) -> Any:
 
 
 def is_floating_point(self: Any) -> bool:
-    return self.dtype.kind == "f"
+    return is_floating(self.dtype)
 
 
 def tolist(self: Any) -> Any:
@@ -296,6 +296,30 @@ def double(self: Any) -> Any:
 
 def long(self: Any) -> Any:
     return fn.cast(self, "int64")
+
+
+def half(self: Any) -> Any:
+    return fn.cast(self, "float16")
+
+
+def bfloat16(self: Any) -> Any:
+    return fn.cast(self, "bfloat16")
+
+
+def int_(self: Any) -> Any:
+    return fn.cast(self, "int32")
+
+
+def short(self: Any) -> Any:
+    return fn.cast(self, "int16")
+
+
+def char(self: Any) -> Any:
+    return fn.cast(self, "int8")
+
+
+def byte(self: Any) -> Any:
+    return fn.cast(self, "uint8")
 
 
 def bool_(self: Any) -> Any:
@@ -582,8 +606,7 @@ def _float_only(self: Any, op: str) -> None:
 
 
 def _torch_dtype_name(t: Any) -> str:
-    return {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
-        str(t.dtype), str(t.dtype))
+    return _TORCH_NAMES.get(str(t.dtype), str(t.dtype))
 
 
 def _generator(self: Any, generator: Any) -> Any:
@@ -730,8 +753,10 @@ METHODS: Dict[str, Any] = {
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
+    "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "new_tensor": new_tensor,
+    "__dlpack__": dlpack.__dlpack__, "__dlpack_device__": dlpack.__dlpack_device__,
     **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},
     "__eq__": __eq__, "__ne__": __ne__, "__hash__": __hash__, "__pos__": __pos__,
     "__abs__": fn.abs, "__pow__": __pow__, "__rpow__": __rpow__,

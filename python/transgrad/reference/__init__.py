@@ -43,6 +43,7 @@ full, zeros, ones, empty, eye = (_factories.full, _factories.zeros, _factories.o
 arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factories.randn,
                                  _factories.rand)
 randint, randperm = _factories.randint, _factories.randperm
+from_dlpack = _factories.from_dlpack
 zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
@@ -53,9 +54,12 @@ randint_like, normal, poisson = _factories.randint_like, _factories.normal, _fac
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
 default_generator = _factories.default_generator
-_typed = _legacy.typed_classes(_factories, ("float32", "float64", "int64", "bool"))
+_typed = _legacy.typed_classes(_factories, tuple(_legacy.CLASS_NAMES))
 FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
 LongTensor, BoolTensor = _typed["LongTensor"], _typed["BoolTensor"]
+IntTensor, ShortTensor = _typed["IntTensor"], _typed["ShortTensor"]
+CharTensor, ByteTensor = _typed["CharTensor"], _typed["ByteTensor"]
+HalfTensor, BFloat16Tensor = _typed["HalfTensor"], _typed["BFloat16Tensor"]
 inference_mode = _make_inference_mode(autograd.no_grad)
 no_grad, enable_grad = autograd.no_grad, autograd.enable_grad
 set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_enabled
@@ -88,7 +92,9 @@ def set_num_threads(n: int) -> None:
     _num_threads = n
 
 
-__all__ = ["BoolTensor", "DoubleTensor", "FloatTensor", "Generator", "LongTensor", "Size",
+__all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor",
+           "FloatTensor", "Generator", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
+           "Size",
            "Tensor",
            "accelerator", "apply_formula", "autograd", "backends", "cuda", "default_generator",
            "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",

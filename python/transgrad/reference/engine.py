@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_anomaly_enabled, is_grad_enabled
 from transgrad.reference.grad_ops import grad_cast
@@ -113,7 +114,7 @@ def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    f"(output {i} has shape {t.shape}); pass gradient=... with "
                                    "that shape")
-            if t.dtype.kind not in "fc":
+            if not is_floating_or_complex(t.dtype):
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {t.dtype}")
             g = Tensor(np.ones(t.shape, t.dtype))
@@ -310,7 +311,7 @@ def _note(exc: Exception, node: Node) -> None:
 
 def _check_nan(node: Node, grads: List[Any]) -> None:
     for i, g in enumerate(grads):
-        if g is not None and g.dtype.kind in "fc" and np.isnan(g._data).any():
+        if g is not None and is_floating_or_complex(g.dtype) and np.isnan(g._data).any():
             # torch's sentence first (user code matches on it), then which formula and where
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                f"output. (function {node.describe()}, detected by "

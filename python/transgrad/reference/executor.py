@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Tuple
 from transgrad import lang
 from transgrad.reference import kernels
 from transgrad.reference.formula import apply_formula
+from transgrad.reference.kernel_support import half_in_float32
 
 
 class ReferenceExecutor:
@@ -22,12 +23,20 @@ class ReferenceExecutor:
                       kwargs: Dict[str, Any]) -> Any:
         return apply_formula(fdef, args, kwargs)
 
+    def __init__(self) -> None:
+        self._kernels: Dict[str, Callable[..., Any]] = {}
+
     def kernel(self, name: str) -> Callable[..., Any]:
+        fn = self._kernels.get(name)
+        if fn is not None:
+            return fn
         try:
-            return getattr(kernels, name)
+            fn = half_in_float32(name, getattr(kernels, name))
         except AttributeError:
             raise AttributeError(f"transgrad.lang.kernel has no kernel {name!r}; kernels are "
                                  "declared in translator/signatures.py") from None
+        self._kernels[name] = fn
+        return fn
 
 
 EXECUTOR = ReferenceExecutor()

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.grad_ops import grad_cast, grad_sum_to
@@ -167,7 +168,7 @@ class FormulaNode(Node):
             if slot < 0 or not isinstance(t, Tensor):
                 continue
             self.output_meta[slot] = (t.shape, t.dtype)
-            if t.dtype.kind in "fc":
+            if is_floating_or_complex(t.dtype):
                 t.grad_fn, t.output_nr = self, slot
         fn = self.backward_fn
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):

@@ -20,6 +20,7 @@ from transgrad._api.function_forms import (
     forward_args,
     run_forward,
 )
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference.formula import validate_grads
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.node import Node, SavedTensor, attach_delayed_error, gradient_edge
@@ -132,7 +133,8 @@ class Function:
                 if not isinstance(t, Tensor):
                     continue
                 ctx.output_meta[k] = (t.shape, t.dtype)
-                if t.dtype.kind in "fc" and not any(t is m for m in ctx._non_differentiable):
+                if is_floating_or_complex(t.dtype) and not any(
+                        t is m for m in ctx._non_differentiable):
                     t.grad_fn, t.output_nr = ctx, k
         ctx._saved = [_save(t, outputs) for t in ctx._to_save]
         ctx._to_save = ()

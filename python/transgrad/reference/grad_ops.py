@@ -17,6 +17,7 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference import kernels
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.node import Node, gradient_edge
@@ -86,6 +87,6 @@ def grad_cast(g: Tensor, dtype: np.dtype) -> Tensor:
         return g
     with no_grad():
         out = kernels.cast(g, dtype)
-    if is_grad_enabled() and g.requires_grad and g.dtype.kind in "fc":
+    if is_grad_enabled() and g.requires_grad and is_floating_or_complex(g.dtype):
         return _record(out, CastBackward(g))
     return out

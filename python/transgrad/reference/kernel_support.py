@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from transgrad import _dtypes
+
 # ---------------------------------------------------------------------------------------------
 # The only code that knows the Tensor class.
 
@@ -61,20 +63,19 @@ def _view(a: np.ndarray, base: Any) -> Any:
 
 _BOOL, _INT, _F32, _F64, _C128 = (np.dtype(n) for n in ("bool", "int64", "float32", "float64",
                                                          "complex128"))
-_RANK = {_BOOL: 0, _INT: 1, _F32: 2, _F64: 3, _C128: 4}
-_NAMES = {"bool": _BOOL, "int64": _INT, "float32": _F32, "float64": _F64,
-          "complex128": _C128}
+_RANK = frozenset(_dtypes.SUPPORTED)  # the supported dtypes (the name is historical)
+_NAMES = {d.name: d for d in _dtypes.SUPPORTED}
 
 
 def _canonical(a: np.ndarray) -> np.ndarray:
-    """Map numpy dtypes onto the supported ones (int32 -> int64, float16 -> float32, ...)."""
+    """Map numpy dtypes onto the supported ones (uint16/32/64 -> int64, longdouble -> float64)."""
     dt = a.dtype
     if dt in _RANK:
         return a
     if dt.kind in "iu":
         return a.astype(_INT)
     if dt.kind == "f":
-        return a.astype(_F32 if dt.itemsize < 8 else _F64)
+        return a.astype(_F64)
     if dt.kind == "c":
         return a.astype(_C128)
     raise ValueError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
@@ -101,12 +102,74 @@ def _np_dtype(dtype: Any) -> np.dtype:
 
 
 def _promote(*dts: np.dtype) -> np.dtype:
-    return max(dts, key=_RANK.__getitem__)
+    """torch's promotion of tensor dtypes (Note [Type promotion] in transgrad/_dtypes.py)."""
+    return functools.reduce(_dtypes._promote, dts)
+
+
+def _is_half(dt: np.dtype) -> bool:
+    """float16 or bfloat16: accumulating kernels compute them in float32 and round the result
+    back, as the compiled engine and torch (Note [Storage dtypes] in csrc/tensor/tensor.h)."""
+    return dt == _dtypes.float16 or dt == _dtypes.bfloat16
+
+
+# Kernels whose result dtype is an argument: never rounded back.
+_DTYPE_KERNELS = frozenset(("cast",))
+
+
+def half_in_float32(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` computing float16/bfloat16 as torch and the compiled engine do (Note [Storage
+    dtypes] in csrc/tensor/tensor.h): when its floating tensor arguments are all of one half
+    dtype, they are widened to float32 (exact), and float32 results rounded back to that dtype.
+    Other calls (no half argument, or half mixed with float32/64) run ``fn`` unchanged."""
+    if name in _DTYPE_KERNELS:
+        return fn
+    tensor_class = _tensor_class()
+
+    def widen(v: Any) -> Any:
+        if isinstance(v, tensor_class) and _is_half(v._data.dtype):
+            return tensor_class._from_array(v._data.astype(_F32))
+        if isinstance(v, (list, tuple)):
+            return type(v)(widen(e) for e in v)
+        return v
+
+    def narrow(v: Any, half: np.dtype) -> Any:
+        if isinstance(v, tensor_class) and v._data.dtype == _F32:
+            return tensor_class._from_array(v._data.astype(half))
+        if isinstance(v, tuple):  # named tuples (values, indices) keep their type
+            items = [narrow(e, half) for e in v]
+            return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
+        return v
+
+    def floats(v: Any) -> Any:
+        if isinstance(v, tensor_class):
+            d = v._data.dtype
+            if _dtypes.is_floating(d):
+                yield d
+        elif isinstance(v, (list, tuple)):
+            for e in v:
+                yield from floats(e)
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        for v in args:  # the common case first: no 2-byte floating tensor among the arguments
+            if isinstance(v, (list, tuple)) or (
+                    isinstance(v, tensor_class) and v._data.dtype.itemsize == 2):
+                break
+        else:
+            if not kwargs:
+                return fn(*args)
+        kinds = set(floats(args)) | set(floats(tuple(kwargs.values())))
+        if len(kinds) != 1 or not _is_half(half := next(iter(kinds))):
+            return fn(*args, **kwargs)
+        out = fn(*widen(args), **{k: widen(v) for k, v in kwargs.items()})
+        return narrow(out, half)
+
+    return run
 
 
 def _floating(a: np.ndarray) -> np.ndarray:
-    """Floating kernels compute int64/bool inputs in float64."""
-    return a if a.dtype.kind in "fc" else a.astype(_F64)
+    """Floating kernels compute integer and bool inputs in float64."""
+    return a if _dtypes.is_floating_or_complex(a.dtype) else a.astype(_F64)
 
 
 def _shape(a: np.ndarray) -> tuple[int, ...]:
@@ -178,8 +241,10 @@ def _number_like(x: np.ndarray, value: Any) -> np.ndarray:
     """``kernel.scalar_like(x, value)``'s array: ``x``'s dtype when floating; else int64 for an
     int ``value`` (or bool), float64 for a float one."""
     dt = x.dtype
-    if dt.kind not in "fc":
+    if not _dtypes.is_floating_or_complex(dt):
         dt = _INT if isinstance(value, (bool, int, np.integer)) else _F64
+    if _is_half(dt):  # rounded through float32, as the compiled engine (half.h)
+        return np.array(value, dtype=np.float32).astype(dt)
     return np.array(value, dtype=dt)
 
 

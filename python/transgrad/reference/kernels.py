@@ -40,6 +40,7 @@ try:  # scipy's erf is vectorised; math.erf is the exact fallback
 except ImportError:  # pragma: no cover - depends on the environment
     _np_erf = np.frompyfunc(math.erf, 1, 1)
 
+from transgrad import _dtypes
 from transgrad.reference.kernel_support import (  # noqa: F401 - shared with kernels_nn/_special
     _BOOL,
     _C128,
@@ -55,6 +56,7 @@ from transgrad.reference.kernel_support import (  # noqa: F401 - shared with ker
     _check_shape,
     _check_size,
     _floating,
+    _is_half,
     _new,
     _np_dtype,
     _number_like,
@@ -157,7 +159,10 @@ def clamp(x: Any, min: float | None, max: float | None) -> Any:
 
 @_quiet
 def cast(x: Any, dtype: Any) -> Any:
-    return _new(np.array(_arr(x), dtype=_np_dtype(dtype), copy=True))
+    a, d = _arr(x), _np_dtype(dtype)
+    if _is_half(d) and a.dtype == _F64:  # through float32, as torch (Note [Half conversions])
+        a = a.astype(_F32)
+    return _new(np.array(a, dtype=d, copy=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,14 +260,18 @@ def scalar_like(x: Any, value: float) -> Any:
 
 
 def _sum_dtype(a: np.ndarray) -> np.dtype:
-    return _INT if a.dtype in (_BOOL, _INT) else a.dtype
+    """Integers and bool sum in int64 (as torch); float16/bfloat16 accumulate in float32."""
+    if a.dtype == _BOOL or _dtypes.is_integral(a.dtype):
+        return _INT
+    return _F32 if _is_half(a.dtype) else a.dtype
 
 
 def sum(x: Any, dims: Optional[Sequence[int]] = None, keepdim: bool = False) -> Any:
     a = _arr(x)
     dims = range(a.ndim) if dims is None else dims  # Note [Kernel defaults] (signatures.py)
     axes = _wrap_dims(dims, a.ndim, "sum")
-    return _new(np.sum(a, axis=axes, keepdims=bool(keepdim), dtype=_sum_dtype(a)))
+    out = np.sum(a, axis=axes, keepdims=bool(keepdim), dtype=_sum_dtype(a))
+    return _new(out.astype(a.dtype) if _is_half(a.dtype) else out)
 
 
 def _extremum(np_fn: Callable[..., np.ndarray], name: str) -> Callable[..., Any]:
@@ -627,7 +636,8 @@ def matmul(a: Any, b: Any) -> Any:
         raise ValueError(f"matmul: batch dimensions of shapes {_shape(x)} and {_shape(y)} are "
                          "not broadcastable") from None
     dt = _promote(x.dtype, y.dtype)
-    return _new(np.matmul(x.astype(dt, copy=False), y.astype(dt, copy=False)))
+    ct = _F32 if _is_half(dt) else dt  # float16/bfloat16 through float32, rounded back
+    return _new(np.matmul(x.astype(ct, copy=False), y.astype(ct, copy=False)).astype(dt))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from transgrad.reference.kernel_support import (
+    _F32,
     _arr,
     _check_size,
+    _is_half,
     _new,
     _shape,
     _wrap_dim,
@@ -155,7 +157,9 @@ def cumsum(x: Any, dim: int) -> Any:
     d = _wrap_dim(dim, a.ndim, "cumsum")
     if a.ndim == 0:
         return _new(a.astype(_INT if a.dtype.kind == "b" else a.dtype))
-    out_dtype = _INT if a.dtype.kind in "bi" else a.dtype
+    if _is_half(a.dtype):  # accumulated in float32, each partial sum rounded back
+        return _new(np.cumsum(a, axis=d, dtype=_F32).astype(a.dtype))
+    out_dtype = _INT if a.dtype.kind in "biu" else a.dtype
     return _new(np.cumsum(a, axis=d, dtype=out_dtype))
 
 

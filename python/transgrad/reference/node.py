@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from transgrad._api.anomaly import capture_frames, format_frames
+from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference import saved_hooks
 from transgrad.reference.grad_mode import _anomaly
 from transgrad.reference.tensor import HookHandle, Tensor
@@ -297,7 +298,7 @@ def attach_delayed_error(outputs: List[Any], message: str, sources: List[Any]) -
     node = DelayedError(message, edges)
     out = []
     for i, g in enumerate(outputs):
-        if isinstance(g, Tensor) and g.dtype.kind in "fc":
+        if isinstance(g, Tensor) and is_floating_or_complex(g.dtype):
             g = Tensor._view_of(g, g._data)
             g.grad_fn, g.output_nr = node, i
         out.append(g)

@@ -29,7 +29,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from transgrad._backend import backend_of
-from transgrad._dtypes import SUPPORTED
+from transgrad._dtypes import SUPPORTED, is_floating_or_complex
 
 SUPPORTED_DTYPES = frozenset(SUPPORTED)
 FLOATING_KINDS = "fc"
@@ -75,8 +75,8 @@ class Tensor:
         if type(data) is not np.ndarray:
             data = np.asarray(data)
         if data.dtype not in SUPPORTED_DTYPES:
-            raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are bool, int64, "
-                            "float32, float64 or complex128")
+            raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are "
+                            + ", ".join(d.name for d in SUPPORTED))
         self._data = data
         self._vc = VersionCounter()
         self._base: Optional[Tensor] = None  # the tensor this one is a view of
@@ -156,9 +156,9 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if value and self._data.dtype.kind not in FLOATING_KINDS:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients "
-                               f"(got {self._data.dtype})")
+        if value and not is_floating_or_complex(self._data.dtype):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               f"gradients (got {self._data.dtype})")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
