@@ -10,6 +10,7 @@ Invariant: the API is the one ``transgrad.reference`` gets from the same builder
 
 from __future__ import annotations
 
+import builtins
 import operator
 import types
 from typing import Any, Dict
@@ -95,12 +96,12 @@ set_grad_enabled, is_grad_enabled = autograd.set_grad_enabled, autograd.is_grad_
 _build(backend, _factories)
 
 
-def get_num_threads() -> int:
+def get_num_threads() -> builtins.int:
     """Threads a large kernel may be split over (the cores, or TG_NUM_THREADS when set)."""
     return _C._kernels._get_num_threads()  # a Python int (the builtin `int` is tg.int here)
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(n: builtins.int) -> None:
     """Sets the intra-op thread count (as ``torch.set_num_threads``); 1 turns splitting off.
     Kernels of several Python threads running at once are never split (Note [Inter-op
     first] in csrc/tensor/parallel.h)."""
@@ -112,5 +113,5 @@ __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *
                   "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
                   "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",
                   "BoolTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
-                  "HalfTensor", "BFloat16Tensor", "get_printoptions", "set_printoptions", "inference_mode",
-                  "is_inference_mode_enabled", "typename", "Size", *_settings])
+                  "HalfTensor", "BFloat16Tensor", "get_printoptions", "set_printoptions",
+                  "inference_mode", "is_inference_mode_enabled", "typename", "Size", *_settings])

@@ -9,6 +9,7 @@ formula.py (apply_formula, FormulaNode), engine.py (backward, grad), function.py
 (autograd.Function), autograd.py (the namespace), api.py (the backend for ``transgrad._api``).
 """
 
+import builtins as _builtins
 import operator as _operator
 
 from transgrad import lang as _lang
@@ -74,13 +75,13 @@ _num_threads = 1
 _MAX_THREADS = 1024
 
 
-def get_num_threads() -> int:
+def get_num_threads() -> _builtins.int:
     """The value last given to set_num_threads (1 by default): the reference engine runs every
     kernel on the calling thread, in numpy."""
     return _num_threads
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(n: _builtins.int) -> None:
     """Accepted for API parity with ``transgrad``; pure Python splits nothing."""
     global _num_threads
     n = _operator.index(n)
