@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from transgrad._backend import engine_module
+from transgrad._dtypes import is_floating_or_complex
 
 __all__ = ["set_printoptions", "get_printoptions"]
 
@@ -81,7 +82,7 @@ class _Formatter:
     than 1000x, exceed 1e8 or go below 1e-4 (unless ``sci_mode`` says otherwise)."""
 
     def __init__(self, a: np.ndarray) -> None:
-        self.floating = a.dtype.kind == "f"
+        self.floating = is_floating_or_complex(a.dtype)
         self.int_mode, self.sci_mode, self.width = True, False, 1
         p = _options["precision"]
         flat = a.reshape(-1)
