@@ -6,23 +6,8 @@ Each formula names the yaml entry it came from. Real dtypes only: ``.conj()`` an
 
 import math
 
-from transgrad.lang import (
-    B,
-    Dims,
-    DType,
-    I,
-    Optional,
-    Scalar,
-    Shape,
-    T,
-    Tensor,
-    case,
-    formula,
-    helper,
-    kernel,
-    ops,
-    samples,
-)
+from transgrad.lang import (B, Dims, DType, I, Optional, Scalar, Sequence, Shape, T, Tensor,
+                            case, formula, helper, kernel, ops, samples)
 
 # ---------------------------------------------------------------------------------------------
 # Helpers (from translator/torch_helpers.py)

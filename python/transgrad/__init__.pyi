@@ -22,6 +22,7 @@ from . import nn as nn
 from . import optim as optim
 from . import serialization as serialization
 from . import special as special
+from . import testing as testing
 from . import utils as utils
 from ._device import device as device
 from .autograd import enable_grad as enable_grad

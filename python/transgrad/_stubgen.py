@@ -227,12 +227,12 @@ _TYPING = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional"
 
 # The submodules a user reaches as attributes (the same under transgrad.reference).
 _PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distributions", "extension",
-                    "linalg", "nn", "optim", "serialization", "special", "utils"}
+                    "linalg", "nn", "optim", "serialization", "special", "testing", "utils"}
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py lists it too)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
-                   "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_special",
-                   "kernel_support", "node", "plan", "saved_hooks", "tensor", "lang",
-                   "translator", "formulas", "ops_reference", "reference", "coverage"}
+                   "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
+                   "kernels_special", "kernel_support", "node", "plan", "saved_hooks", "tensor",
+                   "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -13,6 +13,8 @@ NOT_THE_SAME = {
     "the reduction as an int enum; the public form is nn.functional's, which we have",
     ("F", "unfold"): "a different op: torch.nn.functional.unfold is im2col, while the "
     "formula unfold is Tensor.unfold(dimension, size, step)",
+    ("torch", "lstm_cell"): "a different op: torch.lstm_cell takes the input, states and "
+    "weights; the formula lstm_cell takes the pre-activation gates (nn.LSTM, nn.LSTMCell)",
 }
 
 

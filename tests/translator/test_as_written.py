@@ -30,17 +30,14 @@ def as_written(ref):
     from transgrad import lang
 
     lang.load_builtin_formulas()
-    registry, helpers = dict(lang.REGISTRY), dict(lang.HELPERS)
     spec = importlib.util.spec_from_file_location("as_written", FIXTURE)
     mod = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(mod)
+        with lang.namespace("as_written"):  # its own op namespace, forgotten afterwards
+            spec.loader.exec_module(mod)
         yield mod
     finally:
-        lang.REGISTRY.clear()
-        lang.REGISTRY.update(registry)
-        lang.HELPERS.clear()
-        lang.HELPERS.update(helpers)
+        lang.forget_namespace("as_written")
 
 
 def test_a_returned_kernel_call_is_an_output_named_result():
