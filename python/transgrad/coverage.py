@@ -592,11 +592,12 @@ def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
 
 
 def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, kwargs: dict,
-                  seed: int, notes: list[str] | None = None,
-                  inplace: bool = False) -> str | None:
+                  seed: int, notes: list[str] | None = None, inplace: bool = False,
+                  compared: set[str] | None = None) -> str | None:
     """One case (``args``/``kwargs`` as ``_arrays`` draws them) through ``ours`` on ``engine``
     and ``theirs`` on torch (each a path or a callable): None when value, VJP and VJP-of-VJP
-    match; else what differs. Torch's own missing derivatives go to ``notes``."""
+    match; else what differs. Torch's own missing derivatives go to ``notes``; the labels of
+    the checks that compared arrays (torch's side had a gradient) go to ``compared``."""
     try:
         want = _run(_Lib(torch, True), theirs, args, kwargs, seed, inplace)
     except Exception as e:  # noqa: BLE001 - the table's case is wrong for torch: report it
@@ -613,17 +614,20 @@ def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, k
         diff = _compare(label, got[key], want[key])
         if diff is not None:
             return diff
+        if compared is not None and want[key] is not None:
+            compared.add(label)
     return None
 
 
-def check_twin(entry: str, twin: Twin, engine: Any, torch: Any,
-               notes: list[str] | None = None) -> str | None:
-    """None when every case matches torch on ``engine``; else what differs (first failure)."""
+def check_twin(entry: str, twin: Twin, engine: Any, torch: Any, notes: list[str] | None = None,
+               compared: set[str] | None = None) -> str | None:
+    """None when every case matches torch on ``engine``; else what differs (first failure).
+    ``compared`` collects the checks that compared arrays on some case (``compare_calls``)."""
     for i, c in enumerate(twin.cases):
         args, kwargs = _arrays(c, _rng(entry, i), twin.domain)
         seed = zlib.crc32(f"{entry}/{i}".encode())
         diff = compare_calls(engine, twin.call, torch, twin.call, args, kwargs, seed, notes,
-                             twin.inplace)
+                             twin.inplace, compared)
         if diff is not None:
             return f"case {i}: {diff}"
     return None
@@ -633,11 +637,20 @@ def check_twin(entry: str, twin: Twin, engine: Any, torch: Any,
 # Classifying every entry
 
 
+# Note [Strict count]
+# "verified" includes entries whose check is the value alone: torch's table has no derivative
+# (non_differentiable outputs, not_implemented) or only a first one. The strict count is of the
+# verified entries where some case compared both a VJP and a VJP-of-VJP with torch's arrays
+# (a zero second derivative compared as zeros counts: it is a check that can fail).
+
+
 @dataclasses.dataclass(frozen=True)
 class Row:
     entry: str
     status: str  # verified | covered | not covered | out of scope
     detail: str = ""
+    # verified with a VJP and a VJP-of-VJP compared to torch's on some case (Note [Strict count])
+    second_order: bool = False
 
 
 def _engines(which: str) -> list[tuple[str, Any]]:
@@ -691,14 +704,16 @@ def classify(entry: str, engines: Sequence[tuple[str, Any]], torch: Any) -> Row:
         return Row(entry, "not covered", f"no transgrad `{twin.call}` ({', '.join(missing)})")
     problems: list[str] = []
     notes: list[str] = []
+    compared: set[str] = set()
     for name, engine in engines:
-        diff = check_twin(entry, twin, engine, torch, notes)
+        diff = check_twin(entry, twin, engine, torch, notes, compared)
         if diff is not None:
             problems.append(f"{name}: {diff}")
     if problems:
         return Row(entry, "covered", "mismatch: " + "; ".join(problems))
     return Row(entry, "verified", f"{len(twin.cases)} case(s) on {len(engines)} engine(s)"
-               + "".join(f" ({n})" for n in notes))
+               + "".join(f" ({n})" for n in notes),
+               second_order={"VJP", "VJP-of-VJP"} <= compared)
 
 
 def summary(rows: Sequence[Row]) -> str:
@@ -715,8 +730,11 @@ def summary(rows: Sequence[Row]) -> str:
             kind = r.detail.split("`")[0].strip().rstrip(":")
         kinds[(r.status, kind)] = kinds.get((r.status, kind), 0) + 1
     width = max((len(s) + len(k) for s, k in kinds), default=10) + 3
-    return "\n".join(f"{(s + (': ' + k if k else '')):<{width}} {n:>4}"
-                     for (s, k), n in sorted(kinds.items()))
+    lines = [f"{(s + (': ' + k if k else '')):<{width}} {n:>4}"
+             for (s, k), n in sorted(kinds.items())]
+    strict = sum(r.second_order for r in rows)
+    return "\n".join(lines + [f"{'verified first and second order (VJP, VJP-of-VJP)':<{width}} "
+                              f"{strict:>4}"])
 
 
 def derivatives_yaml() -> str:
@@ -766,6 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{r.entry:<{width}}  {r.status:<12}  {r.detail}")
         counts = {s: sum(r.status == s for r in rows)
                   for s in ("verified", "covered", "not covered", "out of scope")}
+        counts["verified first and second order"] = sum(r.second_order for r in rows)
         print("\n" + summary(rows))
         print("\n" + "  ".join(f"{s}: {n}" for s, n in counts.items())
               + f"  (of {len(rows)} entries; engines: {', '.join(n for n, _ in engines)})")

@@ -120,3 +120,22 @@ def test_every_case_of_the_table_runs_on_torch(entry):
     for i, c in enumerate(twin.cases):
         args, kwargs = coverage._arrays(c, coverage._rng(entry, i), twin.domain)
         coverage._run(coverage._Lib(torch, True), twin.call, args, kwargs, i, twin.inplace)
+
+
+def test_summary_counts_first_and_second_order_apart(capsys):
+    """isnan is verified by value only (torch has no gradient), sin with VJP and VJP-of-VJP:
+    the strict line counts sin alone (Note [Strict count])."""
+    pytest.importorskip("torch")
+    assert coverage.main(["--engine", "reference", "--only", "sin", "isnan", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    strict = [ln for ln in lines if ln.startswith("verified first and second order (")]
+    assert [ln.split()[-1] for ln in strict] == ["1"]
+    assert any("verified: 2 " in ln and "verified first and second order: 1 " in ln
+               for ln in lines)
+
+
+def test_a_value_only_row_is_not_second_order(engine):
+    torch = pytest.importorskip("torch")
+    assert classify("sin", [("e", engine)], torch).second_order
+    assert not classify("acosh_", [("e", engine)], torch).second_order
+    assert not classify("isnan", [("e", engine)], torch).second_order
