@@ -407,6 +407,91 @@ TWINS: dict[str, Twin] = {
                         inplace=True),
     "threshold_": Twin("nn.functional.threshold", (case(T(3, 4), 0.1, -1.0, inplace=True),),
                        inplace=True),
+    # the functional API over the layers' ops (each entry's ATen op is what torch's functional
+    # call dispatches to on CPU for these cases)
+    "threshold": Twin("nn.functional.threshold", (case(T(3, 4), 0.1, -1.0),
+                                                  case(T(2, 3, 4), -0.5, 2.0))),
+    "glu": Twin("nn.functional.glu", (case(T(3, 4)), case(T(2, 6, 3), 1))),
+    "_prelu_kernel": Twin("nn.functional.prelu", (case(T(2, 3, 4), T(3)), case(T(3, 4), T(1)))),
+    "smooth_l1_loss": Twin("nn.functional.smooth_l1_loss", (
+        case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), reduction="sum", beta=0.5),
+        case(T(5), T(5), reduction="none", beta=2.0))),
+    "huber_loss": Twin("nn.functional.huber_loss", (
+        case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), reduction="sum", delta=0.5),
+        case(T(5), T(5), reduction="none", delta=2.0))),
+    "soft_margin_loss": Twin("nn.functional.soft_margin_loss", (
+        case(T(3, 4), T(3, 4, requires_grad=False)),
+        case(T(5), T(5, requires_grad=False), reduction="none"))),
+    "binary_cross_entropy": Twin("nn.functional.binary_cross_entropy", (
+        case(T(3, 4, low=0.05, high=0.95), T(3, 4, low=0.0, high=1.0)),
+        case(T(5, low=0.05, high=0.95), T(5, low=0.0, high=1.0),
+             T(5, requires_grad=False, low=0.5, high=2.0), reduction="sum"),
+        case(T(2, 3, low=0.05, high=0.95), T(2, 3, low=0.0, high=1.0), reduction="none"))),
+    "nll_loss2d_forward": Twin("nn.functional.nll_loss", (
+        case(T(2, 3, 2, 2), I(2, 2, 2, high=3)),
+        case(T(2, 3, 3, 2), I(2, 3, 2, high=3), T(3, requires_grad=False, low=0.5, high=2.0),
+             reduction="sum"))),
+    **{f"{kind}_pad{d}d": Twin("nn.functional.pad", cs) for kind, mode in (
+        ("reflection", "reflect"), ("replication", "replicate")) for d, cs in (
+        (1, (case(T(2, 3, 5), (2, 1), mode=mode), case(T(3, 4), (0, 3), mode=mode))),
+        (2, (case(T(1, 2, 4, 5), (1, 2, 2, 1), mode=mode), case(T(2, 3, 4), (1, 0, 0, 2),
+                                                                 mode=mode))),
+        (3, (case(T(1, 2, 3, 4, 4), (1, 1, 2, 0, 1, 2), mode=mode),)))},
+    **{f"upsample_{mode}{d}d": Twin("nn.functional.interpolate", cs) for mode, d, cs in (
+        ("nearest", 1, (case(T(1, 2, 5), size=8), case(T(2, 1, 4), scale_factor=2))),
+        ("nearest", 2, (case(T(1, 2, 3, 4), size=(5, 7)), case(T(1, 1, 3, 3), scale_factor=2))),
+        ("nearest", 3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5)),)),
+        ("linear", 1, (case(T(1, 2, 5), size=8, mode="linear"),
+                       case(T(2, 1, 4), scale_factor=2, mode="linear", align_corners=True))),
+        ("bilinear", 2, (case(T(1, 2, 3, 4), size=(5, 7), mode="bilinear"),
+                         case(T(1, 1, 3, 3), scale_factor=2, mode="bilinear",
+                              align_corners=True))),
+        ("trilinear", 3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5), mode="trilinear"),
+                          case(T(1, 1, 2, 2, 3), scale_factor=2, mode="trilinear",
+                               align_corners=True))))},
+    "adaptive_max_pool2d": Twin("nn.functional.adaptive_max_pool2d", (
+        case(T(1, 2, 5, 7), (2, 3), return_indices=True), case(T(2, 4, 4), 3))),
+    "max_pool3d_with_indices": Twin("nn.functional.max_pool3d", (
+        case(T(1, 2, 4, 4, 4), 2, return_indices=True),
+        case(T(2, 3, 5, 4), (2, 3, 2), stride=1, padding=1, return_indices=True))),
+    "im2col": Twin("nn.functional.unfold", (case(T(1, 2, 5, 5), 2),
+                                            case(T(2, 4, 5), 3, padding=1, stride=2),
+                                            case(T(1, 1, 6, 5), (2, 3), dilation=2))),
+    "col2im": Twin("nn.functional.fold", (case(T(1, 8, 12), (4, 5), 2),
+                                          case(T(2, 9, 9), (5, 5), 3, padding=1, stride=2))),
+    "native_group_norm": Twin("nn.functional.group_norm", (
+        case(T(2, 4, 3), 2, T(4), T(4)), case(T(2, 6, 2, 2), 3), case(T(3, 4), 4, eps=1e-3))),
+    "_fused_rms_norm": Twin("nn.functional.rms_norm", (
+        case(T(3, 4), (4,), T(4)), case(T(2, 3, 4), (3, 4), eps=1e-3))),
+    # convolutions: the ATen op of each is the algorithm torch picks on CPU for these arguments
+    "_convolution": Twin("nn.functional.conv1d", (case(T(2, 3, 6), T(4, 3, 2), T(4)),
+                                                  case(T(3, 7), T(2, 3, 3), stride=2))),
+    "_slow_conv2d_forward": Twin("nn.functional.conv2d", (
+        case(T(1, 2, 5, 5), T(3, 2, 3, 3), T(3), stride=2, padding=1),)),
+    "slow_conv_dilated2d": Twin("nn.functional.conv2d", (
+        case(T(1, 2, 6, 6), T(3, 2, 2, 2), T(3), dilation=2),)),
+    "_conv_depthwise2d": Twin("nn.functional.conv2d", (
+        case(T(1, 3, 5, 5), T(3, 1, 3, 3), T(3), groups=3),
+        case(T(2, 2, 4, 5), T(4, 1, 2, 2), groups=2, padding=1))),
+    "slow_conv_transpose2d": Twin("nn.functional.conv_transpose2d", (
+        case(T(1, 2, 3, 3), T(2, 3, 2, 2), T(3), stride=2),
+        case(T(2, 3, 3), T(2, 2, 3, 2), padding=1, output_padding=(1, 0), stride=2))),
+    "slow_conv3d_forward": Twin("nn.functional.conv3d", (
+        case(T(1, 2, 3, 4, 4), T(3, 2, 2, 2, 2), T(3)),
+        case(T(2, 3, 4, 3), T(2, 2, 2, 2, 2), stride=(1, 2, 1), padding=1))),
+    "slow_conv_dilated3d": Twin("nn.functional.conv3d", (
+        case(T(1, 2, 4, 4, 4), T(3, 2, 2, 2, 2), T(3), dilation=2),)),
+    "conv_depthwise3d": Twin("nn.functional.conv3d", (
+        case(T(1, 2, 3, 4, 4), T(2, 1, 2, 2, 2), T(2), groups=2),)),
+    # batch norm's ATen forms: with running statistics, without, and in evaluation
+    **{n: Twin("nn.functional.batch_norm", (case(
+        T(4, 3, 2), None if no_stats else T(3, requires_grad=False),
+        None if no_stats else T(3, low=0.5, high=2.0, requires_grad=False),
+        T(3), T(3), training, eps=1e-3),)) for n, no_stats, training in (
+        ("_native_batch_norm_legit", False, True), ("_native_batch_norm_legit.no_stats", True,
+                                                    True),
+        ("_native_batch_norm_legit_no_training", False, False),
+        ("_batch_norm_with_update", False, True), ("_batch_norm_no_update", False, False))},
 }
 
 
