@@ -483,6 +483,14 @@ TWINS: dict[str, Twin] = {
         case(T(1, 2, 4, 4, 4), T(3, 2, 2, 2, 2), T(3), dilation=2),)),
     "conv_depthwise3d": Twin("nn.functional.conv3d", (
         case(T(1, 2, 3, 4, 4), T(2, 1, 2, 2, 2), T(2), groups=2),)),
+    "_euclidean_dist": Twin("cdist", (case(T(3, 4), T(5, 4), compute_mode="use_mm_for_euclid_dist"),
+                                      case(T(2, 3, 2), T(2, 4, 2),
+                                           compute_mode="use_mm_for_euclid_dist"))),
+    "_to_copy": Twin(".to", (case(T(3, 4), dtype="float64", copy=True),
+                             case(T(3, 4), dtype="float32"))),
+    "_scaled_dot_product_flash_attention_for_cpu": Twin(
+        "nn.functional.scaled_dot_product_attention", (case(T(2, 3, 4, 5), T(2, 3, 4, 5),
+                                                            T(2, 3, 4, 5)),)),
     # batch norm's ATen forms: with running statistics, without, and in evaluation
     **{n: Twin("nn.functional.batch_norm", (case(
         T(4, 3, 2), None if no_stats else T(3, requires_grad=False),
