@@ -491,6 +491,9 @@ TWINS: dict[str, Twin] = {
     "_scaled_dot_product_flash_attention_for_cpu": Twin(
         "nn.functional.scaled_dot_product_attention", (case(T(2, 3, 4, 5), T(2, 3, 4, 5),
                                                             T(2, 3, 4, 5)),)),
+    "_pack_padded_sequence": Twin("nn.utils.rnn.pack_padded_sequence", (
+        case(T(5, 3, 2), [3, 5, 2], enforce_sorted=False),
+        case(T(3, 4), [4, 2, 1], batch_first=True, enforce_sorted=False))),
     # batch norm's ATen forms: with running statistics, without, and in evaluation
     **{n: Twin("nn.functional.batch_norm", (case(
         T(4, 3, 2), None if no_stats else T(3, requires_grad=False),

@@ -139,3 +139,13 @@ def test_a_value_only_row_is_not_second_order(engine):
     assert classify("sin", [("e", engine)], torch).second_order
     assert not classify("acosh_", [("e", engine)], torch).second_order
     assert not classify("isnan", [("e", engine)], torch).second_order
+
+
+@pytest.mark.parametrize("entry", ["reflection_pad2d", "upsample_bilinear2d", "col2im",
+                                   "binary_cross_entropy", "_native_batch_norm_legit.no_stats",
+                                   "_conv_depthwise2d", "_pack_padded_sequence"])
+def test_functional_entries_verified_to_second_order(engine, entry):
+    """The layers' functional API twinned to the ATen entries torch dispatches to."""
+    torch = pytest.importorskip("torch")
+    row = classify(entry, [("e", engine)], torch)
+    assert (row.status, row.second_order) == ("verified", True), row.detail
