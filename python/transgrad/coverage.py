@@ -28,7 +28,7 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,54 @@ class Twin:
     # an in-place entry (``.exp_``, ``nn.functional.elu`` with inplace=True): the call runs on
     # a clone of its first argument, as both libraries refuse a leaf that requires grad
     inplace: bool = False
+    # torch's side, where its public function records another node than the entry's (conv2d
+    # records ``convolution``, not the algorithm it picks): ``oracle(torch, *args, **kwargs)``
+    # calls the entry's ATen op on the case's arguments, given in the transgrad call's form
+    oracle: Callable[..., Any] | None = None
+
+
+def _conv_oracle(op: str, n: int, params: str) -> Callable[..., Any]:
+    """``torch.ops.aten.<op>`` (a convolution algorithm) called with a functional conv call's
+    arguments: ``params`` names its arguments after (input, weight), in its order."""
+
+    def call(torch: Any, x: Any, w: Any, b: Any = None, stride: Any = 1, padding: Any = 0,
+             dilation: Any = 1, groups: int = 1, output_padding: Any = 0) -> Any:
+        def spread(v: Any) -> list[int]:
+            return list(v) if isinstance(v, (tuple, list)) else [v] * n
+
+        given = {"kernel_size": list(w.shape[2:]), "bias": b, "stride": spread(stride),
+                 "padding": spread(padding), "dilation": spread(dilation),
+                 "output_padding": spread(output_padding), "groups": groups,
+                 "transposed": False, "flags": (False, False, True, True)}
+        args = [given[p] for p in params.split()]
+        flat = [e for a in args for e in (a if isinstance(a, tuple) else (a,))]
+        return getattr(torch.ops.aten, op)(x, w, *flat)
+
+    return call
+
+
+def _batch_norm_oracle(op: str, params: str) -> Callable[..., Any]:
+    """``torch.ops.aten.<op>`` (a form of batch norm) called with ``F.batch_norm``'s arguments;
+    its normalised output only (the saved statistics are the op's, not the function's)."""
+
+    def call(torch: Any, x: Any, running_mean: Any, running_var: Any, weight: Any = None,
+             bias: Any = None, training: bool = False, momentum: float = 0.1,
+             eps: float = 1e-5) -> Any:
+        given = {"weight": weight, "bias": bias, "running_mean": running_mean,
+                 "running_var": running_var, "training": training, "momentum": momentum,
+                 "eps": eps}
+        overload = torch.ops.aten
+        for part in op.split("."):
+            overload = getattr(overload, part)
+        return overload(x, *[given[p] for p in params.split()])[0]
+
+    return call
+
+
+def _rms_norm_oracle(torch: Any, x: Any, shape: Any, weight: Any = None,
+                     eps: float | None = None) -> Any:
+    """``torch.ops.aten._fused_rms_norm`` with ``F.rms_norm``'s arguments: its output only."""
+    return torch.ops.aten._fused_rms_norm(x, list(shape), weight, eps)[0]
 
 
 def _unary(low: float = -2.0, high: float = 2.0) -> tuple[case, ...]:
@@ -461,31 +509,38 @@ TWINS: dict[str, Twin] = {
                                           case(T(2, 9, 9), (5, 5), 3, padding=1, stride=2))),
     "native_group_norm": Twin("nn.functional.group_norm", (
         case(T(2, 4, 3), 2, T(4), T(4)), case(T(2, 6, 2, 2), 3), case(T(3, 4), 4, eps=1e-3))),
+    # (torch's CPU _fused_rms_norm is a composite: its own formula runs on other devices only)
     "_fused_rms_norm": Twin("nn.functional.rms_norm", (
-        case(T(3, 4), (4,), T(4)), case(T(2, 3, 4), (3, 4), eps=1e-3))),
-    # convolutions: the ATen op of each is the algorithm torch picks on CPU for these arguments
-    "_convolution": Twin("nn.functional.conv1d", (case(T(2, 3, 6), T(4, 3, 2), T(4)),
-                                                  case(T(3, 7), T(2, 3, 3), stride=2))),
+        case(T(3, 4), (4,), T(4)), case(T(2, 3, 4), (3, 4), eps=1e-3)), oracle=_rms_norm_oracle),
+    # convolutions: on torch's side the entry's algorithm itself (torch's conv2d records
+    # ``convolution``, which calls the algorithm without recording it)
+    "_convolution": Twin("nn.functional.conv1d", (
+        case(T(2, 3, 6), T(4, 3, 2), T(4)), case(T(1, 3, 7), T(2, 3, 3), stride=2)),
+        oracle=_conv_oracle("_convolution", 1, "bias stride padding dilation transposed "
+                                               "output_padding groups flags")),
     "_slow_conv2d_forward": Twin("nn.functional.conv2d", (
-        case(T(1, 2, 5, 5), T(3, 2, 3, 3), T(3), stride=2, padding=1),)),
+        case(T(1, 2, 5, 5), T(3, 2, 3, 3), T(3), stride=2, padding=1),),
+        oracle=_conv_oracle("_slow_conv2d_forward", 2, "kernel_size bias stride padding")),
     "slow_conv_dilated2d": Twin("nn.functional.conv2d", (
-        case(T(1, 2, 6, 6), T(3, 2, 2, 2), T(3), dilation=2),)),
-    "_conv_depthwise2d": Twin("nn.functional.conv2d", (
-        case(T(1, 3, 5, 5), T(3, 1, 3, 3), T(3), groups=3),
-        case(T(2, 2, 4, 5), T(4, 1, 2, 2), groups=2, padding=1))),
+        case(T(1, 2, 6, 6), T(3, 2, 2, 2), T(3), dilation=2),),
+        oracle=_conv_oracle("slow_conv_dilated2d", 2,
+                            "kernel_size bias stride padding dilation")),
     "slow_conv_transpose2d": Twin("nn.functional.conv_transpose2d", (
         case(T(1, 2, 3, 3), T(2, 3, 2, 2), T(3), stride=2),
-        case(T(2, 3, 3), T(2, 2, 3, 2), padding=1, output_padding=(1, 0), stride=2))),
+        case(T(1, 2, 3, 3), T(2, 2, 3, 2), padding=1, output_padding=(1, 0), stride=2)),
+        oracle=_conv_oracle("slow_conv_transpose2d", 2,
+                            "kernel_size bias stride padding output_padding dilation")),
     "slow_conv3d_forward": Twin("nn.functional.conv3d", (
         case(T(1, 2, 3, 4, 4), T(3, 2, 2, 2, 2), T(3)),
-        case(T(2, 3, 4, 3), T(2, 2, 2, 2, 2), stride=(1, 2, 1), padding=1))),
+        case(T(1, 2, 3, 4, 3), T(2, 2, 2, 2, 2), stride=(1, 2, 1), padding=1)),
+        oracle=_conv_oracle("slow_conv3d_forward", 3, "kernel_size bias stride padding")),
     "slow_conv_dilated3d": Twin("nn.functional.conv3d", (
-        case(T(1, 2, 4, 4, 4), T(3, 2, 2, 2, 2), T(3), dilation=2),)),
-    "conv_depthwise3d": Twin("nn.functional.conv3d", (
-        case(T(1, 2, 3, 4, 4), T(2, 1, 2, 2, 2), T(2), groups=2),)),
-    "_euclidean_dist": Twin("cdist", (case(T(3, 4), T(5, 4), compute_mode="use_mm_for_euclid_dist"),
-                                      case(T(2, 3, 2), T(2, 4, 2),
-                                           compute_mode="use_mm_for_euclid_dist"))),
+        case(T(1, 2, 4, 4, 4), T(3, 2, 2, 2, 2), T(3), dilation=2),),
+        oracle=_conv_oracle("slow_conv_dilated3d", 3,
+                            "kernel_size bias stride padding dilation")),
+    "_euclidean_dist": Twin("cdist", (
+        case(T(3, 4), T(5, 4), compute_mode="use_mm_for_euclid_dist"),
+        case(T(2, 3, 2), T(2, 4, 2), compute_mode="use_mm_for_euclid_dist"))),
     "_to_copy": Twin(".to", (case(T(3, 4), dtype="float64", copy=True),
                              case(T(3, 4), dtype="float32"))),
     "_scaled_dot_product_flash_attention_for_cpu": Twin(
@@ -494,15 +549,22 @@ TWINS: dict[str, Twin] = {
     "_pack_padded_sequence": Twin("nn.utils.rnn.pack_padded_sequence", (
         case(T(5, 3, 2), [3, 5, 2], enforce_sorted=False),
         case(T(3, 4), [4, 2, 1], batch_first=True, enforce_sorted=False))),
-    # batch norm's ATen forms: with running statistics, without, and in evaluation
+    # batch norm's ATen forms, each called on torch's side (F.batch_norm records
+    # native_batch_norm): with running statistics, without, and in evaluation
     **{n: Twin("nn.functional.batch_norm", (case(
         T(4, 3, 2), None if no_stats else T(3, requires_grad=False),
         None if no_stats else T(3, low=0.5, high=2.0, requires_grad=False),
-        T(3), T(3), training, eps=1e-3),)) for n, no_stats, training in (
-        ("_native_batch_norm_legit", False, True), ("_native_batch_norm_legit.no_stats", True,
-                                                    True),
-        ("_native_batch_norm_legit_no_training", False, False),
-        ("_batch_norm_with_update", False, True), ("_batch_norm_no_update", False, False))},
+        T(3), T(3), training, eps=1e-3),), oracle=_batch_norm_oracle(n, params))
+       for n, no_stats, training, params in (
+        ("_native_batch_norm_legit", False, True,
+         "weight bias running_mean running_var training momentum eps"),
+        ("_native_batch_norm_legit.no_stats", True, True, "weight bias training momentum eps"),
+        ("_native_batch_norm_legit_no_training", False, False,
+         "weight bias running_mean running_var momentum eps"),
+        ("_batch_norm_with_update", False, True,
+         "weight bias running_mean running_var momentum eps"),
+        ("_batch_norm_no_update", False, False,
+         "weight bias running_mean running_var momentum eps"))},
 }
 
 
@@ -715,6 +777,10 @@ def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, k
     return None
 
 
+def _bound(oracle: Callable[..., Any], torch: Any) -> Callable[..., Any]:
+    return lambda *args, **kwargs: oracle(torch, *args, **kwargs)
+
+
 def check_twin(entry: str, twin: Twin, engine: Any, torch: Any, notes: list[str] | None = None,
                compared: set[str] | None = None) -> str | None:
     """None when every case matches torch on ``engine``; else what differs (first failure).
@@ -722,7 +788,8 @@ def check_twin(entry: str, twin: Twin, engine: Any, torch: Any, notes: list[str]
     for i, c in enumerate(twin.cases):
         args, kwargs = _arrays(c, _rng(entry, i), twin.domain)
         seed = zlib.crc32(f"{entry}/{i}".encode())
-        diff = compare_calls(engine, twin.call, torch, twin.call, args, kwargs, seed, notes,
+        theirs = twin.call if twin.oracle is None else _bound(twin.oracle, torch)
+        diff = compare_calls(engine, twin.call, torch, theirs, args, kwargs, seed, notes,
                              twin.inplace, compared)
         if diff is not None:
             return f"case {i}: {diff}"
