@@ -94,6 +94,16 @@ def _batch_norm_oracle(op: str, params: str) -> Callable[..., Any]:
     return call
 
 
+def _aten(op: str) -> Callable[..., Any]:
+    """``torch.ops.aten.<op>`` called with the transgrad call's arguments as they are."""
+    return lambda torch, *args, **kwargs: getattr(torch.ops.aten, op)(*args, **kwargs)
+
+
+def _unsafe_index_oracle(torch: Any, x: Any, index: Any) -> Any:
+    """``torch.ops.aten._unsafe_index`` with ``x[index]``'s arguments."""
+    return torch.ops.aten._unsafe_index(x, [index])
+
+
 def _rms_norm_oracle(torch: Any, x: Any, shape: Any, weight: Any = None,
                      eps: float | None = None) -> Any:
     """``torch.ops.aten._fused_rms_norm`` with ``F.rms_norm``'s arguments: its output only."""
@@ -549,6 +559,24 @@ TWINS: dict[str, Twin] = {
     "_pack_padded_sequence": Twin("nn.utils.rnn.pack_padded_sequence", (
         case(T(5, 3, 2), [3, 5, 2], enforce_sorted=False),
         case(T(3, 4), [4, 2, 1], batch_first=True, enforce_sorted=False))),
+    # internal ops of the same function as a public one, called as ops on torch's side
+    "_unsafe_view": Twin("reshape", (case(T(3, 4), (2, 6)), case(T(2, 3, 2), (-1,))),
+                         oracle=_aten("_unsafe_view")),
+    "_reshape_copy": Twin("reshape", (case(T(3, 4), (2, 6)), case(T(2, 3, 2), (3, -1))),
+                          oracle=_aten("_reshape_copy")),
+    "_lazy_clone": Twin("clone", (case(T(3, 4)),), oracle=_aten("_lazy_clone")),
+    "_safe_softmax": Twin("softmax", (case(T(3, 4), 1), case(T(2, 3, 4), 0)),
+                          oracle=_aten("_safe_softmax")),
+    "_unsafe_index.Tensor": Twin(".__getitem__", (case(T(5, 4), I(3, high=5)),
+                                                  case(T(4, 3), I(2, 3, high=4))),
+                                 oracle=_unsafe_index_oracle),
+    "_unsafe_index_put": Twin("index_put", (
+        case(T(5, 4), [I(3, high=5, distinct=True)], T(3, 4)),
+        case(T(5, 4), [I(6, high=5)], T(4), accumulate=True)), oracle=_aten("_unsafe_index_put")),
+    "_index_put_impl_": Twin(".index_put_", (
+        case(T(5, 4), [I(3, high=5, distinct=True)], T(3, 4)),
+        case(T(5, 4), [I(6, high=5)], T(4), accumulate=True)), inplace=True,
+        oracle=_aten("_index_put_impl_")),
     # batch norm's ATen forms, each called on torch's side (F.batch_norm records
     # native_batch_norm): with running statistics, without, and in evaluation
     **{n: Twin("nn.functional.batch_norm", (case(
