@@ -15,7 +15,10 @@ table, a summary of counts, and optionally a JSON file:
 path (the same on ``transgrad``/``transgrad.reference`` and ``torch``, which share names; a leading
 ``.`` is a Tensor method; ``nn.functional.X`` the functional API), and the cases, each a
 ``case(...)`` of ``T``/``I``/``B`` tensor specs and plain values. Where transgrad's signature
-differs from torch's, the difference is spelled in the case (never adapted silently). torch
+differs from torch's, the difference is spelled in the case (never adapted silently); where
+torch's public function records another node than the entry's, the twin's ``oracle`` calls the
+entry's ATen op on torch's side (``torch.ops.aten``) with the same arguments. The summary also
+counts the entries verified with a VJP and a VJP-of-VJP compared (Note [Strict count]). torch
 stays optional: without it the tool says so and exits with status 2.
 """
 
@@ -565,6 +568,7 @@ TWINS: dict[str, Twin] = {
     "_reshape_copy": Twin("reshape", (case(T(3, 4), (2, 6)), case(T(2, 3, 2), (3, -1))),
                           oracle=_aten("_reshape_copy")),
     "_lazy_clone": Twin("clone", (case(T(3, 4)),), oracle=_aten("_lazy_clone")),
+    "_neg_view": Twin("neg", (case(T(3, 4)), case(T(2, 3, 2))), oracle=_aten("_neg_view")),
     "_safe_softmax": Twin("softmax", (case(T(3, 4), 1), case(T(2, 3, 4), 0)),
                           oracle=_aten("_safe_softmax")),
     "_unsafe_index.Tensor": Twin(".__getitem__", (case(T(5, 4), I(3, high=5)),
