@@ -119,4 +119,46 @@ def test_every_case_of_the_table_runs_on_torch(entry):
     twin = TWINS[entry]
     for i, c in enumerate(twin.cases):
         args, kwargs = coverage._arrays(c, coverage._rng(entry, i), twin.domain)
-        coverage._run(coverage._Lib(torch, True), twin.call, args, kwargs, i, twin.inplace)
+        theirs = twin.call if twin.oracle is None else coverage._bound(twin.oracle, torch)
+        coverage._run(coverage._Lib(torch, True), theirs, args, kwargs, i, twin.inplace)
+
+
+def test_summary_counts_first_and_second_order_apart(capsys):
+    """isnan is verified by value only (torch has no gradient), sin with VJP and VJP-of-VJP:
+    the strict line counts sin alone (Note [Strict count])."""
+    pytest.importorskip("torch")
+    assert coverage.main(["--engine", "reference", "--only", "sin", "isnan", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    strict = [ln for ln in lines if ln.startswith("verified first and second order (")]
+    assert [ln.split()[-1] for ln in strict] == ["1"]
+    assert any("verified: 2 " in ln and "verified first and second order: 1 " in ln
+               for ln in lines)
+
+
+def test_a_value_only_row_is_not_second_order(engine):
+    torch = pytest.importorskip("torch")
+    assert classify("sin", [("e", engine)], torch).second_order
+    assert not classify("acosh_", [("e", engine)], torch).second_order
+    assert not classify("isnan", [("e", engine)], torch).second_order
+
+
+@pytest.mark.parametrize("entry", ["reflection_pad2d", "upsample_bilinear2d", "col2im",
+                                   "binary_cross_entropy", "_native_batch_norm_legit.no_stats",
+                                   "slow_conv_dilated2d", "_pack_padded_sequence"])
+def test_functional_entries_verified_to_second_order(engine, entry):
+    """The layers' functional API twinned to the ATen entries torch dispatches to."""
+    torch = pytest.importorskip("torch")
+    row = classify(entry, [("e", engine)], torch)
+    assert (row.status, row.second_order) == ("verified", True), row.detail
+
+
+def test_an_oracle_calls_the_entrys_own_op():
+    """conv2d records ``convolution`` in torch; the oracle records the algorithm's own node, so
+    the entry's formula (to second order) is what the twin is checked against."""
+    torch = pytest.importorskip("torch")
+    twin = TWINS["_slow_conv2d_forward"]
+    args, kwargs = coverage._arrays(twin.cases[0], coverage._rng("_slow_conv2d_forward", 0))
+    targs, tkwargs, _ = coverage._Lib(torch, True).build(args, kwargs)
+    assert twin.oracle is not None
+    out = twin.oracle(torch, *targs, **tkwargs)
+    assert out.grad_fn.name() == "SlowConv2DBackward0"
