@@ -25,11 +25,25 @@ class ReferenceExecutor:
 
     def __init__(self) -> None:
         self._kernels: Dict[str, Callable[..., Any]] = {}
+        self._package_kernels: Dict[str, Tuple[Callable[..., Any], str]] = {}  # name -> (fn, file)
+
+    def add_kernel(self, name: str, fn: Callable[..., Any], source: str) -> None:
+        """A package's kernel ``name`` from the file ``source`` (reference/user_kernels.py); a
+        name another file declared already is a ValueError naming both (a file loaded again
+        replaces its own). The translator refuses a name transgrad ships before this runs."""
+        held = self._package_kernels.get(name)
+        if held is not None and held[1] != source:
+            raise ValueError(f"kernel {name!r} of {source} is declared already by {held[1]}; "
+                             "give one of them another name")
+        self._package_kernels[name] = (fn, source)
 
     def kernel(self, name: str) -> Callable[..., Any]:
         fn = self._kernels.get(name)
         if fn is not None:
             return fn
+        package = self._package_kernels.get(name)
+        if package is not None:
+            return package[0]
         try:
             fn = half_in_float32(name, getattr(kernels, name))
         except AttributeError:
