@@ -178,3 +178,34 @@ def test_a_wrong_result_count_is_a_clear_error(tmp_path):
     with pytest.raises(TypeError, match="kernel 'softclip' returned tuple; its declaration "
                                         "returns Tensor"):
         bodies["softclip"](ref.tensor(sample((2,))), 1.0)
+
+
+def test_the_translators_command_line_takes_the_kernels(tmp_path):
+    """What transgrad_add_extension(... KERNELS kernels.py ...) of the CMake package runs."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "generated"
+    cmd = [sys.executable, "-m", "transgrad.translator.emit_extension", "--name", "uk_cli",
+           "--out", str(out), "--kernels", KERNELS, FORMULAS]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    header = (out / "user_kernels.h").read_text()
+    assert 'visibility("hidden"))) Tensor softclip(const Tensor& x, double c);' in header
+    done = subprocess.run(cmd[:-3] + [FORMULAS], capture_output=True, text=True,
+                          cwd=str(tmp_path))
+    assert done.returncode == 1 and "unknown kernel `kernel.softclip`" in done.stderr
+
+
+def test_two_files_declaring_one_kernel_on_the_reference_engine(tmp_path, build_root):
+    """The reference engine runs kernels by name: a second file's softclip is refused, naming
+    both files (the compiled extensions keep theirs apart: hidden symbols)."""
+    import transgrad.reference.extension as jit
+
+    _extension("reference", build_root)
+    other = _write(tmp_path, "other_kernels.py",
+                   'KERNELS = """\nsoftclip(Tensor x, float c) -> Tensor\n"""\n\n'
+                   "def softclip(x, c):\n    return x\n")
+    with pytest.raises(ValueError, match=r"kernel 'softclip' of .*other_kernels.py is declared "
+                                         r"already by .*softclip_kernels.py"):
+        jit.load("tg_test_other_kernels", [FORMULAS], kernels=other)

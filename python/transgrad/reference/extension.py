@@ -77,8 +77,7 @@ def _add_kernels(path: str) -> Dict[str, object]:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"kernel declarations file {path} does not exist")
     table, bodies = load_kernels(path)
-    for kname, fn in bodies.items():
-        EXECUTOR.add_kernel(kname, fn, path)
+    EXECUTOR.add_kernels(bodies, path)
     return table
 
 

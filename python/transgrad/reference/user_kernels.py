@@ -4,7 +4,7 @@ Stage: extension loading. Input: a package's kernel file (``kernels.py``: a modu
 ``KERNELS`` declaration table in the format of translator/signatures.py, and one numpy function
 per declared kernel). Output: ``load_kernels`` -> ``{name: callable}``, each body checked against
 its declaration and adapted to the formula language's calling convention, for
-``ReferenceExecutor.add_kernel``; and the declarations, for ``translator.user_kernels.declared``.
+``ReferenceExecutor.add_kernels``; and the declarations, for ``translator.user_kernels.declared``.
 
 The numpy convention (Note [Package kernel bodies]): a body takes a numpy array for each tensor
 parameter (a list of arrays for ``Sequence[Tensor]``, None for an absent ``Optional[Tensor]``)
