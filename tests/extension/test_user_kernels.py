@@ -209,3 +209,24 @@ def test_two_files_declaring_one_kernel_on_the_reference_engine(tmp_path, build_
     with pytest.raises(ValueError, match=r"kernel 'softclip' of .*other_kernels.py is declared "
                                          r"already by .*softclip_kernels.py"):
         jit.load("tg_test_other_kernels", [FORMULAS], kernels=other)
+
+
+@pytest.mark.slow
+def test_a_cpp_body_unlike_its_declaration_does_not_link(tmp_path, compiled):
+    """The declarations are hidden in the extension, so a body of other parameters (an
+    overload, not the declared kernel) leaves the declared one undefined: the link fails and
+    the RuntimeError shows it, naming the kernel."""
+    if importlib.util.find_spec("transgrad._build_config") is None:
+        pytest.skip("transgrad.extension needs an installed transgrad (pip install .)")
+    import transgrad.extension as jit
+
+    with open(KERNELS, encoding="utf-8") as f:
+        kernels = _write(tmp_path, "float_kernels.py", f.read())
+    _write(tmp_path, "float_kernels.cpp", '#include "user_kernels.h"\n'
+           "namespace tg::kernel {\n"
+           "Tensor softclip(const Tensor& x, float c) { return x; }\n"
+           "}  // namespace tg::kernel\n")
+    undefined = r"undefined reference to `tg::kernel::softclip\(tg::Tensor const&, double\)"
+    with pytest.raises(RuntimeError, match=r"(?s)Error building extension.*" + undefined):
+        jit.load("tg_test_float_kernels", [FORMULAS], kernels=kernels,
+                 build_directory=str(tmp_path / "build"))
