@@ -33,6 +33,7 @@ from .backend import load_modules, translate, write_files
 from .diagnostics import TranslatorError
 from .frontend import load_module
 from .shipped import shipped_formulas, shipped_module
+from .user_kernels import bind, declarations_header, declared, read_declarations
 
 # What translate() writes for transgrad itself and an extension does not compile: the kernels
 # and the shipped facts belong to libtransgrad.so.
@@ -65,23 +66,29 @@ def check_extension_names(name: str, namespace: str, paths: Sequence[str]) -> No
                              f"{stem!r}; give your module another name")
         if stem in stems:
             raise ValueError(f"formula files {stems[stem]} and {p} have the same name {stem!r}")
-        if stem in (name, "ops", "bindings", "extension_module", "extension_init"):
+        if stem in (name, "ops", "bindings", "extension_module", "extension_init", "user_kernels"):
             raise ValueError(f"formula file {p}: {stem!r} is a name the extension's generated "
                              "files use; give your module another name")
         stems[stem] = p
 
 
 def emit_extension(paths: Sequence[str], name: str, namespace: str,
-                   root: str | None = None, module: str | None = None) -> dict[str, str]:
+                   root: str | None = None, module: str | None = None,
+                   kernels: str | None = None) -> dict[str, str]:
     """The C++ of extension ``name`` from the formula modules ``paths``: the Python module
-    ``module`` (default ``name``; Note [Extension module names])."""
+    ``module`` (default ``name``; Note [Extension module names]). ``kernels`` is the package's
+    kernel file (translator/user_kernels.py): its kernels are callable from ``paths`` and
+    declared in ``user_kernels.h``, which ``ops.h`` includes and the C++ bodies define."""
     check_extension_names(name, namespace, paths)
     module = module or name
     if not _IDENTIFIER.match(module):
         raise ValueError(f"extension module name {module!r} is not a Python identifier")
-    modules = load_modules(paths, root)
-    context = [load_module(p) for p in context_paths(modules)]
-    lowered, files = translate(modules, context)
+    table = read_declarations(kernels) if kernels else {}
+    bind(paths, table)
+    with declared(table):
+        modules = load_modules(paths, root)
+        context = [load_module(p) for p in context_paths(modules)]
+        lowered, files = translate(modules, context)
     for generated in _NOT_FOR_EXTENSIONS:
         files.pop(generated, None)
     # The extension's own register_ops (libtransgrad.so exports transgrad's under that name).
@@ -91,6 +98,11 @@ def emit_extension(paths: Sequence[str], name: str, namespace: str,
     files["extension_init.cpp"] = _extension_init(name, namespace, [m.path for m in lowered],
                                                    extension_ops(paths, root))
     files["extension_module.cpp"] = _module_init(module)
+    if kernels:
+        files["user_kernels.h"] = declarations_header(table, kernels)
+        files["ops.h"] = files["ops.h"].replace(
+            '#include "kernels/kernels.h"\n',
+            '#include "kernels/kernels.h"\n#include "user_kernels.h"\n', 1)
     return files
 
 
@@ -244,11 +256,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", required=True, help="the Python module name")
     parser.add_argument("--namespace", help="the op namespace (default: the name)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--kernels", default=None, metavar="KERNELS_PY",
+                        help="the package's kernel declarations (translator/user_kernels.py)")
     parser.add_argument("--root", default=None,
                         help="locations are relative to it (default: each file's project)")
     args = parser.parse_args(argv)
     try:
-        files = emit_extension(args.paths, args.name, args.namespace or args.name, args.root)
+        files = emit_extension(args.paths, args.name, args.namespace or args.name, args.root,
+                               kernels=args.kernels)
     except TranslatorError as e:
         print(str(e).lstrip("\n"), file=sys.stderr)
         return 1

@@ -18,9 +18,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo
-from .signatures import KERNELS, NUMBER_OPERAND_KERNELS, KernelParam
+from .signatures import NUMBER_OPERAND_KERNELS, KernelParam
 from .subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, TENSOR_TYPES
 from .syntax import child_nodes, dotted_name
+from .user_kernels import kernel_names, kernel_signature
 
 
 class Ctx:
@@ -103,9 +104,9 @@ class ExprChecker:
         return False
 
     def _kernel_call(self, c: cst.Call, kname: str) -> None:
-        sig = KERNELS.get(kname)
+        sig = kernel_signature(kname)
         if sig is None:
-            close = difflib.get_close_matches(kname, KERNELS, n=1)
+            close = difflib.get_close_matches(kname, kernel_names(), n=1)
             suggestion = f"; did you mean `kernel.{close[0]}`?" if close else ""
             self.report("kernel_unknown", c.func, kernel=kname, suggestion=suggestion)
             return

@@ -30,13 +30,14 @@ from typing import Any
 
 from .diagnostics import TranslatorError
 from .model import Formula, Module
+from .user_kernels import declared, fingerprint, table_of
 
 # parse/fence/captures (and libcst) are imported only when a module must be analysed: a
 # module found in the clean-module cache costs no libcst import at all.
 
 _lock = threading.RLock()
-_modules: dict[str, tuple[tuple[int, int], Module | TranslatorError]] = {}
-_checked: dict[str, tuple[tuple[int, int], TranslatorError | None]] = {}
+_modules: dict[str, tuple[tuple[int, int, str], Module | TranslatorError]] = {}
+_checked: dict[str, tuple[tuple[int, int, str], TranslatorError | None]] = {}
 _version: str | None = None
 
 
@@ -81,6 +82,11 @@ def load_module(path: str, root: str | None = None) -> Module:
 
 
 def _analyse(path: str, root: str) -> Module:
+    with declared(table_of(path)):  # a package's own kernels (Note [Kernel table in scope])
+        return _analyse_in_scope(path, root)
+
+
+def _analyse_in_scope(path: str, root: str) -> Module:
     from .captures import collect_captures
     from .fence import check_fence
     from .parse import parse_module
@@ -157,12 +163,13 @@ def _source_file(fn: Callable[..., Any]) -> str | None:
     return os.path.abspath(path)
 
 
-def _stat_key(path: str) -> tuple[int, int]:
+def _stat_key(path: str) -> tuple[int, int, str]:
+    """The file's version, and the package kernels it is analysed with."""
     try:
         st = os.stat(path)
     except OSError:
-        return (0, -1)
-    return (st.st_mtime_ns, st.st_size)
+        return (0, -1, "")
+    return (st.st_mtime_ns, st.st_size, fingerprint(path))
 
 
 def _cache_dir() -> str | None:
@@ -194,6 +201,7 @@ def _front_end_version() -> str:
             "messages.py",
             "model.py",
             "signatures.py",
+            "user_kernels.py",
             "frontend.py",
         ):
             try:
@@ -217,6 +225,7 @@ def _cache_marker(path: str) -> str | None:
     h = hashlib.sha256(source)
     h.update(os.path.relpath(path, find_root(path)).encode())
     h.update(_front_end_version().encode())
+    h.update(fingerprint(path).encode())
     return os.path.join(d, h.hexdigest())
 
 

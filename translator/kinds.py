@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .model import Module
-from .signatures import KERNELS
 from .subset import METADATA, TENSOR_TYPES
 from .syntax import dotted_name, walk
+from .user_kernels import kernel_signature
 
 TENSOR, ITEM, MUTABLE = 1, 2, 4  # kind flags; 0 = plain non-tensor value
 _NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum", "round"})
@@ -209,7 +209,7 @@ class KindEnv:
         for a in call.args:
             args |= self.kind_of(a.value)
         if name.startswith("kernel."):
-            sig = KERNELS.get(name[7:])
+            sig = kernel_signature(name[7:])
             return ITEM if sig is not None and sig.returns in ("int", "float") else TENSOR
         if name.startswith("ops."):
             return TENSOR

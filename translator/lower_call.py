@@ -16,7 +16,8 @@ import libcst as cst
 from . import ir
 from .lower_cond import CondLowerer
 from .lower_env import DTYPE_NAMES, parse_type
-from .signatures import KERNELS, NUMBER_OPERAND_KERNELS
+from .signatures import NUMBER_OPERAND_KERNELS
+from .user_kernels import kernel_signature
 
 # Calls are lowered for lower_expr.ExprLowerer; what they use of it (expr, truth, coerce, error,
 # require_op, ...) is declared on its base CondLowerer, so this module needs no edge back to
@@ -88,7 +89,7 @@ def bind_args(lw: ExprLowerer, node: cst.Call, params: Sequence[_SigParam], call
 
 
 def _kernel(lw: ExprLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
-    sig = KERNELS.get(name)
+    sig = kernel_signature(name)
     if sig is None:
         raise lw.error("T403", loc, f"kernel.{name} is not declared in translator/signatures.py",
                        "use a declared kernel")

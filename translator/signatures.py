@@ -219,7 +219,7 @@ _PARAM = re.compile(r"^(.+?)\s+(\w+)(?:\s*=\s*(\w+))?$")
 _DEFAULTS = {"Dims": ("all",), "bool": ("False", "True")}
 
 
-def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
+def _parse(table: str, first_line: int, source: str = "signatures.py") -> dict[str, KernelSig]:
     sigs: dict[str, KernelSig] = {}
     for offset, raw in enumerate(table.splitlines()):
         text = raw.strip()
@@ -227,23 +227,23 @@ def _parse(table: str, first_line: int) -> dict[str, KernelSig]:
             continue
         m = _LINE.match(text)
         if m is None:
-            raise ValueError(f"signatures.py:{first_line + offset}: cannot parse {text!r}")
+            raise ValueError(f"{source}:{first_line + offset}: cannot parse {text!r}")
         name, params_text, returns = m.group(1), m.group(2), m.group(3).strip()
         params: list = []
         for p in filter(None, (s.strip() for s in _split_params(params_text))):
             pm = _PARAM.match(p)
             if pm is None or pm.group(1) not in _PARAM_TYPES:
-                raise ValueError(f"signatures.py:{first_line + offset}: bad parameter {p!r}")
+                raise ValueError(f"{source}:{first_line + offset}: bad parameter {p!r}")
             default = pm.group(3)
             if default is not None and default not in _DEFAULTS.get(pm.group(1), ()):
-                raise ValueError(f"signatures.py:{first_line + offset}: bad default {p!r}")
+                raise ValueError(f"{source}:{first_line + offset}: bad default {p!r}")
             if default is None and params and params[-1].default is not None:
-                raise ValueError(f"signatures.py:{first_line + offset}: {p!r} needs a default")
+                raise ValueError(f"{source}:{first_line + offset}: {p!r} needs a default")
             params.append(KernelParam(pm.group(2), pm.group(1), default))
         if returns not in _RETURN_TYPES:
-            raise ValueError(f"signatures.py:{first_line + offset}: bad return type {returns!r}")
+            raise ValueError(f"{source}:{first_line + offset}: bad return type {returns!r}")
         if name in sigs:
-            raise ValueError(f"signatures.py:{first_line + offset}: kernel {name} declared twice")
+            raise ValueError(f"{source}:{first_line + offset}: kernel {name} declared twice")
         sigs[name] = KernelSig(name, tuple(params), returns, first_line + offset)
     return sigs
 

@@ -110,7 +110,8 @@ def _build_key(name: str, namespace: str, sources: Sequence[str],
 
 def load(name: str, sources: Union[str, Sequence[str]], *,
          build_directory: Optional[str] = None, verbose: bool = False,
-         extra_cflags: Optional[Sequence[str]] = None) -> types.ModuleType:
+         extra_cflags: Optional[Sequence[str]] = None,
+         kernels: Optional[str] = None) -> types.ModuleType:
     """Compile the formula files ``sources`` into extension module ``name`` and import it.
 
     The module's attributes are the formulas, compiled (``mod.softsign(x)``); their nodes sit in
@@ -119,6 +120,10 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
     unchanged (Note [Extension cache]). ``verbose`` prints the compiler commands and progress;
     compiler errors are always shown (in the raised RuntimeError). ``extra_cflags`` are added
     to transgrad's own compiler options (and to the cache key), as torch's ``extra_cflags``.
+    ``kernels`` is the package's own kernel file (``kernels.py``: a ``KERNELS`` declaration
+    table as translator/signatures.py and the numpy bodies, Note [Kernel table in scope] in
+    translator/user_kernels.py); the C++ bodies are the ``.cpp`` beside it of the same stem,
+    compiled with the extension (it includes ``user_kernels.h``, generated from the table).
     """
     import transgrad  # noqa: F401  (loads libtransgrad.so, which the extension links to)
 
@@ -130,8 +135,9 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
     for p in paths:
         if not os.path.isfile(p):
             raise FileNotFoundError(f"formula file {p} does not exist")
+    kernel_files = _kernel_files(kernels) if kernels is not None else []
     options = _compile_options(list(extra_cflags or ()))
-    key = _build_key(name, name, paths, options)
+    key = _build_key(name, name, [*paths, *kernel_files], options)
     with _lock:
         hit = _loaded.get((name, key))
         if hit is not None:
@@ -145,13 +151,24 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
             if verbose:
                 print(f"transgrad.extension: loading cached {library}", file=sys.stderr)
         else:
-            _build(name, module_name, paths, directory, options, library, verbose)
+            _build(name, module_name, paths, directory, options, library, verbose,
+                   kernel_files)
             _write_json(os.path.join(directory, "build.json"),
                         {"key": key, "version": _build_config().VERSION, "options": options,
                          "library": os.path.basename(library), "sources": paths})
         module = _import(module_name, library)  # its init registers its ops (register_extension)
         _loaded[(name, key)] = module
         return module
+
+
+def _kernel_files(kernels: str) -> List[str]:
+    """The package's kernel declarations (``kernels.py``) and C++ bodies (``kernels.cpp``)."""
+    declarations = os.path.abspath(os.fspath(kernels))
+    bodies = os.path.splitext(declarations)[0] + ".cpp"
+    for path, what in ((declarations, "kernel declarations"), (bodies, "C++ kernel bodies")):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{what} file {path} does not exist")
+    return [declarations, bodies]
 
 
 def _suffix() -> str:
@@ -182,14 +199,16 @@ def _write_json(path: str, data: Dict[str, Any]) -> None:
 
 
 def _build(name: str, module_name: str, paths: Sequence[str], directory: str,
-           options: Sequence[str], library: str, verbose: bool) -> None:
+           options: Sequence[str], library: str, verbose: bool,
+           kernel_files: Sequence[str] = ()) -> None:
     """Translate, compile and link into ``library``."""
     from transgrad.translator.backend import write_files
     from transgrad.translator.emit_extension import emit_extension
 
     generated = os.path.join(directory, "generated")
     # a TranslatorError at the user's file:line, before any compiler runs
-    files = emit_extension(paths, name, name, module=module_name)
+    files = emit_extension(paths, name, name, module=module_name,
+                           kernels=kernel_files[0] if kernel_files else None)
     write_files(files, generated)
     for stale in set(os.listdir(generated)) - set(files):
         if stale.endswith((".cpp", ".h")):
@@ -200,9 +219,15 @@ def _build(name: str, module_name: str, paths: Sequence[str], directory: str,
     os.makedirs(objects_dir, exist_ok=True)
     headers = _headers_digest(files)
     jobs, objects = [], []
-    for cpp in sorted(f for f in files if f.endswith(".cpp")):
-        cmd = [cfg.CXX, *options, *includes, "-c", os.path.join(generated, cpp)]
-        digest = hashlib.sha256("\0".join(cmd).encode() + files[cpp].encode()
+    # the generated sources, and the package's C++ kernel bodies (read from where they are)
+    sources = {cpp: (os.path.join(generated, cpp), files[cpp])
+               for cpp in files if cpp.endswith(".cpp")}
+    for bodies in kernel_files[1:]:
+        with open(bodies, encoding="utf-8") as f:
+            sources["user_" + os.path.basename(bodies)] = (bodies, f.read())
+    for cpp, (path, text) in sorted(sources.items()):
+        cmd = [cfg.CXX, *options, *includes, "-c", path]
+        digest = hashlib.sha256("\0".join(cmd).encode() + text.encode()
                                 + headers).hexdigest()[:16]
         obj = os.path.join(objects_dir, f"{cpp[:-4]}.{digest}.o")
         objects.append(obj)

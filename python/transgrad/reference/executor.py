@@ -25,16 +25,33 @@ class ReferenceExecutor:
 
     def __init__(self) -> None:
         self._kernels: Dict[str, Callable[..., Any]] = {}
+        self._package_kernels: Dict[str, Tuple[Callable[..., Any], str]] = {}  # name -> (fn, file)
+
+    def add_kernels(self, bodies: Dict[str, Callable[..., Any]], source: str) -> None:
+        """A package's kernels from the file ``source`` (reference/user_kernels.py), all or
+        none: a name another file declared already is a ValueError naming both (a file loaded
+        again replaces its own). The translator refuses a name transgrad ships before this."""
+        for name in bodies:
+            held = self._package_kernels.get(name)
+            if held is not None and held[1] != source:
+                raise ValueError(f"kernel {name!r} of {source} is declared already by "
+                                 f"{held[1]}; give one of them another name")
+        for name, fn in bodies.items():
+            self._package_kernels[name] = (fn, source)
 
     def kernel(self, name: str) -> Callable[..., Any]:
         fn = self._kernels.get(name)
         if fn is not None:
             return fn
+        package = self._package_kernels.get(name)
+        if package is not None:
+            return package[0]
         try:
             fn = half_in_float32(name, getattr(kernels, name))
         except AttributeError:
             raise AttributeError(f"transgrad.lang.kernel has no kernel {name!r}; kernels are "
-                                 "declared in translator/signatures.py") from None
+                                 "declared in translator/signatures.py, or in a package's "
+                                 "kernel file given to extension.load(kernels=...)") from None
         self._kernels[name] = fn
         return fn
 

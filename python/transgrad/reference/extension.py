@@ -32,11 +32,14 @@ _modules: Dict[Tuple[str, str], Tuple[Tuple[float, int], types.ModuleType]] = {}
 
 def load(name: str, sources: Union[str, Sequence[str]], *,
          build_directory: Optional[str] = None, verbose: bool = False,
-         extra_cflags: Optional[Sequence[str]] = None) -> types.ModuleType:
+         extra_cflags: Optional[Sequence[str]] = None,
+         kernels: Optional[str] = None) -> types.ModuleType:
     """Import the formula files ``sources`` as extension ``name`` on the reference engine.
 
     Same arguments as ``transgrad.extension.load``; ``build_directory`` and ``extra_cflags``
     have nothing to build here and are accepted so code can switch engines by its import.
+    ``kernels`` is the package's kernel file, whose numpy bodies run here
+    (transgrad/reference/user_kernels.py).
     """
     import transgrad.reference  # noqa: F401  (the executor of the formula language)
 
@@ -54,6 +57,8 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
     extension = types.ModuleType(name, f"formula extension {name} (reference engine)")
     extension.__file__ = paths[0]
     with _lock:
+        table = _add_kernels(os.path.abspath(os.fspath(kernels))) if kernels is not None else None
+        _bind(paths, table)
         for path in paths:
             module = _import(name, path, verbose)
             for attr, value in vars(module).items():
@@ -61,6 +66,29 @@ def load(name: str, sources: Union[str, Sequence[str]], *,
                     setattr(extension, attr, value)
     extension.__transgrad_namespace__ = name  # type: ignore[attr-defined]
     return extension
+
+
+def _add_kernels(path: str) -> Dict[str, object]:
+    """The package's kernels of ``path``, checked and given to the executor; their
+    declarations."""
+    from transgrad.reference.executor import EXECUTOR
+    from transgrad.reference.user_kernels import load_kernels
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"kernel declarations file {path} does not exist")
+    table, bodies = load_kernels(path)
+    EXECUTOR.add_kernels(bodies, path)
+    return table
+
+
+def _bind(paths: Sequence[str], table: Optional[Dict[str, object]]) -> None:
+    """The formula files are checked, now and at their first call, with the package's kernels
+    (none without a kernel file): Note [Kernel table in scope] in translator/user_kernels.py."""
+    try:
+        from transgrad.translator.user_kernels import bind
+    except ImportError:  # no translator: nothing checks the files
+        return
+    bind(paths, table or {})  # type: ignore[arg-type]
 
 
 def _import(name: str, path: str, verbose: bool) -> types.ModuleType:
