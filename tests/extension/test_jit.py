@@ -121,6 +121,25 @@ def test_one_graph_with_shipped_ops(ext_engine):
     assert tg.autograd.gradgradcheck(composed, (f64(tg, a),))
 
 
+def test_in_place_checks_across_the_boundary(ext_engine):
+    """One version counter for both sides: a shipped in-place op on a tensor the user's node
+    saved is caught at backward, and a user's output can be modified in place by a shipped op
+    when the user's backward does not read it."""
+    tg, ext = ext_engine
+    x = f64(tg, sample((2, 4), seed=3))
+    h = x * 1.0  # a non-leaf the user's scaled_square saves (its backward reads x)
+    y = ext.scaled_square(h, 2)
+    h.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    z = ext.softsign(x * 1.0)  # softsign's backward reads its input, not its output
+    z.exp_()  # the shipped exp_ on the user's output: exp's backward reads exp's output only
+    z.sum().backward()
+    a = np.asarray(x.detach())
+    s = a / (1 + np.abs(a))
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(s) / (1 + np.abs(a)) ** 2, rtol=1e-12)
+
+
 def test_engines_agree(ref, compiled):
     comp = _needs_install(compiled)
     mods = {}
