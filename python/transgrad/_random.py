@@ -149,7 +149,7 @@ class Generator:
     def uniform(self, n: int, dtype: Any, low: float = 0.0, high: float = 1.0) -> np.ndarray:
         dtype = np.dtype(dtype)
         if dtype == np.float64:
-            u = (self._words64(n) & _MASK53).astype(np.float64) * 2.0 ** -53
+            u = self.uniform64(n)
         else:  # float32 and narrower: torch draws 24 bits and computes in float
             u = ((self._words32(n) & _MASK24).astype(np.float64) * 2.0 ** -24).astype(np.float32)
         if low != 0.0 or high != 1.0:
@@ -180,7 +180,7 @@ class Generator:
             if self._normal is not None:
                 out[i], self._normal = self._normal, None
                 continue
-            u1, u2 = (self._words64(2) & _MASK53).astype(np.float64) * 2.0 ** -53
+            u1, u2 = self.uniform64(2)
             r = math.sqrt(-2.0 * math.log1p(-float(u2)))
             theta = 2.0 * math.pi * float(u1)
             self._normal = r * math.sin(theta)

@@ -43,7 +43,7 @@ def test_checkpoint_matches_plain_backward(engine, how):
 def test_checkpoint_errors(engine):
     with pytest.raises(ValueError, match="at least one tensor"):
         checkpoint(lambda: 1.0)
-    x = engine.ones(2)  # nothing requires grad: torch's message at backward
+    x = engine.ones(2)  # the checkpointed input needs no grad; the outer sum still works
     y = engine.ones(2, requires_grad=True)
     out = checkpoint(lambda a: a * 2, x, use_reentrant=True) + y
     out.sum().backward()

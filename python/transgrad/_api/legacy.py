@@ -42,8 +42,7 @@ class _TypedTensorMeta(type):
             return f.empty(0, dtype=cls._dtype, device=device)
         if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
             return f.empty(*args, dtype=cls._dtype, device=device)
-        if len(args) == 1 and isinstance(args[0], tuple) and all(
-                isinstance(a, int) for a in args[0]) and type(args[0]).__name__ == "Size":
+        if len(args) == 1 and isinstance(args[0], Size):
             return f.empty(*args[0], dtype=cls._dtype, device=device)
         if len(args) == 1:
             return f.tensor(args[0], dtype=cls._dtype, device=device)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, find_backend, is_tensor
 
 __all__ = ["isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"]
@@ -34,7 +35,8 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
         raise TypeError("isclose(): expected a Tensor among input and other")
     a, b = _values(input), _values(other)
     if is_tensor(input) and is_tensor(other) and a.dtype != b.dtype:
-        raise RuntimeError(f"{_name(a.dtype)} did not match {_name(b.dtype)}")
+        raise RuntimeError(f"{_TORCH_NAMES[str(a.dtype)]} did not match "
+                           f"{_TORCH_NAMES[str(b.dtype)]}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
@@ -66,11 +68,6 @@ def isposinf(input: Any) -> Any:
 def signbit(input: Any) -> Any:
     """True where the sign bit is set (negative numbers, -0.0 and negative NaNs included)."""
     return _bool(input, np.signbit(_values(input)))
-
-
-def _name(d: np.dtype) -> str:
-    return {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
-        str(d), str(d))
 
 
 def is_nonzero(input: Any) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
+from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, is_tensor
 
 __all__ = ["quantile", "nanquantile", "nanmean"]
@@ -25,7 +26,7 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     """The mean of the non-NaN entries (over ``dim``); NaN where every entry is NaN."""
     if str(input.dtype) not in ("float32", "float64") and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
-                           f"dtype but got {_name(input.dtype)}")
+                           f"dtype but got {_TORCH_NAMES[str(input.dtype)]}")
     x = input if dtype is None else fn.cast(input, dtype)
     keep = fn.logical_not(fn.isnan(x))
     total = fn.sum(fn.where(keep, x, 0.0), dim, keepdim)
@@ -105,6 +106,3 @@ def nanquantile(input: Any, q: Any, dim: Optional[int] = None, keepdim: bool = F
     """``quantile`` ignoring NaNs (NaN where a slice holds nothing else)."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
-
-def _name(d: Any) -> str:
-    return {"int64": "Long", "bool": "Bool"}.get(str(d), str(d))
