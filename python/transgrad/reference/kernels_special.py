@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------------------------
-# Scalar special functions (the C++ algorithms), for when scipy is missing
+# Special functions as the C++ algorithms, for when scipy is missing
 
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330, 854513 / 138, -236364091 / 2730)
@@ -93,58 +93,70 @@ def _erfinv1(y: float) -> float:
     return math.copysign(x, y)  # -0.0 -> -0.0, as torch
 
 
-def _digamma1(x: float) -> float:
-    if math.isnan(x):
-        return x
-    if x == 0.0:
-        return math.copysign(math.inf, -x)
-    if x < 0.0:
-        if x == math.floor(x):
-            return math.nan
-        return _digamma1(1.0 - x) - math.pi / math.tan(math.pi * x)
-    result = 0.0
-    while x < 10.0:
-        result -= 1.0 / x
-        x += 1.0
-    inv2 = 1.0 / (x * x)
-    term, tail = inv2, 0.0
-    for k in range(1, 8):
-        tail += _BERNOULLI[k - 1] / (2.0 * k) * term
-        term *= inv2
-    return result + math.log(x) - 0.5 / x - tail
+def _np_digamma_series(a: np.ndarray) -> np.ndarray:
+    """digamma as csrc/kernels/special.cpp's digamma_scalar, vectorised: reflection below 0,
+    the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series."""
+    x = np.asarray(a, dtype=_F64)
+    with np.errstate(all="ignore"):
+        neg = x < 0
+        pole = neg & (x == np.floor(x))  # -inf included: NaN, as torch
+        reflect = np.where(neg & ~pole, np.pi / np.tan(np.pi * x), 0.0)
+        z = np.where(pole, 1.0, np.where(neg, 1.0 - x, x))
+        result = np.zeros_like(z)
+        low = z < 10.0  # at most 10 steps: z >= 0 here
+        while low.any():
+            result -= np.where(low, 1.0 / z, 0.0)
+            z = np.where(low, z + 1.0, z)
+            low = z < 10.0
+        inv2 = 1.0 / (z * z)
+        term, tail = inv2, np.zeros_like(z)
+        for k in range(1, 8):
+            tail += _BERNOULLI[k - 1] / (2.0 * k) * term
+            term = term * inv2
+        out = result + np.log(z) - 0.5 / z - tail - reflect
+    out = np.where(pole, np.nan, out)
+    return np.where(x == 0, np.copysign(np.inf, -x), out)  # -inf at +0, +inf at -0
 
 
-def _hurwitz_zeta(s: float, q: float) -> float:
-    total, a = 0.0, q
-    while a < 10.0:
-        if a == 0.0:
-            return math.inf
-        total += a ** -s
-        a += 1.0
+def _np_hurwitz_zeta(s: float, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) for an integer s >= 2 as special.cpp's hurwitz_zeta, vectorised: direct terms
+    until q + k >= 10, then the Euler-Maclaurin tail (each element stops where the C++ does)."""
+    a = q.copy()
+    total = np.zeros_like(a)
+    pole = np.zeros(a.shape, dtype=bool)
+    low = a < 10.0
+    while low.any():
+        pole |= low & (a == 0.0)
+        total += np.where(low & ~pole, a ** -s, 0.0)
+        a = np.where(low & ~pole, a + 1.0, np.where(pole, 10.0, a))
+        low = a < 10.0
     total += a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
     rising, fact, power = s, 2.0, a ** (-s - 1.0)
+    done = np.zeros(a.shape, dtype=bool)
     for j in range(1, 13):
         term = _BERNOULLI[j - 1] / fact * rising * power
-        total += term
-        if abs(term) < 1e-17 * abs(total):
-            break
+        total += np.where(done, 0.0, term)
+        done |= np.abs(term) < 1e-17 * np.abs(total)
         rising *= (s + 2.0 * j - 1.0) * (s + 2.0 * j)
         fact *= (2.0 * j + 1.0) * (2.0 * j + 2.0)
-        power /= a * a
-    return total
+        power = power / (a * a)
+    return np.where(pole, np.inf, total)
 
 
-def _polygamma1(n: int, x: float) -> float:
+def _np_polygamma_series(n: int, a: np.ndarray) -> np.ndarray:
+    """polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (special.cpp's polygamma_scalar):
+    +inf (odd n) / -inf (even n) at non-positive integers, 0 at +inf, NaN at -inf."""
     if n == 0:
-        return _digamma1(x)
-    if math.isnan(x):
-        return x
-    if math.isinf(x):
-        return 0.0 if x > 0 else math.nan
-    if x <= 0.0 and x == math.floor(x):
-        return math.inf if n % 2 == 1 else -math.inf
-    sign = 1.0 if n % 2 == 1 else -1.0
-    return sign * math.factorial(n) * _hurwitz_zeta(float(n + 1), x)
+        return _np_digamma_series(a)
+    x = np.asarray(a, dtype=_F64)
+    pole = (x <= 0) & (x == np.floor(x)) & (x != -np.inf)
+    special = np.isnan(x) | np.isinf(x) | pole
+    with np.errstate(all="ignore"):
+        zeta = _np_hurwitz_zeta(float(n + 1), np.where(special, 1.0, x))
+        out = (1.0 if n % 2 == 1 else -1.0) * float(math.factorial(n)) * zeta
+    out = np.where(pole, np.inf if n % 2 == 1 else -np.inf, out)
+    out = np.where(x == np.inf, 0.0, np.where(x == -np.inf, np.nan, out))
+    return np.where(np.isnan(x), x, out)
 
 
 def _lgamma1(x: float) -> float:
@@ -175,10 +187,8 @@ try:  # scipy's versions are vectorised; their edge values are the same (tested)
 except ImportError:  # pragma: no cover - exercised where scipy is not installed
     _np_erfinv = _elementwise(_erfinv1)
     _np_lgamma = _elementwise(_lgamma1)
-    _np_digamma = _elementwise(_digamma1)
-
-    def _np_polygamma(n: int, a: np.ndarray) -> np.ndarray:
-        return np.asarray(np.frompyfunc(lambda v: _polygamma1(n, v), 1, 1)(a), dtype=_F64)
+    _np_digamma = _np_digamma_series
+    _np_polygamma = _np_polygamma_series
 
 
 # ---------------------------------------------------------------------------------------------
