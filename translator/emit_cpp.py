@@ -291,6 +291,25 @@ def _list_sizes_needed(f: ir.Function) -> set[str]:
     return need
 
 
+def _saved_slots(f: ir.Function) -> list[str]:
+    """The node's saved tensors by name (Note [Saved slots by name] in csrc/autograd/node.h);
+    "self" also names the first parameter, as torch's grad_fn._saved_self."""
+    assert f.backward is not None
+    names = [sv.name for sv in f.backward.saved
+             if sv.storage in ("input", "output") and sv.type != ir.TENSOR_LIST]
+    if not names:
+        return []
+    entries = [(n, n) for n in names]
+    if f.params and f.params[0].name in names and "self" not in names:
+        entries.append(("self", f.params[0].name))
+    table = ", ".join(f'{{"{key}", &{n}_}}' for key, n in entries)
+    one_line = f"  SavedSlots saved_slots() override {{ return {{{table}}}; }}"
+    if len(one_line) <= WIDTH:
+        return [one_line]
+    rows = [f'      {{"{key}", &{n}_}},' for key, n in entries]
+    return ["  SavedSlots saved_slots() override {", "    return {", *rows, "    };", "  }"]
+
+
 def _node(f: ir.Function) -> list[str]:
     bw = f.backward
     assert bw is not None
@@ -313,6 +332,7 @@ def _node(f: ir.Function) -> list[str]:
         lines.append(one_line)
     elif resets:
         lines += ["  void release_variables() override {", *[f"    {r}" for r in resets], "  }"]
+    lines += _saved_slots(f)
     if f.once_differentiable:
         lines += ["  variable_list apply(variable_list&& grads) override {",
                   "    variable_list results;", "    {", "      NoGradGuard no_grad;",

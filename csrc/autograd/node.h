@@ -31,6 +31,7 @@ namespace tg::autograd {
 
 struct Node;
 struct AutogradMeta;
+class SavedVariable;
 using variable_list = std::vector<Tensor>;
 
 // The formula a node was generated from, for error messages. path is null for nodes that do
@@ -169,6 +170,12 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual SourceLoc location() const { return {nullptr, 0}; }
   // Frees saved tensors (retain_graph=False); unpacking them afterwards raises.
   virtual void release_variables() {}
+  // Note [Saved slots by name]
+  // The tensors a generated node saved, by the formula's name for them ("x", "other",
+  // "result"): a table the emitter writes, read by the binding's grad_fn._saved_<name> and
+  // _raw_saved_<name> (torch's node introspection). Lists of tensors are not in it.
+  using SavedSlots = std::vector<std::pair<const char*, SavedVariable*>>;
+  virtual SavedSlots saved_slots() { return {}; }
 
   // "SinBackward (formulas/unary.py:7)", or just the name without a location.
   std::string describe() const;

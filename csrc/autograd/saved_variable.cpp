@@ -64,6 +64,25 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   }
 }
 
+void SavedVariable::register_hooks(const SavedTensorHooks& hooks) {
+  if (!defined_)
+    throw RuntimeError("Calling register_hooks on a saved tensor whose value is None is not "
+                       "supported");
+  if (released_)
+    throw RuntimeError(
+        "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+        "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or if you "
+        "need to access saved variables after calling backward.");
+  if (packed_)
+    throw RuntimeError(
+        "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+        "one pair of hooks is allowed at a time.");
+  if (!is_output_) edge_ = gradient_edge(data_);
+  packed_ = hooks.pack(data_);
+  data_ = Tensor();
+}
+
 void SavedVariable::reset() {
   if (!defined_) return;
   data_ = Tensor();
@@ -84,11 +103,10 @@ Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>
   if (released_)
     throw RuntimeError(
         "Trying to backward through the graph a second time (or directly access saved tensors "
-        "after they have already been freed): the saved tensors of " +
-        describe() +
-        " were freed when backward() or autograd.grad() ran. Specify retain_graph=True if you "
-        "need to backward through the graph a second time or if you need to access saved "
-        "tensors after calling backward.");
+        "after they have already been freed). Saved intermediate values of the graph are freed "
+        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+        "backward through the graph a second time or if you need to access saved tensors after "
+        "calling backward. (node: " + describe() + ")");
   if (packed_) return unpack_packed(owner, owner_ptr);
   uint32_t current = data_.version();
   if (current != saved_version_) {

@@ -53,6 +53,10 @@ class SavedVariable {
   // `owner` is the node that saved it: outputs are re-linked to it; messages name it.
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   Tensor unpack(const Node& owner) const;
+  // grad_fn._raw_saved_<name>.register_hooks(pack, unpack): packs the kept tensor now, as
+  // saved_tensors_hooks would have when it was saved. Throws when freed, undefined or packed.
+  void register_hooks(const SavedTensorHooks& hooks);
+  bool defined() const { return defined_; }
   // Frees the tensor (retain_graph=False). Unpacking afterwards raises.
   void reset();
   bool was_released() const { return released_; }

@@ -137,6 +137,33 @@ struct PySavedTensorHooks final : SavedTensorHooks {
   }
 };
 
+// grad_fn._saved_<name> / _raw_saved_<name> (Note [Saved slots by name] in autograd/node.h):
+// the formula's name for a saved tensor; "self" also names the first parameter, as torch's.
+SavedVariable* saved_slot(Node& n, const std::string& key) {
+  Node::SavedSlots slots = n.saved_slots();
+  for (const auto& [name, sv] : slots)
+    if (key == name) return sv;
+  return nullptr;
+}
+
+// What _raw_saved_<name> gives: torch's SavedTensor, holding its node alive.
+struct RawSavedTensor {
+  std::shared_ptr<Node> node;
+  SavedVariable* saved;
+};
+
+py::object node_getattr(const std::shared_ptr<Node>& n, const std::string& attr) {
+  const bool raw = attr.rfind("_raw_saved_", 0) == 0;
+  if (raw || attr.rfind("_saved_", 0) == 0) {
+    if (SavedVariable* sv = saved_slot(*n, attr.substr(raw ? 11 : 7))) {
+      if (raw) return py::cast(RawSavedTensor{n, sv});
+      if (!sv->defined()) return py::none();
+      return py::cast(sv->unpack(n));
+    }
+  }
+  throw py::attribute_error("'" + n->name() + "' object has no attribute '" + attr + "'");
+}
+
 // Node.metadata: a dict per node, kept on the C++ node (Node::py_metadata) so it outlives the
 // Python wrapper object, as torch's.
 py::dict node_metadata(Node& n) {
@@ -401,6 +428,7 @@ void init_autograd(py::module_& m) {
                              })
       .def("_sequence_nr", &Node::sequence_nr)
       .def_property_readonly("metadata", &node_metadata)
+      .def("__getattr__", &node_getattr)
       .def_property_readonly("_input_metadata",  // one per next edge: the forward inputs
                              [](const Node& n) {
                                py::tuple out(n.input_metadata().size());
@@ -483,6 +511,21 @@ void init_autograd(py::module_& m) {
           if (auto mm = meta.lock()) remove_hook(*mm, id);
         }};
       }, "hook(tensor) runs after the leaf's .grad was accumulated in backward.");
+
+  py::class_<RawSavedTensor>(m, "SavedTensor")
+      .def("register_hooks",
+           [](RawSavedTensor& r, py::function pack, py::function unpack) {
+             PySavedTensorHooks hooks;
+             hooks.pack_hook = PyObjectRef(std::move(pack));
+             hooks.unpack_hook = PyObjectRef(std::move(unpack));
+             r.saved->register_hooks(hooks);
+           },
+           py::arg("pack_hook"), py::arg("unpack_hook"),
+           "pack_hook(tensor) runs now; unpack_hook(packed) on each use of the saved tensor.")
+      .def_property_readonly("data", [](RawSavedTensor& r) -> py::object {
+        if (!r.saved->defined()) return py::none();
+        return py::cast(detach(r.saved->unpack(r.node)));
+      });
 
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("set_grad_enabled", &GradMode::set_enabled, py::arg("mode"));

@@ -191,6 +191,43 @@ class FormulaNode(Node):
             return _SavedList([self._save(name, v, outputs) for v in value], type(value))
         return value
 
+    def __getattr__(self, attr: str) -> Any:
+        """``_saved_<name>`` / ``_raw_saved_<name>``: a tensor the backward saved, by the
+        formula's name for it (torch's node introspection; "self" also names the first
+        parameter). The compiled nodes expose the same table (Note [Saved slots by name])."""
+        raw = attr.startswith("_raw_saved_")
+        if raw or attr.startswith("_saved_"):
+            key = attr[len("_raw_saved_" if raw else "_saved_"):]
+            found, held = self._saved_named(key)
+            if found:
+                if isinstance(held, SavedTensor):
+                    return held if raw else held.unpack(self)
+                if held is None:
+                    return None
+        raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
+
+    def _saved_named(self, key: str) -> Tuple[bool, Any]:
+        """(True, SavedTensor or None) for a saved tensor (or an absent optional one) named
+        ``key``; (False, None) when the backward saved no tensor under that name."""
+        fn = self.backward_fn
+        names = fn.__code__.co_freevars
+        params = list(self.plan.signature.parameters)
+        if key not in names and key == "self" and params:
+            key = params[0]
+        tensor_params = {n for n, seq in self.plan.tensor_params if not seq}
+        for name, cell in zip(names, fn.__closure__ or ()):
+            if name != key:
+                continue
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                return False, None
+            if isinstance(value, SavedTensor):
+                return True, value
+            if value is None and name in tensor_params:
+                return True, None
+        return False, None
+
     def release_variables(self) -> None:
         for _, held in self.saved:
             for s in _saved_tensors(held):

@@ -261,6 +261,40 @@ class SavedTensor:
             t.grad_fn, t.output_nr = owner, self._output_nr
         return t
 
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        """``grad_fn._raw_saved_<name>.register_hooks(pack, unpack)``: pack the kept tensor now,
+        as saved_tensors_hooks would have when it was saved (Note [Saved tensor hooks])."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): expected two callables (pack_hook, unpack_hook)")
+        if self._released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        if self._unpack is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if self._is_output:
+            t = Tensor(self._data)
+            t._vc = self._vc
+        else:
+            t = self._tensor  # type: ignore[assignment]
+            self._edge = gradient_edge(t)
+        self._packed = pack_hook(t)
+        self._unpack = unpack_hook
+        self._tensor = self._data = None
+
+    @property
+    def data(self) -> Any:
+        """The saved tensor without its node (torch's SavedTensor.data)."""
+        if self._released:
+            raise RuntimeError(RELEASED_MESSAGE.format(node="a saved tensor"))
+        if self._unpack is not None:
+            return self._unpack(self._packed).detach()
+        return Tensor(self._data) if self._is_output else self._tensor.detach()  # type: ignore[union-attr]
+
     def release(self) -> None:
         self._released = True
         self._tensor = self._data = self._packed = None

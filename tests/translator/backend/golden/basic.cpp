@@ -146,6 +146,7 @@ struct MulBackward final : Node {
   std::string name() const override { return "MulBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 32}; }
   void release_variables() override { x_.reset(); other_.reset(); }
+  SavedSlots saved_slots() override { return {{"x", &x_}, {"other", &other_}, {"self", &x_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor x = x_.unpack(*this);
@@ -180,6 +181,7 @@ struct ExpBackward final : Node {
   std::string name() const override { return "ExpBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 42}; }
   void release_variables() override { result_.reset(); }
+  SavedSlots saved_slots() override { return {{"result", &result_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor result = result_.unpack(*this);
@@ -241,6 +243,7 @@ struct SumToBackward final : Node {
   std::string name() const override { return "SumToBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 62}; }
   void release_variables() override { x_.reset(); }
+  SavedSlots saved_slots() override { return {{"x", &x_}, {"self", &x_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor x = x_.unpack(*this);
@@ -368,6 +371,7 @@ struct SelectLastBackward final : Node {
   SourceLoc location() const override { return {
       "tests/translator/backend/fixtures/basic.py", 123}; }
   void release_variables() override { x_.reset(); }
+  SavedSlots saved_slots() override { return {{"x", &x_}, {"self", &x_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor x = x_.unpack(*this);
@@ -406,6 +410,7 @@ struct BroadcastMulBackward final : Node {
   SourceLoc location() const override { return {
       "tests/translator/backend/fixtures/basic.py", 156}; }
   void release_variables() override { x_.reset(); other_.reset(); }
+  SavedSlots saved_slots() override { return {{"x", &x_}, {"other", &other_}, {"self", &x_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor x = x_.unpack(*this);

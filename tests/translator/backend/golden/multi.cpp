@@ -21,6 +21,7 @@ struct MaxLastBackward final : Node {
   std::string name() const override { return "MaxLastBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 8}; }
   void release_variables() override { x_.reset(); indices_.reset(); }
+  SavedSlots saved_slots() override { return {{"x", &x_}, {"indices", &indices_}, {"self", &x_}}; }
   variable_list apply(variable_list&& grads) override {
     variable_list results;
     {
@@ -72,6 +73,7 @@ struct NormalizeBackward final : Node {
   std::string name() const override { return "NormalizeBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 21}; }
   void release_variables() override { norm_.reset(); result_.reset(); }
+  SavedSlots saved_slots() override { return {{"norm", &norm_}, {"result", &result_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = materialize_grad(grads, 0);
     Tensor grad_norm = materialize_grad(grads, 1);
@@ -112,6 +114,7 @@ struct LogNormBackward final : Node {
   std::string name() const override { return "LogNormBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 33}; }
   void release_variables() override { result_.reset(); }
+  SavedSlots saved_slots() override { return {{"result", &result_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor result = result_.unpack(*this);
@@ -185,6 +188,7 @@ struct WeightedFirstBackward final : Node {
   std::string name() const override { return "WeightedFirstBackward"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 55}; }
   void release_variables() override { weight_.reset(); }
+  SavedSlots saved_slots() override { return {{"weight", &weight_}}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
     Tensor weight = weight_.unpack(*this);
