@@ -185,7 +185,7 @@ py::object run_backward_py(py::object tensors, py::object grad_tensors, py::obje
   bool keep = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
   variable_list result;
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;  // Note [Re-taking the GIL at exit]
     result = run_backward(ts, gs, keep, create_graph, xs, allow_unused, accumulate_grad);
   }
   if (accumulate_grad) return py::none();

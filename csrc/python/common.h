@@ -5,8 +5,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -49,14 +51,47 @@ class PyObjectRef {
 // (PyObjectRef, gil_safe_decref, the anomaly-mode traceback).
 constexpr int64_t kReleaseGilNumel = 32768;
 
+// Note [Re-taking the GIL at exit]
+// A daemon thread that released the GIL (a large op, a backward) and comes back after the
+// interpreter began finalizing is ended by CPython with pthread_exit, a forced unwind; through
+// a noexcept destructor (pybind11's gil_scoped_release) that is std::terminate ("terminate
+// called without an active exception", an abort at exit). Such a thread is parked for good
+// instead (what Python 3.14 does with its daemon threads): the process is exiting and the thread
+// must not run Python again. The guards' destructors are noexcept(false) for the window between
+// the check and the re-take, so CPython's unwind can still pass through them.
+inline bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+inline void restore_thread_or_park(PyThreadState* saved) {
+  while (interpreter_finalizing()) std::this_thread::sleep_for(std::chrono::hours(1));
+  PyEval_RestoreThread(saved);
+}
+
+// The GIL released for the guard's scope (a backward: Note [GIL in backward]).
+class ReleaseGil {
+ public:
+  ReleaseGil() : saved_(PyEval_SaveThread()) {}
+  ~ReleaseGil() noexcept(false) { restore_thread_or_park(saved_); }
+  ReleaseGil(const ReleaseGil&) = delete;
+  ReleaseGil& operator=(const ReleaseGil&) = delete;
+
+ private:
+  PyThreadState* saved_;
+};
+
 class ReleaseGilIfLarge {
  public:
   template <class... Ts>
   explicit ReleaseGilIfLarge(const Ts&... tensors) {
     if ((large(tensors) || ...)) saved_ = PyEval_SaveThread();
   }
-  ~ReleaseGilIfLarge() {
-    if (saved_ != nullptr) PyEval_RestoreThread(saved_);
+  ~ReleaseGilIfLarge() noexcept(false) {
+    if (saved_ != nullptr) restore_thread_or_park(saved_);
   }
   ReleaseGilIfLarge(const ReleaseGilIfLarge&) = delete;
   ReleaseGilIfLarge& operator=(const ReleaseGilIfLarge&) = delete;
