@@ -4,6 +4,7 @@
 // Conventions: Note [Kernel conventions] (translator/signatures.py); edges: Note [Special
 // function edges] (special.cpp).
 #include <cmath>
+#include <type_traits>
 #include <limits>
 
 #include "kernels/kernels.h"
@@ -68,11 +69,30 @@ Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   });
 }
 
+// Note [Integer division by -1]
+// The most negative integer divided by -1 overflows, and x86 traps it (SIGFPE, the process dies)
+// for / and % alike. As torch: the quotient wraps (INT64_MIN // -1 == INT64_MIN) and the
+// remainder is 0. Every integer / and % of the kernels goes through these two.
+template <class T>
+T int_div(T a, T b) {
+  if constexpr (std::is_signed_v<T> && !std::is_same_v<T, bool>) {
+    if (b == T(-1)) return static_cast<T>(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));
+  }
+  return static_cast<T>(a / b);
+}
+template <class T>
+T int_mod(T a, T b) {
+  if constexpr (std::is_signed_v<T> && !std::is_same_v<T, bool>) {
+    if (b == T(-1)) return T(0);
+  }
+  return static_cast<T>(a % b);
+}
+
 template <class T>
 T floor_div_scalar(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    T q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+    T q = int_div(a, b);
+    return (int_mod(a, b) != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
   } else {
     // As Python's float //: from fmod, so that a == b * q + r holds as closely as possible.
     if (b == T(0)) return a / b;
@@ -138,7 +158,7 @@ Tensor hypot(const Tensor& a, const Tensor& b) {
 }
 Tensor fmod(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "fmod", [](auto x, auto y) {
-    if constexpr (std::is_integral_v<decltype(x)>) return x % y;
+    if constexpr (std::is_integral_v<decltype(x)>) return int_mod(x, y);
     else return std::fmod(x, y);
   });
 }
@@ -146,7 +166,7 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "remainder", [](auto x, auto y) {
     using T = decltype(x);
     T r;
-    if constexpr (std::is_integral_v<T>) r = x % y;
+    if constexpr (std::is_integral_v<T>) r = int_mod(x, y);
     else r = std::fmod(x, y);
     return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? T(r + y) : r;
   });
@@ -156,7 +176,7 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) {
 }
 Tensor trunc_divide(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "trunc_divide", [](auto x, auto y) {
-    if constexpr (std::is_integral_v<decltype(x)>) return x / y;
+    if constexpr (std::is_integral_v<decltype(x)>) return int_div(x, y);
     else return std::trunc(x / y);
   });
 }

@@ -174,6 +174,10 @@ class Factories:
                requires_grad: bool = False, device: Any = None) -> Any:
         if end is None:
             start, end = 0, start
+        if step == 0:  # torch's checks: numpy divides by zero or gives an empty range
+            raise RuntimeError("step must be nonzero")
+        if (step > 0 and start > end) or (step < 0 and start < end):
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         if dtype is None:
             ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
             dtype = int64 if ints else self._default

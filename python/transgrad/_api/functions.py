@@ -535,6 +535,8 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     if x.ndim == 0:
         return ops.reshape(x, (1,))
     s, e = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
+    if s > e:  # torch's check (the merge below would duplicate dims)
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(x.shape)
     return reshape(x, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
@@ -673,7 +675,11 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
     n = x.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)
-        sizes = [builtins_min(step, n - i) for i in range(0, n, step)] or [0]
+        if step < 0 or (step == 0 and n != 0):  # torch's checks (range() would fail or loop)
+            raise RuntimeError("split expects split_size be non-negative, but got split_size="
+                               f"{step}" if step < 0 else "split_size can only be 0 if dimension "
+                               f"size is 0, but got dimension size of {n}")
+        sizes = [builtins_min(step, n - i) for i in range(0, n, step)] if step else [0]
     else:
         sizes = list(split_size_or_sections)
         if builtins_sum(sizes) != n:
@@ -690,6 +696,8 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
 @track_views
 def chunk(x: Any, chunks: int, dim: int = 0) -> tuple:
     """``chunks`` views of nearly equal size along ``dim`` (the last may be smaller)."""
+    if chunks <= 0:  # torch's check: 0 divided by zero, a negative count gave wrong chunks
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[wrap_dim(dim, x.ndim)]
     return split(x, builtins_max(-(-n // chunks), 1), dim)
 
