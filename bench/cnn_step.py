@@ -19,7 +19,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from libs import ensure_transgrad_importable  # noqa: E402
 
 CHANNELS = (8, 16)
 
@@ -90,6 +91,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--reference", action="store_true", help="also time transgrad.reference")
     args = ap.parse_args()
+    ensure_transgrad_importable()  # not at import: bench/run.py imports this module
 
     import torch
     import transgrad as tg

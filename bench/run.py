@@ -19,7 +19,8 @@ Modules: workloads.py (the workloads, written once against the PyTorch-style API
 targets), numpy_floor.py (hand-written numpy forward + backward: floor and oracle), libs.py
 (thin adapters), measure.py (W1-W5), isolated.py (W6), threads.py (W7), buildtime.py,
 startup.py (import time and the first in-place op, issue 10), extension_build.py (the JIT
-extension's build and cached load, issue 12),
+extension's build and cached load, issue 12), training.py (issue 14's model steps CNN, TLM,
+LSTM and the Adam step OPT, against torch, one intra-op thread),
 report.py (statistics, the table).
 
 Output: a markdown table on stdout (medians, minima, paired ratios, targets); ``--json`` writes
@@ -45,6 +46,7 @@ import numpy as np
 import report
 import startup
 import threads
+import training
 import workloads as wl
 from libs import Lib
 
@@ -192,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
                     results["workloads"]["W6-1M"] = big
         elif key == "W7":
             results["workloads"]["W7"] = threads.run_w7(libs, sz)
+        elif key in training.KEYS:
+            results["workloads"][key] = training.run_training(key, libs, sz)
         elif key == "build":
             results["workloads"]["build"] = buildtime.run_build(sz, args.build, args.timeout)
         elif key == "startup":

@@ -270,7 +270,8 @@ WORKLOADS: dict[str, Workload] = {
     "W5": Workload("W5", "double backward", double_backward, numpy_floor.double_backward, 1e-9),
 }
 
-ALL_KEYS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "build", "startup", "extension")
+ALL_KEYS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "CNN", "TLM", "LSTM", "OPT", "build",
+            "startup", "extension")
 
 
 @dataclass(frozen=True)
@@ -292,6 +293,10 @@ TARGETS: dict[str, Target] = {
     "W6": Target("≤ 0.5× torch time, ≤ torch RSS", "torch", 0.5),
     "W6-1M": Target("completes", "", 0.0),
     "W7": Target("≥ 1.8× speedup", "", 1.8, True),
+    # issue 14's model steps (bench/training.py)
+    "CNN": Target("≤ 1.0× torch", "torch", 1.0),
+    "TLM": Target("≤ 0.8× torch", "torch", 0.8),
+    "LSTM": Target("≤ 0.8× torch", "torch", 0.8),
 }
 
 

@@ -9,6 +9,7 @@
 
 TG_PYTHON_API void register_ops(pybind11::module_& ops);
 TG_PYTHON_API void register_kernels(pybind11::module_& kernels);
+TG_PYTHON_API void register_optim(pybind11::module_& optim);  // csrc/python/bind_optim.cpp
 
 namespace tg::python {
 

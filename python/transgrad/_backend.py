@@ -37,6 +37,10 @@ class Backend(Protocol):
     """Formula entry points by name (``ops.sum(x, dims, keepdim)``), looked up per call."""
     autograd: Any
     """grad, backward, no_grad, enable_grad, set_grad_enabled, is_grad_enabled, Function, ..."""
+    optim: Any
+    """The multi-tensor optimizer steps (``sgd_step_``, ``adam_step_``, ``rmsprop_step_``,
+    ``adagrad_step_``; csrc/kernels/optim.h), which update lists of the engine's tensors in
+    place: ``_C._optim`` or ``transgrad.reference.optim_kernels``."""
 
     def from_numpy(self, a: np.ndarray) -> Any:
         """Wrap a numpy array of a supported dtype without copying."""

@@ -165,7 +165,8 @@ def test_trajectory_matches_torch(lib, torch_lib, config):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("cls", ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("cls", ["Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+                                 "NAdam", "RAdam"])
 def test_defaults_and_state_names_are_torchs(lib, torch_lib, cls):
     _, opt, _ = trajectory(lib, cls, {}, steps=2)
     _, topt, _ = trajectory(torch_lib, cls, {}, steps=2)

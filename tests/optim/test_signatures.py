@@ -6,7 +6,8 @@ import inspect
 import pytest
 from transgrad.optim import lr_scheduler as S
 
-OPTIMIZERS = ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS"]
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+              "LBFGS"]
 
 
 def shape(cls):

@@ -40,3 +40,9 @@ def check_cpu_only(name: str, capturable: bool = False, differentiable: bool = F
     if differentiable:
         raise NotImplementedError(f"{name}: differentiable=True (autograd through the "
                                   f"optimizer step) is not supported by transgrad")
+
+
+def check_fused_foreach(fused: Any, foreach: Any) -> None:
+    """torch's refusal of both implementations at once (both run one kernel here)."""
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")

@@ -12,7 +12,7 @@ from typing import Any
 
 from transgrad.optim.optimizer import Optimizer
 
-from ._validate import check_cpu_only, check_nonnegative
+from ._validate import check_cpu_only, check_fused_foreach, check_nonnegative
 
 
 class Adagrad(Optimizer):
@@ -24,14 +24,27 @@ class Adagrad(Optimizer):
                  differentiable: bool = False, fused: bool | None = None) -> None:
         check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                           initial_accumulator_value=initial_accumulator_value, eps=eps)
-        if fused and foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused_foreach(fused, foreach)
         check_cpu_only("Adagrad", differentiable=differentiable)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps,
                                   "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
                                   "foreach": foreach, "maximize": maximize,
                                   "differentiable": differentiable, "fused": fused})
+
+    def _step_group(self, kernels: Any, g: dict[str, Any], params: list[Any],
+                    grads: list[Any]) -> None:
+        sums, clrs = [], []
+        for p in params:
+            state = self.state.setdefault(id(p), {})
+            if not state:
+                state["step"] = 0
+                state["sum"] = p.new_full(p.shape, g["initial_accumulator_value"])
+            state["step"] += 1
+            clrs.append(g["lr"] / (1 + (float(state["step"]) - 1) * g["lr_decay"]))
+            sums.append(state["sum"])
+        kernels.adagrad_step_(params, grads, sums, clrs, g["weight_decay"], g["eps"],
+                              g["maximize"])
 
     def _update(self, g: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         if not state:

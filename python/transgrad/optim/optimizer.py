@@ -12,12 +12,35 @@ on the class, so an optimizer written once (SGD, Adam, a user's) works on both e
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Optional
 
 from transgrad._backend import backend_of
+from transgrad._dtypes import float32, float64
 
 __all__ = ["Optimizer"]
+
+
+_KERNEL_DTYPES = (float32, float64)
+
+
+def _kernel_dtype(p: Any) -> bool:
+    """float32 or float64: the dtypes of the multi-tensor kernels."""
+    return p.dtype in _KERNEL_DTYPES
+
+
+# Note [Fused optimizer steps]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An optimizer step over a model is a few arithmetic operations on every element of every
+# parameter; run as tensor ops from Python it costs ~10 dispatches per parameter per step,
+# which for a model of many small tensors dominates. SGD, Adam/AdamW, RMSprop and Adagrad
+# therefore hand a whole parameter group to one kernel of the engine (``backend.optim``:
+# csrc/kernels/optim.cpp compiled, transgrad/reference/optim_kernels.py in numpy), which loops
+# over the parameters and elements, writes in place and bumps the versions. The kernels follow
+# torch's single-tensor order of operations (its CPU default, ``foreach=False``), so the
+# trajectory matches torch's bit for bit; ``foreach`` and ``fused`` are accepted (torch's
+# defaults) and all run this kernel. The state (``exp_avg``, ``momentum_buffer``, ...) is
+# created on a parameter's first step as torch names it, so a state dict moves between the two.
 
 
 class Optimizer:
@@ -25,7 +48,8 @@ class Optimizer:
 
     A subclass implements ``_update(self, group, p, grad, state) -> new value of p`` with tensor
     methods and operators only (``p`` and ``grad`` detached, run under no_grad); the base writes
-    the value into the Parameter in place. The engine is the parameters' own
+    the value into the Parameter in place. It may also implement ``_step_group`` (Note [Fused
+    optimizer steps]), used for float32/float64 groups. The engine is the parameters' own
     (``backend_of(p)``): one class serves both engines."""
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
@@ -63,18 +87,51 @@ class Optimizer:
                     with backend_of(p).autograd.no_grad():
                         p.grad.zero_()
 
-    def step(self) -> None:
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        A group whose parameters are all float32/float64 goes to the subclass's multi-tensor
+        step (``_step_group``: one call into the engine's ``optim`` kernels per group, Note
+        [Fused optimizer steps]); any other group, or an optimizer without one, runs
+        ``_update`` per parameter."""
+        loss = None
+        if closure is not None:
+            first = next(p for g in self.param_groups for p in g["params"])
+            with backend_of(first).autograd.enable_grad():
+                loss = closure()
         for g in self.param_groups:
-            for p in g["params"]:
-                if p.grad is None:
+            params = [p for p in g["params"] if p.grad is not None]
+            if not params:
+                continue
+            backend = backend_of(params[0])
+            with backend.autograd.no_grad():
+                if self._fusable(params):
+                    grads = [p.grad.detach().contiguous() for p in params]
+                    self._step_group(backend.optim, g, params, grads)
                     continue
-                with backend_of(p).autograd.no_grad():
+                for p in params:
                     grad = p.grad.detach()
                     if g.get("maximize", False):
                         grad = -grad
                     state = self.state.setdefault(id(p), {})
                     # in place: the Parameter object (held by the model) stays the same
                     p.copy_(self._update(g, p.detach(), grad, state))
+        return loss
+
+    def _fusable(self, params: list[Any]) -> bool:
+        """Whether ``_step_group`` can take these parameters: it exists, and every parameter
+        and gradient is float32 or float64 (the kernels' dtypes), of one engine."""
+        if type(self)._step_group is Optimizer._step_group:
+            return False
+        backend = backend_of(params[0])
+        return all(backend_of(p) is backend and _kernel_dtype(p) and
+                   p.grad.dtype == p.dtype for p in params)
+
+    def _step_group(self, kernels: Any, group: dict[str, Any], params: list[Any],
+                    grads: list[Any]) -> None:
+        """Update ``params`` in place through ``kernels`` (the engine's ``optim``), creating
+        the state on a parameter's first step; optional in a subclass."""
+        raise NotImplementedError
 
     def _update(self, group: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         raise NotImplementedError

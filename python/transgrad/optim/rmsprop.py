@@ -32,6 +32,28 @@ class RMSprop(Optimizer):
                                   "foreach": foreach, "maximize": maximize,
                                   "differentiable": differentiable})
 
+    def _step_group(self, kernels: Any, g: dict[str, Any], params: list[Any],
+                    grads: list[Any]) -> None:
+        square_avgs, grad_avgs, bufs = [], [], []
+        for p in params:
+            state = self.state.setdefault(id(p), {})
+            if not state:
+                state["step"] = 0
+                state["square_avg"] = p.new_zeros(p.shape)
+                if g["momentum"] > 0:
+                    state["momentum_buffer"] = p.new_zeros(p.shape)
+                if g["centered"]:
+                    state["grad_avg"] = p.new_zeros(p.shape)
+            state["step"] += 1
+            square_avgs.append(state["square_avg"])
+            if g["momentum"] > 0:
+                bufs.append(state["momentum_buffer"])
+            if g["centered"]:
+                grad_avgs.append(state["grad_avg"])
+        kernels.rmsprop_step_(params, grads, square_avgs, grad_avgs, bufs, g["lr"], g["alpha"],
+                              g["eps"], g["weight_decay"], g["momentum"], g["centered"],
+                              g["maximize"])
+
     def _update(self, g: dict[str, Any], p: Any, grad: Any, state: dict[str, Any]) -> Any:
         alpha, eps, momentum = g["alpha"], g["eps"], g["momentum"]
         if not state:
