@@ -2,8 +2,9 @@
 steps] in transgrad/optim/optimizer.py): trajectories of torch's single-tensor step
 (foreach=False, its CPU default), bit for bit for SGD on the compiled engine, else to a few ulps
 of the update (torch's sqrt is MKL's; numpy has no fma), in float32 and float64, over
-parameters of several sizes and one group per call; close to torch's ``fused=True``; state dicts that move between torch and transgrad;
-versions bumped as an in-place op; the kernels' argument checks."""
+parameters of several sizes and one group per call; close to torch's ``fused=True``; state
+dicts that move between torch and transgrad; versions bumped as an in-place op; the kernels'
+argument checks."""
 
 import itertools
 

@@ -40,8 +40,9 @@ def _kernel_dtype(p: Any) -> bool:
 # torch's single-tensor order of operations (its CPU default, ``foreach=False``): SGD's
 # trajectory matches torch's bit for bit, the steps with a square root to the rounding of an
 # update (torch's sqrt is MKL's; Note [Optimizer steps in torch's order] in optim.cpp).
-# ``foreach`` and ``fused`` are accepted (torch's defaults) and all run this kernel. The state (``exp_avg``, ``momentum_buffer``, ...) is
-# created on a parameter's first step as torch names it, so a state dict moves between the two.
+# ``foreach`` and ``fused`` are accepted (torch's defaults) and all run this kernel. The state
+# (``exp_avg``, ``momentum_buffer``, ...) is created on a parameter's first step as torch names
+# it, so a state dict moves between the two.
 
 
 class Optimizer:
