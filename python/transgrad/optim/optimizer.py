@@ -37,10 +37,12 @@ def _kernel_dtype(p: Any) -> bool:
 # therefore hand a whole parameter group to one kernel of the engine (``backend.optim``:
 # csrc/kernels/optim.cpp compiled, transgrad/reference/optim_kernels.py in numpy), which loops
 # over the parameters and elements, writes in place and bumps the versions. The kernels follow
-# torch's single-tensor order of operations (its CPU default, ``foreach=False``), so the
-# trajectory matches torch's bit for bit; ``foreach`` and ``fused`` are accepted (torch's
-# defaults) and all run this kernel. The state (``exp_avg``, ``momentum_buffer``, ...) is
-# created on a parameter's first step as torch names it, so a state dict moves between the two.
+# torch's single-tensor order of operations (its CPU default, ``foreach=False``): SGD's
+# trajectory matches torch's bit for bit, the steps with a square root to the rounding of an
+# update (torch's sqrt is MKL's; Note [Optimizer steps in torch's order] in optim.cpp).
+# ``foreach`` and ``fused`` are accepted (torch's defaults) and all run this kernel. The state
+# (``exp_avg``, ``momentum_buffer``, ...) is created on a parameter's first step as torch names
+# it, so a state dict moves between the two.
 
 
 class Optimizer:
