@@ -26,6 +26,7 @@ from .emit_cpp import emit_module, emit_ops_header
 from .emit_facts import emit_facts
 from .emit_kernels import emit_kernel_bindings, emit_kernel_header
 from .emit_stubs import emit_stubs
+from .frontend import load_module
 from .lower import lower_program
 from .verify import verify_module
 
@@ -33,10 +34,6 @@ from .verify import verify_module
 def load_modules(paths: Sequence[str], root: str | None) -> list[model.Module]:
     """Run the front end on every path (all diagnostics of all modules together); locations
     are relative to ``root``, or to each module's own repository (``find_root``) when None."""
-    try:
-        from .frontend import load_module
-    except ImportError:  # the front end's driver is not there yet: structure only
-        from .parse import parse_module as load_module  # type: ignore[assignment]
     modules: list[model.Module] = []
     diags: list = []
     for p in sorted(paths, key=lambda p: os.path.relpath(p, root or ".")):

@@ -26,13 +26,12 @@ import re
 import sys
 from collections.abc import Sequence
 
-import libcst as cst
-
 from . import model
 from .backend import load_modules, translate, write_files
 from .diagnostics import TranslatorError
 from .frontend import load_module
 from .shipped import shipped_formulas, shipped_module
+from .syntax import ops_names
 from .user_kernels import bind, declarations_header, declared, read_declarations
 
 # What translate() writes for transgrad itself and an extension does not compile: the kernels
@@ -117,26 +116,13 @@ def emit_extension(paths: Sequence[str], name: str, namespace: str,
 _OPERATOR_MODULES = ("binary", "linalg", "unary")
 
 
-class _GatherOpsVisitor(cst.CSTVisitor):
-    """Reads every ``ops.NAME`` of a module."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.value.value == "ops":
-            self.names.add(node.attr.value)
-
-
 def context_paths(modules: Sequence[model.Module]) -> list[str]:
     """The shipped modules a user's ``modules`` are translated in (Note [Extension context])."""
     own = {f.name for m in modules for f in m.formulas} | {h.name for m in modules
                                                            for h in m.helpers}
     names: set[str] = set()
     for m in modules:
-        visitor = _GatherOpsVisitor()
-        m.tree.visit(visitor)
-        names |= visitor.names - own
+        names |= ops_names(m.tree) - own
     root = shipped_formulas()
     found = {os.path.join(root, f"{stem}.py") for stem in _OPERATOR_MODULES}
     for name in names:

@@ -192,7 +192,6 @@ def _front_end_version() -> str:
             "syntax.py",
             "literals.py",
             "fence.py",
-            "fence_expr.py",
             "subset.py",
             "kinds.py",
             "captures.py",

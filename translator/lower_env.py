@@ -1,8 +1,7 @@
 """Lower, environment: types, scopes, the program's signatures and errors (part of ``lower``).
 
-Shared by ``lower`` and its parts (``lower_stmt``, ``lower_expr``, ``lower_cond``,
-``lower_names``, ``lower_call``). Input: annotation spellings, model modules. Output:
-``ir.Type``s, the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
+Used by ``lower`` (the pass). Input: annotation spellings, model modules. Output: ``ir.Type``s,
+the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
 
 The back end's codes are the T4xx family of ``diagnostic_codes.REGISTRY`` (the front end
 owns T1xx-T3xx).

@@ -1,7 +1,8 @@
 """Syntax: small readers of libcst trees shared by the front- and back-end stages.
 
 Input: libcst nodes. Output: dotted names, the names a target binds, the syntactic children of
-a node and a fast pre-order walk. Invariants: nothing here changes or copies a tree.
+a node, a fast pre-order walk and the ``ops.NAME`` a tree names. Invariants: nothing here
+changes or copies a tree.
 """
 
 from __future__ import annotations
@@ -85,3 +86,9 @@ def walk(node: cst.CSTNode, skip: tuple[type[cst.CSTNode], ...] = ()) -> Iterato
         if n is not node and skip and isinstance(n, skip):
             continue
         stack.extend(reversed(list(child_nodes(n))))
+
+
+def ops_names(node: cst.CSTNode) -> set[str]:
+    """Every NAME of ``ops.NAME`` below ``node`` (what a module may call of other formulas)."""
+    return {n.attr.value for n in walk(node) if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name) and n.value.value == "ops"}
