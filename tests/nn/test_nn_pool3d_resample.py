@@ -29,6 +29,8 @@ LAYERS = [
     ("AvgPool2d", (3, 2, 1), {"ceil_mode": True, "count_include_pad": False}, (2, 2, 6, 7)),
     ("AvgPool2d", (2,), {"ceil_mode": True}, (2, 5, 5)),
     ("AvgPool1d", (3, 2, 1), {"ceil_mode": True}, (2, 3, 8)),
+    ("AdaptiveAvgPool1d", (3,), {}, (2, 3, 7)),
+    ("AdaptiveAvgPool1d", (4,), {}, (3, 9)),
     ("AdaptiveAvgPool3d", ((2, 3, 2),), {}, (2, 2, 5, 7, 4)),
     ("AdaptiveAvgPool3d", ((None, 2, 3),), {}, (2, 3, 4, 5)),
     ("AdaptiveMaxPool3d", ((2, 3, 2),), {}, (2, 2, 5, 7, 4)),

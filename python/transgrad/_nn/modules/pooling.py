@@ -143,6 +143,13 @@ class AvgPool3d(AvgPool2d):
                             self.count_include_pad, self.divisor_override)
 
 
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average pooling of (N, C, L) or (C, L) to a fixed ``output_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
     """Average pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed ``output_size``."""
 

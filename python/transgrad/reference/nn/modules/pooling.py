@@ -54,6 +54,10 @@ class AvgPool3d(_pooling.AvgPool3d, AvgPool2d):
     __doc__ = _pooling.AvgPool3d.__doc__
 
 
+class AdaptiveAvgPool1d(_pooling.AdaptiveAvgPool1d, AdaptiveAvgPool2d):
+    __doc__ = _pooling.AdaptiveAvgPool1d.__doc__
+
+
 class AdaptiveAvgPool3d(_pooling.AdaptiveAvgPool3d, AdaptiveAvgPool2d):
     __doc__ = _pooling.AdaptiveAvgPool3d.__doc__
 
@@ -79,8 +83,7 @@ class MaxUnpool3d(_pooling.MaxUnpool3d, _MaxUnpoolNd):
 
 
 __all__ = [
-    "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
-    "MaxUnpool3d",
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "MaxPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AvgPool1d"
+    "AdaptiveMaxPool2d", "AvgPool1d", "AdaptiveAvgPool1d", "AvgPool3d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"
 ]
