@@ -1507,8 +1507,7 @@ def tanhshrink(input: Any) -> Any:
 def hardshrink(input: Any, lambd: float = 0.5) -> Any:
     """``x`` where ``|x| > lambd``, else 0."""
     E = engine_of(input)
-    return E.module.where(E.module.abs(input) > float(lambd), input,
-                          E.module.zeros_like(input))
+    return E.op("hardshrink")(input, float(lambd))
 
 
 def softshrink(input: Any, lambd: float = 0.5) -> Any:
@@ -1519,7 +1518,7 @@ def softshrink(input: Any, lambd: float = 0.5) -> Any:
         word, top = _dtype_range(input)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {word}, but "
                            f"found {lambd:g}")
-    return input - E.module.clamp(input, -float(lambd), float(lambd))
+    return E.op("softshrink")(input, float(lambd))
 
 
 def _dtype_range(t: Any) -> tuple:
