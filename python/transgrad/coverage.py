@@ -528,6 +528,12 @@ TWINS: dict[str, Twin] = {
         ("trilinear", 3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5), mode="trilinear"),
                           case(T(1, 1, 2, 2, 3), scale_factor=2, mode="trilinear",
                                align_corners=True))))},
+    **{f"_upsample_nearest_exact{d}d": Twin("nn.functional.interpolate", cs) for d, cs in (
+        (1, (case(T(1, 2, 5), size=8, mode="nearest-exact"),
+             case(T(2, 1, 7), size=3, mode="nearest-exact"))),
+        (2, (case(T(1, 2, 3, 4), size=(5, 7), mode="nearest-exact"),
+             case(T(1, 1, 5, 6), scale_factor=0.5, mode="nearest-exact"))),
+        (3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5), mode="nearest-exact"),)))},
     "upsample_bicubic2d": Twin("nn.functional.interpolate", (
         case(T(1, 2, 3, 4), size=(5, 7), mode="bicubic"),
         case(T(1, 1, 4, 3), scale_factor=2, mode="bicubic", align_corners=True),

@@ -158,6 +158,9 @@ INTERPOLATIONS = [
                     "align_corners": True}),
     ((2, 2, 9, 7), {"size": (4, 3), "mode": "bicubic", "antialias": True}),
     ((1, 1, 3, 4), {"size": (7, 5), "mode": "bicubic", "antialias": True}),
+    ((2, 3, 5), {"size": 8, "mode": "nearest-exact"}),
+    ((2, 2, 7, 6), {"size": (3, 4), "mode": "nearest-exact"}),
+    ((1, 2, 3, 4, 5), {"scale_factor": 1.5, "mode": "nearest-exact"}),
     ((2, 3, 7), {"size": 3, "mode": "area"}),
     ((2, 2, 7, 6), {"size": (3, 4), "mode": "area"}),
     ((1, 2, 5, 4, 6), {"scale_factor": 0.5, "mode": "area"}),
@@ -248,7 +251,8 @@ def test_align_corners_default_warns_as_torch(lib):
 
 SECOND_ORDER = ["hardshrink", "softshrink", "avg_pool3d", "avg_pool2d", "_adaptive_avg_pool3d",
                 "adaptive_max_pool3d", "max_unpool2d", "max_unpool3d", "slow_conv_transpose3d",
-                "upsample_bicubic2d", "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa",
+                "upsample_bicubic2d", "_upsample_bilinear2d_aa", "_upsample_nearest_exact1d",
+                "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "_upsample_bicubic2d_aa",
                 "grid_sampler_2d", "affine_grid_generator"]
 
 

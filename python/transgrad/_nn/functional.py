@@ -1099,7 +1099,7 @@ def _pair(v: Any) -> tuple:
 
 
 _INTERPOLATE_MODES = {"nearest": None, "linear": 3, "bilinear": 4, "trilinear": 5,
-                      "bicubic": 4, "area": None}
+                      "bicubic": 4, "area": None, "nearest-exact": None}
 
 
 def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
@@ -1118,7 +1118,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     if want is not None and input.ndim != want:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {want}D "
                                   "input")
-    if mode == "nearest" and align_corners is not None:
+    if mode in ("nearest", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
     if antialias and mode not in ("bilinear", "bicubic"):
@@ -1157,9 +1157,11 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
             m = E.module.tensor(weights, dtype=input.dtype)
             out = E.module.matmul(m, out) if dim == 2 else E.module.matmul(out, m.transpose(0, 1))
             continue
-        if mode == "nearest":
+        if mode in ("nearest", "nearest-exact"):
+            # nearest-exact: the source pixel under the output pixel's centre
             ratio = n_in / n_out if sc is None else 1.0 / sc
-            src = np.minimum(np.floor(np.arange(n_out) * ratio).astype(np.int64), n_in - 1)
+            at = np.arange(n_out) + (0.5 if mode == "nearest-exact" else 0.0)
+            src = np.minimum(np.floor(at * ratio).astype(np.int64), n_in - 1)
             out = E.op("index_select")(out, dim, E.module.tensor(src, dtype=E.module.int64))
             continue
         if align_corners:
