@@ -331,6 +331,12 @@ TWINS: dict[str, Twin] = {
              align_corners=True),
         case(T(1, 2, 4, 4), T(1, 3, 3, 2, low=-1.2, high=1.2, requires_grad=False),
              mode="nearest", align_corners=False))),
+    "grid_sampler_3d": Twin("nn.functional.grid_sample", (
+        case(T(1, 2, 3, 4, 3), T(1, 2, 3, 2, 3, low=-0.9, high=0.9), align_corners=False),
+        case(T(1, 1, 3, 3, 4), T(1, 2, 2, 2, 3, low=-1.4, high=1.4), padding_mode="border",
+             align_corners=True),
+        case(T(1, 1, 4, 3, 3), T(1, 2, 2, 2, 3, low=-1.8, high=1.8),
+             padding_mode="reflection", align_corners=False))),
     "affine_grid_generator": Twin("nn.functional.affine_grid", (
         case(T(2, 2, 3), (2, 1, 4, 5), align_corners=False),
         case(T(1, 2, 3), (1, 3, 3, 2), align_corners=True),

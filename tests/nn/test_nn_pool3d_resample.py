@@ -183,6 +183,11 @@ GRIDS = [
     ((1, 1, 4, 5), (1, 3, 3, 2), 2.5, {"padding_mode": "reflection", "align_corners": False}),
     ((1, 1, 5, 4), (1, 2, 3, 2), 2.5, {"padding_mode": "reflection", "align_corners": True}),
     ((1, 2, 4, 4), (1, 3, 3, 2), 1.2, {"mode": "nearest", "align_corners": False}),
+    ((2, 2, 3, 4, 3), (2, 2, 3, 2, 3), 0.9, {"align_corners": False}),
+    ((1, 1, 3, 3, 4), (1, 2, 2, 2, 3), 1.4, {"padding_mode": "border", "align_corners": True}),
+    ((1, 1, 4, 3, 3), (1, 2, 2, 2, 3), 2.5, {"padding_mode": "reflection",
+                                             "align_corners": False}),
+    ((1, 2, 3, 3, 3), (1, 2, 2, 2, 3), 1.2, {"mode": "nearest", "align_corners": True}),
 ]
 
 
@@ -253,7 +258,7 @@ SECOND_ORDER = ["hardshrink", "softshrink", "avg_pool3d", "avg_pool2d", "_adapti
                 "adaptive_max_pool3d", "max_unpool2d", "max_unpool3d", "slow_conv_transpose3d",
                 "upsample_bicubic2d", "_upsample_bilinear2d_aa", "_upsample_nearest_exact1d",
                 "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "_upsample_bicubic2d_aa",
-                "grid_sampler_2d", "affine_grid_generator"]
+                "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"]
 
 
 @pytest.mark.parametrize("entry", SECOND_ORDER)

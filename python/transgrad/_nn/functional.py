@@ -12,6 +12,7 @@ batch norm's running statistics in place.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -1266,9 +1267,10 @@ def affine_grid(theta: Any, size: Sequence[int], align_corners: bool | None = No
 # Note [grid_sample as gathers]
 # Each output position reads the input at grid coordinates mapped from [-1, 1] to pixels
 # (align_corners: the corner pixels' centres; else their outer edges), after the padding
-# rule (border: clamped; reflection: reflected at the edges, then clamped). Bilinear sampling
-# gathers the four neighbours of each position from the flattened (N, C, H*W) input and
-# weights them by the fractional parts, out-of-range neighbours counting as zero; nearest
+# rule (border: clamped; reflection: reflected at the edges, then clamped). (Bi/tri)linear
+# sampling gathers the 2^d neighbours of each position (four in 2-D, eight in 3-D) from the
+# flattened (N, C, H*W) or (N, C, D*H*W) input and weights each by the product of the
+# fractional parts (or their complements), out-of-range neighbours counting as zero; nearest
 # gathers the rounded position. The integer parts are constants (their derivative is zero
 # almost everywhere), the fractional parts are differentiable functions of the grid: so the
 # gradients to input and grid, and their own gradients, follow from gather and arithmetic.
@@ -1297,8 +1299,8 @@ def _grid_coordinate(E: Engine, coord: Any, size: int, align_corners: bool,
 def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Any:
     """Sample (N, C, H, W) at the normalised positions of ``grid`` (N, Ho, Wo, 2) (x, y in
-    [-1, 1]): bilinear or nearest, with zeros, border or reflection padding (Note
-    [grid_sample as gathers])."""
+    [-1, 1]), or (N, C, D, H, W) at those of (N, Do, Ho, Wo, 3): (bi/tri)linear or nearest,
+    with zeros, border or reflection padding (Note [grid_sample as gathers])."""
     E = engine_of(input)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
@@ -1309,44 +1311,61 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
-    if input.ndim != 4:
-        raise NotImplementedError(f"grid_sample: only 4-D (N, C, H, W) input is supported, "
-                                  f"got {input.ndim}-D")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
     if mode == "bicubic":
         raise NotImplementedError("grid_sample: mode='bicubic' is not supported")
-    if grid.ndim != 4 or grid.shape[-1] != 2:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, "
+    nd = input.ndim - 2
+    if grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
                            f"but got grid with sizes {list(grid.shape)}")
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes "
                            f"{list(grid.shape)}")
-    n, c, h, w = tuple(input.shape)
-    ho, wo = grid.shape[1], grid.shape[2]
-    ix = _grid_coordinate(E, grid[..., 0], w, bool(align_corners), padding_mode)
-    iy = _grid_coordinate(E, grid[..., 1], h, bool(align_corners), padding_mode)
-    flat = input.reshape(n, c, h * w)
+    n, c = input.shape[0], input.shape[1]
+    sizes = tuple(input.shape[2:])  # (H, W) or (D, H, W); the grid's coordinate 0 is x (W)
+    out_shape = tuple(grid.shape[1:-1])
+    points = math.prod(out_shape)
+    coords = [_grid_coordinate(E, grid[..., nd - 1 - d], sizes[d], bool(align_corners),
+                               padding_mode) for d in range(nd)]
+    flat = input.reshape(n, c, math.prod(sizes))
+    strides = [math.prod(sizes[d + 1:]) for d in range(nd)]
 
-    def tap(xs: np.ndarray, ys: np.ndarray) -> Any:
-        """The gathered values at integer (xs, ys) (N, Ho, Wo), zero where out of range."""
-        inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-        index = np.where(inside, ys * w + xs, 0).reshape(n, 1, ho * wo)
-        picked = E.module.gather(flat, 2, E.module.tensor(np.broadcast_to(
-            index, (n, c, ho * wo)).copy(), dtype=E.module.int64))
-        keep = E.module.tensor(inside.reshape(n, 1, ho * wo).astype(np.float64),
+    def tap(at: list) -> Any:
+        """The gathered values at integer positions ``at`` (one (N, *out) array per spatial
+        dim), zero where out of range."""
+        inside = np.ones(at[0].shape, dtype=bool)
+        index = np.zeros(at[0].shape, dtype=np.int64)
+        for d in range(nd):
+            inside &= (at[d] >= 0) & (at[d] < sizes[d])
+            index += at[d] * strides[d]
+        index = np.where(inside, index, 0).reshape(n, 1, points)
+        picked = E.module.gather(flat, 2, E.module.tensor(
+            np.broadcast_to(index, (n, c, points)).copy(), dtype=E.module.int64))
+        keep = E.module.tensor(inside.reshape(n, 1, points).astype(np.float64),
                                dtype=input.dtype)
         return picked * keep
 
-    x_val, y_val = E.numpy(ix), E.numpy(iy)
+    values = [E.numpy(p) for p in coords]
     if mode == "nearest":
-        out = tap(np.rint(x_val).astype(np.int64), np.rint(y_val).astype(np.int64))
-        return out.reshape(n, c, ho, wo)
-    x0, y0 = np.floor(x_val).astype(np.int64), np.floor(y_val).astype(np.int64)
-    fx = (ix - E.module.tensor(x0.astype(np.float64), dtype=ix.dtype)).reshape(n, 1, ho * wo)
-    fy = (iy - E.module.tensor(y0.astype(np.float64), dtype=iy.dtype)).reshape(n, 1, ho * wo)
-    out = (tap(x0, y0) * (1.0 - fx) * (1.0 - fy) + tap(x0 + 1, y0) * fx * (1.0 - fy)
-           + tap(x0, y0 + 1) * (1.0 - fx) * fy + tap(x0 + 1, y0 + 1) * fx * fy)
-    return out.reshape(n, c, ho, wo)
+        return tap([np.rint(v).astype(np.int64) for v in values]).reshape(n, c, *out_shape)
+    base = [np.floor(v).astype(np.int64) for v in values]
+    frac = [(p - E.module.tensor(b.astype(np.float64), dtype=p.dtype)).reshape(n, 1, points)
+            for p, b in zip(coords, base)]
+    terms = []
+    for corner in itertools.product((0, 1), repeat=nd):
+        term = tap([b + bit for b, bit in zip(base, corner)])
+        for d, bit in enumerate(corner):
+            term = term * (frac[d] if bit else 1.0 - frac[d])
+        terms.append(term)
+    return sum(terms[1:], terms[0]).reshape(n, c, *out_shape)
 
 
 def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
