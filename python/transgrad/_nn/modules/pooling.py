@@ -173,9 +173,9 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
         super().__init__()
         n = self.dims
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(kernel_size if stride is None else stride, n)
-        self.padding = _ntuple(padding, n)
+        self.kernel_size = F._ntuple(kernel_size, n)
+        self.stride = F._ntuple(kernel_size if stride is None else stride, n)
+        self.padding = F._ntuple(padding, n)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -209,7 +209,3 @@ class MaxUnpool3d(_MaxUnpoolNd):
     def forward(self, x: Any, indices: Any, output_size: Any = None) -> Any:
         return F.max_unpool3d(x, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
-
-
-def _ntuple(v: Any, n: int) -> tuple:
-    return (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
