@@ -181,6 +181,32 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
     return result, backward
 
 
+@samples(T(3, 4), case(T(3, 4), 0.8), case(T(2, 3, 2, low=-3.0, high=3.0), 1.5))
+@formula
+def hardshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, else 0 (NaN stays NaN, as torch)."""
+    keep = kernel.gt(kernel.abs(x), kernel.scalar_like(x, lambd))
+    result = kernel.where(keep, x, kernel.mul(x, kernel.scalar_like(x, 0.0)))
+
+    def backward(grad):
+        return ops.where(ops.abs(x) > lambd, grad, grad * 0.0)
+
+    return result, backward
+
+
+@samples(T(3, 4), case(T(3, 4), 0.8), case(T(2, 3, 2, low=-3.0, high=3.0), 1.5))
+@formula
+def softshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0: ``x`` less its
+    clamp to [-lambd, lambd]."""
+    result = kernel.sub(x, kernel.clamp(x, -lambd, lambd))
+
+    def backward(grad):
+        return ops.where(ops.abs(x) > lambd, grad, grad * 0.0)
+
+    return result, backward
+
+
 # ---------------------------------------------------------------------------------------------
 # Losses
 

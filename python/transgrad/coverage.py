@@ -320,11 +320,27 @@ TWINS: dict[str, Twin] = {
     "dist": Twin("dist", (case(T(3, 4), T(4)), case(T(3, 4), T(3, 4), 3))),
     "_embedding_bag": Twin("nn.functional.embedding_bag",
                            (case(I(6, high=5), T(5, 3), I(2, high=1)),)),
-    "grid_sampler_2d": Twin("nn.functional.grid_sample",
-                            (case(T(1, 2, 4, 4), T(1, 3, 3, 2, low=-0.9, high=0.9),
-                                  align_corners=False),)),
-    "affine_grid_generator": Twin("nn.functional.affine_grid",
-                                  (case(T(2, 2, 3), (2, 1, 4, 5), align_corners=False),)),
+    "grid_sampler_2d": Twin("nn.functional.grid_sample", (
+        case(T(1, 2, 4, 4), T(1, 3, 3, 2, low=-0.9, high=0.9), align_corners=False),
+        case(T(2, 1, 3, 5), T(2, 2, 3, 2, low=-1.4, high=1.4), align_corners=True),
+        case(T(1, 2, 4, 3), T(1, 3, 2, 2, low=-1.4, high=1.4), padding_mode="border",
+             align_corners=False),
+        case(T(1, 1, 4, 5), T(1, 3, 3, 2, low=-1.8, high=1.8), padding_mode="reflection",
+             align_corners=False),
+        case(T(1, 1, 5, 4), T(1, 2, 3, 2, low=-1.8, high=1.8), padding_mode="reflection",
+             align_corners=True),
+        case(T(1, 2, 4, 4), T(1, 3, 3, 2, low=-1.2, high=1.2, requires_grad=False),
+             mode="nearest", align_corners=False))),
+    "grid_sampler_3d": Twin("nn.functional.grid_sample", (
+        case(T(1, 2, 3, 4, 3), T(1, 2, 3, 2, 3, low=-0.9, high=0.9), align_corners=False),
+        case(T(1, 1, 3, 3, 4), T(1, 2, 2, 2, 3, low=-1.4, high=1.4), padding_mode="border",
+             align_corners=True),
+        case(T(1, 1, 4, 3, 3), T(1, 2, 2, 2, 3, low=-1.8, high=1.8),
+             padding_mode="reflection", align_corners=False))),
+    "affine_grid_generator": Twin("nn.functional.affine_grid", (
+        case(T(2, 2, 3), (2, 1, 4, 5), align_corners=False),
+        case(T(1, 2, 3), (1, 3, 3, 2), align_corners=True),
+        case(T(2, 3, 4), (2, 1, 2, 3, 4), align_corners=False))),
     "_linalg_det": Twin("linalg.det", (case(T(3, 3)), case(T(2, 4, 4)))),
     "_linalg_slogdet": Twin("linalg.slogdet", (case(T(3, 3)),)),
     "linalg_inv_ex": Twin("linalg.inv", (case(T(3, 3)),), "spd"),
@@ -349,7 +365,9 @@ TWINS: dict[str, Twin] = {
     "native_layer_norm": Twin("nn.functional.layer_norm", (case(T(3, 4), (4,), T(4), T(4)),)),
     "convolution": Twin("nn.functional.conv2d", (case(T(1, 2, 5, 5), T(3, 2, 3, 3), T(3)),)),
     "max_pool2d_with_indices": Twin("nn.functional.max_pool2d", (case(T(1, 2, 4, 4), 2),)),
-    "avg_pool2d": Twin("nn.functional.avg_pool2d", (case(T(1, 2, 4, 4), 2),)),
+    "avg_pool2d": Twin("nn.functional.avg_pool2d", (
+        case(T(1, 2, 4, 4), 2), case(T(1, 2, 5, 5), 2, ceil_mode=True),
+        case(T(2, 5, 6), 3, 2, 1, ceil_mode=True, count_include_pad=False))),
     "_adaptive_avg_pool2d": Twin("nn.functional.adaptive_avg_pool2d", (case(T(1, 2, 5, 5), 2),)),
     # (at exactly 0 torch's second derivative is NaN, ours -pi^2/3: tests/api/test_composites)
     "sinc": Twin("sinc", _unary() + (case(T(3, 4, low=-1e-3, high=1e-3)),)),
@@ -480,6 +498,12 @@ TWINS: dict[str, Twin] = {
     "huber_loss": Twin("nn.functional.huber_loss", (
         case(T(3, 4), T(3, 4)), case(T(3, 4), T(3, 4), reduction="sum", delta=0.5),
         case(T(5), T(5), reduction="none", delta=2.0))),
+    "multi_margin_loss": Twin("nn.functional.multi_margin_loss", (
+        case(T(4, 5), I(4, high=5)), case(T(3, 4), I(3, high=4), 2, 0.7, reduction="sum"),
+        case(T(3, 4), I(3, high=4), weight=T(4, requires_grad=False, low=0.5, high=2.0),
+             reduction="none"))),
+    "multilabel_margin_loss_forward": Twin("nn.functional.multilabel_margin_loss", (
+        case(T(3, 4), I(3, 4, high=4)), case(T(2, 5), I(2, 5, high=5), reduction="none"))),
     "soft_margin_loss": Twin("nn.functional.soft_margin_loss", (
         case(T(3, 4), T(3, 4, requires_grad=False)),
         case(T(5), T(5, requires_grad=False), reduction="none"))),
@@ -510,11 +534,41 @@ TWINS: dict[str, Twin] = {
         ("trilinear", 3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5), mode="trilinear"),
                           case(T(1, 1, 2, 2, 3), scale_factor=2, mode="trilinear",
                                align_corners=True))))},
+    **{f"_upsample_nearest_exact{d}d": Twin("nn.functional.interpolate", cs) for d, cs in (
+        (1, (case(T(1, 2, 5), size=8, mode="nearest-exact"),
+             case(T(2, 1, 7), size=3, mode="nearest-exact"))),
+        (2, (case(T(1, 2, 3, 4), size=(5, 7), mode="nearest-exact"),
+             case(T(1, 1, 5, 6), scale_factor=0.5, mode="nearest-exact"))),
+        (3, (case(T(1, 1, 2, 3, 3), size=(3, 4, 5), mode="nearest-exact"),)))},
+    "upsample_bicubic2d": Twin("nn.functional.interpolate", (
+        case(T(1, 2, 3, 4), size=(5, 7), mode="bicubic"),
+        case(T(1, 1, 4, 3), scale_factor=2, mode="bicubic", align_corners=True),
+        case(T(2, 1, 6, 5), size=(4, 3), mode="bicubic"))),
+    **{f"_upsample_{mode}2d_aa": Twin("nn.functional.interpolate", (
+        case(T(1, 2, 7, 9), size=(3, 4), mode=mode, antialias=True),
+        case(T(1, 1, 3, 4), size=(5, 7), mode=mode, antialias=True),
+        case(T(1, 1, 8, 6), scale_factor=0.5, mode=mode, antialias=True, align_corners=True)))
+       for mode in ("bilinear", "bicubic")},
     "adaptive_max_pool2d": Twin("nn.functional.adaptive_max_pool2d", (
         case(T(1, 2, 5, 7), (2, 3), return_indices=True), case(T(2, 4, 4), 3))),
     "max_pool3d_with_indices": Twin("nn.functional.max_pool3d", (
         case(T(1, 2, 4, 4, 4), 2, return_indices=True),
         case(T(2, 3, 5, 4), (2, 3, 2), stride=1, padding=1, return_indices=True))),
+    # 3-D pooling, average pooling's options, unpooling (composites in _nn/functional.py)
+    "avg_pool3d": Twin("nn.functional.avg_pool3d", (
+        case(T(1, 2, 4, 4, 4), 2), case(T(2, 3, 5, 4), (2, 3, 2), stride=1, padding=1),
+        case(T(1, 2, 5, 4, 5), 2, padding=1, count_include_pad=False, ceil_mode=True),
+        case(T(1, 1, 4, 5, 4), (3, 2, 2), (2, 2, 1), divisor_override=5))),
+    "_adaptive_avg_pool3d": Twin("nn.functional.adaptive_avg_pool3d", (
+        case(T(1, 2, 5, 4, 6), (2, 3, 4)), case(T(2, 4, 4, 3), 2),
+        case(T(1, 1, 3, 5, 4), (None, 2, 3)))),
+    "adaptive_max_pool3d": Twin("nn.functional.adaptive_max_pool3d", (
+        case(T(1, 2, 5, 4, 6), (2, 3, 4), return_indices=True), case(T(2, 4, 4, 3), 2))),
+    "max_unpool2d": Twin("nn.functional.max_unpool2d", (
+        case(T(1, 2, 2, 2), I(1, 2, 2, 2, high=16, distinct=True), 2),
+        case(T(2, 3, 3), I(2, 3, 3, high=25, distinct=True), 3, 2, 1, output_size=(5, 5)))),
+    "max_unpool3d": Twin("nn.functional.max_unpool3d", (
+        case(T(1, 1, 2, 2, 2), I(1, 1, 2, 2, 2, high=64, distinct=True), 2),)),
     "im2col": Twin("nn.functional.unfold", (case(T(1, 2, 5, 5), 2),
                                             case(T(2, 4, 5), 3, padding=1, stride=2),
                                             case(T(1, 1, 6, 5), (2, 3), dilation=2))),
@@ -542,6 +596,12 @@ TWINS: dict[str, Twin] = {
         case(T(1, 2, 3, 3), T(2, 3, 2, 2), T(3), stride=2),
         case(T(1, 2, 3, 3), T(2, 2, 3, 2), padding=1, output_padding=(1, 0), stride=2)),
         oracle=_conv_oracle("slow_conv_transpose2d", 2,
+                            "kernel_size bias stride padding output_padding dilation")),
+    "slow_conv_transpose3d": Twin("nn.functional.conv_transpose3d", (
+        case(T(1, 2, 2, 3, 3), T(2, 3, 2, 2, 2), T(3), stride=2),
+        case(T(1, 2, 3, 2, 3), T(2, 2, 2, 3, 2), padding=1, output_padding=(1, 0, 1), stride=2),
+        case(T(1, 1, 3, 3, 2), T(1, 2, 2, 2, 2), dilation=2, stride=(1, 2, 1))),
+        oracle=_conv_oracle("slow_conv_transpose3d", 3,
                             "kernel_size bias stride padding output_padding dilation")),
     "slow_conv3d_forward": Twin("nn.functional.conv3d", (
         case(T(1, 2, 3, 4, 4), T(3, 2, 2, 2, 2), T(3)),

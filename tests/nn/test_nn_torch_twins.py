@@ -46,6 +46,8 @@ TWINS = {
                                                   else "none"),
     "elu": lambda x, alpha=1.0: TF.elu(x, alpha),
     "leaky_relu": lambda x, slope=0.01: TF.leaky_relu(x, slope),
+    "hardshrink": lambda x, lambd=0.5: TF.hardshrink(x, lambd),
+    "softshrink": lambda x, lambd=0.5: TF.softshrink(x, lambd),
     "mse_loss": lambda a, b, mean=True: TF.mse_loss(a, b, reduction=_red(mean)),
     "cross_entropy": lambda x, t, mean=True: TF.cross_entropy(x, t, reduction=_red(mean)),
     "nll_loss": lambda x, t, w=None, ignore_index=-100, mean=True: TF.nll_loss(

@@ -72,9 +72,9 @@ EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "
 TABLE_METHODS = {
     pfn: ("acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh",
           "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max",
-          "clamp_min", "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot",
-          "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "rad2deg", "sgn",
-          "sinh", "xlogy"),
+          "clamp_min", "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac",
+          "hardshrink", "hypot", "lerp", "lgamma", "logaddexp", "logaddexp2", "logit",
+          "nan_to_num", "rad2deg", "sgn", "sinh", "xlogy"),
     rfn: ("aminmax", "cummax", "cummin", "cumprod", "kthvalue", "logcumsumexp", "median",
           "nansum", "prod"),
     lfn: ("addbmm", "addmm", "addmv", "addr", "baddbmm", "det", "dist", "inverse", "logdet",

@@ -20,9 +20,9 @@ from transgrad._backend import backend_of, is_tensor
 __all__ = [
     "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
     "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "clamp_max", "clamp_min",
-    "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hypot", "lerp", "lgamma",
-    "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg", "rsub", "sgn",
-    "sinh", "xlogy",
+    "cosh", "deg2rad", "digamma", "erfc", "erfinv", "exp2", "frac", "hardshrink", "hypot",
+    "lerp", "lgamma", "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "rad2deg",
+    "rsub", "sgn", "sinh", "xlogy",
 ]
 
 
@@ -157,6 +157,11 @@ def erfc(input: Any) -> Any:
 def erfinv(input: Any) -> Any:
     """The inverse error function (on (-1, 1))."""
     return backend_of(input).ops.erfinv(input)
+
+
+def hardshrink(input: Any, lambd: float = 0.5) -> Any:
+    """``input`` where ``|input| > lambd``, else 0 (the formula of nn.functional.hardshrink)."""
+    return backend_of(input).ops.hardshrink(input, float(lambd))
 
 
 def lgamma(input: Any) -> Any:

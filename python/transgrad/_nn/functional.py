@@ -12,6 +12,7 @@ batch norm's running statistics in place.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -522,6 +523,56 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     return out.squeeze(-2)
 
 
+def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Any:
+    """The adjoint of conv3d of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
+    (C_in, C_out / groups, kd, kh, kw) (Note [conv_transpose3d as a sum of conv_transpose2d])."""
+    E = engine_of(input)
+    if input.ndim not in (4, 5) or weight.ndim != 5:
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to "
+                           f"conv_transpose3d, but got input of size: {list(input.shape)}")
+    if input.ndim == 4:
+        return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding,
+                                output_padding, groups, dilation).squeeze(0)
+    s, p, op, d = (_triple(stride), _triple(padding), _triple(output_padding),
+                   _triple(dilation))
+    n, cin, depth, h, w = tuple(input.shape)
+    if any(o >= max(si, di) for o, si, di in zip(op, s, d)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding: {list(op)} stride: {list(s)} dilation: "
+                           f"{list(d)}")
+    k = tuple(weight.shape[2:])
+    out_depth = (depth - 1) * s[0] - 2 * p[0] + d[0] * (k[0] - 1) + op[0] + 1
+    planes = input.permute(0, 2, 1, 3, 4).reshape(n * depth, cin, h, w)
+    taps = []
+    for j in range(k[0]):
+        y = conv_transpose2d(planes, weight[:, :, j], None, s[1:], p[1:], op[1:], groups,
+                             d[1:])
+        taps.append(y.reshape(n, depth, *y.shape[1:]))
+    cout, ho, wo = taps[0].shape[2], taps[0].shape[3], taps[0].shape[4]
+    out_planes = []
+    for z in range(p[0], p[0] + out_depth):
+        total = None
+        for j in range(k[0]):
+            t, r = divmod(z - j * d[0], s[0])
+            if r == 0 and 0 <= t < depth:
+                total = taps[j][:, t] if total is None else total + taps[j][:, t]
+        out_planes.append(E.module.zeros(n, cout, ho, wo, dtype=input.dtype) if total is None
+                          else total)
+    out = E.module.stack(out_planes, 2)
+    return out if bias is None else out + bias.reshape(cout, 1, 1, 1)
+
+
+# Note [conv_transpose3d as a sum of conv_transpose2d]
+# Input plane t of a transposed 3-D convolution, through the filters' depth slice j, lands on
+# output plane t * stride + j * dilation (before the padding is cropped) as a transposed 2-D
+# convolution of that plane. So each tap runs one conv_transpose2d over all input planes
+# (folded into the batch), and each output plane sums the taps' planes that land on it (none:
+# zeros, possible where output_padding or a large stride leaves a gap). Every piece is
+# differentiable, so gradients of all orders follow.
+
+
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
@@ -684,9 +735,221 @@ def _one(v: Any) -> int:
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Any:
+    """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W); ``ceil_mode`` through the
+    window sums (Note [Average pooling as window sums])."""
     E = engine_of(input)
+    if ceil_mode:
+        return _avg_pool(input, 2, kernel_size, stride, padding, True, count_include_pad,
+                         divisor_override)
     return _api(E, "avg_pool2d")(input, kernel_size, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
+
+
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Any:
+    """Mean over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W) (Note [Average
+    pooling as window sums])."""
+    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+# Note [Average pooling as window sums]
+# A window sum is separable: summing the k strided slices of one dim (tap j takes positions
+# j, j + s, ...) and then doing the same along the next dim sums every window, with exact
+# gradients of all orders (slices and adds). The input is first zero-padded by the padding and,
+# under ceil_mode, by the last windows' overhang (Note [ceil_mode as right padding]). The sums
+# are divided by a constant map of torch's divisors: per dim, the window clipped to the padded
+# input (count_include_pad) or to the input itself, multiplied over the dims; or
+# divisor_override everywhere.
+
+
+def _avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
+              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
+    """N-d average pooling of (N, C, *spatial) or (C, *spatial) (Note [Average pooling as
+    window sums])."""
+    E = engine_of(input)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
+                           f"input")
+    if input.ndim == nd + 1:
+        return _avg_pool(input.unsqueeze(0), nd, kernel_size, stride, padding, ceil_mode,
+                         count_include_pad, divisor_override).squeeze(0)
+    k = _ntuple(kernel_size, nd)
+    s = k if stride is None or stride == () else _ntuple(stride, nd)
+    p = _ntuple(padding, nd)
+    if any(pi > ki // 2 for pi, ki in zip(p, k)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={max(p)}, kernel_size={min(k)} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    sizes = tuple(input.shape[2:])
+    outs: list[int] = []
+    for size, ki, si, pi in zip(sizes, k, s, p):
+        out = (size + 2 * pi - ki) // si + 1 + (_ceil_extra(size, ki, si, pi, 1) > 0
+                                                  if ceil_mode else 0)
+        if out < 1:
+            raise RuntimeError(f"Given input size: {tuple(input.shape[1:])}. Calculated output "
+                               f"size: {(input.shape[1],) + tuple(outs)}. Output size is too "
+                               "small")
+        outs.append(out)
+    pads: tuple = ()
+    for size, ki, si, pi, o in zip(sizes[::-1], k[::-1], s[::-1], p[::-1], outs[::-1]):
+        pads += (pi, max(0, (o - 1) * si + ki - size - pi))
+    x = pad(input, pads)
+    for j in range(nd):
+        lead = (slice(None),) * (2 + j)
+        taps = [x[lead + (slice(t, t + (outs[j] - 1) * s[j] + 1, s[j]),)] for t in range(k[j])]
+        x = taps[0]
+        for t in taps[1:]:
+            x = x + t
+    if divisor_override is not None:
+        return x * (1.0 / float(divisor_override))
+    divisor = np.ones((), dtype=np.float64)
+    for size, ki, si, pi, o in zip(sizes, k, s, p, outs):
+        start = np.arange(o) * si - pi
+        end = np.minimum(start + ki, size + pi)
+        count = end - start if count_include_pad else (np.minimum(end, size)
+                                                       - np.maximum(start, 0))
+        divisor = np.multiply.outer(divisor, count.astype(np.float64))
+    return x / E.module.tensor(divisor, dtype=input.dtype)
+
+
+def _ntuple(v: Any, n: int) -> tuple:
+    return (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
+
+
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
+    """adaptive_avg_pool2d over a height of 1, of (N, C, L) or (C, L)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got: "
+                           f"{list(input.shape)}")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _one(output_size))).squeeze(-2)
+
+
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+    """Average over the windows that split D, H and W into ``output_size`` (an int or a
+    triple; None keeps that dim): separable, so the mean of each window of each dim in turn."""
+    E = engine_of(input)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    out = input
+    for dim, size in zip(range(-3, 0), _adaptive_sizes(input, output_size, 3)):
+        n = input.shape[dim]
+        lead = (slice(None),) * (input.ndim + dim)
+        out = E.module.stack([out[lead + (slice(a, b),)].mean(dim)
+                              for a, b in _adaptive_windows(n, size)], dim)
+    return out
+
+
+def _adaptive_sizes(input: Any, output_size: Any, nd: int) -> tuple:
+    """``output_size`` as nd ints (None keeps the input's extent)."""
+    size = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
+    if len(size) != nd:
+        raise ValueError(f"output_size must be an int or {nd} ints, got {output_size!r}")
+    return tuple(input.shape[input.ndim - nd + i] if v is None else int(v)
+                 for i, v in enumerate(size))
+
+
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max over the windows that split D, H and W into ``output_size``: max is separable, so
+    each dim is reduced per output window in turn; the indices (flat into D*H*W) come from the
+    input's values."""
+    E = engine_of(input)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                           f"{list(input.shape)}")
+    sizes = _adaptive_sizes(input, output_size, 3)
+    windows = [_adaptive_windows(input.shape[input.ndim - 3 + i], o) for i, o in enumerate(sizes)]
+    values = input
+    for dim, wins in zip(range(-3, 0), windows):
+        lead = (slice(None),) * (input.ndim + dim)
+        values = E.module.stack([values[lead + (slice(a, b),)].amax(dim) for a, b in wins], dim)
+    if not return_indices:
+        return values
+    x = E.numpy(input)
+    h, w = x.shape[-2], x.shape[-1]
+    idx = np.empty(x.shape[:-3] + tuple(sizes), dtype=np.int64)
+    for i, (d0, d1) in enumerate(windows[0]):
+        for j, (h0, h1) in enumerate(windows[1]):
+            for m, (w0, w1) in enumerate(windows[2]):
+                win = x[..., d0:d1, h0:h1, w0:w1].reshape(x.shape[:-3] + (-1,))
+                flat = np.argmax(win, axis=-1)
+                dd, rest = np.divmod(flat, (h1 - h0) * (w1 - w0))
+                hh, ww = np.divmod(rest, w1 - w0)
+                idx[..., i, j, m] = ((d0 + dd) * h + h0 + hh) * w + w0 + ww
+    return values, E.module.tensor(idx, dtype=E.module.int64)
+
+
+def _unpool_size(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
+                 output_size: Any) -> tuple:
+    """torch's max_unpool output size: (in - 1) * stride - 2 * padding + kernel_size, or
+    ``output_size`` (its last nd entries), checked to lie within one stride of that."""
+    k = _ntuple(kernel_size, nd)
+    s = k if stride is None or stride == () else _ntuple(stride, nd)
+    p = _ntuple(padding, nd)
+    sizes = tuple(input.shape[input.ndim - nd:])
+    default = tuple((i - 1) * si + ki - 2 * pi for i, si, ki, pi in zip(sizes, s, k, p))
+    if output_size is None:
+        return default
+    given = output_size[2:] if len(output_size) == nd + 2 else output_size
+    out = tuple(int(v) for v in given)
+    if len(out) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                         f"elements, but it has a length of '{len(out)}'")
+    for d in range(nd):
+        lo, hi = default[d] - s[d], default[d] + s[d]
+        if not lo < out[d] < hi:
+            raise ValueError(f'invalid output_size "{given}" (dim {d} must be between '
+                             f"{lo} and {hi})")
+    return out
+
+
+def _max_unpool(input: Any, indices: Any, nd: int, out_size: tuple) -> Any:
+    """Zeros of ``out_size`` with ``input``'s values written at the flat ``indices`` of each
+    (n, c) plane: a scatter, whose gradient gathers from the same places."""
+    E = engine_of(input)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d "
+                           f"Tensor, but got a tensor with {input.ndim} dimensions.")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    lead = tuple(input.shape[:input.ndim - nd])
+    plane = math.prod(out_size)
+    flat_idx = E.numpy(indices).reshape(lead + (-1,))
+    bad = flat_idx[(flat_idx < 0) | (flat_idx >= plane)]
+    if bad.size:
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes "
+                           f"are of size {'x'.join(str(v) for v in out_size)})")
+    values = input.reshape(*lead, -1)
+    zeros = E.module.zeros(*lead, plane, dtype=input.dtype)
+    out = E.module.scatter(zeros, len(lead), E.module.tensor(flat_idx, dtype=E.module.int64),
+                           values)
+    return out.reshape(*lead, *out_size)
+
+
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Any:
+    """The partial inverse of max_pool1d: each value back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, 1,
+                       _unpool_size(input, 1, kernel_size, stride, padding, output_size))
+
+
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Any:
+    """The partial inverse of max_pool2d: each value back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, 2,
+                       _unpool_size(input, 2, kernel_size, stride, padding, output_size))
+
+
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Any:
+    """The partial inverse of max_pool3d: each value back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, 3,
+                       _unpool_size(input, 3, kernel_size, stride, padding, output_size))
 
 
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
@@ -836,7 +1099,8 @@ def _pair(v: Any) -> tuple:
     return (int(v), int(v)) if isinstance(v, int) else tuple(int(i) for i in v)
 
 
-_INTERPOLATE_MODES = {"nearest": None, "linear": 3, "bilinear": 4, "trilinear": 5}
+_INTERPOLATE_MODES = {"nearest": None, "linear": 3, "bilinear": 4, "trilinear": 5,
+                      "bicubic": 4, "area": None, "nearest-exact": None}
 
 
 def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
@@ -855,11 +1119,12 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     if want is not None and input.ndim != want:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {want}D "
                                   "input")
-    if mode == "nearest" and align_corners is not None:
+    if mode in ("nearest", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     k = input.ndim - 2
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
@@ -878,13 +1143,26 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                          f"output size of {list(out_sizes)}. Please provide input tensor in "
                          "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                          "format.")
+    if mode == "area":
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[k - 1]
+        return pool(input, out_sizes)
     out = input
     for j in range(k):
         dim = 2 + j
         n_in, n_out, sc = in_sizes[j], out_sizes[j], scales[j]
-        if mode == "nearest":
+        if mode == "bicubic" or antialias:
+            weights = _resample_weights(mode, n_in, n_out, bool(align_corners), sc, antialias)
+            m = E.module.tensor(weights, dtype=input.dtype)
+            out = E.module.matmul(m, out) if dim == 2 else E.module.matmul(out, m.transpose(0, 1))
+            continue
+        if mode in ("nearest", "nearest-exact"):
+            # nearest-exact: the source pixel under the output pixel's centre
             ratio = n_in / n_out if sc is None else 1.0 / sc
-            src = np.minimum(np.floor(np.arange(n_out) * ratio).astype(np.int64), n_in - 1)
+            at = np.arange(n_out) + (0.5 if mode == "nearest-exact" else 0.0)
+            src = np.minimum(np.floor(at * ratio).astype(np.int64), n_in - 1)
             out = E.op("index_select")(out, dim, E.module.tensor(src, dtype=E.module.int64))
             continue
         if align_corners:
@@ -901,6 +1179,193 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
         w = E.module.tensor(lam, dtype=input.dtype)
         out = a + (b - a) * w
     return out
+
+
+# Note [Resampling as a weight matrix]
+# Bicubic and antialiased resampling of one dim are linear maps with a few taps per output:
+# an (out, in) matrix W, applied as W @ x (height) or x @ W^T (width), whose gradient is the
+# transposed map. Bicubic (Keys' cubic convolution, a = -0.75) takes the 4 inputs around each
+# source position, clamped to the edge; antialiased resampling (a triangle for bilinear, a
+# = -0.5 cubic for bicubic) widens the filter by the downscale factor and normalises each
+# row's weights, as torch's _upsample_*_aa.
+
+
+def _cubic(x: np.ndarray, a: float) -> np.ndarray:
+    """Keys' cubic convolution kernel of |x| (zero beyond 2)."""
+    x = np.abs(x)
+    near = ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+    far = ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a
+    return np.where(x <= 1.0, near, np.where(x < 2.0, far, 0.0))
+
+
+def _resample_weights(mode: str, n_in: int, n_out: int, align_corners: bool,
+                      scale: float | None, antialias: bool) -> np.ndarray:
+    """The (n_out, n_in) matrix of bicubic or antialiased resampling of one dim (Note
+    [Resampling as a weight matrix])."""
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = n_in / n_out if scale is None or scale <= 0 else 1.0 / scale
+    weights = np.zeros((n_out, n_in), dtype=np.float64)
+    rows = np.arange(n_out)
+    if not antialias:  # bicubic
+        pos = rows * ratio if align_corners else (rows + 0.5) * ratio - 0.5
+        base = np.floor(pos).astype(np.int64)
+        t = pos - base
+        for m in range(-1, 3):
+            np.add.at(weights, (rows, np.clip(base + m, 0, n_in - 1)), _cubic(t - m, -0.75))
+        return weights
+    taps = 1.0 if mode == "bilinear" else 2.0
+    support = taps * ratio if ratio >= 1.0 else taps
+    inv = 1.0 / ratio if ratio >= 1.0 else 1.0
+    for i in range(n_out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        x = (np.arange(lo, hi) - center + 0.5) * inv
+        w = np.maximum(0.0, 1.0 - np.abs(x)) if mode == "bilinear" else _cubic(x, -0.5)
+        total = w.sum()
+        weights[i, lo:hi] = w / total if total != 0 else w
+    return weights
+
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                  "old behavior is desired. See the documentation of grid_sample for details.")
+
+
+def affine_grid(theta: Any, size: Sequence[int], align_corners: bool | None = None) -> Any:
+    """The sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``
+    (N, 2, 3) (or (N, 3, 4)) over the normalised output positions of ``size``."""
+    E = engine_of(theta)
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    size = tuple(int(v) for v in size)
+    nd = len(size) - 2
+    if nd not in (2, 3):
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if tuple(theta.shape) != (size[0], nd, nd + 1):
+        raise ValueError(f"Expected a batch of {nd}D affine matrices of shape "
+                         f"Nx{nd}x{nd + 1} for size {size}. Got {_size(theta)}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+
+    def axis(n: int) -> np.ndarray:
+        line = np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
+        return line if align_corners else line * (n - 1) / n
+
+    spatial = size[2:][::-1]  # x (width) first, as the grid's last dim
+    mesh = np.meshgrid(*[axis(n) for n in spatial], indexing="ij")  # each (W, H[, D])
+    base = np.stack([m.transpose() for m in mesh] + [np.ones(size[2:])], -1)
+    flat = E.module.tensor(base.reshape(1, -1, nd + 1), dtype=theta.dtype)
+    grid = E.module.matmul(flat, theta.transpose(1, 2))
+    return grid.reshape(size[0], *size[2:], nd)
+
+
+# Note [grid_sample as gathers]
+# Each output position reads the input at grid coordinates mapped from [-1, 1] to pixels
+# (align_corners: the corner pixels' centres; else their outer edges), after the padding
+# rule (border: clamped; reflection: reflected at the edges, then clamped). (Bi/tri)linear
+# sampling gathers the 2^d neighbours of each position (four in 2-D, eight in 3-D) from the
+# flattened (N, C, H*W) or (N, C, D*H*W) input and weights each by the product of the
+# fractional parts (or their complements), out-of-range neighbours counting as zero; nearest
+# gathers the rounded position. The integer parts are constants (their derivative is zero
+# almost everywhere), the fractional parts are differentiable functions of the grid: so the
+# gradients to input and grid, and their own gradients, follow from gather and arithmetic.
+
+
+def _grid_coordinate(E: Engine, coord: Any, size: int, align_corners: bool,
+                     padding_mode: str) -> Any:
+    """Normalised grid coordinates -> pixel coordinates under the padding rule."""
+    pix = ((coord + 1.0) * 0.5 * (size - 1) if align_corners
+           else ((coord + 1.0) * size - 1.0) * 0.5)
+    if padding_mode == "border":
+        return E.module.clamp(pix, 0.0, float(size - 1))
+    if padding_mode == "reflection":
+        low, span = (0.0, float(size - 1)) if align_corners else (-0.5, float(size))
+        if span <= 0:
+            return pix * 0.0
+        dist = E.module.abs(pix - low)
+        flips = np.floor(E.numpy(dist) / span)
+        extra = dist - E.module.tensor(flips * span, dtype=pix.dtype)
+        even = E.module.tensor(flips % 2 == 0)
+        pix = E.module.where(even, extra + low, (span - extra) + low)
+        return E.module.clamp(pix, 0.0, float(size - 1))
+    return pix
+
+
+def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Any:
+    """Sample (N, C, H, W) at the normalised positions of ``grid`` (N, Ho, Wo, 2) (x, y in
+    [-1, 1]), or (N, C, D, H, W) at those of (N, Do, Ho, Wo, 3): (bi/tri)linear or nearest,
+    with zeros, border or reflection padding (Note [grid_sample as gathers])."""
+    E = engine_of(input)
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample: mode='bicubic' is not supported")
+    nd = input.ndim - 2
+    if grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
+                           f"but got grid with sizes {list(grid.shape)}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    sizes = tuple(input.shape[2:])  # (H, W) or (D, H, W); the grid's coordinate 0 is x (W)
+    out_shape = tuple(grid.shape[1:-1])
+    points = math.prod(out_shape)
+    coords = [_grid_coordinate(E, grid[..., nd - 1 - d], sizes[d], bool(align_corners),
+                               padding_mode) for d in range(nd)]
+    flat = input.reshape(n, c, math.prod(sizes))
+    strides = [math.prod(sizes[d + 1:]) for d in range(nd)]
+
+    def tap(at: list) -> Any:
+        """The gathered values at integer positions ``at`` (one (N, *out) array per spatial
+        dim), zero where out of range."""
+        inside = np.ones(at[0].shape, dtype=bool)
+        index = np.zeros(at[0].shape, dtype=np.int64)
+        for d in range(nd):
+            inside &= (at[d] >= 0) & (at[d] < sizes[d])
+            index += at[d] * strides[d]
+        index = np.where(inside, index, 0).reshape(n, 1, points)
+        picked = E.module.gather(flat, 2, E.module.tensor(
+            np.broadcast_to(index, (n, c, points)).copy(), dtype=E.module.int64))
+        keep = E.module.tensor(inside.reshape(n, 1, points).astype(np.float64),
+                               dtype=input.dtype)
+        return picked * keep
+
+    values = [E.numpy(p) for p in coords]
+    if mode == "nearest":
+        return tap([np.rint(v).astype(np.int64) for v in values]).reshape(n, c, *out_shape)
+    base = [np.floor(v).astype(np.int64) for v in values]
+    frac = [(p - E.module.tensor(b.astype(np.float64), dtype=p.dtype)).reshape(n, 1, points)
+            for p, b in zip(coords, base)]
+    terms = []
+    for corner in itertools.product((0, 1), repeat=nd):
+        term = tap([b + bit for b, bit in zip(base, corner)])
+        for d, bit in enumerate(corner):
+            term = term * (frac[d] if bit else 1.0 - frac[d])
+        terms.append(term)
+    return sum(terms[1:], terms[0]).reshape(n, c, *out_shape)
 
 
 def upsample(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
@@ -1058,6 +1523,33 @@ def tanhshrink(input: Any) -> Any:
     """``x - tanh(x)``."""
     E = engine_of(input)
     return input - E.op("tanh")(input)
+
+
+def hardshrink(input: Any, lambd: float = 0.5) -> Any:
+    """``x`` where ``|x| > lambd``, else 0."""
+    E = engine_of(input)
+    return E.op("hardshrink")(input, float(lambd))
+
+
+def softshrink(input: Any, lambd: float = 0.5) -> Any:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0: ``x`` less its
+    clamp to [-lambd, lambd]."""
+    E = engine_of(input)
+    if not lambd >= 0:
+        word, top = _dtype_range(input)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {word}, but "
+                           f"found {lambd:g}")
+    return E.op("softshrink")(input, float(lambd))
+
+
+def _dtype_range(t: Any) -> tuple:
+    """The dtype as torch's C++ messages spell it (``Float``, ``Double``, ...) and its
+    largest finite value."""
+    name = str(t.dtype).rpartition(".")[2]
+    ranges = {"float32": ("Float", 3.4028234663852886e38), "float16": ("Half", 65504.0),
+              "float64": ("Double", 1.7976931348623157e308),
+              "bfloat16": ("BFloat16", 3.3895313892515355e38)}
+    return ranges.get(name, (name, math.inf))
 
 
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
@@ -1507,6 +1999,77 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
     return _reduce(E, loss, reduction)
 
 
+def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0,
+                      weight: Any = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Any:
+    """Multi-class hinge loss of scores (N, C) or (C,) against class indices: per sample,
+    ``sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C``."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    n, c = x.shape
+    t = E.numpy(target).reshape(-1).astype(np.int64)
+    if target.ndim > 1 or t.size != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    index = E.module.tensor(t.reshape(n, 1), dtype=E.module.int64)
+    hinge = E.op("relu")(margin - E.module.gather(x, 1, index) + x)
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        hinge = hinge * E.module.index_select(weight, 0, index.reshape(-1)).reshape(n, 1)
+    others = np.ones((n, c), dtype=np.float64)
+    others[np.arange(n), t] = 0.0  # the target's own term is not a margin violation
+    loss = (hinge * E.module.tensor(others, dtype=input.dtype)).sum(1) / c
+    if input.ndim < 2 and target.ndim == 0:
+        loss = loss.reshape(())
+    return _reduce(E, loss, reduction)
+
+
+def multilabel_margin_loss(input: Any, target: Any, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Any:
+    """Multi-label hinge loss of scores (N, C) or (C,): each row of ``target`` lists its
+    classes up to the first -1; per sample, ``sum over listed j and unlisted i of
+    max(0, 1 - (x[j] - x[i])) / C`` (Note [multilabel_margin_loss as pair weights])."""
+    E = engine_of(input)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    n, c = x.shape
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    labels = E.numpy(target).reshape(n, c).astype(np.int64)
+    count = np.zeros((n, c), dtype=np.float64)  # how often each class is listed
+    for row in range(n):
+        for j in labels[row]:
+            if j < 0:
+                break
+            if j >= c:
+                raise RuntimeError("argument #2 'target' is out of range")
+            count[row, j] += 1.0
+    pairs = count[:, :, None] * (count == 0)[:, None, :].astype(np.float64)
+    hinge = E.op("relu")(1.0 - x.unsqueeze(2) + x.unsqueeze(1))
+    loss = (hinge * E.module.tensor(pairs, dtype=input.dtype)).sum((1, 2)) / c
+    if input.ndim < 2:
+        loss = loss.reshape(())
+    return _reduce(E, loss, reduction)
+
+
+# Note [multilabel_margin_loss as pair weights]
+# The loss sums a hinge over (listed class j, unlisted class i) pairs; a class listed twice
+# counts twice, as torch's loop over the target row. All pairs' hinges form one (N, C, C)
+# tensor, weighted by a constant matrix of counts (listed j) times indicators (unlisted i):
+# target is not differentiable, so the weights are constants and the gradient is exact.
+
+
 _CTC_FLOOR = -1e30  # stands for log(0) in the CTC recursion (Note [CTC as a composite])
 
 
@@ -1680,6 +2243,20 @@ __all__ = [
     "softsign",
     "tanh",
     "tanhshrink",
+    "affine_grid",
+    "grid_sample",
+    "adaptive_avg_pool1d",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "conv_transpose3d",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+    "hardshrink",
+    "softshrink",
     "threshold",
     "triplet_margin_loss",
     "unfold",

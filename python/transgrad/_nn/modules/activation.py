@@ -214,6 +214,23 @@ class Tanhshrink(Module):
         return F.tanhshrink(x)
 
 
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x: Any) -> Any:
+        return F.hardshrink(x, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, x: Any) -> Any:
+        return F.softshrink(x, self.lambd)
+
+
 class GLU(Module):
     def __init__(self, dim: int = -1) -> None:
         super().__init__()

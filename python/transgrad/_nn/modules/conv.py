@@ -159,12 +159,30 @@ class _ConvTransposeNd(_ConvNd):
         self.output_padding = _ntuple(output_padding, self._n, "output_padding")
 
     def forward(self, x: Any, output_size: Any = None) -> Any:
-        if output_size is not None:
-            raise NotImplementedError(f"{type(self).__name__}: output_size is not supported; "
-                                      "pass output_padding to the layer")
+        output_padding = (self.output_padding if output_size is None
+                          else self._output_padding(x, output_size))
         return getattr(F, self._function)(x, self.weight, self.bias, self.stride,
-                                          self.padding, self.output_padding, self.groups,
+                                          self.padding, output_padding, self.groups,
                                           self.dilation)
+
+    def _output_padding(self, x: Any, output_size: Any) -> tuple:
+        """The output_padding that makes the output ``output_size`` (its last n entries), as
+        torch: within [smallest, smallest + stride - 1] per dim."""
+        n = self._n
+        size = [int(v) for v in output_size]
+        if len(size) == n + 2 or (len(size) == n + 1 and x.ndim == n + 1):
+            size = size[len(size) - n:]
+        if len(size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {x.ndim}D input, output_size must have "
+                             f"{n} or {n + 2} elements (got {len(output_size)})")
+        spatial = tuple(x.shape[x.ndim - n:])
+        smallest = [(spatial[i] - 1) * self.stride[i] - 2 * self.padding[i]
+                    + self.dilation[i] * (self.kernel_size[i] - 1) + 1 for i in range(n)]
+        largest = [smallest[i] + self.stride[i] - 1 for i in range(n)]
+        if any(not smallest[i] <= size[i] <= largest[i] for i in range(n)):
+            raise ValueError(f"requested an output size of {size}, but valid sizes range from "
+                             f"{smallest} to {largest} (for an input of {list(spatial)})")
+        return tuple(size[i] - smallest[i] for i in range(n))
 
     def extra_repr(self) -> str:
         s = super().extra_repr()
@@ -189,3 +207,10 @@ class ConvTranspose2d(_ConvTransposeNd):
     (C_in, C_out / groups, kh, kw)."""
 
     _n, _function = 2, "conv_transpose2d"
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W): weight
+    (C_in, C_out / groups, kd, kh, kw)."""
+
+    _n, _function = 3, "conv_transpose3d"

@@ -133,3 +133,79 @@ class AvgPool1d(Module):
 
 def _single(v: Any) -> tuple:
     return (int(v),) if isinstance(v, int) else tuple(int(i) for i in v)
+
+
+class AvgPool3d(AvgPool2d):
+    """Mean over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W)."""
+
+    def forward(self, x: Any) -> Any:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average pooling of (N, C, L) or (C, L) to a fixed ``output_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed ``output_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed ``output_size``."""
+
+    def forward(self, x: Any) -> Any:
+        return F.adaptive_max_pool3d(x, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """What the unpooling layers share: torch's options as n-tuples (``stride`` defaults to
+    ``kernel_size``) and printed form."""
+
+    dims = 0
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        n = self.dims
+        self.kernel_size = F._ntuple(kernel_size, n)
+        self.stride = F._ntuple(kernel_size if stride is None else stride, n)
+        self.padding = F._ntuple(padding, n)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d (its values and indices)."""
+
+    dims = 1
+
+    def forward(self, x: Any, indices: Any, output_size: Any = None) -> Any:
+        return F.max_unpool1d(x, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d (its values and indices)."""
+
+    dims = 2
+
+    def forward(self, x: Any, indices: Any, output_size: Any = None) -> Any:
+        return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d (its values and indices)."""
+
+    dims = 3
+
+    def forward(self, x: Any, indices: Any, output_size: Any = None) -> Any:
+        return F.max_unpool3d(x, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)

@@ -51,7 +51,40 @@ class AvgPool1d(_pooling.AvgPool1d, Module):
     __doc__ = _pooling.AvgPool1d.__doc__
 
 
+class AvgPool3d(_pooling.AvgPool3d, AvgPool2d):
+    __doc__ = _pooling.AvgPool3d.__doc__
+
+
+class AdaptiveAvgPool1d(_pooling.AdaptiveAvgPool1d, AdaptiveAvgPool2d):
+    __doc__ = _pooling.AdaptiveAvgPool1d.__doc__
+
+
+class AdaptiveAvgPool3d(_pooling.AdaptiveAvgPool3d, AdaptiveAvgPool2d):
+    __doc__ = _pooling.AdaptiveAvgPool3d.__doc__
+
+
+class AdaptiveMaxPool3d(_pooling.AdaptiveMaxPool3d, _AdaptiveMaxPoolNd):
+    __doc__ = _pooling.AdaptiveMaxPool3d.__doc__
+
+
+class _MaxUnpoolNd(_pooling._MaxUnpoolNd, Module):
+    __doc__ = _pooling._MaxUnpoolNd.__doc__
+
+
+class MaxUnpool1d(_pooling.MaxUnpool1d, _MaxUnpoolNd):
+    __doc__ = _pooling.MaxUnpool1d.__doc__
+
+
+class MaxUnpool2d(_pooling.MaxUnpool2d, _MaxUnpoolNd):
+    __doc__ = _pooling.MaxUnpool2d.__doc__
+
+
+class MaxUnpool3d(_pooling.MaxUnpool3d, _MaxUnpoolNd):
+    __doc__ = _pooling.MaxUnpool3d.__doc__
+
+
 __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "MaxPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AvgPool1d"
+    "AdaptiveMaxPool2d", "AvgPool1d", "AdaptiveAvgPool1d", "AvgPool3d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"
 ]

@@ -99,6 +99,14 @@ class Tanhshrink(_activation.Tanhshrink, Module):
     __doc__ = _activation.Tanhshrink.__doc__
 
 
+class Hardshrink(_activation.Hardshrink, Module):
+    __doc__ = _activation.Hardshrink.__doc__
+
+
+class Softshrink(_activation.Softshrink, Hardshrink):
+    __doc__ = _activation.Softshrink.__doc__
+
+
 class GLU(_activation.GLU, Module):
     __doc__ = _activation.GLU.__doc__
 
@@ -126,5 +134,6 @@ class Softmax2d(_activation.Softmax2d, Module):
 __all__ = [
     "ReLU", "Tanh", "Sigmoid", "SiLU", "Mish", "Hardswish", "Hardsigmoid", "SELU", "GELU",
     "Softplus", "ELU", "CELU", "LeakyReLU", "PReLU", "Hardtanh", "ReLU6", "Threshold", "Softsign",
-    "LogSigmoid", "Tanhshrink", "GLU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d"
+    "LogSigmoid", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Softmax", "LogSoftmax",
+    "Softmin", "Softmax2d"
 ]

@@ -38,6 +38,10 @@ class ConvTranspose2d(_conv.ConvTranspose2d, _ConvTransposeNd):
     __doc__ = _conv.ConvTranspose2d.__doc__
 
 
+class ConvTranspose3d(_conv.ConvTranspose3d, _ConvTransposeNd):
+    __doc__ = _conv.ConvTranspose3d.__doc__
+
+
 __all__ = [
-    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"
 ]

@@ -94,9 +94,18 @@ class CTCLoss(_loss.CTCLoss, _Loss):
     __doc__ = _loss.CTCLoss.__doc__
 
 
+class MultiMarginLoss(_loss.MultiMarginLoss, _WeightedLoss):
+    __doc__ = _loss.MultiMarginLoss.__doc__
+
+
+class MultiLabelMarginLoss(_loss.MultiLabelMarginLoss, _Loss):
+    __doc__ = _loss.MultiLabelMarginLoss.__doc__
+
+
 __all__ = [
     "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
     "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss", "KLDivLoss",
     "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
-    "HingeEmbeddingLoss", "TripletMarginLoss", "CTCLoss"
+    "HingeEmbeddingLoss", "TripletMarginLoss", "CTCLoss", "MultiMarginLoss",
+    "MultiLabelMarginLoss"
 ]
