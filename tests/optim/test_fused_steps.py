@@ -205,6 +205,27 @@ def test_float16_parameters_take_the_per_parameter_path(lib):
     np.testing.assert_allclose(p.detach().numpy().astype(np.float64), [0.5, 2.5], rtol=1e-3)
 
 
+@pytest.mark.parametrize("cls", ["SGD", "Adam"])
+def test_non_contiguous_parameters_step_as_contiguous_ones(lib, cls):
+    """A transposed parameter (or gradient) takes the per-parameter path: the update of a
+    contiguous copy of it (to rounding), never the kernels' contiguity error."""
+    tg = lib.tg
+    a = np.arange(12.0).reshape(3, 4) / 7
+    g = np.cos(np.arange(12.0)).reshape(4, 3)
+    kw = {"lr": 0.1, "momentum": 0.9} if cls == "SGD" else {"lr": 0.1}
+    p_t = lib.nn.Parameter(tg.tensor(a).t())
+    p_c = lib.nn.Parameter(tg.tensor(a.T.copy()))
+    assert not p_t.is_contiguous() and p_c.is_contiguous()
+    opts = [getattr(lib.optim, cls)([p], **kw) for p in (p_t, p_c)]
+    for _ in range(3):
+        p_t.grad = tg.tensor(g.T.copy()).t()  # a non-contiguous gradient too
+        p_c.grad = tg.tensor(g)
+        for opt in opts:
+            opt.step()
+    # the per-parameter path rounds as separate ops, the kernel as torch's fused multiply-adds
+    np.testing.assert_allclose(p_t.detach().numpy(), p_c.detach().numpy(), rtol=1e-13, atol=0)
+
+
 def test_kernel_arguments_are_checked(lib):
     from transgrad._backend import backend_of
 

@@ -122,12 +122,14 @@ class Optimizer:
 
     def _fusable(self, params: list[Any]) -> bool:
         """Whether ``_step_group`` can take these parameters: it exists, and every parameter
-        and gradient is float32 or float64 (the kernels' dtypes), of one engine."""
+        and gradient is float32 or float64 (the kernels' dtypes) and contiguous (the kernels walk
+        flat memory; a transposed parameter takes the per-parameter path), of one engine."""
         if type(self)._step_group is Optimizer._step_group:
             return False
         backend = backend_of(params[0])
         return all(backend_of(p) is backend and _kernel_dtype(p) and
-                   p.grad.dtype == p.dtype for p in params)
+                   p.grad.dtype == p.dtype and p.is_contiguous() and p.grad.is_contiguous()
+                   for p in params)
 
     def _step_group(self, kernels: Any, group: dict[str, Any], params: list[Any],
                     grads: list[Any]) -> None:

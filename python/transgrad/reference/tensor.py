@@ -127,6 +127,16 @@ class Tensor:
     def dtype(self) -> np.dtype:
         return self._data.dtype
 
+    def stride(self, dim: Optional[int] = None) -> Any:
+        """Strides in elements, as torch's (numpy's are in bytes)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[dim]
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Row-major contiguous, as torch's default memory format (a dim of size 1 or a tensor
+        without elements does not break it)."""
+        return bool(self._data.flags.c_contiguous)
+
     @property
     def _version(self) -> int:
         return self._vc.value
