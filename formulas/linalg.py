@@ -355,3 +355,19 @@ def svd_backward(u: Tensor, s: Tensor, vh: Tensor, grad_u: Optional[Tensor],
         ga = ops.matmul_nd(inner, vh) + gv_sinv_t - ops.matmul_nd(ops.matmul_nd(gv_sinv_t, v), vh)
         return ops.matmul_nd(u, ga)
     return ops.matmul_nd(u, ops.matmul_nd(inner, vh))
+
+
+@samples(T(3, 3, low=-1.0, high=1.0), T(2, 4, 4, low=-1.0, high=1.0), T(2, 2, low=-3.0, high=3.0))
+@formula
+def matrix_exp(x: Tensor) -> Tensor:
+    """torch.linalg.matrix_exp: the exponential of each square matrix. The gradient is torch's:
+    the upper right block of the exponential of [[x^T, grad], [0, x^T]]."""
+    result = kernel.matrix_exp(x)
+
+    def backward(grad):
+        n = x.shape[-1]
+        xt = ops.transpose(x, -1, -2)
+        block = ops.cat([ops.cat([xt, grad], -1), ops.cat([ops.zeros_like(xt), xt], -1)], -2)
+        return ops.slice(ops.slice(ops.matrix_exp(block), -2, 0, n), -1, n, None)
+
+    return result, backward

@@ -197,6 +197,8 @@ eigh(Tensor x, bool upper) -> (Tensor, Tensor)
 qr(Tensor x, bool complete) -> (Tensor, Tensor)
 svd(Tensor x, bool full_matrices) -> (Tensor, Tensor)
 svdvals(Tensor x) -> Tensor
+# matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
+matrix_exp(Tensor x) -> Tensor
 """  # noqa: E501 - the table is one declaration per line
 
 _PARAM_TYPES = frozenset({

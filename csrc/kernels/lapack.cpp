@@ -390,3 +390,63 @@ Tensor svdvals(const Tensor& x) {
 }
 
 }  // namespace tg::kernel
+
+// ---------------------------------------------------------------------------------------------
+// matrix_exp (issue 15): scaling and squaring over a degree-18 Taylor polynomial. The matrix is
+// scaled by 2^-s until its 1-norm is at most 1/2, where the truncated series' error
+// (0.5^19 / 19!) is far below float64's epsilon, then squared s times.
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+void square_matmul(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out, int64_t n) {
+  std::fill(out.begin(), out.end(), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < n; ++k) {
+      const double aik = a[static_cast<size_t>(i * n + k)];
+      for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(i * n + j)] += aik * b[static_cast<size_t>(k * n + j)];
+    }
+}
+
+void expm_one(const double* p, int64_t n, double* o) {
+  const size_t nn = static_cast<size_t>(n * n);
+  double norm = 0.0;  // the 1-norm: the largest column sum of |a|
+  for (int64_t j = 0; j < n; ++j) {
+    double col = 0.0;
+    for (int64_t i = 0; i < n; ++i) col += std::fabs(p[i * n + j]);
+    norm = std::max(norm, col);
+  }
+  int s = 0;
+  if (norm > 0.5) s = static_cast<int>(std::ceil(std::log2(norm / 0.5)));
+  if (!std::isfinite(norm)) s = 0;  // inf/nan propagate through the series
+  const double scale = std::ldexp(1.0, -s);
+  std::vector<double> x(nn), e(nn), tmp(nn);
+  for (size_t i = 0; i < nn; ++i) x[i] = p[i] * scale;
+  // Horner: e = I + x/k (I + x/(k+1) (...)), from k = 18 down to 1
+  for (size_t i = 0; i < nn; ++i) e[i] = 0.0;
+  for (int64_t i = 0; i < n; ++i) e[static_cast<size_t>(i * n + i)] = 1.0;
+  for (int k = 18; k >= 1; --k) {
+    square_matmul(x, e, tmp, n);
+    for (size_t i = 0; i < nn; ++i) e[i] = tmp[i] / k;
+    for (int64_t i = 0; i < n; ++i) e[static_cast<size_t>(i * n + i)] += 1.0;
+  }
+  for (int i = 0; i < s; ++i) {
+    square_matmul(e, e, tmp, n);
+    e.swap(tmp);
+  }
+  for (size_t i = 0; i < nn; ++i) o[i] = e[i];
+}
+
+}  // namespace
+
+Tensor matrix_exp(const Tensor& x) {
+  Batch b = square_batch(x, "linalg.matrix_exp");
+  Tensor out = Tensor::empty(with_matrix(b.batch, b.n, b.n), DType::Float64);
+  for (int64_t k = 0; k < b.count && b.n > 0; ++k)
+    expm_one(b.data.data<double>() + k * b.n * b.n, b.n, out.data<double>() + k * b.n * b.n);
+  return to_dtype(out, x.dtype());
+}
+
+}  // namespace tg::kernel

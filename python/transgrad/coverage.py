@@ -353,6 +353,8 @@ TWINS: dict[str, Twin] = {
     "linalg_qr": Twin("linalg.qr", (case(T(4, 3)), case(T(3, 5)), case(T(2, 3, 3)),
                                     case(T(3, 4), mode="complete"))),
     "linalg_pinv.atol_rtol_tensor": Twin("linalg.pinv", (case(T(4, 3)), case(T(2, 3, 5)))),
+    "linalg_matrix_exp": Twin("linalg.matrix_exp", (case(T(3, 3)), case(T(2, 4, 4, low=-1.0,
+                                                                          high=1.0)))),
     # neural-network ops (functional API)
     "one_hot": Twin("nn.functional.one_hot", (case(I(5, high=3), 3),)),
     "native_batch_norm": Twin("nn.functional.batch_norm", (

@@ -11,6 +11,7 @@ from transgrad._api.factorizations import (  # noqa: F401
     cholesky_ex,
     eigh,
     eigvalsh,
+    matrix_exp,
     pinv,
     solve_triangular,
     svdvals,
@@ -23,5 +24,6 @@ from transgrad._api.linalg import det, inverse, slogdet, solve  # noqa: F401
 
 inv = inverse
 
-__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "matmul", "pinv",
+__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "matmul",
+           "matrix_exp", "pinv",
            "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]

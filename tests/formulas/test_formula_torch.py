@@ -75,6 +75,7 @@ TWINS_ADDED = {
         torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular),
     "cholesky_solve": torch.cholesky_solve,
     "cholesky_inverse": torch.cholesky_inverse,
+    "matrix_exp": torch.linalg.matrix_exp,
     "qr": lambda x, complete=False: tuple(
         torch.linalg.qr(x, "complete" if complete else "reduced")),
     "scatter_reduce_sum": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(

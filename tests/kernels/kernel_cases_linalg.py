@@ -1,5 +1,5 @@
 """Cases for the factorisation kernels (issue 15: cholesky, solve_triangular, eigh, qr, svd,
-svdvals), registered into test_compiled_kernels.py's table by ``add_cases(case, rand,
+svdvals, matrix_exp), registered into test_compiled_kernels.py's table by ``add_cases(case, rand,
 variants)``: the compiled kernel (LAPACK of the scipy-openblas32 wheel) against the numpy one.
 Eigenvectors and singular vectors are compared as computed: both sides run LAPACK's algorithms
 on well-separated spectra, whose sign conventions agree. Errors (not positive-definite) are
@@ -25,6 +25,9 @@ def add_cases(case, rand, variants):
                          rtol=1e-4)
             case("solve_triangular", tri, rand((3,) + shape[-2:-1] + (1,), np.float64), True,
                  False, rtol=1e-4)
+            for v in variants(a)[:2]:
+                case("matrix_exp", v, rtol=1e-4)
+                case("matrix_exp", (8 * v).astype(dt), rtol=1e-4)
         for shape in [(4, 3), (3, 5), (2, 3, 3), (0, 3), (3, 0)]:
             a = rand(shape, dt)
             for v in variants(a)[:2]:

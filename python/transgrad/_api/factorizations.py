@@ -18,9 +18,10 @@ import numpy as np
 
 from transgrad._backend import backend_of
 
-__all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "qr", "svd", "triangular_solve"]
-LINALG = ["cholesky", "cholesky_ex", "eigh", "eigvalsh", "pinv", "qr", "solve_triangular", "svd",
-          "svdvals"]
+__all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "matrix_exp", "qr", "svd",
+           "triangular_solve"]
+LINALG = ["cholesky", "cholesky_ex", "eigh", "eigvalsh", "matrix_exp", "pinv", "qr",
+          "solve_triangular", "svd", "svdvals"]
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
@@ -170,3 +171,9 @@ def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False)
     safe = ops.where(keep, S, ops.ones_like(S))
     inv_s = ops.where(keep, ops.reciprocal(safe), ops.zeros_like(S))
     return ops.matmul_nd(_mT(ops, Vh) * ops.unsqueeze(inv_s, -2), _mT(ops, U))
+
+
+def matrix_exp(A: Any) -> Any:
+    """The exponential of each square matrix (torch.matrix_exp and torch.linalg.matrix_exp)."""
+    _matrices(A, "linalg.matrix_exp")
+    return backend_of(A).ops.matrix_exp(A)

@@ -15,7 +15,7 @@ import numpy as np
 
 from transgrad.reference.kernel_support import _F64, _arr, _new
 
-__all__ = ["cholesky", "eigh", "qr", "solve_triangular", "svd", "svdvals"]
+__all__ = ["cholesky", "eigh", "matrix_exp", "qr", "solve_triangular", "svd", "svdvals"]
 
 
 def _matrices(x: Any, name: str, square: bool = True) -> np.ndarray:
@@ -112,3 +112,23 @@ def svd(x: Any, full_matrices: bool) -> tuple:
 def svdvals(x: Any) -> Any:
     a = _matrices(x, "linalg.svd", square=False)
     return _new(np.linalg.svd(a.astype(_F64), compute_uv=False).astype(a.dtype))
+
+
+def matrix_exp(x: Any) -> Any:
+    """Scaling and squaring over a degree-18 Taylor polynomial (the C++ kernel's algorithm):
+    each matrix scaled by 2^-s to a 1-norm of at most 1/2, then squared s times."""
+    a = _matrices(x, "linalg.matrix_exp")
+    flat = a.astype(_F64).reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
+    out = np.empty_like(flat)
+    n = a.shape[-1]
+    for k, m in enumerate(flat):
+        norm = float(np.abs(m).sum(axis=0).max()) if n else 0.0
+        s = int(np.ceil(np.log2(norm / 0.5))) if np.isfinite(norm) and norm > 0.5 else 0
+        xs = m * 2.0 ** -s
+        e = np.eye(n)
+        for d in range(18, 0, -1):
+            e = xs @ e / d + np.eye(n)
+        for _ in range(s):
+            e = e @ e
+        out[k] = e
+    return _new(out.reshape(a.shape).astype(a.dtype))

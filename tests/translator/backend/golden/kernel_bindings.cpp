@@ -152,4 +152,5 @@ void register_kernel_table(py::module_& m) {
   m.def("qr", &k::qr, py::arg("x"), py::arg("complete"));
   m.def("svd", &k::svd, py::arg("x"), py::arg("full_matrices"));
   m.def("svdvals", &k::svdvals, py::arg("x"));
+  m.def("matrix_exp", &k::matrix_exp, py::arg("x"));
 }

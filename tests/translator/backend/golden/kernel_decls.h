@@ -186,5 +186,7 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& x, bool upper);
 std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete);
 std::tuple<Tensor, Tensor> svd(const Tensor& x, bool full_matrices);
 Tensor svdvals(const Tensor& x);
+// matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
+Tensor matrix_exp(const Tensor& x);
 
 }  // namespace tg::kernel
