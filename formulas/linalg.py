@@ -6,7 +6,7 @@ matmul_nd's gradients have the broadcast batch shape; the engine sums them down 
 shape, so the formula never undoes broadcasting.
 """
 
-from transgrad.lang import T, Tensor, case, formula, kernel, ops, samples
+from transgrad.lang import Optional, T, Tensor, case, formula, kernel, ops, samples
 
 
 @samples(case(T(3, 4), T(4, 5)), case(T(2, 3, 4), T(4, 2)), case(T(2, 1, 3, 4), T(5, 4, 2)))
@@ -101,3 +101,273 @@ def solve(a: Tensor, b: Tensor) -> Tensor:
     if vector:
         return ops.squeeze(ops.solve_matrix(a, ops.unsqueeze(b, -1)), (-1,))
     return ops.solve_matrix(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Factorisations through LAPACK (issue 15): cholesky, triangular solves, eigh, qr, svd, with
+# torch's gradient formulas. Where the VJP is unique (qr, the solves) any correct formula gives
+# torch's numbers; where torch picks among several (cholesky's symmetric gradient, the projection
+# of a triangular solve's gradient onto the triangle it reads, cholesky_solve's unprojected one,
+# the gauge of eigenvectors and singular vectors), the formula picks torch's.
+#
+# Note [Hermitian inputs in samples]: cholesky and eigh read one triangle of their input, while
+# torch's gradient (and ours) is symmetric; finite differences see one triangle only. Their
+# gradchecks run on a symmetrised (cholesky: positive-definite) input, as torch's OpInfo tests
+# do: tests/formulas/test_formula_gradcheck.py HERMITIAN_INPUT.
+
+
+@samples(case(T(3, 3, low=0.5, high=2.0), T(3, 2), True),
+         case(T(2, 4, 4, low=0.5, high=2.0), T(3, 4), False, False, True),
+         case(T(3, 3, low=0.5, high=2.0), T(2, 2, 3), True, False))
+@formula
+def solve_triangular(a: Tensor, b: Tensor, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """torch.linalg.solve_triangular: X with ``a X = b`` (``left=False``: ``X a = b``), reading
+    only the ``upper`` (or lower) triangle of a (its diagonal taken as ones if
+    ``unitriangular``); batch dims broadcast."""
+    if left:
+        result = kernel.solve_triangular(a, b, upper, unitriangular)
+    else:  # X a = b  <=>  a^T X^T = b^T
+        result = kernel.transpose(kernel.solve_triangular(
+            kernel.transpose(a, -1, -2), kernel.transpose(b, -1, -2), not upper, unitriangular),
+            -1, -2)
+
+    def backward(grad):
+        grad_b = ops.solve_triangular(ops.transpose(a, -1, -2), grad, not upper, left,
+                                      unitriangular)
+        if left:
+            grad_a = -ops.matmul_nd(grad_b, ops.transpose(result, -1, -2))
+        else:
+            grad_a = -ops.matmul_nd(ops.transpose(result, -1, -2), grad_b)
+        # the gradient of the triangle a is read from (the diagonal is not read if unit)
+        skip = 1 if unitriangular else 0
+        grad_a = ops.triu(grad_a, skip) if upper else ops.tril(grad_a, -skip)
+        return grad_a, grad_b
+
+    return result, backward
+
+
+@samples(case(T(3, 3)), case(T(2, 4, 4), True), case(T(1, 1, low=0.5, high=2.0)))
+@formula
+def cholesky(x: Tensor, upper: bool = False) -> Tensor:
+    """torch.linalg.cholesky: L lower with ``x = L L^T`` (``upper``: U with ``x = U^T U``),
+    reading that triangle of x; raises torch's error when x is not positive-definite."""
+    result = kernel.cholesky(x, upper)
+
+    def backward(grad):
+        lower = ops.transpose(result, -1, -2) if upper else result
+        grad_lower = ops.transpose(grad, -1, -2) if upper else grad
+        # phi(L^T gL): the lower triangle with a halved diagonal, made symmetric
+        m = ops.tril(ops.matmul_nd(ops.transpose(lower, -1, -2), grad_lower))
+        m = 0.5 * (m + ops.transpose(ops.tril(m, -1), -1, -2))
+        # L^-T m L^-1
+        m = ops.solve_triangular(ops.transpose(lower, -1, -2), m, True)
+        return ops.solve_triangular(lower, m, False, False)
+
+    return result, backward
+
+
+@samples(case(T(3, 2), T(3, 3, low=0.5, high=2.0)),
+         case(T(2, 4, 1), T(4, 4, low=0.5, high=2.0), True))
+@formula
+def cholesky_solve(b: Tensor, factor: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky_solve: X with ``A X = b`` for ``A = factor factor^T`` (``upper``:
+    ``factor^T factor``), factor triangular; batch dims broadcast. torch's gradient for the
+    factor is not projected onto its triangle."""
+    factor_t = kernel.transpose(factor, -1, -2)
+    if upper:
+        result = kernel.solve_triangular(factor, kernel.solve_triangular(factor_t, b, False, False),
+                                         True, False)
+    else:
+        result = kernel.solve_triangular(factor_t, kernel.solve_triangular(factor, b, False, False),
+                                         True, False)
+
+    def backward(grad):
+        grad_b = ops.cholesky_solve(grad, factor, upper)
+        common = ops.matmul_nd(grad_b, ops.transpose(result, -1, -2))
+        common = common + ops.transpose(common, -1, -2)
+        if upper:
+            return grad_b, -ops.matmul_nd(factor, common)
+        return grad_b, -ops.matmul_nd(common, factor)
+
+    return result, backward
+
+
+@samples(case(T(3, 3, low=0.5, high=2.0)), case(T(2, 4, 4, low=0.5, high=2.0), True))
+@formula
+def cholesky_inverse(factor: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky_inverse: the inverse of ``factor factor^T`` (``upper``: ``factor^T
+    factor``) from its triangular factor."""
+    # the factor's triangle only (as torch's potri); the gradient is torch's, not projected
+    inv = kernel.inverse(kernel.triu(factor, 0) if upper else kernel.tril(factor, 0))
+    inv_t = kernel.transpose(inv, -1, -2)
+    result = kernel.matmul(inv, inv_t) if upper else kernel.matmul(inv_t, inv)
+
+    def backward(grad):
+        common = ops.matmul_nd(result, ops.matmul_nd(grad + ops.transpose(grad, -1, -2), result))
+        if upper:
+            return -ops.matmul_nd(factor, common)
+        return -ops.matmul_nd(common, factor)
+
+    return result, backward
+
+
+@samples(case(T(3, 3)), case(T(2, 4, 4), True))
+@formula
+def eigh(x: Tensor, upper: bool = False) -> (Tensor, Tensor):
+    """torch.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of the symmetric
+    matrix whose lower (``upper``: upper) triangle x holds. The gradient is torch's: the
+    eigenvector term projected onto the skew-symmetric part of V^T gV (gauge invariant), divided
+    by the eigenvalue gaps (inf/nan at repeated eigenvalues, as torch)."""
+    eigenvalues, eigenvectors = kernel.eigh(x, upper)
+
+    def backward(grad_values, grad_vectors):
+        v = eigenvectors
+        vt = ops.transpose(v, -1, -2)
+        if grad_vectors is None:
+            inner = ops.diag_embed(grad_values)
+        else:
+            vtgv = ops.matmul_nd(vt, grad_vectors)
+            skew = 0.5 * (vtgv - ops.transpose(vtgv, -1, -2))
+            # gaps[i, j] = lambda_j - lambda_i, with a unit diagonal (skew's diagonal is zero)
+            gaps = ops.unsqueeze(eigenvalues, -2) - ops.unsqueeze(eigenvalues, -1)
+            inner = skew / (gaps + ops.diag_embed(ops.ones_like(eigenvalues)))
+            if grad_values is not None:
+                inner = inner + ops.diag_embed(grad_values)
+        return ops.matmul_nd(v, ops.matmul_nd(inner, vt))
+
+    return (eigenvalues, eigenvectors), backward
+
+
+@samples(case(T(4, 3)), case(T(2, 3, 3), True), case(T(3, 5)))
+@formula
+def qr(x: Tensor, complete: bool = False) -> (Tensor, Tensor):
+    """torch.linalg.qr (mode ``reduced``, or ``complete``): x = Q R, Q with orthonormal
+    columns, R upper triangular (LAPACK's signs). Not differentiable when complete and x has
+    more rows than columns (torch's error)."""
+    q, r = kernel.qr(x, complete)
+
+    def backward(grad_q, grad_r):
+        m = x.shape[-2]
+        n = x.shape[-1]
+        if complete and m > n:
+            what = "The QR decomposition is not differentiable"
+            raise RuntimeError(f"{what} when mode='complete' and nrows > ncols.")
+        if m < n:
+            # x = [x1 x2]: Q R1 = x1 (square), R2 = Q^T x2; x1's part by the square formula
+            r1 = ops.slice(r, -1, 0, m)
+            x2 = ops.slice(x, -1, m, None)
+            grad_r1 = None if grad_r is None else ops.slice(grad_r, -1, 0, m)
+            grad_r2 = None if grad_r is None else ops.slice(grad_r, -1, m, None)
+            if grad_r2 is not None:
+                from_r2 = ops.matmul_nd(x2, ops.transpose(grad_r2, -1, -2))
+                grad_q = from_r2 if grad_q is None else grad_q + from_r2
+            grad_x1 = ops.qr_square_backward(q, r1, grad_q, grad_r1)
+            grad_x2 = (ops.zeros_like(x2) if grad_r2 is None else ops.matmul_nd(q, grad_r2))
+            return ops.cat([grad_x1, grad_x2], -1)
+        return ops.qr_square_backward(q, r, grad_q, grad_r)
+
+    return (q, r), backward
+
+
+@samples(case(T(4, 3), T(3, 3, low=0.5, high=2.0), T(4, 3), T(3, 3)),
+         case(T(3, 3), T(3, 3, low=0.5, high=2.0), T(3, 3), T(3, 3)))
+@formula
+def qr_square_backward(q: Tensor, r: Tensor, grad_q: Optional[Tensor],
+                       grad_r: Optional[Tensor]) -> Tensor:
+    """The VJP of a reduced QR with at least as many rows as columns:
+    ``(gQ + Q copyltu(triu(gR R^T - Q^T gQ))) R^-T``, copyltu(M) = M + triu(M, 1)^T."""
+    m = None
+    if grad_r is not None:
+        m = ops.matmul_nd(grad_r, ops.transpose(r, -1, -2))
+    if grad_q is not None:
+        from_q = ops.matmul_nd(ops.transpose(q, -1, -2), grad_q)
+        m = -from_q if m is None else m - from_q
+    sym = ops.triu(m) + ops.transpose(ops.triu(m, 1), -1, -2)
+    ga = ops.matmul_nd(q, sym)
+    if grad_q is not None:
+        ga = ga + grad_q
+    return ops.solve_triangular(ops.transpose(r, -1, -2), ga, False, False)
+
+
+@samples(case(T(4, 3)), case(T(2, 3, 3)), case(T(3, 5)), case(T(3, 3), True))
+@formula
+def svd(x: Tensor, full_matrices: bool = False) -> (Tensor, Tensor, Tensor):
+    """torch.linalg.svd: (U, S, Vh) with x = U diag(S) Vh, S descending. torch's gradient:
+    the singular-vector terms through the skew-symmetric parts of U^T gU and V^T gV (gauge
+    invariant), divided by the gaps of the squared singular values (inf/nan at repeated ones,
+    as torch); with ``full_matrices`` the columns beyond min(m, n) get no gradient."""
+    u, vh = kernel.svd(x, full_matrices)
+    s = kernel.svdvals(x)
+
+    def backward(grad_u, grad_s, grad_vh):
+        m = x.shape[-2]
+        n = x.shape[-1]
+        k = min(m, n)
+        uk = ops.slice(u, -1, 0, k) if full_matrices else u
+        vhk = ops.slice(vh, -2, 0, k) if full_matrices else vh
+        if full_matrices and grad_u is not None:
+            grad_u = ops.slice(grad_u, -1, 0, k)
+        if full_matrices and grad_vh is not None:
+            grad_vh = ops.slice(grad_vh, -2, 0, k)
+        if grad_u is None and grad_vh is None:
+            return ops.matmul_nd(uk * ops.unsqueeze(grad_s, -2), vhk)
+        return ops.svd_backward(uk, s, vhk, grad_u, grad_s, grad_vh)
+
+    return (u, s, vh), backward
+
+
+@samples(case(T(4, 3), T(3, low=0.5, high=2.0), T(3, 3), T(4, 3), T(3), T(3, 3)),
+         case(T(3, 3), T(3, low=0.5, high=2.0), T(3, 5), T(3, 3), None, T(3, 5)),
+         case(T(3, 3), T(3, low=0.5, high=2.0), T(3, 3), None, T(3), T(3, 3)))
+@formula
+def svd_backward(u: Tensor, s: Tensor, vh: Tensor, grad_u: Optional[Tensor],
+                 grad_s: Optional[Tensor], grad_vh: Optional[Tensor]) -> Tensor:
+    """torch's VJP of a reduced SVD (u: m x k, s: k, vh: k x n) for gU or gVh given:
+    ``U [skew(U^T gU) S + S skew(V^T gV)] / E + diag(gS)] Vh`` with E the gaps of s^2, plus the
+    terms of the columns outside U's (m > n) or rows outside Vh's (m < n) span."""
+    m = u.shape[-2]
+    n = vh.shape[-1]
+    v = ops.transpose(vh, -1, -2)
+    grad_v = None if grad_vh is None else ops.transpose(grad_vh, -1, -2)
+    s2 = s * s
+    gaps = ops.unsqueeze(s2, -2) - ops.unsqueeze(s2, -1) + ops.diag_embed(ops.ones_like(s))
+    row = ops.unsqueeze(s, -2)
+    col = ops.unsqueeze(s, -1)
+    inner = None
+    if grad_u is not None:
+        utgu = ops.matmul_nd(ops.transpose(u, -1, -2), grad_u)
+        inner = (utgu - ops.transpose(utgu, -1, -2)) * row
+    if grad_v is not None:
+        vtgv = ops.matmul_nd(vh, grad_v)
+        term = col * (vtgv - ops.transpose(vtgv, -1, -2))
+        inner = term if inner is None else inner + term
+    inner = inner / gaps
+    if grad_s is not None:
+        inner = inner + ops.diag_embed(grad_s)
+    if m > n and grad_u is not None:
+        gu_sinv = grad_u / row
+        ga = ops.matmul_nd(u, inner) + gu_sinv - ops.matmul_nd(
+            u, ops.matmul_nd(ops.transpose(u, -1, -2), gu_sinv))
+        return ops.matmul_nd(ga, vh)
+    if m < n and grad_v is not None:
+        gv_sinv_t = ops.transpose(grad_v / row, -1, -2)
+        ga = ops.matmul_nd(inner, vh) + gv_sinv_t - ops.matmul_nd(ops.matmul_nd(gv_sinv_t, v), vh)
+        return ops.matmul_nd(u, ga)
+    return ops.matmul_nd(u, ops.matmul_nd(inner, vh))
+
+
+@samples(T(3, 3, low=-1.0, high=1.0), T(2, 4, 4, low=-1.0, high=1.0), T(2, 2, low=-3.0, high=3.0))
+@formula
+def matrix_exp(x: Tensor) -> Tensor:
+    """torch.linalg.matrix_exp: the exponential of each square matrix. The gradient is torch's:
+    the upper right block of the exponential of [[x^T, grad], [0, x^T]]."""
+    result = kernel.matrix_exp(x)
+
+    def backward(grad):
+        n = x.shape[-1]
+        xt = ops.transpose(x, -1, -2)
+        block = ops.cat([ops.cat([xt, grad], -1), ops.cat([ops.zeros_like(xt), xt], -1)], -2)
+        return ops.slice(ops.slice(ops.matrix_exp(block), -2, 0, n), -1, n, None)
+
+    return result, backward

@@ -186,6 +186,19 @@ det(Tensor x) -> Tensor
 slogdet(Tensor x) -> (Tensor, Tensor)
 inverse(Tensor x) -> Tensor
 solve(Tensor a, Tensor b) -> Tensor
+# factorisations through LAPACK (issue 15, linalg): batch dims allowed. cholesky reads one
+# triangle (upper: A = U^H U) and raises torch's error when not positive-definite;
+# solve_triangular solves A X = B (left; batch dims broadcast), reading A's triangle only;
+# eigh: (eigenvalues ascending, eigenvectors as columns); qr: (Q, R) reduced or complete;
+# svd: (U, Vh), the singular values from svdvals (descending)
+cholesky(Tensor x, bool upper) -> Tensor
+solve_triangular(Tensor a, Tensor b, bool upper, bool unitriangular) -> Tensor
+eigh(Tensor x, bool upper) -> (Tensor, Tensor)
+qr(Tensor x, bool complete) -> (Tensor, Tensor)
+svd(Tensor x, bool full_matrices) -> (Tensor, Tensor)
+svdvals(Tensor x) -> Tensor
+# matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
+matrix_exp(Tensor x) -> Tensor
 """  # noqa: E501 - the table is one declaration per line
 
 _PARAM_TYPES = frozenset({

@@ -231,7 +231,8 @@ _PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distribution
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py lists it too)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
-                   "kernels_special", "kernel_support", "node", "plan", "saved_hooks", "tensor",
+                   "kernels_special", "kernels_linalg", "kernel_support", "node", "plan",
+                   "saved_hooks", "tensor",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
 
 

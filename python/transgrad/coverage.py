@@ -345,11 +345,32 @@ TWINS: dict[str, Twin] = {
     "_linalg_slogdet": Twin("linalg.slogdet", (case(T(3, 3)),)),
     "linalg_inv_ex": Twin("linalg.inv", (case(T(3, 3)),), "spd"),
     "_linalg_solve_ex": Twin("linalg.solve", (case(T(3, 3), T(3, 2)),), "spd"),
-    "linalg_cholesky_ex": Twin("linalg.cholesky", (case(T(3, 3)), case(T(2, 4, 4))), "spd"),
-    "_linalg_eigh": Twin("linalg.eigvalsh", (case(T(3, 3)),), "spd"),
-    "_linalg_svd": Twin("linalg.svdvals", (case(T(4, 3)),)),
-    "linalg_qr": Twin("linalg.qr", (case(T(4, 3)),)),
     "linalg_lu": Twin("linalg.lu", (case(T(3, 3)),)),
+    # the factorisations (issue 15, linalg): formulas/linalg.py; the singular vectors and
+    # eigenvectors are compared through gauge-invariant functions (svdvals, eigvalsh, pinv)
+    "linalg_cholesky_ex": Twin("linalg.cholesky", (case(T(3, 3)), case(T(2, 4, 4)),
+                                                   case(T(3, 3), upper=True)), "spd"),
+    "cholesky": Twin("cholesky", (case(T(3, 3)), case(T(2, 4, 4), True)), "spd"),
+    "cholesky_solve": Twin("cholesky_solve", (
+        case(T(3, 2), T(3, 3, low=0.5, high=2.0)),
+        case(T(2, 4, 1), T(4, 4, low=0.5, high=2.0), True))),
+    "cholesky_inverse": Twin("cholesky_inverse", (
+        case(T(3, 3, low=0.5, high=2.0)), case(T(2, 4, 4, low=0.5, high=2.0), True))),
+    "linalg_solve_triangular": Twin("linalg.solve_triangular", (
+        case(T(3, 3, low=0.5, high=2.0), T(3, 2), upper=True),
+        case(T(2, 4, 4, low=0.5, high=2.0), T(3, 4), upper=False, left=False),
+        case(T(3, 3, low=0.5, high=2.0), T(2, 3, 4), upper=False, unitriangular=True))),
+    "triangular_solve": Twin("triangular_solve", (
+        case(T(3, 2), T(3, 3, low=0.5, high=2.0)),
+        case(T(2, 3, 2), T(3, 3, low=0.5, high=2.0), False, True),
+        case(T(3, 4), T(3, 3, low=0.5, high=2.0), True, False, True))),
+    "_linalg_eigh": Twin("linalg.eigvalsh", (case(T(3, 3)), case(T(2, 4, 4), UPLO="U")), "spd"),
+    "_linalg_svd": Twin("linalg.svdvals", (case(T(4, 3)), case(T(3, 5)), case(T(2, 4, 4)))),
+    "linalg_qr": Twin("linalg.qr", (case(T(4, 3)), case(T(3, 5)), case(T(2, 3, 3)),
+                                    case(T(3, 4), mode="complete"))),
+    "linalg_pinv.atol_rtol_tensor": Twin("linalg.pinv", (case(T(4, 3)), case(T(2, 3, 5)))),
+    "linalg_matrix_exp": Twin("linalg.matrix_exp", (case(T(3, 3)), case(T(2, 4, 4, low=-1.0,
+                                                                          high=1.0)))),
     # neural-network ops (functional API)
     "one_hot": Twin("nn.functional.one_hot", (case(I(5, high=3), 3),)),
     "native_batch_norm": Twin("nn.functional.batch_norm", (

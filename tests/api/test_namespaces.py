@@ -41,6 +41,7 @@ def test_both_engines_export_the_same_names(ref, compiled):
     # engine's modules and its formula runner) aside
     own = {"apply_formula", "api", "engine", "executor", "formula", "function", "grad_mode",
            "grad_ops", "kernels", "kernels_nn", "kernels_rnn", "kernels_special", "kernel_support",
+           "kernels_linalg",
            "coverage", "node", "plan", "saved_hooks", "tensor", "reference", "lang",
            "translator", "formulas", "ops_reference", "cmake_prefix_path", "user_kernels",
            "optim_kernels"}

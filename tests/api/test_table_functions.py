@@ -366,6 +366,7 @@ OVERLOADS = {
     "masked_scatter": "input, mask, source",
     "masked_fill": "input, mask, value",
     "clamp_min": "input, min", "clamp_max": "input, max",  # torch: min/max as in clamp
+    "qr": "input, some=True",  # torch's docstring spells its out= type
     "rsub": "input, other, *, alpha=1",
     # var(input, dim=None, *, correction=1, keepdim=False) and the legacy (input, dim,
     # unbiased, keepdim=False), (input, unbiased)
@@ -434,6 +435,7 @@ INTERNAL_FORMULAS = {
     "sum_to": "Tensor.sum_to_size", "pow_scalar": "pow with a number", "max_dim": "max(x, dim)",
     "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
     "col2im": "nn.functional.fold",
+    "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
     "binary_cross_entropy_with_logits_unreduced": "nn.functional."
                                                   "binary_cross_entropy_with_logits",
 }

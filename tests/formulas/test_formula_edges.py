@@ -97,6 +97,11 @@ def test_index_copy_rejects_duplicate_indices(engine):
     ("inverse", lambda e: (e.tensor(np.ones((2, 2))),), "input matrix is singular"),
     ("solve", lambda e: (e.tensor(np.ones((2, 2))), e.tensor(np.ones(2))), "matrix is singular"),
     ("det", lambda e: (e.tensor(np.ones((2, 3))),), "must be batches of square matrices"),
+    ("cholesky", lambda e: (e.tensor(np.diag([1.0, -1.0, 2.0])),),
+     r"not positive-definite \(the leading minor of order 2 is not positive-definite\)"),
+    ("cholesky", lambda e: (e.tensor(np.stack([np.eye(2), -np.eye(2)])),),
+     r"\(Batch element 1\): The factorization could not be completed"),
+    ("eigh", lambda e: (e.tensor(np.ones((2, 3))),), "must be batches of square matrices"),
 ])
 def test_errors_use_torchs_words(engine, name, args, message):
     with pytest.raises(RuntimeError, match=message):

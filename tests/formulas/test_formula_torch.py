@@ -71,6 +71,13 @@ TWINS_ADDED = {
     "slogdet": lambda x: tuple(torch.linalg.slogdet(x)),
     "solve_matrix": torch.linalg.solve,
     "solve": torch.linalg.solve,
+    "solve_triangular": lambda a, b, upper, left=True, unitriangular=False:
+        torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular),
+    "cholesky_solve": torch.cholesky_solve,
+    "cholesky_inverse": torch.cholesky_inverse,
+    "matrix_exp": torch.linalg.matrix_exp,
+    "qr": lambda x, complete=False: tuple(
+        torch.linalg.qr(x, "complete" if complete else "reduced")),
     "scatter_reduce_sum": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(
         x, dim, index, src, "sum", include_self=include_self),
     "scatter_reduce_mean": lambda x, dim, index, src, include_self=True: torch.scatter_reduce(

@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pytest
+from kernel_cases_linalg import add_cases as add_linalg_cases
 from kernel_cases_nn import add_cases as add_nn_cases
 from kernel_cases_special import add_cases as add_special_cases
 from transgrad.reference import kernels as K
@@ -234,6 +235,7 @@ for _v in [np.array(2.5), np.array([3]), np.array([[True]]), np.array([1.0, 2.0]
 
 add_nn_cases(case, rand, variants)  # kernel_cases_nn.py: the neural-network section
 add_special_cases(case, rand, variants)  # kernel_cases_special.py: torch's table (issue 15)
+add_linalg_cases(case, rand, variants)  # kernel_cases_linalg.py: the factorisations (issue 15)
 
 # --- large inputs: the multithreaded paths -----------------------------------------------------
 _big = rand((300, 700), np.float32)

@@ -24,6 +24,7 @@ from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
 from transgrad._api import dlpack, predicates, statistics
 from transgrad._api import extra_functions as xfn
+from transgrad._api import factorizations as qfn
 from transgrad._api import functions as fn
 from transgrad._api import linalg as lfn
 from transgrad._api import pointwise as pfn
@@ -92,6 +93,8 @@ TABLE_METHODS = {
           "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
           "unsafe_split_with_sizes", "vdot"),
     kfn: ("histc", "nonzero", "unique", "unique_consecutive"),
+    qfn: ("cholesky", "cholesky_inverse", "cholesky_solve", "matrix_exp", "qr", "svd",
+          "triangular_solve"),
 }
 
 

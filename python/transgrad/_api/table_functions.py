@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from transgrad._api import composites as _composites
 from transgrad._api import counting as _counting
+from transgrad._api import factorizations as _factorizations
 from transgrad._api import linalg as _linalg
 from transgrad._api import pointwise as _pointwise
 from transgrad._api import predicates as _predicates
@@ -22,6 +23,7 @@ from transgrad._api import shape_functions as _shape_functions
 from transgrad._api import statistics as _statistics
 from transgrad._api.composites import *  # noqa: F401,F403
 from transgrad._api.counting import *  # noqa: F401,F403
+from transgrad._api.factorizations import *  # noqa: F401,F403
 from transgrad._api.linalg import *  # noqa: F401,F403
 from transgrad._api.pointwise import *  # noqa: F401,F403
 from transgrad._api.predicates import *  # noqa: F401,F403
@@ -32,5 +34,5 @@ from transgrad._api.shape_functions import *  # noqa: F401,F403
 from transgrad._api.statistics import *  # noqa: F401,F403
 
 FAMILIES = (_pointwise, _reductions, _linalg, _scatter, _composites, _counting,
-            _shape_functions, _search_functions, _predicates, _statistics)
+            _shape_functions, _search_functions, _predicates, _statistics, _factorizations)
 __all__ = sorted(name for module in FAMILIES for name in module.__all__)

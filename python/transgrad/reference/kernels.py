@@ -711,4 +711,5 @@ def diagonal_scatter(x: Any, source: Any, offset: int, dim1: int, dim2: int) -> 
                          f"{_shape(diag)} (the diagonal of x {_shape(a)})")
     diag[...] = src
     return _new(out)
+from transgrad.reference.kernels_linalg import *  # noqa: E402, F401, F403 - issue 15: factorisations
 from transgrad.reference.kernels_special import *  # noqa: E402, F401, F403 - issue 15's section

@@ -145,4 +145,12 @@ void register_kernel_table(py::module_& m) {
   m.def("slogdet", &k::slogdet, py::arg("x"));
   m.def("inverse", &k::inverse, py::arg("x"));
   m.def("solve", &k::solve, py::arg("a"), py::arg("b"));
+  m.def("cholesky", &k::cholesky, py::arg("x"), py::arg("upper"));
+  m.def("solve_triangular", &k::solve_triangular, py::arg("a"), py::arg("b"), py::arg("upper"),
+        py::arg("unitriangular"));
+  m.def("eigh", &k::eigh, py::arg("x"), py::arg("upper"));
+  m.def("qr", &k::qr, py::arg("x"), py::arg("complete"));
+  m.def("svd", &k::svd, py::arg("x"), py::arg("full_matrices"));
+  m.def("svdvals", &k::svdvals, py::arg("x"));
+  m.def("matrix_exp", &k::matrix_exp, py::arg("x"));
 }

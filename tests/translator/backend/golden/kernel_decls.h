@@ -175,5 +175,18 @@ Tensor det(const Tensor& x);
 std::tuple<Tensor, Tensor> slogdet(const Tensor& x);
 Tensor inverse(const Tensor& x);
 Tensor solve(const Tensor& a, const Tensor& b);
+// factorisations through LAPACK (issue 15, linalg): batch dims allowed. cholesky reads one
+// triangle (upper: A = U^H U) and raises torch's error when not positive-definite;
+// solve_triangular solves A X = B (left; batch dims broadcast), reading A's triangle only;
+// eigh: (eigenvalues ascending, eigenvectors as columns); qr: (Q, R) reduced or complete;
+// svd: (U, Vh), the singular values from svdvals (descending)
+Tensor cholesky(const Tensor& x, bool upper);
+Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unitriangular);
+std::tuple<Tensor, Tensor> eigh(const Tensor& x, bool upper);
+std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete);
+std::tuple<Tensor, Tensor> svd(const Tensor& x, bool full_matrices);
+Tensor svdvals(const Tensor& x);
+// matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
+Tensor matrix_exp(const Tensor& x);
 
 }  // namespace tg::kernel
