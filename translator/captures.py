@@ -21,6 +21,30 @@ functions T208, ``:=`` T210).
 
 Invariants: the analysis over-approximates tensor-ness (a value that may be a tensor is one),
 so it can reject a valid formula but never accept a capture that breaks double backward.
+
+Note [The capture rule reads the source]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The rule is decided here, on the libcst tree of one module, and not as a pass over the back
+end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_frontend.py,
+``test_capture_rule_*``). Three properties of today's lowering stand in the way:
+
+* lowering is partial. A statement it refuses (any T4xx) is dropped from the IR and the names
+  it binds are poisoned (lower.py, Note [Error recovery]). The rule must still judge those
+  names: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201 where
+  lowering drops the statement (T401), so over that IR the front end would either miss a
+  capture that breaks double backward or report a different error. The reference engine runs
+  formulas the compiled engine refuses, so the T4xx cannot simply take the T2xx's place.
+* lowering needs the whole program (``ops.NAME`` and the tensor operators resolve against
+  every formula's signature); this rule judges one module alone, as the reference engine
+  needs when it imports a user's module (``grad * peak``: T205 here, T411 from lowering alone).
+* the IR's types do not carry what the rule decides on: a scalar read out of tensor data
+  (``kernel.item``: ITEM) types as ``float`` like ``x.ndim * 1.0``, a list display (MUTABLE)
+  lowers to the same ``MakeTuple`` as a tuple, and the capture's spelled type
+  (``Capture.type``, shown by ``graph_dot`` and the corpus tests) is ``kinds.spell_type``'s.
+
+A rewrite needs, first: lowering total over the subset ``fence`` accepts (every statement kept
+in the IR, each T4xx found by a pass over it instead of by failing the statement), the kind
+provenance above on IR expressions, and the signatures of the other modules as data.
 """
 
 from __future__ import annotations
