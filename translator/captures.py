@@ -69,7 +69,7 @@ from .kinds import (
 from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
 from .subset import METADATA, TENSOR_TYPES
-from .syntax import target_names, walk
+from .syntax import find, if_branches, target_names
 
 # ---------------------------------------------------------------------------------------------
 # The capture rule
@@ -118,7 +118,7 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
     kinds = (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
     for name, fn, has_backward in functions:
         top = set(fn.body.body) if has_backward else set()
-        for node in _find(fn.body, kinds):
+        for node in find(fn.body, kinds):
             if isinstance(node, (cst.Nonlocal, cst.Global)):
                 keyword = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
                 report("nonlocal", node, keyword=keyword, name=name)
@@ -191,7 +191,7 @@ class _FormulaCaptures:
             saved = env.control
             blocks: list[Sequence[cst.CSTNode]]
             if isinstance(stmt, cst.If):
-                tests, blocks = _if_tests(stmt), list(_if_blocks(stmt))
+                tests, blocks = if_branches(stmt)
             else:
                 tests = [stmt.iter if isinstance(stmt, cst.For) else stmt.test]
                 blocks = [stmt.body.body]
@@ -224,7 +224,7 @@ class _FormulaCaptures:
                 self._record_target(el.value, "unpack" if how == "assign" else how, index, None)
 
     def _record_walrus(self, stmt: cst.CSTNode, index: int) -> None:
-        for node in _find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
+        for node in find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
             if isinstance(node.target, cst.Name):
                 self.bindings.setdefault(node.target.value, []).append(
                     _Binding(self.mod.loc_of(node.target), "walrus", index, None)
@@ -316,23 +316,6 @@ class _FormulaCaptures:
 # Small analyses
 
 
-def _if_blocks(stmt: cst.If) -> list[Sequence[cst.BaseStatement]]:
-    blocks = [stmt.body.body]
-    orelse = stmt.orelse
-    if isinstance(orelse, cst.If):
-        blocks.extend(_if_blocks(orelse))
-    elif isinstance(orelse, cst.Else):
-        blocks.append(orelse.body.body)
-    return blocks  # type: ignore[return-value]
-
-
-def _if_tests(stmt: cst.If) -> list[cst.BaseExpression]:
-    tests = [stmt.test]
-    if isinstance(stmt.orelse, cst.If):
-        tests.extend(_if_tests(stmt.orelse))
-    return tests
-
-
 def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     """For each name, the most times one execution path of ``body`` binds it (loops: many)."""
 
@@ -346,7 +329,7 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     def stmt(s: cst.CSTNode) -> dict[str, int]:
         if isinstance(s, cst.If):
             out: dict[str, int] = {}
-            for b in _if_blocks(s):
+            for b in if_branches(s)[1]:
                 for n, c in block(b).items():
                     out[n] = max(out.get(n, 0), c)
             return out
@@ -386,17 +369,13 @@ def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
     and ``defined`` for ``name is None`` / ``name is not None`` (whether a tensor was given is
     metadata too: the compiled node saves a flag, the reference engine the tensor's metadata)."""
     out: dict[int, str] = {}
-    for attr in _find(node, cst.Attribute):
+    for attr in find(node, cst.Attribute):
         if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
             out[id(attr.value)] = attr.attr.value
-    for cmp in _find(node, cst.Comparison):
+    for cmp in find(node, cst.Comparison):
         if (isinstance(cmp.left, cst.Name) and len(cmp.comparisons) == 1
                 and isinstance(cmp.comparisons[0].operator, (cst.Is, cst.IsNot))
                 and isinstance(cmp.comparisons[0].comparator, cst.Name)
                 and cmp.comparisons[0].comparator.value == "None"):
             out[id(cmp.left)] = "defined"
     return out
-
-
-def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> list:
-    return [n for n in walk(node, skip) if isinstance(n, kind)]
