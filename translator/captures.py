@@ -5,13 +5,13 @@ with ``Backward.captures`` filled (one ``Capture`` per name the backward reads f
 formula's scope, classified INPUT / ATTRIBUTE / OUTPUT, with ``metadata_only``), plus a
 diagnostic (T2xx) for every capture the rule rejects.
 
-How (Note [Capture analysis]): libcst's ScopeProvider gives, for every name the backward (and
-the comprehensions/lambdas nested in it) reads, the assignments it may refer to; those in the
-formula's own scope are captures. What was bound there is learned by walking the forward in
-order with a ``kinds.KindEnv``, which infers for every name whether its value may be a tensor
-(kernel/ops calls, tensor parameters, arithmetic on tensors), a scalar read out of tensor data
-(``kernel.item``, also through arithmetic) or a mutable container. Metadata (``.shape``,
-``.ndim``, ``.dtype``, ``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
+How (Note [Capture analysis]): ``scopes.outer_reads`` gives every read, in the backward (and
+the comprehensions/lambdas nested in it), of a name of the formula's own scope: the captures.
+What was bound there is learned by walking the forward in order with a ``kinds.KindEnv``,
+which infers for every name whether its value may be a tensor (kernel/ops calls, tensor
+parameters, arithmetic on tensors), a scalar read out of tensor data (``kernel.item``, also
+through arithmetic) or a mutable container. Metadata (``.shape``, ``.ndim``, ``.dtype``,
+``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
 Bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds ``s`` once,
 a binding inside a loop body binds it many times.
 
@@ -53,7 +53,6 @@ import dataclasses
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from .diagnostics import Diagnostic, make_diagnostic
 from .kinds import (
@@ -68,6 +67,7 @@ from .kinds import (
 )
 from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
+from .scopes import outer_reads
 from .subset import METADATA, TENSOR_TYPES
 from .syntax import find, if_branches, target_names
 
@@ -85,20 +85,14 @@ class _Binding:
 
 def collect_captures(mod: Module) -> tuple[Module, list[Diagnostic]]:
     """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
-    # Scope analysis of the formulas with a backward only (Note [Fast walk]): names of the
-    # module's top level then resolve to nothing, which is all the rule needs to know of them.
-    analysed = [f.node for f in mod.formulas if f.backward is not None and f.outputs]
-    wrapper = MetadataWrapper(cst.Module(body=analysed), unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider) if analysed else {}
     info = gather_module_info(mod)
-    all_scopes = {s for s in scopes.values() if s is not None}
     diags: list[Diagnostic] = _smuggled(mod)
     formulas = []
     for f in mod.formulas:
         if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
-        captures = _FormulaCaptures(mod, f, scopes, all_scopes, info, diags).run()
+        captures = _FormulaCaptures(mod, f, info, diags).run()
         formulas.append(
             dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))
         )
@@ -136,11 +130,8 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
 
 
 class _FormulaCaptures:
-    def __init__(
-        self, mod: Module, f: Formula, scopes, all_scopes, info: ModuleInfo, diags: list[Diagnostic]
-    ):
-        self.mod, self.f, self.scopes, self.info, self.diags = mod, f, scopes, info, diags
-        self.all_scopes = all_scopes
+    def __init__(self, mod: Module, f: Formula, info: ModuleInfo, diags: list[Diagnostic]):
+        self.mod, self.f, self.info, self.diags = mod, f, info, diags
         body = list(f.node.body.body)
         self.bw_index = next(
             i
@@ -233,17 +224,7 @@ class _FormulaCaptures:
     # -- what the backward reads --------------------------------------------------------------
 
     def _captured_accesses(self) -> dict[str, list[cst.Name]]:
-        first = self.bw_node.body.body[0]
-        bw_scope = self.scopes[first]
-        formula_scope = bw_scope.parent
-        inner = [s for s in self.all_scopes if _within(s, bw_scope)]
-        out: dict[str, list[cst.Name]] = {}
-        for scope in inner:
-            for access in scope.accesses:
-                if not isinstance(access.node, cst.Name):
-                    continue
-                if any(r.scope is formula_scope for r in access.referents):
-                    out.setdefault(access.node.value, []).append(access.node)
+        out = outer_reads(self.f.node, self.bw_node)
         for nodes in out.values():
             nodes.sort(key=self._pos)
         return out
@@ -353,15 +334,6 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
         return out
 
     return block([s for i, s in enumerate(body) if i != skip])
-
-
-def _within(scope, ancestor) -> bool:
-    while scope is not None:
-        if scope is ancestor:
-            return True
-        parent = getattr(scope, "parent", None)
-        scope = None if parent is scope else parent
-    return False
 
 
 def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
