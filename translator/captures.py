@@ -5,13 +5,13 @@ with ``Backward.captures`` filled (one ``Capture`` per name the backward reads f
 formula's scope, classified INPUT / ATTRIBUTE / OUTPUT, with ``metadata_only``), plus a
 diagnostic (T2xx) for every capture the rule rejects.
 
-How (Note [Capture analysis]): libcst's ScopeProvider gives, for every name the backward (and
-the comprehensions/lambdas nested in it) reads, the assignments it may refer to; those in the
-formula's own scope are captures. What was bound there is learned by walking the forward in
-order with a ``kinds.KindEnv``, which infers for every name whether its value may be a tensor
-(kernel/ops calls, tensor parameters, arithmetic on tensors), a scalar read out of tensor data
-(``kernel.item``, also through arithmetic) or a mutable container. Metadata (``.shape``,
-``.ndim``, ``.dtype``, ``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
+How (Note [Capture analysis]): ``scopes.outer_reads`` gives every read, in the backward (and
+the comprehensions/lambdas nested in it), of a name of the formula's own scope: the captures.
+What was bound there is learned by walking the forward in order with a ``kinds.KindEnv``,
+which infers for every name whether its value may be a tensor (kernel/ops calls, tensor
+parameters, arithmetic on tensors), a scalar read out of tensor data (``kernel.item``, also
+through arithmetic) or a mutable container. Metadata (``.shape``, ``.ndim``, ``.dtype``,
+``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
 Bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds ``s`` once,
 a binding inside a loop body binds it many times.
 
@@ -21,6 +21,30 @@ functions T208, ``:=`` T210).
 
 Invariants: the analysis over-approximates tensor-ness (a value that may be a tensor is one),
 so it can reject a valid formula but never accept a capture that breaks double backward.
+
+Note [The capture rule reads the source]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The rule is decided here, on the libcst tree of one module, and not as a pass over the back
+end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_frontend.py,
+``test_capture_rule_*``). Three properties of today's lowering stand in the way:
+
+* lowering is partial. A statement it refuses (any T4xx) is dropped from the IR and the names
+  it binds are poisoned (lower.py, Note [Error recovery]). The rule must still judge those
+  names: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201 where
+  lowering drops the statement (T401), so over that IR the front end would either miss a
+  capture that breaks double backward or report a different error. The reference engine runs
+  formulas the compiled engine refuses, so the T4xx cannot simply take the T2xx's place.
+* lowering needs the whole program (``ops.NAME`` and the tensor operators resolve against
+  every formula's signature); this rule judges one module alone, as the reference engine
+  needs when it imports a user's module (``grad * peak``: T205 here, T411 from lowering alone).
+* the IR's types do not carry what the rule decides on: a scalar read out of tensor data
+  (``kernel.item``: ITEM) types as ``float`` like ``x.ndim * 1.0``, a list display (MUTABLE)
+  lowers to the same ``MakeTuple`` as a tuple, and the capture's spelled type
+  (``Capture.type``, shown by ``graph_dot`` and the corpus tests) is ``kinds.spell_type``'s.
+
+A rewrite needs, first: lowering total over the subset ``fence`` accepts (every statement kept
+in the IR, each T4xx found by a pass over it instead of by failing the statement), the kind
+provenance above on IR expressions, and the signatures of the other modules as data.
 """
 
 from __future__ import annotations
@@ -29,7 +53,6 @@ import dataclasses
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from .diagnostics import Diagnostic, make_diagnostic
 from .kinds import (
@@ -44,8 +67,9 @@ from .kinds import (
 )
 from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
+from .scopes import outer_reads
 from .subset import METADATA, TENSOR_TYPES
-from .syntax import target_names, walk
+from .syntax import find, if_branches, target_names
 
 # ---------------------------------------------------------------------------------------------
 # The capture rule
@@ -61,20 +85,14 @@ class _Binding:
 
 def collect_captures(mod: Module) -> tuple[Module, list[Diagnostic]]:
     """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
-    # Scope analysis of the formulas with a backward only (Note [Fast walk]): names of the
-    # module's top level then resolve to nothing, which is all the rule needs to know of them.
-    analysed = [f.node for f in mod.formulas if f.backward is not None and f.outputs]
-    wrapper = MetadataWrapper(cst.Module(body=analysed), unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider) if analysed else {}
     info = gather_module_info(mod)
-    all_scopes = {s for s in scopes.values() if s is not None}
     diags: list[Diagnostic] = _smuggled(mod)
     formulas = []
     for f in mod.formulas:
         if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
-        captures = _FormulaCaptures(mod, f, scopes, all_scopes, info, diags).run()
+        captures = _FormulaCaptures(mod, f, info, diags).run()
         formulas.append(
             dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))
         )
@@ -94,7 +112,7 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
     kinds = (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
     for name, fn, has_backward in functions:
         top = set(fn.body.body) if has_backward else set()
-        for node in _find(fn.body, kinds):
+        for node in find(fn.body, kinds):
             if isinstance(node, (cst.Nonlocal, cst.Global)):
                 keyword = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
                 report("nonlocal", node, keyword=keyword, name=name)
@@ -112,11 +130,8 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
 
 
 class _FormulaCaptures:
-    def __init__(
-        self, mod: Module, f: Formula, scopes, all_scopes, info: ModuleInfo, diags: list[Diagnostic]
-    ):
-        self.mod, self.f, self.scopes, self.info, self.diags = mod, f, scopes, info, diags
-        self.all_scopes = all_scopes
+    def __init__(self, mod: Module, f: Formula, info: ModuleInfo, diags: list[Diagnostic]):
+        self.mod, self.f, self.info, self.diags = mod, f, info, diags
         body = list(f.node.body.body)
         self.bw_index = next(
             i
@@ -167,7 +182,7 @@ class _FormulaCaptures:
             saved = env.control
             blocks: list[Sequence[cst.CSTNode]]
             if isinstance(stmt, cst.If):
-                tests, blocks = _if_tests(stmt), list(_if_blocks(stmt))
+                tests, blocks = if_branches(stmt)
             else:
                 tests = [stmt.iter if isinstance(stmt, cst.For) else stmt.test]
                 blocks = [stmt.body.body]
@@ -200,7 +215,7 @@ class _FormulaCaptures:
                 self._record_target(el.value, "unpack" if how == "assign" else how, index, None)
 
     def _record_walrus(self, stmt: cst.CSTNode, index: int) -> None:
-        for node in _find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
+        for node in find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
             if isinstance(node.target, cst.Name):
                 self.bindings.setdefault(node.target.value, []).append(
                     _Binding(self.mod.loc_of(node.target), "walrus", index, None)
@@ -209,17 +224,7 @@ class _FormulaCaptures:
     # -- what the backward reads --------------------------------------------------------------
 
     def _captured_accesses(self) -> dict[str, list[cst.Name]]:
-        first = self.bw_node.body.body[0]
-        bw_scope = self.scopes[first]
-        formula_scope = bw_scope.parent
-        inner = [s for s in self.all_scopes if _within(s, bw_scope)]
-        out: dict[str, list[cst.Name]] = {}
-        for scope in inner:
-            for access in scope.accesses:
-                if not isinstance(access.node, cst.Name):
-                    continue
-                if any(r.scope is formula_scope for r in access.referents):
-                    out.setdefault(access.node.value, []).append(access.node)
+        out = outer_reads(self.f.node, self.bw_node)
         for nodes in out.values():
             nodes.sort(key=self._pos)
         return out
@@ -292,23 +297,6 @@ class _FormulaCaptures:
 # Small analyses
 
 
-def _if_blocks(stmt: cst.If) -> list[Sequence[cst.BaseStatement]]:
-    blocks = [stmt.body.body]
-    orelse = stmt.orelse
-    if isinstance(orelse, cst.If):
-        blocks.extend(_if_blocks(orelse))
-    elif isinstance(orelse, cst.Else):
-        blocks.append(orelse.body.body)
-    return blocks  # type: ignore[return-value]
-
-
-def _if_tests(stmt: cst.If) -> list[cst.BaseExpression]:
-    tests = [stmt.test]
-    if isinstance(stmt.orelse, cst.If):
-        tests.extend(_if_tests(stmt.orelse))
-    return tests
-
-
 def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     """For each name, the most times one execution path of ``body`` binds it (loops: many)."""
 
@@ -322,7 +310,7 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     def stmt(s: cst.CSTNode) -> dict[str, int]:
         if isinstance(s, cst.If):
             out: dict[str, int] = {}
-            for b in _if_blocks(s):
+            for b in if_branches(s)[1]:
                 for n, c in block(b).items():
                     out[n] = max(out.get(n, 0), c)
             return out
@@ -348,31 +336,18 @@ def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
     return block([s for i, s in enumerate(body) if i != skip])
 
 
-def _within(scope, ancestor) -> bool:
-    while scope is not None:
-        if scope is ancestor:
-            return True
-        parent = getattr(scope, "parent", None)
-        scope = None if parent is scope else parent
-    return False
-
-
 def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
     """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``,
     and ``defined`` for ``name is None`` / ``name is not None`` (whether a tensor was given is
     metadata too: the compiled node saves a flag, the reference engine the tensor's metadata)."""
     out: dict[int, str] = {}
-    for attr in _find(node, cst.Attribute):
+    for attr in find(node, cst.Attribute):
         if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
             out[id(attr.value)] = attr.attr.value
-    for cmp in _find(node, cst.Comparison):
+    for cmp in find(node, cst.Comparison):
         if (isinstance(cmp.left, cst.Name) and len(cmp.comparisons) == 1
                 and isinstance(cmp.comparisons[0].operator, (cst.Is, cst.IsNot))
                 and isinstance(cmp.comparisons[0].comparator, cst.Name)
                 and cmp.comparisons[0].comparator.value == "None"):
             out[id(cmp.left)] = "defined"
     return out
-
-
-def _find(node: cst.CSTNode, kind, skip: tuple = ()) -> list:
-    return [n for n in walk(node, skip) if isinstance(n, kind)]

@@ -44,9 +44,10 @@ from .model import Formula, Module
 from .parse import annotation_spelling, decorator_name
 from .signatures import NUMBER_OPERAND_KERNELS, KernelParam
 from .subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, OPTIONS, PARAM_TYPES, TENSOR_TYPES
-from .syntax import child_nodes, dotted_name, walk
+from .syntax import child_nodes, dotted_name, find, walk
 from .user_kernels import kernel_names, kernel_signature
 
+_NESTED = (cst.FunctionDef, cst.Lambda)  # a return below one is not the formula's
 _UNSUPPORTED_STMT = {
     cst.While: "`while` loops",
     cst.Try: "`try`",
@@ -220,14 +221,14 @@ class _Fence:
         tops = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "backward"]
         for extra in tops[1:]:
             self.report("backward_twice", extra.name, name=f.name)
-        for nested in _nested_functions(fn.body):
+        for nested in find(fn.body, cst.FunctionDef):
             if nested.name.value == "backward" and nested not in tops:
                 self.report("backward_nested", nested.name, name=f.name)
         env = KindEnv(self.info, param_types(f.params))
         known, local = self._known(fn)
         once = f.options.once_differentiable
         if f.backward is None:  # composite
-            if not _find_returns(fn.body):
+            if not find(fn.body, cst.Return, _NESTED):
                 self.report("no_return", fn.name, name=f.name)
             self._check_block(body, Ctx(env, known, local, False, once))
             return
@@ -237,10 +238,9 @@ class _Fence:
         if len(set(f.outputs)) != len(f.outputs):
             self.report("outputs_twice", last, name=f.name, outputs=", ".join(f.outputs))
         bw = tops[0]
-        nested_kinds = (cst.FunctionDef, cst.Lambda)
         forward = [s for s in body if s is not bw and s is not last]
         for s in forward:
-            for ret in () if isinstance(s, nested_kinds) else _find_returns(s):
+            for ret in () if isinstance(s, _NESTED) else find(s, cst.Return, _NESTED):
                 self.report("forward_return", ret, name=f.name)
         self._check_block(
             [s for s in body if s is not bw], Ctx(env, known, local, False, once), True
@@ -373,14 +373,6 @@ def _statement_name(stmt: cst.CSTNode) -> str:
     return what or f"`{type(stmt).__name__}` statements"
 
 
-
-
-def _nested_functions(node: cst.CSTNode) -> list[cst.FunctionDef]:
-    return [n for n in walk(node) if isinstance(n, cst.FunctionDef)]
-
-
-def _find_returns(block: cst.CSTNode) -> list[cst.Return]:
-    return [n for n in walk(block, (cst.FunctionDef, cst.Lambda)) if isinstance(n, cst.Return)]
 
 
 def _bindings(fn: cst.FunctionDef) -> list[cst.Name]:

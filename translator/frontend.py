@@ -195,6 +195,7 @@ def _front_end_version() -> str:
             "subset.py",
             "kinds.py",
             "captures.py",
+            "scopes.py",
             "diagnostics.py",
             "diagnostic_codes.py",
             "messages.py",

@@ -45,7 +45,7 @@ from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
 from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
 from .signatures import NUMBER_OPERAND_KERNELS
 from .subset import EXCEPTIONS, METADATA
-from .syntax import target_names
+from .syntax import find, is_docstring, target_names
 from .user_kernels import kernel_signature
 
 _CMPOPS = {cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
@@ -1007,10 +1007,7 @@ class FunctionLowerer:
 
 def _body(fn: cst.FunctionDef) -> list[cst.BaseStatement]:
     body = block_statements(fn.body)
-    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
-            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
-        body = body[1:]
-    return body
+    return body[1:] if body and is_docstring(body[0]) else body
 
 
 def _exits(stmts: Sequence[ir.Stmt]) -> bool:
@@ -1024,20 +1021,8 @@ def _exits(stmts: Sequence[ir.Stmt]) -> bool:
 
 
 def _assigned_names(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            names.update(target_names(n.target))
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            names.update(target_names(n.target))
-
-        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            names.update(target_names(n.target))
-
-    node.visit(_Targets())
-    return names
+    targets = find(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
+    return {n for t in targets for n in target_names(t.target)}
 
 
 def block_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:

@@ -27,7 +27,7 @@ from .diagnostics import TranslatorError, make_diagnostic
 from .literals import NO_VALUE, is_constant, literal_value
 from .messages import format_message
 from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
-from .syntax import dotted_name, walk
+from .syntax import dotted_name, is_docstring, walk
 
 # Spellings of annotation names that mean the same type.
 _ALIASES = {"Tuple": "tuple", "List": "list"}
@@ -223,7 +223,7 @@ def _parse_options(dec: cst.Decorator | None, env: dict[str, Any]) -> Options:
 def _parse_formula(mod: Module, fn: cst.FunctionDef, env: dict[str, Any]) -> Formula:
     body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
     doc = None
-    if body and _is_docstring(body[0]):
+    if body and is_docstring(body[0]):
         doc = fn.get_docstring()
         body = body[1:]
     backward: Backward | None = None
@@ -346,15 +346,6 @@ def _return_value(stmt: cst.BaseStatement) -> Any:
         value = stmt.body[0].value
         return NO_VALUE if value is None else value
     return None
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def _block(fn: cst.FunctionDef) -> cst.IndentedBlock:

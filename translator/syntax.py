@@ -88,6 +88,34 @@ def walk(node: cst.CSTNode, skip: tuple[type[cst.CSTNode], ...] = ()) -> Iterato
         stack.extend(reversed(list(child_nodes(n))))
 
 
+def find(node: cst.CSTNode, kind, skip: tuple[type[cst.CSTNode], ...] = ()) -> list:
+    """The nodes of type ``kind`` in ``walk(node, skip)``, in pre-order."""
+    return [n for n in walk(node, skip) if isinstance(n, kind)]
+
+
+def if_branches(stmt: cst.If) -> tuple[list[cst.BaseExpression], list]:
+    """The tests and the blocks (statement lists) of an ``if``/``elif``/``else`` chain."""
+    tests, blocks = [stmt.test], [stmt.body.body]
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        tests.append(orelse.test)
+        blocks.append(orelse.body.body)
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        blocks.append(orelse.body.body)
+    return tests, blocks
+
+
+def is_docstring(stmt: cst.CSTNode) -> bool:
+    """A statement line holding only a string literal."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
 def ops_names(node: cst.CSTNode) -> set[str]:
     """Every NAME of ``ops.NAME`` below ``node`` (what a module may call of other formulas)."""
     return {n.attr.value for n in walk(node) if isinstance(n, cst.Attribute)

@@ -213,3 +213,61 @@ def test_importing_clean_formulas_again_costs_no_analysis(tmp_path):
         for _ in range(2)
     ]
     assert runs[0][1] == "True" and runs[1] == [runs[0][0], "False"], runs
+
+
+# Note [The capture rule reads the source] (captures.py): the rule is decided on the source of
+# one module, so it holds where the back end's lowering refuses a statement or needs the rest
+# of the program. These pin that contract for a rewrite of the rule as a pass over the IR.
+
+UNLOWERED_BINDING = """
+@formula
+def twice_bound(x: Tensor) -> Tensor:
+    e = e2 = kernel.exp(x)
+    result = kernel.mul(x, x)
+
+    def backward(grad):
+        return grad * e
+
+    return result, backward
+"""
+
+ITEM_WITHOUT_CONTEXT = """
+@formula
+def scaled(x: Tensor) -> Tensor:
+    peak = kernel.item(kernel.amax(x, (0,), False)) + 1.0
+    result = kernel.mul(x, x)
+
+    def backward(grad):
+        return grad * peak
+
+    return result, backward
+"""
+
+
+def _lowering_codes(path):
+    """What lowering alone says of ``path`` (parsed, not fenced), with no other module."""
+    from translator.lower import lower_program
+    from translator.parse import parse_module
+
+    _, diags = lower_program([parse_module(str(path), frontend.find_root(str(path)))])
+    return [(d.code, d.loc.line) for d in diags]
+
+
+def test_capture_rule_judges_a_binding_lowering_refuses(write):
+    path = write(UNLOWERED_BINDING, name="unlowered_binding.py")
+    with pytest.raises(TranslatorError) as e:
+        frontend.load_module(str(path))
+    # the capture of a tensor intermediate is refused at the backward's read of `e`, though
+    # lowering drops the statement binding it (chained assignment, T401) and poisons `e`
+    assert [(d.code, d.loc.line, d.loc.col) for d in e.value.diagnostics] == [("T201", 10, 23)]
+    assert "bound on line 6" in e.value.diagnostics[0].message
+    assert _lowering_codes(path) == [("T401", 6)]
+
+
+def test_capture_rule_needs_no_other_module(write):
+    path = write(ITEM_WITHOUT_CONTEXT, name="item_without_context.py")
+    with pytest.raises(TranslatorError) as e:
+        frontend.load_module(str(path))
+    assert [(d.code, d.loc.line) for d in e.value.diagnostics] == [("T205", 10)]
+    # lowering the module alone cannot even type `grad * peak` (ops.mul is another module's)
+    assert [c for c, _ in _lowering_codes(path)] == ["T411"]
