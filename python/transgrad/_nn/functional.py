@@ -1944,6 +1944,38 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
     return E.module.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
+def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
+    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs
+    broadcast, as torch computes it (each input divided by its norm first, which keeps the
+    result in [-1, 1]). torch clamps the norms in place under no_grad, so the gradient flows
+    through the unclamped norm: ``n + (clamp(n) - n).detach()`` gives that value and gradient."""
+    E = engine_of(x1)
+    M = E.module
+    common = M.result_type(x1, x2)
+    if not M.empty((), dtype=common).is_floating_point():
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{_TORCH_SCALAR_NAMES.get(str(common).split('.')[-1], common)}")
+    x1, x2 = M.broadcast_tensors(x1.to(common), x2.to(common))
+    n1 = M.linalg.vector_norm(x1, 2, dim=dim, keepdim=True)
+    n2 = M.linalg.vector_norm(x2, 2, dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp_min(eps) - n1).detach()
+    n2 = n2 + (n2.clamp_min(eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Any = None) -> Any:
+    """``input / max(||input||_p, eps)`` along ``dim`` (the norm kept as a dim of size 1);
+    written into ``out`` when given."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    E = engine_of(input)
+    with E.no_grad():
+        out.copy_(input / denom)
+    return out
+
+
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
@@ -2184,6 +2216,7 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
     "ctc_loss",
     "dropout",
@@ -2221,6 +2254,7 @@ __all__ = [
     "mse_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
     "pairwise_distance",
