@@ -317,8 +317,17 @@ def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
     return ops.pow_scalar(x, float(exponent))
 
 
-def where(condition: Any, x: Any, other: Any) -> Any:
-    """``x`` where ``condition`` holds, else ``other`` (broadcasting)."""
+_NOT_GIVEN: Any = object()
+
+
+def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
+    """``x`` where ``condition`` holds, else ``other`` (broadcasting); ``where(condition)``
+    alone is ``nonzero(condition, as_tuple=True)``, as torch."""
+    if x is _NOT_GIVEN and other is _NOT_GIVEN:
+        return condition.nonzero(as_tuple=True)  # the method: _api.counting imports this module
+    if x is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() received an invalid combination of arguments: expected "
+                        "(Tensor condition) or (Tensor condition, input, other)")
     backend = find_backend((x, other, condition))
     if backend is None:
         raise TypeError("where(): expected a Tensor among condition, input and other")

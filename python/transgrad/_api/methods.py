@@ -433,7 +433,10 @@ def __rmod__(self: Any, o: Any) -> Any:
 
 
 def __bool__(self: Any) -> bool:
-    if math.prod(self.shape) != 1:
+    n = math.prod(self.shape)
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return builtins.bool(self.item())
 
@@ -466,7 +469,25 @@ def __iter__(self: Any) -> Any:
 
 
 def __format__(self: Any, spec: str) -> str:
-    return format(self.item(), spec) if self.ndim == 0 and spec else tensor_repr(self)
+    """As torch: a 0-d plain tensor formats as its number (``f"{loss}"`` prints ``0.5``, and
+    ``f"{loss:.3f}"`` works); anything else is ``object.__format__`` (its str for an empty spec,
+    a TypeError for any other)."""
+    plain = type(self) is backend_of(self).Tensor  # not a subclass such as Parameter
+    if self.ndim == 0 and plain:
+        return builtins.format(self.detach().item(), spec)
+    if spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
+def __contains__(self: Any, element: Any) -> bool:
+    """``element in t``: whether any entry equals ``element`` (a tensor broadcast against t, or
+    a number), as torch."""
+    if not (is_tensor(element) or isinstance(element, (builtins.int, builtins.float,
+                                                        builtins.complex, np.number))):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {builtins.type(element)}.")
+    return builtins.bool((self == element).any().item())
 
 
 # ---- in-place (Note [In-place ops] in inplace.py) ---------------------------------------------
@@ -771,7 +792,7 @@ METHODS: Dict[str, Any] = {
     "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,
     "__len__": __len__, "__iter__": __iter__, "__getitem__": getitem,
     "__setitem__": setitem, "__repr__": tensor_repr, "__str__": tensor_repr,
-    "__format__": __format__,
+    "__format__": __format__, "__contains__": __contains__,
     **{f"{name}_": _inplace_binary(name) for name in BINARY_INPLACE},
     **{f"__i{op}__": _inplace_binary(name) for op, name in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},
