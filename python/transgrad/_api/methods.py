@@ -83,7 +83,9 @@ TABLE_METHODS = {
     sfn: ("diag_embed", "index_copy", "index_fill", "index_reduce", "masked_scatter",
           "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
-    shape_fn: ("kron", "diff", "tensordot"),
+    shape_fn: ("kron", "diff", "tensordot", "repeat_interleave", "tile", "ravel", "moveaxis",
+               "swapdims", "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "diag",
+               "fliplr", "flipud", "inner"),
     search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
     statistics: ("quantile", "nanquantile", "nanmean"),
@@ -257,6 +259,20 @@ def cpu(self: Any) -> Any:
 
 def is_floating_point(self: Any) -> bool:
     return is_floating(self.dtype)
+
+
+def element_size(self: Any) -> int:
+    """Bytes per element."""
+    return builtins.int(self.dtype.itemsize)
+
+
+def ndimension(self: Any) -> int:
+    return builtins.int(self.ndim)
+
+
+def get_device(self: Any) -> int:
+    """-1: the tensor is on the CPU (torch's answer for a CPU tensor)."""
+    return -1
 
 
 def tolist(self: Any) -> Any:
@@ -570,6 +586,9 @@ TABLE_INPLACE = (
     ("masked_scatter", sfn.masked_scatter, "masked_scatter"),
     ("masked_fill", xfn.masked_fill, None),
     ("index_add", fn.index_add, None), ("scatter_add", fn.scatter_add, "scatter_add"),
+    ("square", fn.square, None), ("log2", fn.log2, None), ("log10", fn.log10, None),
+    ("tril", xfn.tril, None), ("triu", xfn.triu, None), ("negative", fn.neg, None),
+    ("absolute", fn.abs, None), ("multiply", fn.mul, None), ("subtract", fn.sub, None),
 )
 
 
@@ -775,7 +794,10 @@ METHODS: Dict[str, Any] = {
     "data": property(_data, _set_data), "detach_": detach_, "new": new,
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
-    "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
+    "is_floating_point": is_floating_point, "element_size": element_size,
+    "itemsize": property(element_size),
+    "nbytes": property(lambda self: element_size(self) * math.prod(self.shape)),
+    "ndimension": ndimension, "get_device": get_device, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
