@@ -40,6 +40,8 @@ PROGRAMS = [
     "prog_text_classifier",
     "prog_word2vec",
     "prog_autoencoder_split",
+    "prog_custom_ops_hvp",
+    "prog_contrastive",
 ]
 
 # name -> (reason, exception type the program raises today)
