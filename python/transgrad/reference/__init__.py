@@ -97,14 +97,15 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "FloatTensor", "Generator", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
            "Size",
            "Tensor",
-           "accelerator", "apply_formula", "autograd", "backends", "cuda", "default_generator",
+           "accelerator", "amp", "apply_formula", "autograd", "backends", "cuda",
+           "default_generator",
            "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
            "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
            "special", "testing", "typename", "utils", *_settings]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
-from transgrad import accelerator, backends, cuda, testing  # noqa: E402,F401
+from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
 from transgrad._device import device, get_default_device, set_default_device  # noqa: E402,F401
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.
