@@ -4,6 +4,8 @@ fliplr/flipud, inner, broadcast_shapes; the Tensor's element_size/itemsize/nbyte
 get_device; in-place square_/log2_/tril_/... . Values, gradients and errors against torch, on
 both engines."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -131,3 +133,54 @@ def test_element_size_nbytes_ndimension_get_device(engine, dtype):
     assert ours.ndimension() == theirs.ndimension() == 2
     assert ours.get_device() == theirs.get_device() == -1
     assert engine.is_floating_point(ours) == torch.is_floating_point(theirs)
+
+
+CASES_MORE = {
+    "cross-dim": (lambda t, x: t.cross(x, x.flip(1) * 2.0, dim=1), M[:, :3]),
+    "cross-method": (lambda t, x: x[:, :3].cross(x[:, 1:], dim=-1), M),
+    "cross-no-size-3": (lambda t, x: t.cross(x[:2, :2], x[:2, :2], dim=0), M),
+    "positive": (lambda t, x: t.positive(x) * 2, M),
+    "positive-bool": (lambda t, x: (x > 0).positive(), M),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES_MORE))
+def test_more_match_torch(engine, name):
+    program, array = CASES_MORE[name]
+    _same(engine, program, array)
+
+
+def test_cross_without_dim_warns_and_takes_the_first_size_3_dim(engine):
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"):
+        ours = engine.cross(engine.tensor(a), engine.tensor(b))
+    with warnings.catch_warnings():  # torch warns once per process (TORCH_WARN_ONCE)
+        warnings.simplefilter("ignore")
+        theirs = torch.cross(torch.tensor(a), torch.tensor(b))
+    np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("args", [(3, 4, 1), (4, 3, -1), (3, 3), (1, 5, 2), (5, 2, -10)])
+def test_tri_indices_as_torch(engine, args):
+    torch = pytest.importorskip("torch")
+    for name in ("triu_indices", "tril_indices"):
+        ours, theirs = getattr(engine, name)(*args), getattr(torch, name)(*args)
+        assert np.asarray(ours).tolist() == theirs.tolist() and ours.dtype == engine.int64
+    assert engine.triu_indices(3, 3, dtype=engine.int32).dtype == engine.int32
+    with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
+        engine.triu_indices(3, 3, dtype=engine.float32)
+
+
+def test_new_factories_take_device_and_requires_grad(engine):
+    x = engine.ones(2, 3, dtype=engine.float64)
+    z = x.new_zeros(4, device=x.device, requires_grad=True)
+    assert z.dtype == engine.float64 and z.requires_grad and tuple(z.shape) == (4,)
+    assert tuple(x.new_empty((2, 2)).shape) == (2, 2)
+    assert x.new_ones(1, dtype=engine.int64, device="cpu").dtype == engine.int64
+    assert x.new_full((2,), 7.0, requires_grad=True).requires_grad
+    assert x.new_tensor([1.0], device="cpu").dtype == engine.float64
+    assert engine.scalar_tensor(3).dtype == engine.float32 and float(engine.scalar_tensor(3)) == 3
+    assert x.is_signed() and engine.ones(1, dtype=engine.int64).is_signed()
+    assert not engine.ones(1, dtype=engine.uint8).is_signed()
+    assert not engine.ones(1, dtype=engine.bool).is_signed()

@@ -85,7 +85,7 @@ TABLE_METHODS = {
           "scatter", "scatter_reduce", "take", "unfold"),
     shape_fn: ("kron", "diff", "tensordot", "repeat_interleave", "tile", "ravel", "moveaxis",
                "swapdims", "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "diag",
-               "fliplr", "flipud", "inner"),
+               "fliplr", "flipud", "inner", "cross", "positive"),
     search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
     statistics: ("quantile", "nanquantile", "nanmean"),
@@ -270,6 +270,11 @@ def ndimension(self: Any) -> int:
     return builtins.int(self.ndim)
 
 
+def is_signed(self: Any) -> bool:
+    """Whether the dtype holds negative numbers (every floating and signed integer dtype)."""
+    return is_floating_or_complex(self.dtype) or self.dtype.kind == "i"
+
+
 def get_device(self: Any) -> int:
     """-1: the tensor is on the CPU (torch's answer for a CPU tensor)."""
     return -1
@@ -353,20 +358,28 @@ def _factory(self: Any, name: str) -> Any:
     return getattr(_FACTORIES[backend_of(self).name], name)
 
 
-def new_zeros(self: Any, *size: Any, dtype: Any = None) -> Any:
-    return _factory(self, "zeros")(*size, dtype=dtype or self.dtype)
+def new_zeros(self: Any, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Any:
+    return _factory(self, "zeros")(*size, dtype=dtype or self.dtype, device=device,
+                                   requires_grad=requires_grad)
 
 
-def new_ones(self: Any, *size: Any, dtype: Any = None) -> Any:
-    return _factory(self, "ones")(*size, dtype=dtype or self.dtype)
+def new_ones(self: Any, *size: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Any:
+    return _factory(self, "ones")(*size, dtype=dtype or self.dtype, device=device,
+                                  requires_grad=requires_grad)
 
 
-def new_full(self: Any, size: Any, value: Any, dtype: Any = None) -> Any:
-    return _factory(self, "full")(size, value, dtype=dtype or self.dtype)
+def new_full(self: Any, size: Any, value: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Any:
+    return _factory(self, "full")(size, value, dtype=dtype or self.dtype, device=device,
+                                  requires_grad=requires_grad)
 
 
-def new_tensor(self: Any, data: Any, dtype: Any = None) -> Any:
-    return _factory(self, "tensor")(data, dtype=dtype or self.dtype)
+def new_tensor(self: Any, data: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Any:
+    return _factory(self, "tensor")(data, dtype=dtype or self.dtype, device=device,
+                                    requires_grad=requires_grad)
 
 
 def _is_view(self: Any) -> bool:
@@ -797,7 +810,8 @@ METHODS: Dict[str, Any] = {
     "is_floating_point": is_floating_point, "element_size": element_size,
     "itemsize": property(element_size),
     "nbytes": property(lambda self: element_size(self) * math.prod(self.shape)),
-    "ndimension": ndimension, "get_device": get_device, "tolist": tolist, "to": to, "type": type_,
+    "ndimension": ndimension, "get_device": get_device, "is_signed": is_signed,
+    "new_empty": new_zeros, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,

@@ -23,7 +23,7 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_st
            "column_stack", "meshgrid", "cartesian_prod", "combinations", "kron", "tensordot",
            "diff", "block_diag", "repeat_interleave", "tile", "ravel", "moveaxis", "swapdims",
            "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "diag", "fliplr",
-           "flipud", "inner", "broadcast_shapes"]
+           "flipud", "inner", "broadcast_shapes", "cross", "positive"]
 
 
 def _tensors(args: tuple) -> list:
@@ -462,3 +462,27 @@ def broadcast_shapes(*shapes: Any) -> Any:
                                    f"expected shape should be broadcastable to {out}")
             out[i] = shape[i]
     return Size(out)
+
+
+def cross(input: Any, other: Any, dim: Optional[int] = None) -> Any:
+    """torch.cross: ``linalg.cross`` along ``dim``; without ``dim`` (deprecated in torch, with
+    its warning) along the first dim of size 3 of the broadcast inputs."""
+    from transgrad._api import composites
+
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return composites.cross(input, other, dim=dim)
+
+
+def positive(input: Any) -> Any:
+    """``input`` itself (``+input``); a bool tensor is refused, as torch."""
+    if input.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

@@ -1944,6 +1944,26 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
     return E.module.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
+def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Any:
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    ``g = -log(Exponential(1))`` noise drawn as torch draws it (``exponential_``: torch's numbers
+    for torch's seed). ``hard`` returns the one-hot of the argmax in the forward pass with the
+    soft sample's gradient (the straight-through estimator)."""
+    E = engine_of(logits)
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
+                      stacklevel=2)
+    with E.no_grad():
+        noise = -E.module.empty_like(logits).exponential_().log()
+    y_soft = ((logits + noise) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = E.module.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs
     broadcast, as torch computes it (each input divided by its norm first, which keeps the
@@ -2230,6 +2250,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "gumbel_softmax",
     "group_norm",
     "hardsigmoid",
     "hardswish",
