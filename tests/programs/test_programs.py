@@ -42,6 +42,7 @@ PROGRAMS = [
     "prog_autoencoder_split",
     "prog_custom_ops_hvp",
     "prog_contrastive",
+    "prog_amp_train_loop",
 ]
 
 # name -> (reason, exception type the program raises today)
