@@ -440,6 +440,7 @@ INTERNAL_FORMULAS = {
     "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
     "col2im": "nn.functional.fold",
     "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
+    "norm2": "norm / linalg.vector_norm with p=2",
     "binary_cross_entropy_with_logits_unreduced": "nn.functional."
                                                   "binary_cross_entropy_with_logits",
 }

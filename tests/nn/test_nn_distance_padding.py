@@ -122,3 +122,20 @@ def test_circular_pad_checks_the_rank_as_torch(lib):
     torch = pytest.importorskip("torch")
     with raises_like(lambda: torch.nn.CircularPad2d(1)(torch.ones(3))):
         lib.nn.CircularPad2d(1)(lib.tg.ones(3))
+
+
+@pytest.mark.parametrize("name", ["norm", "vector_norm", "normalize", "cosine_similarity"])
+def test_zero_rows_have_torchs_finite_gradient(lib, name):
+    """A zero row: torch's 2-norm gradient there is 0, not 0 / 0 (Note [The 2-norm's gradient
+    at zero] in formulas/reduce.py)."""
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 2.0]])
+    b = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.0]])
+    fns = {
+        "norm": lambda t, F, x: x.norm(2, 1),
+        "vector_norm": lambda t, F, x: t.linalg.vector_norm(x, dim=-1),
+        "normalize": lambda t, F, x: F.normalize(x),
+        "cosine_similarity": lambda t, F, x: F.cosine_similarity(x, t.tensor(b)),
+    }
+    _grads(lib, torch, lambda x: fns[name](lib.tg, lib.F, x),
+           lambda x: fns[name](torch, torch.nn.functional, x), a)

@@ -517,8 +517,8 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any 
         x = cast(x, dtype)
     ops = backend_of(x).ops
     dims = dims_arg(dim, x.ndim)
-    if p == 2 or p == "fro":
-        return ops.sqrt(ops.sum(ops.mul(x, x), dims, keepdim))
+    if p == 2 or p == "fro":  # 0 gradient at a zero group, as torch (formulas/reduce.py)
+        return ops.norm2(x, dims, keepdim)
     if p == 1:
         return ops.sum(ops.abs(x), dims, keepdim)
     if p == float("inf"):
