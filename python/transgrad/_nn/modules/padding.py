@@ -51,34 +51,29 @@ class ConstantPad3d(_ConstantPadNd):
     _dims = 3
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPad:
+    """``ConstantPadNd`` with value 0, printed by its padding only (as torch)."""
+
+    padding: tuple
+
+    def __init__(self, padding: Any) -> None:
+        # the ConstantPadNd after this class in the MRO takes (padding, value)
+        super().__init__(padding, 0.0)  # type: ignore[call-arg]
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPad, ConstantPad1d):
     """``ConstantPad1d`` with value 0."""
 
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
-
-
-class ZeroPad2d(ConstantPad2d):
+class ZeroPad2d(_ZeroPad, ConstantPad2d):
     """``ConstantPad2d`` with value 0."""
 
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
-
-
-class ZeroPad3d(ConstantPad3d):
+class ZeroPad3d(_ZeroPad, ConstantPad3d):
     """``ConstantPad3d`` with value 0."""
-
-    def __init__(self, padding: Any) -> None:
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self) -> str:
-        return f"{self.padding}"
 
 
 class _ModePadNd(Module):
