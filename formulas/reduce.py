@@ -95,6 +95,29 @@ def mean(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tenso
     return result, backward
 
 
+# Note [The 2-norm's gradient at zero]
+# sqrt(sum(x * x)) composed from ops has the gradient x / ||x||, which is 0 / 0 = NaN where a
+# reduced group is all zeros (a zero row given to F.normalize, a zero vector in a cosine
+# similarity). torch takes the subgradient 0 there. The backward divides by ||x|| only where it
+# is non-zero; where it is zero, x is zero too, so the product is the 0 torch gives.
+@samples(T(3, 4), case(T(2, 3, 4), (-1,)), case(T(2, 3, 4), dims=(0, 2), keepdim=True),
+         case(T(5), (0,), True))
+@formula
+def norm2(x: Tensor, dims: Optional[Dims] = None, keepdim: bool = False) -> Tensor:
+    """The 2-norm over ``dims`` (all by default), 0 gradient at a zero group (Note [The
+    2-norm's gradient at zero])."""
+    rdims = reduction_dims(dims, x.ndim)
+    kept = keepdim_shape(x.shape, rdims)
+    result = kernel.sqrt(kernel.sum(kernel.mul(x, x), rdims, keepdim))
+
+    def backward(grad):
+        norm = ops.reshape(result, kept)
+        safe = ops.where(norm == 0.0, norm + 1.0, norm)
+        return ops.reshape(grad, kept) * x / safe
+
+    return result, backward
+
+
 @samples(case(T(2, 3, 4), (3, 4)), case(T(2, 3, 4), (3, 1)), case(T(3, 4), (1, 4)))
 @formula
 def sum_to(x: Tensor, shape: Shape) -> Tensor:

@@ -44,6 +44,7 @@ if _C is not None:
     # ``transgrad.utils.data.DataLoader``, ``transgrad.cuda.is_available()``.
     from . import (  # noqa: E402,F401
         accelerator,
+        amp,
         autograd,
         backends,
         cuda,

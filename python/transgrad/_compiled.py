@@ -74,6 +74,8 @@ arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factor
                                  _factories.rand)
 randint, randperm = _factories.randint, _factories.randperm
 from_dlpack = _factories.from_dlpack
+triu_indices, tril_indices = _factories.triu_indices, _factories.tril_indices
+scalar_tensor = _factories.scalar_tensor
 zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from transgrad import _cuda_amp as amp  # noqa: F401  (torch.cuda.amp, deprecated in torch)
+
 __all__ = ["current_device", "device_count", "empty_cache", "get_device_name", "is_available",
            "is_initialized", "manual_seed", "manual_seed_all", "seed", "seed_all",
            "synchronize"]

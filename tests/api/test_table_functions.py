@@ -368,6 +368,10 @@ OVERLOADS = {
     "clamp_min": "input, min", "clamp_max": "input, max",  # torch: min/max as in clamp
     "qr": "input, some=True",  # torch's docstring spells its out= type
     "rsub": "input, other, *, alpha=1",
+    # repeat_interleave(input, repeats, dim=None, *, output_size=None) and (repeats)
+    "repeat_interleave": "input, repeats=None, dim=None, *, output_size=None",
+    # one function is torch.tile(input, dims) and Tensor.tile(*dims)
+    "tile": "input, *dims",
     # var(input, dim=None, *, correction=1, keepdim=False) and the legacy (input, dim,
     # unbiased, keepdim=False), (input, unbiased)
     **{n: "input, dim=None, unbiased=None, keepdim=False, *, correction=1"
@@ -436,6 +440,7 @@ INTERNAL_FORMULAS = {
     "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
     "col2im": "nn.functional.fold",
     "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
+    "norm2": "norm / linalg.vector_norm with p=2",
     "binary_cross_entropy_with_logits_unreduced": "nn.functional."
                                                   "binary_cross_entropy_with_logits",
 }

@@ -92,3 +92,19 @@ def test_embedding_bag_errors_are_torchs(lib):
             torch.tensor([[1, 2]]), per_sample_weights=torch.ones(1, 2))):
         lib.nn.EmbeddingBag(10, 3, mode="max")(lib.tg.tensor(np.array([[1, 2]])),
                                                per_sample_weights=lib.tg.ones(1, 2))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"freeze": False, "mode": "sum"},
+                                    {"mode": "max", "padding_idx": 1}])
+def test_embedding_bag_from_pretrained(lib, kwargs):
+    torch = pytest.importorskip("torch")
+    w = rng.standard_normal((5, 3))
+    ours = lib.nn.EmbeddingBag.from_pretrained(lib.tg.tensor(w), **kwargs)
+    theirs = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(w), **kwargs)
+    assert str(ours) == str(theirs)
+    assert ours.weight.requires_grad is theirs.weight.requires_grad
+    idx = np.array([[4, 0, 1], [2, 1, 3]])
+    np.testing.assert_allclose(np.asarray(ours(lib.tg.tensor(idx)).detach()),
+                               theirs(torch.tensor(idx)).detach().numpy())
+    with raises_like(lambda: torch.nn.EmbeddingBag.from_pretrained(torch.zeros(3))):
+        lib.nn.EmbeddingBag.from_pretrained(lib.tg.zeros(3))

@@ -333,3 +333,27 @@ def test_softmax_implicit_dim_as_torch(lib, shape):
     assert repr(lib.nn.Softmax()) == repr(t.nn.Softmax()) == "Softmax(dim=None)"
     out = lib.F.softmax(lib.tg.tensor(x, dtype=lib.tg.float32), -1, dtype=lib.tg.float64)
     assert out.dtype == lib.tg.float64
+
+
+@pytest.mark.parametrize("shape,kwargs", [((3, 5), {}), ((4, 2), {}), ((4, 2, 3), {}),
+                                          ((4, 2, 3), {"groups": 2}), ((2, 3, 3, 3), {}),
+                                          ((2, 2, 1, 3, 3), {})])
+def test_init_eye_and_dirac_match_torch(lib, shape, kwargs):
+    t = torch_lib()
+    name = "eye_" if len(shape) == 2 else "dirac_"
+    ours = getattr(lib.nn.init, name)(lib.tg.empty(*shape), **kwargs)
+    theirs = getattr(t.nn.init, name)(t.tg.empty(*shape), **kwargs)
+    np.testing.assert_array_equal(np.asarray(ours), theirs.numpy())
+    for bad in (lambda I, T: I.eye_(T.zeros(2, 2, 2)), lambda I, T: I.dirac_(T.zeros(2, 2)),
+                lambda I, T: I.dirac_(T.zeros(3, 2, 2), groups=2)):
+        expected = _err(lambda bad=bad: bad(t.nn.init, t.tg))
+        assert expected is not None and _err(lambda bad=bad: bad(lib.nn.init, lib.tg)) == expected
+
+
+@pytest.mark.parametrize("method,dtype", [("half", "float16"), ("bfloat16", "bfloat16")])
+def test_module_half_and_bfloat16(lib, method, dtype):
+    t = torch_lib()
+    ours, theirs = lib.nn.Linear(3, 2), t.nn.Linear(3, 2)
+    assert getattr(ours, method)() is ours and getattr(theirs, method)() is theirs
+    assert ours.weight.dtype == getattr(lib.tg, dtype) and ours.bias.dtype == ours.weight.dtype
+    assert str(theirs.weight.dtype) == f"torch.{dtype}"

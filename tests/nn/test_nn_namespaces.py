@@ -13,6 +13,7 @@ from transgrad._nn.modules import (
     batchnorm,
     container,
     conv,
+    distance,
     dropout,
     flatten,
     fold,
@@ -20,6 +21,7 @@ from transgrad._nn.modules import (
     linear,
     loss,
     normalization,
+    padding,
     pixelshuffle,
     pooling,
     rnn,
@@ -28,9 +30,9 @@ from transgrad._nn.modules import (
     upsampling,
 )
 
-NEUTRAL = (activation, attention, batchnorm, container, conv, dropout, flatten, fold,
-           instancenorm, linear, loss, normalization, pixelshuffle, pooling, rnn, sparse,
-           transformer, upsampling)
+NEUTRAL = (activation, attention, batchnorm, container, conv, distance, dropout, flatten, fold,
+           instancenorm, linear, loss, normalization, padding, pixelshuffle, pooling, rnn,
+           sparse, transformer, upsampling)
 UNEXPORTED = {"NonDynamicallyQuantizableLinear"}  # not in torch.nn either
 
 

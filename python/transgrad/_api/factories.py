@@ -16,6 +16,7 @@ from typing import Any, Optional
 import numpy as np
 
 from transgrad._api.dlpack import array_from_dlpack
+from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
@@ -169,6 +170,34 @@ class Factories:
     def eye(self, n: int, m: Optional[int] = None, dtype: Any = None,
             requires_grad: bool = False, device: Any = None) -> Any:
         return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad, device)
+
+    def _tri_indices(self, name: str, row: int, col: int, offset: int, dtype: Any,
+                     device: Any) -> Any:
+        d = as_dtype(int64 if dtype is None else dtype)
+        if d.kind not in "iu":
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{_TORCH_NAMES.get(d.name, d.name)}'")
+        pick = np.triu_indices if name == "triu_indices" else np.tril_indices
+        rows, cols = pick(int(row), int(offset), int(col))
+        return self._wrap(np.stack([rows, cols]).astype(d).reshape(2, -1), False, device)
+
+    def triu_indices(self, row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                     device: Any = None, layout: Any = None) -> Any:
+        """The (2, N) coordinates of the upper triangle (from diagonal ``offset``) of a
+        row x col matrix, row by row."""
+        return self._tri_indices("triu_indices", row, col, offset, dtype, device)
+
+    def tril_indices(self, row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                     device: Any = None, layout: Any = None) -> Any:
+        """The (2, N) coordinates of the lower triangle (to diagonal ``offset``) of a row x col
+        matrix, row by row."""
+        return self._tri_indices("tril_indices", row, col, offset, dtype, device)
+
+    def scalar_tensor(self, s: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False, layout: Any = None,
+                      pin_memory: bool = False) -> Any:
+        """A 0-d tensor of ``s`` in ``dtype`` (the default float dtype when not given)."""
+        return self._wrap(np.asarray(s, dtype=self._float(dtype)), requires_grad, device)
 
     def arange(self, start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
                requires_grad: bool = False, device: Any = None) -> Any:
@@ -380,7 +409,7 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
          "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
          "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
-         "numel", "from_dlpack")
+         "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor")
 
 
 def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:

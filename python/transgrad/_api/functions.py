@@ -317,8 +317,17 @@ def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
     return ops.pow_scalar(x, float(exponent))
 
 
-def where(condition: Any, x: Any, other: Any) -> Any:
-    """``x`` where ``condition`` holds, else ``other`` (broadcasting)."""
+_NOT_GIVEN: Any = object()
+
+
+def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
+    """``x`` where ``condition`` holds, else ``other`` (broadcasting); ``where(condition)``
+    alone is ``nonzero(condition, as_tuple=True)``, as torch."""
+    if x is _NOT_GIVEN and other is _NOT_GIVEN:
+        return condition.nonzero(as_tuple=True)  # the method: _api.counting imports this module
+    if x is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() received an invalid combination of arguments: expected "
+                        "(Tensor condition) or (Tensor condition, input, other)")
     backend = find_backend((x, other, condition))
     if backend is None:
         raise TypeError("where(): expected a Tensor among condition, input and other")
@@ -508,8 +517,8 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any 
         x = cast(x, dtype)
     ops = backend_of(x).ops
     dims = dims_arg(dim, x.ndim)
-    if p == 2 or p == "fro":
-        return ops.sqrt(ops.sum(ops.mul(x, x), dims, keepdim))
+    if p == 2 or p == "fro":  # 0 gradient at a zero group, as torch (formulas/reduce.py)
+        return ops.norm2(x, dims, keepdim)
     if p == 1:
         return ops.sum(ops.abs(x), dims, keepdim)
     if p == float("inf"):

@@ -135,6 +135,38 @@ def make_grad_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool]
     return no_grad, enable_grad, set_grad_enabled
 
 
+def make_anomaly_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bool], None]):
+    """``(detect_anomaly, set_detect_anomaly)`` bound to one engine's anomaly flag (the flag
+    turns on the NaN check of every gradient; a backward error always names its node)."""
+
+    @contextlib.contextmanager
+    def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
+        """While active, the engine checks every gradient for NaN and names the node that made
+        it (a context manager and, as torch's, a decorator)."""
+        prev = is_enabled()
+        set_enabled(bool(check_nan))
+        try:
+            yield
+        finally:
+            set_enabled(prev)
+
+    class set_detect_anomaly:
+        """``set_detect_anomaly(mode, check_nan=True)``: sets anomaly mode at once (scripts call
+        it as a function), and restores the previous mode when a ``with`` block ends."""
+
+        def __init__(self, mode: bool, check_nan: bool = True) -> None:
+            self._prev = is_enabled()
+            set_enabled(bool(mode) and bool(check_nan))
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: object) -> None:
+            set_enabled(self._prev)
+
+    return detect_anomaly, set_detect_anomaly
+
+
 _inference_depth = threading.local()
 
 

@@ -83,7 +83,9 @@ TABLE_METHODS = {
     sfn: ("diag_embed", "index_copy", "index_fill", "index_reduce", "masked_scatter",
           "masked_select", "rot90",
           "scatter", "scatter_reduce", "take", "unfold"),
-    shape_fn: ("kron", "diff", "tensordot"),
+    shape_fn: ("kron", "diff", "tensordot", "repeat_interleave", "tile", "ravel", "moveaxis",
+               "swapdims", "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "diag",
+               "fliplr", "flipud", "inner", "cross", "positive"),
     search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
     statistics: ("quantile", "nanquantile", "nanmean"),
@@ -259,6 +261,25 @@ def is_floating_point(self: Any) -> bool:
     return is_floating(self.dtype)
 
 
+def element_size(self: Any) -> int:
+    """Bytes per element."""
+    return builtins.int(self.dtype.itemsize)
+
+
+def ndimension(self: Any) -> int:
+    return builtins.int(self.ndim)
+
+
+def is_signed(self: Any) -> bool:
+    """Whether the dtype holds negative numbers (every floating and signed integer dtype)."""
+    return is_floating_or_complex(self.dtype) or self.dtype.kind == "i"
+
+
+def get_device(self: Any) -> int:
+    """-1: the tensor is on the CPU (torch's answer for a CPU tensor)."""
+    return -1
+
+
 def tolist(self: Any) -> Any:
     return np.asarray(self).tolist()
 
@@ -337,20 +358,28 @@ def _factory(self: Any, name: str) -> Any:
     return getattr(_FACTORIES[backend_of(self).name], name)
 
 
-def new_zeros(self: Any, *size: Any, dtype: Any = None) -> Any:
-    return _factory(self, "zeros")(*size, dtype=dtype or self.dtype)
+def new_zeros(self: Any, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Any:
+    return _factory(self, "zeros")(*size, dtype=dtype or self.dtype, device=device,
+                                   requires_grad=requires_grad)
 
 
-def new_ones(self: Any, *size: Any, dtype: Any = None) -> Any:
-    return _factory(self, "ones")(*size, dtype=dtype or self.dtype)
+def new_ones(self: Any, *size: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Any:
+    return _factory(self, "ones")(*size, dtype=dtype or self.dtype, device=device,
+                                  requires_grad=requires_grad)
 
 
-def new_full(self: Any, size: Any, value: Any, dtype: Any = None) -> Any:
-    return _factory(self, "full")(size, value, dtype=dtype or self.dtype)
+def new_full(self: Any, size: Any, value: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Any:
+    return _factory(self, "full")(size, value, dtype=dtype or self.dtype, device=device,
+                                  requires_grad=requires_grad)
 
 
-def new_tensor(self: Any, data: Any, dtype: Any = None) -> Any:
-    return _factory(self, "tensor")(data, dtype=dtype or self.dtype)
+def new_tensor(self: Any, data: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Any:
+    return _factory(self, "tensor")(data, dtype=dtype or self.dtype, device=device,
+                                    requires_grad=requires_grad)
 
 
 def _is_view(self: Any) -> bool:
@@ -433,7 +462,10 @@ def __rmod__(self: Any, o: Any) -> Any:
 
 
 def __bool__(self: Any) -> bool:
-    if math.prod(self.shape) != 1:
+    n = math.prod(self.shape)
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return builtins.bool(self.item())
 
@@ -466,7 +498,25 @@ def __iter__(self: Any) -> Any:
 
 
 def __format__(self: Any, spec: str) -> str:
-    return format(self.item(), spec) if self.ndim == 0 and spec else tensor_repr(self)
+    """As torch: a 0-d plain tensor formats as its number (``f"{loss}"`` prints ``0.5``, and
+    ``f"{loss:.3f}"`` works); anything else is ``object.__format__`` (its str for an empty spec,
+    a TypeError for any other)."""
+    plain = type(self) is backend_of(self).Tensor  # not a subclass such as Parameter
+    if self.ndim == 0 and plain:
+        return builtins.format(self.detach().item(), spec)
+    if spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
+def __contains__(self: Any, element: Any) -> bool:
+    """``element in t``: whether any entry equals ``element`` (a tensor broadcast against t, or
+    a number), as torch."""
+    if not (is_tensor(element) or isinstance(element, (builtins.int, builtins.float,
+                                                        builtins.complex, np.number))):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {builtins.type(element)}.")
+    return builtins.bool((self == element).any().item())
 
 
 # ---- in-place (Note [In-place ops] in inplace.py) ---------------------------------------------
@@ -549,6 +599,9 @@ TABLE_INPLACE = (
     ("masked_scatter", sfn.masked_scatter, "masked_scatter"),
     ("masked_fill", xfn.masked_fill, None),
     ("index_add", fn.index_add, None), ("scatter_add", fn.scatter_add, "scatter_add"),
+    ("square", fn.square, None), ("log2", fn.log2, None), ("log10", fn.log10, None),
+    ("tril", xfn.tril, None), ("triu", xfn.triu, None), ("negative", fn.neg, None),
+    ("absolute", fn.abs, None), ("multiply", fn.mul, None), ("subtract", fn.sub, None),
 )
 
 
@@ -754,7 +807,11 @@ METHODS: Dict[str, Any] = {
     "data": property(_data, _set_data), "detach_": detach_, "new": new,
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
-    "is_floating_point": is_floating_point, "tolist": tolist, "to": to, "type": type_,
+    "is_floating_point": is_floating_point, "element_size": element_size,
+    "itemsize": property(element_size),
+    "nbytes": property(lambda self: element_size(self) * math.prod(self.shape)),
+    "ndimension": ndimension, "get_device": get_device, "is_signed": is_signed,
+    "new_empty": new_zeros, "tolist": tolist, "to": to, "type": type_,
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
@@ -771,7 +828,7 @@ METHODS: Dict[str, Any] = {
     "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,
     "__len__": __len__, "__iter__": __iter__, "__getitem__": getitem,
     "__setitem__": setitem, "__repr__": tensor_repr, "__str__": tensor_repr,
-    "__format__": __format__,
+    "__format__": __format__, "__contains__": __contains__,
     **{f"{name}_": _inplace_binary(name) for name in BINARY_INPLACE},
     **{f"__i{op}__": _inplace_binary(name) for op, name in (
         ("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"), ("pow", "pow"))},

@@ -15,7 +15,8 @@ import numpy as np
 from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, find_backend, is_tensor
 
-__all__ = ["isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"]
+__all__ = ["isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero",
+           "is_floating_point"]
 
 
 def _values(t: Any) -> np.ndarray:
@@ -77,3 +78,8 @@ def is_nonzero(input: Any) -> bool:
     if input.numel > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(_values(input).reshape(-1)[0] != 0)
+
+
+def is_floating_point(input: Any) -> bool:
+    """Whether ``input``'s dtype is a floating point one (float16, bfloat16, float32, float64)."""
+    return input.is_floating_point()

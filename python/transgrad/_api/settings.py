@@ -1,5 +1,6 @@
 """Global switches torch programs set at their top: ``use_deterministic_algorithms``,
-``set_float32_matmul_precision``, and ``compile``.
+``set_float32_matmul_precision``, and ``compile``; ``autocast`` (``transgrad.amp``); torch's
+constants ``inf``, ``nan``, ``pi``, ``e``, ``newaxis``.
 
 Input: the program's settings. Output: the settings recorded and reported back as torch does.
 transgrad's CPU kernels are deterministic whatever the switch says (a kernel splits its work
@@ -10,11 +11,18 @@ transgrad's formulas are compiled ahead of time (the docs say so). Shared by bot
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
+
+from transgrad.amp import autocast
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
-           "get_float32_matmul_precision", "compile"]
+           "get_float32_matmul_precision", "compile", "autocast", "inf", "nan", "pi", "e",
+           "newaxis"]
+
+inf, nan, pi, e = math.inf, math.nan, math.pi, math.e
+newaxis: None = None
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest"}
 

@@ -21,7 +21,9 @@ from transgrad._backend import backend_of, find_backend, is_tensor
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "meshgrid", "cartesian_prod", "combinations", "kron", "tensordot",
-           "diff", "block_diag"]
+           "diff", "block_diag", "repeat_interleave", "tile", "ravel", "moveaxis", "swapdims",
+           "tensor_split", "hsplit", "vsplit", "dsplit", "take_along_dim", "diag", "fliplr",
+           "flipud", "inner", "broadcast_shapes", "cross", "positive"]
 
 
 def _tensors(args: tuple) -> list:
@@ -257,3 +259,230 @@ def _joint_dtype(dtypes: list) -> np.dtype:
     rank = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
     top = max(rank[d.kind] for d in dtypes)
     return max((d for d in dtypes if rank[d.kind] == top), key=lambda d: d.itemsize)
+
+
+# ---- repeating, splitting, taking: torch's everyday shape names ------------------------------
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: Optional[int] = None, *,
+                      output_size: Optional[int] = None) -> Any:
+    """Each entry of ``input`` along ``dim`` repeated ``repeats`` times (an int, or a 0-d or
+    1-D tensor with one count per entry); ``dim=None`` works on the flattened input.
+    ``repeat_interleave(counts)`` alone repeats each index ``i`` counts[i] times. An
+    ``index_select`` with the repeated indices, so gradients sum back over the copies."""
+    if repeats is None:  # torch.repeat_interleave(repeats): the indices 0..n-1 repeated
+        counts = np.asarray(input.detach().numpy()).astype(np.int64)
+        if counts.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        idx = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+        return backend_of(input).from_numpy(idx)
+    if dim is None:
+        input, d = fn.reshape(input, (-1,)), 0
+    else:
+        d = fn.wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if is_tensor(repeats):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        counts = np.asarray(repeats.detach().numpy()).astype(np.int64).reshape(-1)
+        if repeats.ndim == 1 and counts.shape[0] != n:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.shape[0]} and input.size({d}) = "
+                               f"{n}")
+    else:
+        counts = np.asarray([int(repeats)], dtype=np.int64)
+    if (counts < 0).any():
+        raise RuntimeError("Repeats must be non-negative")
+    idx = np.repeat(np.arange(n, dtype=np.int64), np.broadcast_to(counts, (n,)))
+    if output_size is not None and idx.shape[0] != output_size:
+        raise RuntimeError(f"repeat_interleave: output_size {output_size} does not match the "
+                           f"total number of repeats {idx.shape[0]}")
+    if input.ndim == 0:
+        input = fn.reshape(input, (1,))
+    return fn.index_select(input, d, backend_of(input).from_numpy(idx))
+
+
+def tile(input: Any, *dims: Any) -> Any:
+    """``input`` repeated ``dims`` times along its dims; fewer ``dims`` than dims are padded
+    with ones at the front (``repeat`` requires as many)."""
+    from transgrad._api.extra_functions import repeat
+
+    reps = fn.shape_arg(dims)
+    return repeat(input, *((1,) * (input.ndim - len(reps)) + tuple(reps)))
+
+
+def ravel(input: Any) -> Any:
+    """``input`` as a 1-D tensor (a view when its layout allows)."""
+    return fn.reshape(input, (-1,))
+
+
+def moveaxis(input: Any, source: int, destination: int) -> Any:
+    """numpy's name of ``movedim``."""
+    return fn.movedim(input, source, destination)
+
+
+def swapdims(input: Any, dim0: int, dim1: int) -> Any:
+    """numpy's name of ``transpose``."""
+    return fn.transpose(input, dim0, dim1)
+
+
+def _sections(n: int, indices_or_sections: Any) -> list:
+    """The (start, stop) pairs of ``tensor_split`` over a dim of size ``n``."""
+    spec = indices_or_sections
+    if is_tensor(spec):
+        if spec.ndim > 1 or "int" not in str(spec.dtype):
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {spec.ndim} dims")
+        values = np.asarray(spec.detach().numpy()).tolist()
+        spec = values if spec.ndim == 1 else int(values)
+    if isinstance(spec, (int, np.integer)):
+        s = int(spec)
+        if s <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {s}")
+        sizes = [n // s + (1 if i < n % s else 0) for i in range(s)]
+        bounds = list(itertools.accumulate([0, *sizes]))
+        return list(zip(bounds[:-1], bounds[1:]))
+    cuts = [0, *(int(i) for i in spec), n]
+    return [(builtins_min(a, n), builtins_max(builtins_min(a, n), builtins_min(b, n)))
+            for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+builtins_min, builtins_max = min, max
+
+
+def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of ``input`` along ``dim``: ``sections`` nearly equal parts (the first ``n %
+    sections`` one longer), or the pieces between the given indices (clamped to the size)."""
+    d = fn.wrap_dim(dim, input.ndim)
+    return tuple(fn.narrow(input, d, a, b - a)
+                 for a, b in _sections(input.shape[d], indices_or_sections))
+
+
+def _split_at(name: str, input: Any, spec: Any, dim: int, min_ndim: int) -> tuple:
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    if isinstance(spec, (int, np.integer)) and (spec == 0 or input.shape[dim] % spec):
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                           f"size of the dimension {input.shape[dim]} is not divisible by the "
+                           f"split_size {spec}!")
+    return tensor_split(input, spec, dim)
+
+
+def hsplit(input: Any, indices_or_sections: Any) -> tuple:
+    """``tensor_split`` along dim 1 (dim 0 of a 1-D tensor); an int must divide the size."""
+    return _split_at("hsplit", input, indices_or_sections, 1 if input.ndim >= 2 else 0, 1)
+
+
+def vsplit(input: Any, indices_or_sections: Any) -> tuple:
+    """``tensor_split`` along dim 0 of a tensor of 2 or more dims."""
+    return _split_at("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Any, indices_or_sections: Any) -> tuple:
+    """``tensor_split`` along dim 2 of a tensor of 3 or more dims."""
+    return _split_at("dsplit", input, indices_or_sections, 2, 3)
+
+
+def take_along_dim(input: Any, indices: Any, dim: Optional[int] = None) -> Any:
+    """``gather`` with the dims other than ``dim`` broadcast between input and indices (as
+    numpy's take_along_axis); without ``dim``, over the flattened input."""
+    if dim is None:
+        return fn.gather(fn.reshape(input, (-1,)), 0, fn.reshape(indices, (-1,)))
+    d = fn.wrap_dim(dim, input.ndim)
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    shape = list(np.broadcast_shapes(*(tuple(s for i, s in enumerate(t.shape) if i != d)
+                                       for t in (input, indices))))
+    in_shape = shape[:d] + [input.shape[d]] + shape[d:]
+    ix_shape = shape[:d] + [indices.shape[d]] + shape[d:]
+    return fn.gather(fn.expand(input, *in_shape), d, fn.expand(indices, *ix_shape))
+
+
+def diag(input: Any, diagonal: int = 0) -> Any:
+    """A 1-D input: the square matrix with it on diagonal ``diagonal``; a 2-D input: that
+    diagonal of it (a copy)."""
+    from transgrad._api.scatter import diag_embed
+
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return fn.clone(fn.diagonal(input, diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def fliplr(input: Any) -> Any:
+    """``input`` reversed along dim 1."""
+    from transgrad._api.extra_functions import flip
+
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Any) -> Any:
+    """``input`` reversed along dim 0."""
+    from transgrad._api.extra_functions import flip
+
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def inner(input: Any, other: Any) -> Any:
+    """The sum over the last dims of ``input`` and ``other`` of their products (every pair of
+    the other dims); a 0-d operand multiplies."""
+    if input.ndim == 0 or other.ndim == 0:
+        return fn.mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape the given shapes broadcast to (ints count as 1-D shapes), as a ``Size``."""
+    from transgrad._api.legacy import Size
+
+    dims = [(int(s),) if isinstance(s, (int, np.integer)) else tuple(int(v) for v in s)
+            for s in shapes]
+    out = [1] * builtins_max((len(d) for d in dims), default=0)
+    for k, shape in enumerate(dims):  # right to left, as torch (its message shows `out` so far)
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == 1 or shape[i] == out[i]:
+                continue
+            if out[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} "
+                                   f"at {i}! Mismatching argument at index {k} had {shape}; but "
+                                   f"expected shape should be broadcastable to {out}")
+            out[i] = shape[i]
+    return Size(out)
+
+
+def cross(input: Any, other: Any, dim: Optional[int] = None) -> Any:
+    """torch.cross: ``linalg.cross`` along ``dim``; without ``dim`` (deprecated in torch, with
+    its warning) along the first dim of size 3 of the broadcast inputs."""
+    from transgrad._api import composites
+
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return composites.cross(input, other, dim=dim)
+
+
+def positive(input: Any) -> Any:
+    """``input`` itself (``+input``); a bool tensor is refused, as torch."""
+    if input.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

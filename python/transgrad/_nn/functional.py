@@ -1944,6 +1944,58 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
     return E.module.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
+def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Any:
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    ``g = -log(Exponential(1))`` noise drawn as torch draws it (``exponential_``: torch's numbers
+    for torch's seed). ``hard`` returns the one-hot of the argmax in the forward pass with the
+    soft sample's gradient (the straight-through estimator)."""
+    E = engine_of(logits)
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
+                      stacklevel=2)
+    with E.no_grad():
+        noise = -E.module.empty_like(logits).exponential_().log()
+    y_soft = ((logits + noise) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = E.module.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
+    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs
+    broadcast, as torch computes it (each input divided by its norm first, which keeps the
+    result in [-1, 1]). torch clamps the norms in place under no_grad, so the gradient flows
+    through the unclamped norm: ``n + (clamp(n) - n).detach()`` gives that value and gradient."""
+    E = engine_of(x1)
+    M = E.module
+    common = M.result_type(x1, x2)
+    if not M.empty((), dtype=common).is_floating_point():
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{_TORCH_SCALAR_NAMES.get(str(common).split('.')[-1], common)}")
+    x1, x2 = M.broadcast_tensors(x1.to(common), x2.to(common))
+    n1 = M.linalg.vector_norm(x1, 2, dim=dim, keepdim=True)
+    n2 = M.linalg.vector_norm(x2, 2, dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp_min(eps) - n1).detach()
+    n2 = n2 + (n2.clamp_min(eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Any = None) -> Any:
+    """``input / max(||input||_p, eps)`` along ``dim`` (the norm kept as a dim of size 1);
+    written into ``out`` when given."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    E = engine_of(input)
+    with E.no_grad():
+        out.copy_(input / denom)
+    return out
+
+
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
@@ -2184,6 +2236,7 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
     "ctc_loss",
     "dropout",
@@ -2197,6 +2250,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "gumbel_softmax",
     "group_norm",
     "hardsigmoid",
     "hardswish",
@@ -2221,6 +2275,7 @@ __all__ = [
     "mse_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
     "pairwise_distance",

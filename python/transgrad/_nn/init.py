@@ -181,6 +181,30 @@ def orthogonal_(tensor: Any, gain: float = 1, generator: Any = None) -> Any:
     return _fill(tensor, (gain * q).reshape(tuple(tensor.shape)))
 
 
+def eye_(tensor: Any) -> Any:
+    """The identity in a 2-D tensor (ones on the main diagonal, zeros elsewhere)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(tensor, np.eye(*tuple(tensor.shape)))
+
+
+def dirac_(tensor: Any, groups: int = 1) -> Any:
+    """A convolution weight (out, in, *kernel) that passes its input through: in each of
+    ``groups`` groups, output channel ``d`` has a one at input channel ``d``, kernel centre."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    shape = tuple(tensor.shape)
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = shape[0] // groups
+    values = np.zeros(shape)
+    centre = tuple(k // 2 for k in shape[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, shape[1])):
+            values[(g * out_per_group + d, d) + centre] = 1.0
+    return _fill(tensor, values)
+
+
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_"]
+           "kaiming_normal_", "orthogonal_", "eye_", "dirac_"]

@@ -312,7 +312,7 @@ class Module:
             return self
         E = self._E
         dtype = E.dtype(dtype)
-        if dtype.kind not in "fc":
+        if not (_is_floating_dtype(dtype) or dtype.kind == "c"):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
         for m in self.modules():
@@ -338,6 +338,12 @@ class Module:
 
     def float(self) -> Module:
         return self.to(self._E.module.float32)
+
+    def half(self) -> Module:
+        return self.to(self._E.module.float16)
+
+    def bfloat16(self) -> Module:
+        return self.to(self._E.module.bfloat16)
 
     # -- traversal -------------------------------------------------------------------------
 
@@ -544,8 +550,12 @@ def _is_parameter(module: Module, value: Any) -> bool:
     return True
 
 
+def _is_floating_dtype(dtype: Any) -> bool:
+    return "float" in str(dtype)  # bfloat16 included (numpy gives it no "f" kind)
+
+
 def _is_floating(t: Any) -> bool:
-    return "float" in str(t.dtype)
+    return _is_floating_dtype(t.dtype)
 
 
 def _zero_grad(p: Any, set_to_none: bool) -> None:

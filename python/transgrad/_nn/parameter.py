@@ -32,6 +32,9 @@ class ParameterMixin:
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    def __str__(self) -> str:  # print(param): the Tensor class sets __str__, torch's is repr
+        return self.__repr__()
+
     def __deepcopy__(self, memo: dict) -> Any:  # copy.deepcopy(model): fresh data, as torch
         if id(self) not in memo:
             with engine_of(self).no_grad():

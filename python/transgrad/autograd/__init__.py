@@ -13,10 +13,9 @@ reference engine's module with the same names.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import functools
 import inspect
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from transgrad._api.function_forms import (
     forward_args,
     run_forward,
 )
-from transgrad._api.grad_mode import make_grad_modes
+from transgrad._api.grad_mode import make_anomaly_modes, make_grad_modes
 from transgrad._api.legacy_autograd import (
     make_inplace_function,
     make_multithreading,
@@ -55,16 +54,8 @@ def is_grad_enabled() -> bool:
 no_grad, enable_grad, set_grad_enabled = make_grad_modes(_is_enabled, _set_enabled)
 
 
-@contextlib.contextmanager
-def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
-    """While active, the engine checks every gradient for NaN and names the node that made it.
-    (Errors raised in a backward always name the node and its formula's source line.)"""
-    prev = _C.autograd.is_anomaly_enabled()
-    _C.autograd.set_anomaly_enabled(builtins.bool(check_nan))
-    try:
-        yield
-    finally:
-        _C.autograd.set_anomaly_enabled(prev)
+detect_anomaly, set_detect_anomaly = make_anomaly_modes(_C.autograd.is_anomaly_enabled,
+                                                       _C.autograd.set_anomaly_enabled)
 
 
 # ---- backward / grad ------------------------------------------------------------------------
@@ -206,8 +197,8 @@ InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "gradcheck",
-           "gradgradcheck", "Variable", "set_multithreading_enabled",
-           "is_multithreading_enabled"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
+           "set_detect_anomaly", "gradcheck", "gradgradcheck", "Variable",
+           "set_multithreading_enabled", "is_multithreading_enabled"]
 
 from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)

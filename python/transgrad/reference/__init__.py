@@ -45,6 +45,8 @@ arange, linspace, randn, rand = (_factories.arange, _factories.linspace, _factor
                                  _factories.rand)
 randint, randperm = _factories.randint, _factories.randperm
 from_dlpack = _factories.from_dlpack
+triu_indices, tril_indices = _factories.triu_indices, _factories.tril_indices
+scalar_tensor = _factories.scalar_tensor
 zeros_like, ones_like, empty_like = (_factories.zeros_like, _factories.ones_like,
                                      _factories.empty_like)
 full_like, randn_like, rand_like = (_factories.full_like, _factories.randn_like,
@@ -97,14 +99,15 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "FloatTensor", "Generator", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
            "Size",
            "Tensor",
-           "accelerator", "apply_formula", "autograd", "backends", "cuda", "default_generator",
+           "accelerator", "amp", "apply_formula", "autograd", "backends", "cuda",
+           "default_generator",
            "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
            "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
            "special", "testing", "typename", "utils", *_settings]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
-from transgrad import accelerator, backends, cuda, testing  # noqa: E402,F401
+from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
 from transgrad._device import device, get_default_device, set_default_device  # noqa: E402,F401
 
 # As torch: ``transgrad.reference.nn.Linear`` right after ``import transgrad.reference``.

@@ -101,6 +101,21 @@ class EmbeddingBag(Module):
         w = _table(self._E, num_embeddings, embedding_dim, self.padding_idx, _weight, dtype)
         self.weight = self.Parameter(w)
 
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        mode: str = "mean", sparse: bool = False,
+                        include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> Any:
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  _weight=embeddings, include_last_offset=include_last_offset,
+                  padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def forward(self, input: Any, offsets: Any = None, per_sample_weights: Any = None) -> Any:
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,

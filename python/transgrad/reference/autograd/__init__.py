@@ -6,11 +6,9 @@ with ``transgrad.autograd``).
 
 from __future__ import annotations
 
-import contextlib
-from typing import Iterator
-
 import numpy as np
 
+from transgrad._api.grad_mode import make_anomaly_modes
 from transgrad._api.legacy_autograd import (
     make_inplace_function,
     make_multithreading,
@@ -31,8 +29,8 @@ from transgrad.reference.tensor import Tensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "is_grad_enabled", "detect_anomaly",
-           "gradcheck", "gradgradcheck", "Variable", "set_multithreading_enabled",
-           "is_multithreading_enabled"]
+           "set_detect_anomaly", "gradcheck", "gradgradcheck", "Variable",
+           "set_multithreading_enabled", "is_multithreading_enabled"]
 
 # torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
 # package's name gradcheck is the function
@@ -42,15 +40,6 @@ InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 
 
-@contextlib.contextmanager
-def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
-    """While active, the engine checks every gradient for NaN and names the node that made it.
-    (Errors raised in a backward always name the node and its formula's source line.)"""
-    prev = is_anomaly_enabled()
-    set_anomaly_enabled(check_nan)
-    try:
-        yield
-    finally:
-        set_anomaly_enabled(prev)
+detect_anomaly, set_detect_anomaly = make_anomaly_modes(is_anomaly_enabled, set_anomaly_enabled)
 
 from . import function, functional, graph  # noqa: E402,F401  (submodules, as torch)

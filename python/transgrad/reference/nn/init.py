@@ -1,22 +1,6 @@
 """``transgrad.reference.nn.init``: torch's initialisation schemes, filling a tensor in place
-(engine-neutral,
-the same functions as ``transgrad.nn.init``; see ``transgrad._nn.init``)."""
+(engine-neutral, the same functions as ``transgrad.nn.init``; see ``transgrad._nn.init``, which
+lists them once)."""
 
-from transgrad._nn.init import (
-    calculate_gain,
-    constant_,
-    kaiming_normal_,
-    kaiming_uniform_,
-    normal_,
-    ones_,
-    orthogonal_,
-    trunc_normal_,
-    uniform_,
-    xavier_normal_,
-    xavier_uniform_,
-    zeros_,
-)
-
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_"]
+from transgrad._nn.init import *  # noqa: F403
+from transgrad._nn.init import __all__  # noqa: F401
