@@ -672,6 +672,8 @@ from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported k
 from transgrad.reference.kernels_rnn import (  # noqa: E402, F401 - re-exported kernels
     lstm_cell,
     lstm_cell_backward,
+    lstm_layer,
+    lstm_layer_bptt,
 )
 
 # ---------------------------------------------------------------------------------------------
