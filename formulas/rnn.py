@@ -1,4 +1,6 @@
-"""Recurrent-cell formulas: the fused LSTM cell (issue 14 item 8).
+"""Recurrent formulas (issue 14 item 8): the fused LSTM cell (LSTMCell, and LSTM with
+proj_size or packed sequences of uneven lengths), a whole LSTM layer in one op (lstm_layer and
+its BPTT, lstm_layer_bptt: every other nn.LSTM) and the fused GRU cell (GRU, GRUCell).
 
 ``lstm_cell(gates, c)`` takes the pre-activation gates (N, 4H), in torch's order (i, f, g, o),
 and the previous cell state c (N, H); it returns (h, c_new) with
@@ -89,6 +91,40 @@ def lstm_cell_backward(gates: Tensor, c: Tensor, grad_h: Tensor,
 
 
 # ---------------------------------------------------------------------------------------------
+# The GRU cell
+
+
+@helper
+def gate3(gates: Tensor, k: int) -> Tensor:
+    """Gate ``k`` (0 r, 1 z, 2 n) of GRU gates (N, 3H)."""
+    width = gates.shape[-1] // 3
+    return ops.slice(gates, -1, k * width, (k + 1) * width, 1)
+
+
+@samples(case(T(3, 6), T(3, 6), T(3, 2)),
+         case(T(1, 9, low=-3.0, high=3.0), T(1, 9, low=-3.0, high=3.0), T(1, 3)))
+@formula
+def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """One GRU step from its input and hidden projections gi = x @ w_ih.T + b_ih and gh = h @
+    w_hh.T + b_hh, each (N, 3H) in torch's order (r, z, n): ``n + z (h - n)`` with ``n = tanh(
+    gi_n + r gh_n)``. One kernel forward; the backward recomputes the gates with differentiable
+    ops (so double backward works), run by the engine without Python."""
+    result = kernel.gru_cell(gi, gh, h)
+
+    def backward(grad):
+        r = ops.sigmoid(gate3(gi, 0) + gate3(gh, 0))
+        z = ops.sigmoid(gate3(gi, 1) + gate3(gh, 1))
+        h_n = gate3(gh, 2)
+        n = ops.tanh(gate3(gi, 2) + r * h_n)
+        g_n = grad * (1.0 - z) * (1.0 - n * n)
+        g_r = g_n * h_n * r * (1.0 - r)
+        g_z = grad * (h - n) * z * (1.0 - z)
+        return ops.cat([g_r, g_z, g_n], -1), ops.cat([g_r, g_z, g_n * r], -1), grad * z
+
+    return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
 # A whole LSTM layer in one direction.
 #
 # Note [The LSTM layer runs in one kernel]
@@ -130,10 +166,13 @@ def previous_cells(cs: Tensor, c0: Tensor, reverse: bool) -> Tensor:
          case(T(1, 3, 2), T(3, 1), T(3, 1), T(4, 2), T(4, 1), T(4), True))
 @formula(hidden_outputs=("gates",))
 def lstm_layer(x: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor,
-               bias: Optional[Tensor] = None, reverse: bool = False) -> (Tensor, Tensor, Tensor):
+               bias: Optional[Tensor] = None, reverse: bool = False,
+               input_grad: bool = True) -> (Tensor, Tensor, Tensor):
     """One LSTM layer in one direction over a sequence x (T, N, I) from (h0, c0): every step's
     (h, c), each (T, N, H), in torch's gate order; ``bias`` is b_ih + b_hh (Note [The LSTM layer
-    runs in one kernel])."""
+    runs in one kernel]). ``input_grad=False`` (the module passes it for an x that does not
+    require grad, as torch's needs_input_grad) skips x's gradient, a GEMM as large as the input
+    projection."""
     hs, cs, gates = kernel.lstm_layer(x, h0, c0, w_ih, w_hh, bias, reverse)
 
     def backward(grad_hs, grad_cs, grad_gates):
@@ -145,7 +184,7 @@ def lstm_layer(x: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor,
         flat = ops.reshape(d_gates, (steps * n, w_hh.shape[0]))
         flat_t = ops.transpose(flat, 0, 1)
         h_prev = previous_cells(hs, h0, reverse)
-        g_x = ops.reshape(ops.matmul(flat, w_ih), x.shape)
+        g_x = ops.reshape(ops.matmul(flat, w_ih), x.shape) if input_grad else None
         g_w_ih = ops.matmul(flat_t, ops.reshape(x, (steps * n, x.shape[2])))
         g_w_hh = ops.matmul(flat_t, ops.reshape(h_prev, (steps * n, h0.shape[1])))
         g_h0 = (ops.zeros(h0.shape, h0.dtype) if steps == 0

@@ -1,5 +1,5 @@
-// Recurrent kernels: lstm_cell and lstm_cell_backward, and the whole layer's lstm_layer and
-// lstm_layer_bptt (their section of translator/signatures.py; Note [The LSTM layer runs in one
+// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer and
+// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer runs in one
 // kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o);
 // the backward recomputes the activations from the gates (Note [The LSTM cell recomputes its
 // gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
@@ -13,10 +13,13 @@
 #include <cmath>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/blas.h"
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
+#include "kernels/rnn_gemm.h"
 #include "kernels/vecmath.h"
 
 namespace tg::kernel {
@@ -111,6 +114,29 @@ TG_CLONES void lstm_rows_backward(const double* a, const double* c, const double
     lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid, d + r * 4 * hid, dc + r * hid, hid);
 }
 
+// One row of the GRU forward: gi, gh (3H each, (r, z, n)), h (H) -> the new h.
+template <class T>
+TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __restrict out, int64_t hid) {
+  const T* __restrict ir = gi;
+  const T* __restrict iz = gi + hid;
+  const T* __restrict in = gi + 2 * hid;
+  const T* __restrict hr = gh;
+  const T* __restrict hz = gh + hid;
+  const T* __restrict hn = gh + 2 * hid;
+  for (int64_t k = 0; k < hid; ++k) {
+    const T r = vec::sigmoid(ir[k] + hr[k]), z = vec::sigmoid(iz[k] + hz[k]);
+    const T n = vec::tanh(in[k] + r * hn[k]);
+    out[k] = n + z * (h[k] - n);
+  }
+}
+
+TG_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+TG_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+
 // Checks a sequence (T, N, width * H) against w_hh (4H, H) and a state c0 (N, H) of its dtype;
 // width 0 accepts any last dim. Returns H.
 int64_t check_layer(const char* name, const Tensor& seq, const Tensor& c0, const Tensor& w_hh, int64_t width) {
@@ -160,6 +186,42 @@ const T* data_or_null(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
 }
 
+// C (m x n, ldc) = A (m x k, lda) @ B + (accumulate ? C : 0) for every step of a layer, B fixed:
+// element (r, j) of B at b[trans ? j * ldb + r : r * ldb + j]. Float32 on an AVX-512 CPU packs
+// B once (Note [The recurrent GEMM] in rnn_gemm.h); otherwise each step is a BLAS call.
+template <class T>
+class StepGemm {
+ public:
+  StepGemm(const T* b, int64_t ldb, bool trans, int64_t k, int64_t n)
+      : b_(b), ldb_(ldb), trans_(trans), k_(k), n_(n) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (k > 0 && n > 0 && rnn_gemm::available()) packed_ = rnn_gemm::pack(b, ldb, trans, k, n);
+    }
+  }
+  void operator()(int64_t m, const T* a, int64_t lda, T* c, int64_t ldc, bool accumulate) const {
+    if (m == 0 || n_ == 0) return;
+    if (k_ == 0) {
+      if (!accumulate)
+        for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n_, T(0));
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (!packed_.empty()) {
+        rnn_gemm::packed_gemm(m, n_, k_, a, lda, packed_.data(), c, ldc, accumulate);
+        return;
+      }
+    }
+    blas::gemm<T>(false, trans_, m, n_, k_, a, lda, b_, ldb_, accumulate ? T(1) : T(0), c, ldc);
+  }
+
+ private:
+  const T* b_;
+  int64_t ldb_;
+  bool trans_;
+  int64_t k_, n_;
+  std::vector<float> packed_;
+};
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
@@ -186,6 +248,30 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor&
                        hid);
   });
   return {d_gates, d_c};
+}
+
+Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
+  for (const Tensor* t : {&gi, &gh, &h}) t->check_defined("gru_cell");
+  if (gi.dim() != 2 || gi.size(1) % 3 != 0)
+    throw ValueError("gru_cell: gates must be (N, 3H), got shape " + shape_str(gi.sizes()));
+  if (!is_floating(gi.dtype()))
+    throw ValueError(std::string("gru_cell: unsupported dtype ") + dtype_name(gi.dtype()) +
+                     " (expected float32 or float64)");
+  const int64_t n = gi.size(0), hid = gi.size(1) / 3;
+  if (gh.sizes() != gi.sizes() || h.dim() != 2 || h.size(0) != n || h.size(1) != hid)
+    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) + " and h of shape (" +
+                     std::to_string(n) + ", " + std::to_string(hid) + "), got " + shape_str(gh.sizes()) + " and " +
+                     shape_str(h.sizes()));
+  if (gh.dtype() != gi.dtype() || h.dtype() != gi.dtype())
+    throw ValueError(std::string("gru_cell: dtypes differ: ") + dtype_name(gi.dtype()) + ", " +
+                     dtype_name(gh.dtype()) + ", " + dtype_name(h.dtype()));
+  Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h);
+  Tensor out = Tensor::empty({n, hid}, gi.dtype());
+  dispatch_floating(gi.dtype(), "gru_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_rows(a.data<T>(), b.data<T>(), hp.data<T>(), out.data<T>(), n, hid);
+  });
+  return out;
 }
 
 // The layer's forward: gates = x @ w_ih.T + bias for every step in one GEMM, then for each step
@@ -218,10 +304,11 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0,
     }
     const T* h = h0c.data<T>();
     const T* c = c0c.data<T>();
+    const StepGemm<T> recur(wh.data<T>(), hid, true, hid, g4);  // h @ w_hh.T
     for (int64_t k = 0; k < steps; ++k) {
       const int64_t t = reverse ? steps - 1 - k : k;
       T* gt = g + t * n * g4;
-      if (hid > 0) blas::gemm<T>(false, true, n, g4, hid, h, hid, wh.data<T>(), hid, T(1), gt, g4);
+      recur(n, h, hid, gt, g4, true);
       T* ht = hs.data<T>() + t * n * hid;
       T* ct = cs.data<T>() + t * n * hid;
       lstm_rows(gt, c, ht, ct, n, hid);
@@ -263,6 +350,7 @@ std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs
     const T* gc_in = data_or_null<T>(gcs);
     const T* gg_in = data_or_null<T>(ggs);
     const T* dc = nullptr;  // the next step's grad of its starting cell state
+    const StepGemm<T> recur(wh.data<T>(), hid, false, g4, hid);  // grad_gates @ w_hh
     for (int64_t k = 0; k < steps; ++k) {
       const int64_t t = reverse ? k : steps - 1 - k;
       const int64_t prev = reverse ? t + 1 : t - 1;
@@ -281,7 +369,7 @@ std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs
         const T* extra = gg_in + t * n * g4;
         for (int64_t e = 0; e < n * g4; ++e) dg[e] += extra[e];
       }
-      if (k + 1 < steps && hid > 0) blas::gemm<T>(false, false, n, hid, g4, dg, g4, wh.data<T>(), hid, T(0), dh, hid);
+      if (k + 1 < steps) recur(n, dg, g4, dh, hid, false);
       dc = dct;
     }
   });

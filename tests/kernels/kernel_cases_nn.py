@@ -96,7 +96,7 @@ def _add_lstm_layer_cases(case, rand, variants):
     optional grad, strided operands, empty sequences and batches, and bad shapes."""
     for dt in (np.float32, np.float64):
         for steps, n, inp, hid in [(3, 2, 4, 3), (5, 1, 2, 4), (0, 2, 3, 2), (2, 0, 3, 2),
-                                   (1, 3, 1, 1)]:
+                                   (1, 3, 1, 1), (3, 11, 5, 40), (2, 17, 3, 9)]:
             x = rand((steps, n, inp), dt)
             h0, c0 = rand((n, hid), dt), rand((n, hid), dt)
             w_ih, w_hh = rand((4 * hid, inp), dt), rand((4 * hid, hid), dt)
@@ -126,3 +126,11 @@ def _add_lstm_layer_cases(case, rand, variants):
     case("lstm_layer_bptt", g, rand((3, 2, 2), np.float64), s, w_hh, None, None, None, False)
     case("lstm_layer_bptt", g, seq, s, w_hh, rand((2, 2, 3), np.float64), None, None, False)
     case("lstm_layer_bptt", g, seq, s, w_hh, None, None, rand((3, 2, 3), np.float64), True)
+    for dt in (np.float32, np.float64):
+        for n, hid in [(3, 2), (5, 7), (0, 3), (17, 40)]:
+            gi, gh, h = rand((n, 3 * hid), dt), rand((n, 3 * hid), dt), rand((n, hid), dt)
+            for v in variants(gi)[:2]:
+                case("gru_cell", v, gh, h)
+    case("gru_cell", rand((2, 7), np.float64), rand((2, 7), np.float64), rand((2, 2), np.float64))
+    case("gru_cell", rand((2, 6), np.float64), rand((2, 6), np.float64), rand((3, 2), np.float64))
+    case("gru_cell", rand((2, 6), np.float32), rand((2, 6), np.float64), rand((2, 2), np.float64))

@@ -1,8 +1,8 @@
 """The reference engine's recurrent kernels: numpy implementations of the recurrent section of
-translator/signatures.py (lstm_cell, lstm_cell_backward, and the whole layer's lstm_layer and
-lstm_layer_bptt). Re-exported by ``kernels.py``; same conventions (Note [Kernel conventions],
-Note [Reference kernels]). The C++ twin is csrc/kernels/rnn.cpp; both compute in the gates'
-dtype, in the same order of operations.
+translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer and
+lstm_layer_bptt, and gru_cell). Re-exported by ``kernels.py``; same conventions (Note [Kernel
+conventions], Note [Reference kernels]). The C++ twin is csrc/kernels/rnn.cpp; both compute in
+the gates' dtype, in the same order of operations.
 
 Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o); Note [The LSTM cell recomputes
 its gates] in formulas/rnn.py says why the backward takes the gates rather than saved
@@ -146,3 +146,23 @@ def lstm_layer_bptt(gates: Any, cs: Any, c0: Any, w_hh: Any, grad_hs: Any, grad_
         d_gates[t], d_cs[t] = dg, g_cn * f
         dh, dc = dg @ w, d_cs[t]
     return _new(d_gates), _new(d_cs)
+
+
+@_quiet
+def gru_cell(gi: Any, gh: Any, h: Any) -> Any:
+    a, b, hp = (_arr(t) for t in (gi, gh, h))
+    if a.ndim != 2 or a.shape[1] % 3:
+        raise ValueError(f"gru_cell: gates must be (N, 3H), got shape {_shape(a)}")
+    if a.dtype.kind != "f":
+        raise ValueError(f"gru_cell: unsupported dtype {a.dtype} (expected float32 or float64)")
+    if _shape(b) != _shape(a) or _shape(hp) != (a.shape[0], a.shape[1] // 3):
+        raise ValueError(f"gru_cell: expected gh of shape {_shape(a)} and h of shape "
+                         f"{(a.shape[0], a.shape[1] // 3)}, got {_shape(b)} and {_shape(hp)}")
+    if b.dtype != a.dtype or hp.dtype != a.dtype:
+        raise ValueError(f"gru_cell: dtypes differ: {a.dtype}, {b.dtype}, {hp.dtype}")
+    i_r, i_z, i_n = np.split(a, 3, axis=1)
+    h_r, h_z, h_n = np.split(b, 3, axis=1)
+    r = _sigmoid(i_r + h_r)
+    z = _sigmoid(i_z + h_z)
+    n = np.tanh(i_n + r * h_n)
+    return _new(n + z * (hp - n))

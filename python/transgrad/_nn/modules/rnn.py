@@ -73,16 +73,12 @@ def _lstm_step(x: Any, state: tuple, w_t: Any, b: Any, w_hr: Any) -> tuple:
 
 
 def _gru_step(x: Any, state: tuple, w_ih_t: Any, w_hh_t: Any, b_ih: Any, b_hh: Any) -> tuple:
+    """The fused cell (formulas/rnn.py) on gi = x @ w_ih_t + b_ih and gh = h @ w_hh_t + b_hh."""
     h = state[0]
     gi, gh = x @ w_ih_t, h @ w_hh_t
     if b_ih is not None:
         gi, gh = gi + b_ih, gh + b_hh
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = gh.chunk(3, -1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return (n + z * (h - n),)
+    return (engine_of(x).op("gru_cell")(gi, gh, h),)
 
 
 def _step_fn(mode: str, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, w_hr: Any) -> Any:
@@ -356,7 +352,7 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, _ = self._layer_params(layer, direction)
                 bias = None if b_ih is None else b_ih + b_hh
                 hs, cs = layer_op(seq, states[0][k], states[1][k], w_ih, w_hh, bias,
-                                  direction == 1)
+                                  direction == 1, bool(seq.requires_grad))
                 last = 0 if direction == 1 else -1
                 finals[0].append(hs[last])
                 finals[1].append(cs[last])
