@@ -1,6 +1,6 @@
 """Model training steps side by side with torch (issue 14's speed targets), 1 intra-op thread.
 
-    python bench/models.py                     # LSTM and TLM, 7 repeats
+    python bench/models.py                     # LSTM, GRU and TLM, 7 repeats
     python bench/models.py --only LSTM --repeats 3
 
 Input: nothing (sizes are the issue's). Output: a table of ms/step for transgrad (compiled) and
@@ -9,6 +9,7 @@ the median, as report.py's Note [Paired ratios]). Workloads:
 
 - LSTM: ``nn.LSTM(64, 128)`` over (seq 32, batch 16, 64), mean of squared outputs, SGD step;
   target ≤ 0.8× torch.
+- GRU: the same on ``nn.GRU`` (no target of its own; issue 14 asks for its fused cell).
 - TLM: a transformer LM, ``nn.TransformerEncoder`` of 2 layers (d_model 128, 4 heads, feed-forward
   512, causal mask, batch_first), embedding and head, seq 64, batch 8, cross-entropy, AdamW step;
   target ≤ 0.8× torch.
@@ -38,9 +39,10 @@ from libs import ensure_transgrad_importable  # noqa: E402
 TARGET = 0.8
 
 
-def lstm_model(lib: Any) -> tuple[Any, Callable[[], Any], Any]:
-    """(model, step, optimizer) of the LSTM workload on ``lib`` (torch or transgrad)."""
-    model = lib.nn.LSTM(64, 128)
+def lstm_model(lib: Any, kind: str = "LSTM") -> tuple[Any, Callable[[], Any], Any]:
+    """(model, step, optimizer) of the LSTM workload on ``lib`` (torch or transgrad); ``kind``
+    "GRU" is the same workload on nn.GRU."""
+    model = getattr(lib.nn, kind)(64, 128)
     x = lib.tensor(np.random.default_rng(1).standard_normal((32, 16, 64)).astype(np.float32))
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
 
@@ -84,6 +86,8 @@ def tlm_model(lib: Any) -> tuple[Any, Callable[[], Any], Any]:
 
 WORKLOADS = {
     "LSTM": ("nn.LSTM step (seq 32, batch 16, input 64, hidden 128), SGD", lstm_model),
+    "GRU": ("nn.GRU step (seq 32, batch 16, input 64, hidden 128), SGD",
+            lambda lib: lstm_model(lib, "GRU")),
     "TLM": ("transformer LM step (2 layers, d_model 128, 4 heads, seq 64, batch 8), AdamW",
             tlm_model),
 }

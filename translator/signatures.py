@@ -27,7 +27,8 @@ import dataclasses
 import re
 
 # Types: Tensor, Optional[Tensor], Sequence[Tensor], int, float, bool, Scalar, Shape, Dims, DType,
-# Optional[int], Optional[float]. Returns: Tensor, (Tensor, Tensor), int, float.
+# Optional[int], Optional[float]. Returns: Tensor, (Tensor, Tensor), (Tensor, Tensor, Tensor), int,
+# float.
 _TABLE = """
 # elementwise unary (floating; abs/neg/sign also on int64)
 neg(Tensor x) -> Tensor
@@ -135,6 +136,17 @@ topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
 # (h, c_new); lstm_cell_backward recomputes the activations -> (grad_gates, grad_c_prev).
 lstm_cell(Tensor gates, Tensor c) -> (Tensor, Tensor)
 lstm_cell_backward(Tensor gates, Tensor c, Tensor gh, Tensor gc) -> (Tensor, Tensor)
+# gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
+# and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
+gru_cell(Tensor gi, Tensor gh, Tensor h) -> Tensor
+# A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
+# x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
+# reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c
+# (T, N, H) and pre-activation gates (T, N, 4H). lstm_layer_bptt: backpropagation through time
+# from the grads of hs, cs and gates (each None for zeros) -> (grad_gates (T, N, 4H), grad_c
+# (T, N, H): step t's grad of the cell state it started from).
+lstm_layer(Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Optional[Tensor] bias, bool reverse) -> (Tensor, Tensor, Tensor)
+lstm_layer_bptt(Tensor gates, Tensor cs, Tensor c0, Tensor w_hh, Optional[Tensor] grad_hs, Optional[Tensor] grad_cs, Optional[Tensor] grad_gates, bool reverse) -> (Tensor, Tensor)
 
 # ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
@@ -205,7 +217,8 @@ _PARAM_TYPES = frozenset({
     "Tensor", "Optional[Tensor]", "Sequence[Tensor]", "int", "float", "bool", "Scalar",
     "Shape", "Dims", "DType", "Optional[int]", "Optional[float]",
 })
-_RETURN_TYPES = frozenset({"Tensor", "(Tensor, Tensor)", "int", "float"})
+_RETURN_TYPES = frozenset({"Tensor", "(Tensor, Tensor)", "(Tensor, Tensor, Tensor)", "int",
+                           "float"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,12 +232,12 @@ class KernelParam:
 class KernelSig:
     name: str
     params: tuple[KernelParam, ...]
-    returns: str  # "Tensor", "(Tensor, Tensor)", "int" or "float"
+    returns: str  # "Tensor", "(Tensor, Tensor)", "(Tensor, Tensor, Tensor)", "int" or "float"
     line: int     # line of this declaration in this file
 
     @property
     def num_outputs(self) -> int:
-        return 2 if self.returns == "(Tensor, Tensor)" else 1
+        return self.returns.count("Tensor") if self.returns.startswith("(") else 1
 
 
 _LINE = re.compile(r"^(\w+)\((.*)\)\s*->\s*(.+)$")

@@ -11,28 +11,14 @@
 // multiply-adds is split into row (or column) blocks of the output over our pool, one
 // single-threaded gemm per block. Blocks are independent, so a busy pool (another Python
 // thread, the engine) just runs them one after the other on the caller.
-//
-// Note [BLAS symbols]
-// The PyPI OpenBLAS build (scipy-openblas32) prefixes every symbol: its cblas.h declares
-// scipy_cblas_sgemm/scipy_cblas_dgemm (32-bit blasint), not cblas_sgemm. TG_CBLAS(name) picks
-// the spelling; define TG_CBLAS_UNPREFIXED to build against a plain CBLAS instead.
-#include <cblas.h>
-
+// (Note [BLAS symbols] in blas.h.)
 #include <algorithm>
 #include <climits>
-#include <mutex>
 
+#include "kernels/blas.h"
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
 #include "tensor/parallel.h"
-
-#ifdef TG_CBLAS_UNPREFIXED
-#define TG_CBLAS(name) cblas_##name
-#define TG_OPENBLAS(name) openblas_##name
-#else
-#define TG_CBLAS(name) scipy_cblas_##name
-#define TG_OPENBLAS(name) scipy_openblas_##name
-#endif
 
 namespace tg::kernel {
 using namespace detail;
@@ -66,12 +52,7 @@ constexpr int64_t kGemmBlock = 32;
 template <class T>
 void gemm1(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
            T* c, int64_t ldc) {
-  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    TG_CBLAS(sgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
-  } else {
-    TG_CBLAS(dgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
-  }
+  blas::gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, T(0), c, ldc);
 }
 
 // C (m x n, row-major, ldc) = op(A) op(B); large products split over the pool by blocks of
@@ -79,8 +60,7 @@ void gemm1(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
           T* c, int64_t ldc) {
-  static std::once_flag single_threaded_blas;
-  std::call_once(single_threaded_blas, [] { TG_OPENBLAS(set_num_threads)(1); });
+  blas::single_threaded();
   if (m * n * k < kParallelGemm || get_num_threads() <= 1) {
     gemm1<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;

@@ -1,5 +1,6 @@
-// Recurrent-cell kernels: lstm_cell and lstm_cell_backward (their section of
-// translator/signatures.py). Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o);
+// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer and
+// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer runs in one
+// kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o);
 // the backward recomputes the activations from the gates (Note [The LSTM cell recomputes its
 // gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
 // compute in the gates' dtype in the same order of operations, here with vecmath.h's sigmoid and
@@ -8,12 +9,17 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")  // lets the vec:: selects vectorise (vecmath.h)
 #endif
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <vector>
 
+#include "kernels/blas.h"
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
+#include "kernels/rnn_gemm.h"
 #include "kernels/vecmath.h"
 
 namespace tg::kernel {
@@ -108,6 +114,114 @@ TG_CLONES void lstm_rows_backward(const double* a, const double* c, const double
     lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid, d + r * 4 * hid, dc + r * hid, hid);
 }
 
+// One row of the GRU forward: gi, gh (3H each, (r, z, n)), h (H) -> the new h.
+template <class T>
+TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __restrict out, int64_t hid) {
+  const T* __restrict ir = gi;
+  const T* __restrict iz = gi + hid;
+  const T* __restrict in = gi + 2 * hid;
+  const T* __restrict hr = gh;
+  const T* __restrict hz = gh + hid;
+  const T* __restrict hn = gh + 2 * hid;
+  for (int64_t k = 0; k < hid; ++k) {
+    const T r = vec::sigmoid(ir[k] + hr[k]), z = vec::sigmoid(iz[k] + hz[k]);
+    const T n = vec::tanh(in[k] + r * hn[k]);
+    out[k] = n + z * (h[k] - n);
+  }
+}
+
+TG_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+TG_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+
+// Checks a sequence (T, N, width * H) against w_hh (4H, H) and a state c0 (N, H) of its dtype;
+// width 0 accepts any last dim. Returns H.
+int64_t check_layer(const char* name, const Tensor& seq, const Tensor& c0, const Tensor& w_hh, int64_t width) {
+  for (const Tensor* t : {&seq, &c0, &w_hh}) t->check_defined(name);
+  if (!is_floating(seq.dtype()))
+    throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(seq.dtype()) +
+                     " (expected float32 or float64)");
+  if (w_hh.dim() != 2 || w_hh.size(0) != 4 * w_hh.size(1))
+    throw ValueError(std::string(name) + ": w_hh must be (4H, H), got shape " + shape_str(w_hh.sizes()));
+  const int64_t hid = w_hh.size(1);
+  if (seq.dim() != 3 || (width && seq.size(2) != width * hid))
+    throw ValueError(std::string(name) + ": expected a sequence (T, N, " + std::to_string(width * hid) +
+                     ") for w_hh of shape " + shape_str(w_hh.sizes()) + ", got " + shape_str(seq.sizes()));
+  if (c0.dim() != 2 || c0.size(0) != seq.size(1) || c0.size(1) != hid)
+    throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(seq.size(1)) + ", " +
+                     std::to_string(hid) + "), got " + shape_str(c0.sizes()));
+  for (const Tensor* t : {&c0, &w_hh})
+    if (t->dtype() != seq.dtype())
+      throw ValueError(std::string(name) + ": dtypes differ: " + dtype_name(seq.dtype()) + " and " +
+                       dtype_name(t->dtype()));
+  return hid;
+}
+
+// Checks an optional operand: undefined, or of ``sizes`` and ``like``'s dtype.
+void check_optional(const char* name, const char* what, const Tensor& t, const Shape& sizes, const Tensor& like) {
+  if (!t.defined()) return;
+  if (t.sizes() != sizes)
+    throw ValueError(std::string(name) + ": expected " + what + " of shape " + shape_str(sizes) + ", got " +
+                     shape_str(t.sizes()));
+  if (t.dtype() != like.dtype())
+    throw ValueError(std::string(name) + ": dtypes differ: " + dtype_name(like.dtype()) + " and " +
+                     dtype_name(t.dtype()));
+}
+
+// out = a + b (b may be null: out = a), n elements.
+template <class T>
+void add_into(const T* __restrict a, const T* __restrict b, T* __restrict out, int64_t n) {
+  if (b == nullptr) {
+    std::copy(a, a + n, out);
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) out[k] = a[k] + b[k];
+}
+
+template <class T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
+
+// C (m x n, ldc) = A (m x k, lda) @ B + (accumulate ? C : 0) for every step of a layer, B fixed:
+// element (r, j) of B at b[trans ? j * ldb + r : r * ldb + j]. Float32 on an AVX-512 CPU packs
+// B once (Note [The recurrent GEMM] in rnn_gemm.h); otherwise each step is a BLAS call.
+template <class T>
+class StepGemm {
+ public:
+  StepGemm(const T* b, int64_t ldb, bool trans, int64_t k, int64_t n)
+      : b_(b), ldb_(ldb), trans_(trans), k_(k), n_(n) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (k > 0 && n > 0 && rnn_gemm::available()) packed_ = rnn_gemm::pack(b, ldb, trans, k, n);
+    }
+  }
+  void operator()(int64_t m, const T* a, int64_t lda, T* c, int64_t ldc, bool accumulate) const {
+    if (m == 0 || n_ == 0) return;
+    if (k_ == 0) {
+      if (!accumulate)
+        for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n_, T(0));
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (!packed_.empty()) {
+        rnn_gemm::packed_gemm(m, n_, k_, a, lda, packed_.data(), c, ldc, accumulate);
+        return;
+      }
+    }
+    blas::gemm<T>(false, trans_, m, n_, k_, a, lda, b_, ldb_, accumulate ? T(1) : T(0), c, ldc);
+  }
+
+ private:
+  const T* b_;
+  int64_t ldb_;
+  bool trans_;
+  int64_t k_, n_;
+  std::vector<float> packed_;
+};
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
@@ -134,6 +248,132 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor&
                        hid);
   });
   return {d_gates, d_c};
+}
+
+Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
+  for (const Tensor* t : {&gi, &gh, &h}) t->check_defined("gru_cell");
+  if (gi.dim() != 2 || gi.size(1) % 3 != 0)
+    throw ValueError("gru_cell: gates must be (N, 3H), got shape " + shape_str(gi.sizes()));
+  if (!is_floating(gi.dtype()))
+    throw ValueError(std::string("gru_cell: unsupported dtype ") + dtype_name(gi.dtype()) +
+                     " (expected float32 or float64)");
+  const int64_t n = gi.size(0), hid = gi.size(1) / 3;
+  if (gh.sizes() != gi.sizes() || h.dim() != 2 || h.size(0) != n || h.size(1) != hid)
+    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) + " and h of shape (" +
+                     std::to_string(n) + ", " + std::to_string(hid) + "), got " + shape_str(gh.sizes()) + " and " +
+                     shape_str(h.sizes()));
+  if (gh.dtype() != gi.dtype() || h.dtype() != gi.dtype())
+    throw ValueError(std::string("gru_cell: dtypes differ: ") + dtype_name(gi.dtype()) + ", " +
+                     dtype_name(gh.dtype()) + ", " + dtype_name(h.dtype()));
+  Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h);
+  Tensor out = Tensor::empty({n, hid}, gi.dtype());
+  dispatch_floating(gi.dtype(), "gru_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_rows(a.data<T>(), b.data<T>(), hp.data<T>(), out.data<T>(), n, hid);
+  });
+  return out;
+}
+
+// The layer's forward: gates = x @ w_ih.T + bias for every step in one GEMM, then for each step
+// (from the last when reversed) gates[t] += h @ w_hh.T and the cell.
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                                              const Tensor& w_hh, const Tensor& bias, bool reverse) {
+  const int64_t hid = check_layer("lstm_layer", x, c0, w_hh, 0);
+  const int64_t steps = x.size(0), n = x.size(1), in = x.size(2), g4 = 4 * hid;
+  check_optional("lstm_layer", "h0", h0, c0.sizes(), x);
+  h0.check_defined("lstm_layer");
+  check_optional("lstm_layer", "w_ih", w_ih, {g4, in}, x);
+  w_ih.check_defined("lstm_layer");
+  check_optional("lstm_layer", "bias", bias, {g4}, x);
+  Tensor xc = as_contiguous(x), h0c = as_contiguous(h0), c0c = as_contiguous(c0), wi = as_contiguous(w_ih),
+         wh = as_contiguous(w_hh), b = bias.defined() ? as_contiguous(bias) : bias;
+  Tensor hs = Tensor::empty({steps, n, hid}, x.dtype()), cs = Tensor::empty({steps, n, hid}, x.dtype());
+  Tensor gates = Tensor::empty({steps, n, g4}, x.dtype());
+  dispatch_floating(x.dtype(), "lstm_layer", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* g = gates.data<T>();
+    const int64_t rows = steps * n;
+    if (rows == 0) return;
+    if (b.defined()) {
+      for (int64_t r = 0; r < rows; ++r) std::copy(b.data<T>(), b.data<T>() + g4, g + r * g4);
+    }
+    if (in > 0) {
+      blas::gemm<T>(false, true, rows, g4, in, xc.data<T>(), in, wi.data<T>(), in, b.defined() ? T(1) : T(0), g, g4);
+    } else if (!b.defined()) {
+      std::fill(g, g + rows * g4, T(0));
+    }
+    const T* h = h0c.data<T>();
+    const T* c = c0c.data<T>();
+    const StepGemm<T> recur(wh.data<T>(), hid, true, hid, g4);  // h @ w_hh.T
+    for (int64_t k = 0; k < steps; ++k) {
+      const int64_t t = reverse ? steps - 1 - k : k;
+      T* gt = g + t * n * g4;
+      recur(n, h, hid, gt, g4, true);
+      T* ht = hs.data<T>() + t * n * hid;
+      T* ct = cs.data<T>() + t * n * hid;
+      lstm_rows(gt, c, ht, ct, n, hid);
+      h = ht;
+      c = ct;
+    }
+  });
+  return {hs, cs, gates};
+}
+
+// Backpropagation through time: for each step from the last the forward ran, the cell's backward
+// from gh = grad_hs[t] + (the next step's grad_gates) @ w_hh and gc = grad_cs[t] + (the next
+// step's grad of its starting cell state).
+std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs, const Tensor& c0, const Tensor& w_hh,
+                                           const Tensor& grad_hs, const Tensor& grad_cs, const Tensor& grad_gates,
+                                           bool reverse) {
+  const int64_t hid = check_layer("lstm_layer_bptt", gates, c0, w_hh, 4);
+  const int64_t steps = gates.size(0), n = gates.size(1), g4 = 4 * hid;
+  const Shape state{steps, n, hid};
+  cs.check_defined("lstm_layer_bptt");
+  check_optional("lstm_layer_bptt", "cs", cs, state, gates);
+  check_optional("lstm_layer_bptt", "grad_hs", grad_hs, state, gates);
+  check_optional("lstm_layer_bptt", "grad_cs", grad_cs, state, gates);
+  check_optional("lstm_layer_bptt", "grad_gates", grad_gates, gates.sizes(), gates);
+  Tensor a = as_contiguous(gates), csc = as_contiguous(cs), c0c = as_contiguous(c0), wh = as_contiguous(w_hh);
+  Tensor ghs = grad_hs.defined() ? as_contiguous(grad_hs) : grad_hs;
+  Tensor gcs = grad_cs.defined() ? as_contiguous(grad_cs) : grad_cs;
+  Tensor ggs = grad_gates.defined() ? as_contiguous(grad_gates) : grad_gates;
+  Tensor d_gates = Tensor::empty({steps, n, g4}, gates.dtype()), d_cs = Tensor::empty(state, gates.dtype());
+  Tensor work = Tensor::empty({3, n, hid}, gates.dtype());  // dh (from the next step), gh, gc
+  dispatch_floating(gates.dtype(), "lstm_layer_bptt", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t m = n * hid;
+    T* dh = work.data<T>();
+    T* gh = dh + m;
+    T* gc = gh + m;
+    std::fill(dh, dh + m, T(0));
+    const T* gh_in = data_or_null<T>(ghs);
+    const T* gc_in = data_or_null<T>(gcs);
+    const T* gg_in = data_or_null<T>(ggs);
+    const T* dc = nullptr;  // the next step's grad of its starting cell state
+    const StepGemm<T> recur(wh.data<T>(), hid, false, g4, hid);  // grad_gates @ w_hh
+    for (int64_t k = 0; k < steps; ++k) {
+      const int64_t t = reverse ? k : steps - 1 - k;
+      const int64_t prev = reverse ? t + 1 : t - 1;
+      const T* cp = (prev >= 0 && prev < steps) ? csc.data<T>() + prev * m : c0c.data<T>();
+      if (k == 0) {
+        add_into<T>(gh_in ? gh_in + t * m : dh, nullptr, gh, m);
+        add_into<T>(gc_in ? gc_in + t * m : dh, nullptr, gc, m);  // dh is still zeros here
+      } else {
+        add_into<T>(dh, gh_in ? gh_in + t * m : nullptr, gh, m);
+        add_into<T>(dc, gc_in ? gc_in + t * m : nullptr, gc, m);
+      }
+      T* dg = d_gates.data<T>() + t * n * g4;
+      T* dct = d_cs.data<T>() + t * m;
+      lstm_rows_backward(a.data<T>() + t * n * g4, cp, gh, gc, dg, dct, n, hid);
+      if (gg_in) {
+        const T* extra = gg_in + t * n * g4;
+        for (int64_t e = 0; e < n * g4; ++e) dg[e] += extra[e];
+      }
+      if (k + 1 < steps) recur(n, dg, g4, dh, hid, false);
+      dc = dct;
+    }
+  });
+  return {d_gates, d_cs};
 }
 
 }  // namespace tg::kernel

@@ -15,6 +15,8 @@ NOT_THE_SAME = {
     "formula unfold is Tensor.unfold(dimension, size, step)",
     ("torch", "lstm_cell"): "a different op: torch.lstm_cell takes the input, states and "
     "weights; the formula lstm_cell takes the pre-activation gates (nn.LSTM, nn.LSTMCell)",
+    ("torch", "gru_cell"): "a different op: torch.gru_cell takes the input, state and weights; "
+    "the formula gru_cell takes the two projections (nn.GRU, nn.GRUCell)",
 }
 
 

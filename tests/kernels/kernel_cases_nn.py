@@ -88,3 +88,49 @@ def add_cases(case, rand, variants):
     case("pad", big, (3, 3, 2, 2), 1.0)
     case("im2col", rand((4, 16, 30, 30), np.float32), (3, 3), (1, 1), (1, 1), (1, 1))
     case("max_pool2d", rand((4, 16, 30, 30), np.float32), (3, 3), (2, 2), (1, 1), (1, 1))
+    _add_lstm_layer_cases(case, rand, variants)
+
+
+def _add_lstm_layer_cases(case, rand, variants):
+    """lstm_layer and lstm_layer_bptt: both directions, with and without a bias and each
+    optional grad, strided operands, empty sequences and batches, and bad shapes."""
+    for dt in (np.float32, np.float64):
+        for steps, n, inp, hid in [(3, 2, 4, 3), (5, 1, 2, 4), (0, 2, 3, 2), (2, 0, 3, 2),
+                                   (1, 3, 1, 1), (3, 11, 5, 40), (2, 17, 3, 9)]:
+            x = rand((steps, n, inp), dt)
+            h0, c0 = rand((n, hid), dt), rand((n, hid), dt)
+            w_ih, w_hh = rand((4 * hid, inp), dt), rand((4 * hid, hid), dt)
+            bias = rand((4 * hid,), dt)
+            seq = rand((steps, n, hid), dt)
+            gates = rand((steps, n, 4 * hid), dt)
+            for reverse in (False, True):
+                for xv in variants(x)[:2]:
+                    case("lstm_layer", xv, h0, c0, w_ih, w_hh, bias, reverse)
+                case("lstm_layer", x, h0, c0, variants(w_ih)[-1], w_hh, None, reverse)
+                for grads in [(seq, seq, None), (None, seq, gates), (seq, None, None),
+                              (None, None, None)]:
+                    case("lstm_layer_bptt", gates, seq, c0, w_hh, *grads, reverse)
+                case("lstm_layer_bptt", variants(gates)[-1], variants(seq)[-1], c0,
+                     variants(w_hh)[1], seq, seq, gates, reverse)
+    x, s = rand((3, 2, 4), np.float64), rand((2, 3), np.float64)
+    w_ih, w_hh = rand((12, 4), np.float64), rand((12, 3), np.float64)
+    case("lstm_layer", x, s, s, w_ih, rand((12, 4), np.float64), None, False)  # w_hh not (4H, H)
+    case("lstm_layer", x, s, s, rand((12, 5), np.float64), w_hh, None, False)  # w_ih width
+    case("lstm_layer", x, rand((3, 3), np.float64), s, w_ih, w_hh, None, False)  # h0 batch
+    case("lstm_layer", x, s, s, w_ih, w_hh, rand((8,), np.float64), False)  # bias size
+    case("lstm_layer", x.astype(np.float32), s, s, w_ih, w_hh, None, False)  # dtypes differ
+    case("lstm_layer", rand((3, 4), np.float64), s, s, w_ih, w_hh, None, False)  # not 3-D
+    case("lstm_layer", rand((3, 2, 4), np.int64), s, s, w_ih, w_hh, None, False)  # int64
+    g, seq = rand((3, 2, 12), np.float64), rand((3, 2, 3), np.float64)
+    case("lstm_layer_bptt", rand((3, 2, 8), np.float64), seq, s, w_hh, None, None, None, False)
+    case("lstm_layer_bptt", g, rand((3, 2, 2), np.float64), s, w_hh, None, None, None, False)
+    case("lstm_layer_bptt", g, seq, s, w_hh, rand((2, 2, 3), np.float64), None, None, False)
+    case("lstm_layer_bptt", g, seq, s, w_hh, None, None, rand((3, 2, 3), np.float64), True)
+    for dt in (np.float32, np.float64):
+        for n, hid in [(3, 2), (5, 7), (0, 3), (17, 40)]:
+            gi, gh, h = rand((n, 3 * hid), dt), rand((n, 3 * hid), dt), rand((n, hid), dt)
+            for v in variants(gi)[:2]:
+                case("gru_cell", v, gh, h)
+    case("gru_cell", rand((2, 7), np.float64), rand((2, 7), np.float64), rand((2, 2), np.float64))
+    case("gru_cell", rand((2, 6), np.float64), rand((2, 6), np.float64), rand((3, 2), np.float64))
+    case("gru_cell", rand((2, 6), np.float32), rand((2, 6), np.float64), rand((2, 2), np.float64))

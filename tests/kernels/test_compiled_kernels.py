@@ -330,7 +330,7 @@ def _core_kernels():
     from transgrad.translator.emit_kernels import emit_kernel_header
 
     text = emit_kernel_header().split("// neural-network ops")[0]
-    names = set(re.findall(r"^(?:Tensor|double|std::tuple<Tensor, Tensor>) (\w+)\(", text,
+    names = set(re.findall(r"^(?:Tensor|double|std::tuple<Tensor(?:, Tensor)+>) (\w+)\(", text,
                            re.MULTILINE))
     return sorted(names & set(KERNELS))
 

@@ -670,8 +670,11 @@ from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported k
     triu,
 )
 from transgrad.reference.kernels_rnn import (  # noqa: E402, F401 - re-exported kernels
+    gru_cell,
     lstm_cell,
     lstm_cell_backward,
+    lstm_layer,
+    lstm_layer_bptt,
 )
 
 # ---------------------------------------------------------------------------------------------

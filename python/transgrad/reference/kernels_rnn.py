@@ -1,7 +1,8 @@
-"""The reference engine's recurrent-cell kernels: numpy implementations of the recurrent section
-of translator/signatures.py (lstm_cell, lstm_cell_backward). Re-exported by ``kernels.py``;
-same conventions (Note [Kernel conventions], Note [Reference kernels]). The C++ twin is
-csrc/kernels/rnn.cpp; both compute in the gates' dtype, in the same order of operations.
+"""The reference engine's recurrent kernels: numpy implementations of the recurrent section of
+translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer and
+lstm_layer_bptt, and gru_cell). Re-exported by ``kernels.py``; same conventions (Note [Kernel
+conventions], Note [Reference kernels]). The C++ twin is csrc/kernels/rnn.cpp; both compute in
+the gates' dtype, in the same order of operations.
 
 Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o); Note [The LSTM cell recomputes
 its gates] in formulas/rnn.py says why the backward takes the gates rather than saved
@@ -61,3 +62,107 @@ def lstm_cell_backward(gates: Any, c: Any, gh: Any, gc: Any) -> tuple[Any, Any]:
     grad_gates = np.concatenate([g_cn * g * i * (1.0 - i), g_cn * cp * f * (1.0 - f),
                                  g_cn * i * (1.0 - g * g), gh * tc * o * (1.0 - o)], axis=1)
     return _new(grad_gates), _new(g_cn * f)
+
+
+def _layer_operands(name: str, steps_of: Any, c0: Any, w_hh: Any,
+                    width: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Checked (c0, w_hh) arrays for a sequence ``steps_of`` (T, N, width * H); returns H too."""
+    a = _arr(steps_of)
+    c, w = _arr(c0), _arr(w_hh)
+    if a.dtype.kind != "f":
+        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+    if w.ndim != 2 or w.shape[0] != 4 * w.shape[1]:
+        raise ValueError(f"{name}: w_hh must be (4H, H), got shape {_shape(w)}")
+    hid = w.shape[1]
+    if a.ndim != 3 or (width and a.shape[2] != width * hid):
+        raise ValueError(f"{name}: expected a sequence (T, N, {width * hid}) for w_hh of shape "
+                         f"{_shape(w)}, got {_shape(a)}")
+    if _shape(c) != (a.shape[1], hid):
+        raise ValueError(f"{name}: expected a state of shape {(a.shape[1], hid)}, got "
+                         f"{_shape(c)}")
+    for b in (c, w):
+        if b.dtype != a.dtype:
+            raise ValueError(f"{name}: dtypes differ: {a.dtype} and {b.dtype}")
+    return c, w, hid
+
+
+@_quiet
+def lstm_layer(x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, bias: Any,
+               reverse: bool) -> tuple[Any, Any, Any]:
+    xa = _arr(x)
+    c, w, hid = _layer_operands("lstm_layer", x, c0, w_hh, 0)
+    h, wi = _arr(h0), _arr(w_ih)
+    if _shape(h) != _shape(c):
+        raise ValueError(f"lstm_layer: expected a state of shape {_shape(c)}, got {_shape(h)}")
+    if _shape(wi) != (4 * hid, xa.shape[2]) or wi.dtype != xa.dtype or h.dtype != xa.dtype:
+        raise ValueError(f"lstm_layer: w_ih must be {(4 * hid, xa.shape[2])} of dtype "
+                         f"{xa.dtype}, got {_shape(wi)} of {wi.dtype}")
+    steps, n = xa.shape[0], xa.shape[1]
+    gates = (xa.reshape(steps * n, xa.shape[2]) @ wi.T).reshape(steps, n, 4 * hid)
+    if bias is not None:
+        gates = gates + _arr(bias)
+    hs = np.empty((steps, n, hid), xa.dtype)
+    cs = np.empty((steps, n, hid), xa.dtype)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        gates[t] += h @ w.T
+        i, f, g, o = _activations(gates[t])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        hs[t], cs[t] = h, c
+    return _new(hs), _new(cs), _new(gates)
+
+
+@_quiet
+def lstm_layer_bptt(gates: Any, cs: Any, c0: Any, w_hh: Any, grad_hs: Any, grad_cs: Any,
+                    grad_gates: Any, reverse: bool) -> tuple[Any, Any]:
+    a = _arr(gates)
+    c0a, w, hid = _layer_operands("lstm_layer_bptt", gates, c0, w_hh, 4)
+    csa = _arr(cs)
+    want = (a.shape[0], a.shape[1], hid)
+    for what, t in (("cs", csa), ("grad_hs", grad_hs), ("grad_cs", grad_cs)):
+        if t is not None and _shape(_arr(t)) != want:
+            raise ValueError(f"lstm_layer_bptt: expected {what} of shape {want}, got "
+                             f"{_shape(_arr(t))}")
+    if grad_gates is not None and _shape(_arr(grad_gates)) != _shape(a):
+        raise ValueError(f"lstm_layer_bptt: expected grad_gates of shape {_shape(a)}, got "
+                         f"{_shape(_arr(grad_gates))}")
+    steps, n = a.shape[0], a.shape[1]
+    d_gates = np.empty_like(a)
+    d_cs = np.empty((steps, n, hid), a.dtype)
+    dh = np.zeros((n, hid), a.dtype)
+    dc = np.zeros((n, hid), a.dtype)
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+        prev = t + 1 if reverse else t - 1
+        cp = csa[prev] if 0 <= prev < steps else c0a
+        gh = dh if grad_hs is None else dh + _arr(grad_hs)[t]
+        gc = dc if grad_cs is None else dc + _arr(grad_cs)[t]
+        i, f, g, o = _activations(a[t])
+        tc = np.tanh(f * cp + i * g)
+        g_cn = gc + gh * o * (1.0 - tc * tc)
+        dg = np.concatenate([g_cn * g * i * (1.0 - i), g_cn * cp * f * (1.0 - f),
+                             g_cn * i * (1.0 - g * g), gh * tc * o * (1.0 - o)], axis=1)
+        if grad_gates is not None:
+            dg = dg + _arr(grad_gates)[t]
+        d_gates[t], d_cs[t] = dg, g_cn * f
+        dh, dc = dg @ w, d_cs[t]
+    return _new(d_gates), _new(d_cs)
+
+
+@_quiet
+def gru_cell(gi: Any, gh: Any, h: Any) -> Any:
+    a, b, hp = (_arr(t) for t in (gi, gh, h))
+    if a.ndim != 2 or a.shape[1] % 3:
+        raise ValueError(f"gru_cell: gates must be (N, 3H), got shape {_shape(a)}")
+    if a.dtype.kind != "f":
+        raise ValueError(f"gru_cell: unsupported dtype {a.dtype} (expected float32 or float64)")
+    if _shape(b) != _shape(a) or _shape(hp) != (a.shape[0], a.shape[1] // 3):
+        raise ValueError(f"gru_cell: expected gh of shape {_shape(a)} and h of shape "
+                         f"{(a.shape[0], a.shape[1] // 3)}, got {_shape(b)} and {_shape(hp)}")
+    if b.dtype != a.dtype or hp.dtype != a.dtype:
+        raise ValueError(f"gru_cell: dtypes differ: {a.dtype}, {b.dtype}, {hp.dtype}")
+    i_r, i_z, i_n = np.split(a, 3, axis=1)
+    h_r, h_z, h_n = np.split(b, 3, axis=1)
+    r = _sigmoid(i_r + h_r)
+    z = _sigmoid(i_z + h_z)
+    n = np.tanh(i_n + r * h_n)
+    return _new(n + z * (hp - n))

@@ -8,8 +8,9 @@ its declaration and adapted to the formula language's calling convention, for
 
 The numpy convention (Note [Package kernel bodies]): a body takes a numpy array for each tensor
 parameter (a list of arrays for ``Sequence[Tensor]``, None for an absent ``Optional[Tensor]``)
-and Python values for the others, and returns an array (``Tensor``), a pair of arrays
-(``(Tensor, Tensor)``) or a number (``int``/``float``), never recording history. A body with
+and Python values for the others, and returns an array (``Tensor``), a tuple of arrays
+(``(Tensor, Tensor)``, ``(Tensor, Tensor, Tensor)``) or a number (``int``/``float``), never
+recording history. A body with
 other parameter names, a missing default, or a result of another count is a clear error naming
 the kernel and its file, never a wrong answer.
 """
@@ -85,9 +86,10 @@ def _adapted(fn: Callable[..., Any], sig: Any, path: str) -> Callable[..., Any]:
         out = fn(**{k: arrays(k, v) for k, v in bound.arguments.items()})
         if sig.returns == "Tensor" and isinstance(out, (np.ndarray, np.generic)):
             return _new(out)
-        if sig.returns == "(Tensor, Tensor)" and isinstance(out, tuple) and len(out) == 2 and \
+        if sig.returns.startswith("(") and isinstance(out, tuple) and \
+                len(out) == sig.num_outputs and \
                 all(isinstance(o, (np.ndarray, np.generic)) for o in out):
-            return _new(out[0]), _new(out[1])
+            return tuple(_new(o) for o in out)
         if sig.returns in ("int", "float") and isinstance(out, (int, float)) and \
                 not isinstance(out, bool):
             return out

@@ -11,7 +11,8 @@ from backend_util import ROOT
 from translator.emit_kernels import declaration, emit_kernel_bindings, emit_kernel_header
 from translator.signatures import KERNELS
 
-DECL = re.compile(r"^(?:Tensor|double|int64_t|std::tuple<Tensor, Tensor>) (\w+)\(", re.MULTILINE)
+DECL = re.compile(r"^(?:Tensor|double|int64_t|std::tuple<Tensor(?:, Tensor)+>) (\w+)\(",
+                  re.MULTILINE)
 
 
 def test_header_declares_every_kernel_in_table_order():

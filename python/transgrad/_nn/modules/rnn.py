@@ -38,6 +38,11 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 # step projects its own input. RNN and LSTM do it with h in one matmul, [x_t, h] @ [weight_ih,
 # weight_hh].T, the weights joined and transposed and the two biases added once per layer, not
 # per step (the gates only ever see those sums).
+#
+# An LSTM without projection over a sequence whose batch does not shrink (no packed sequence of
+# uneven lengths) skips all of this: each layer and direction is one lstm_layer op over the whole
+# sequence (Note [The LSTM layer runs in one kernel] in formulas/rnn.py), and the sequence stays
+# one (T, N, features) tensor between layers.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,16 +73,12 @@ def _lstm_step(x: Any, state: tuple, w_t: Any, b: Any, w_hr: Any) -> tuple:
 
 
 def _gru_step(x: Any, state: tuple, w_ih_t: Any, w_hh_t: Any, b_ih: Any, b_hh: Any) -> tuple:
+    """The fused cell (formulas/rnn.py) on gi = x @ w_ih_t + b_ih and gh = h @ w_hh_t + b_hh."""
     h = state[0]
     gi, gh = x @ w_ih_t, h @ w_hh_t
     if b_ih is not None:
         gi, gh = gi + b_ih, gh + b_hh
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = gh.chunk(3, -1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()
-    return (n + z * (h - n),)
+    return (engine_of(x).op("gru_cell")(gi, gh, h),)
 
 
 def _step_fn(mode: str, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, w_hr: Any) -> Any:
@@ -304,6 +305,10 @@ class RNNBase(Module):
         finals: list[list] = [[] for _ in states]
         steps = len(sizes)
         uniform = steps > 0 and all(s == sizes[0] for s in sizes)
+        if uniform and self.mode == "LSTM" and self.proj_size == 0:
+            seq, final_states = self._run_lstm_layers(
+                rows.reshape((steps, sizes[0], rows.shape[-1])), states)
+            return seq.reshape((-1, seq.shape[-1])), final_states
         if uniform:
             xs = list(rows.reshape((steps, sizes[0], rows.shape[-1])).unbind(0))
         else:
@@ -329,6 +334,31 @@ class RNNBase(Module):
         out = E.module.stack(xs, 0).reshape((-1, xs[0].shape[-1])) if uniform else \
             E.module.cat(xs, 0)
         return out, final_states
+
+    def _run_lstm_layers(self, seq: Any, states: list) -> tuple[Any, list]:
+        """All layers of an LSTM without projection over ``seq`` (T, N, features), one
+        lstm_layer op per layer and direction (Note [The recurrence works step by step]);
+        returns the last layer's (T, N, H * directions) and the final (h, c) states."""
+        E = engine_of(seq)
+        directions = 2 if self.bidirectional else 1
+        layer_op = E.op("lstm_layer")
+        finals: list[list] = [[], []]
+        for layer in range(self.num_layers):
+            if layer > 0 and self.dropout > 0 and self.training:
+                seq = F.dropout(seq, self.dropout, True)
+            outs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                w_ih, w_hh, b_ih, b_hh, _ = self._layer_params(layer, direction)
+                bias = None if b_ih is None else b_ih + b_hh
+                hs, cs = layer_op(seq, states[0][k], states[1][k], w_ih, w_hh, bias,
+                                  direction == 1, bool(seq.requires_grad))
+                last = 0 if direction == 1 else -1
+                finals[0].append(hs[last])
+                finals[1].append(cs[last])
+                outs.append(hs)
+            seq = outs[0] if directions == 1 else E.module.cat(outs, -1)
+        return seq, [E.module.stack(f, 0) for f in finals]
 
     def _run_direction(self, xs: list, sizes: list[int], init: tuple, layer: int,
                        direction: int) -> tuple[list, tuple]:

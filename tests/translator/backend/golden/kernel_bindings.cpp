@@ -106,6 +106,23 @@ void register_kernel_table(py::module_& m) {
   m.def("lstm_cell", &k::lstm_cell, py::arg("gates"), py::arg("c"));
   m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
         py::arg("gc"));
+  m.def("gru_cell", &k::gru_cell, py::arg("gi"), py::arg("gh"), py::arg("h"));
+  m.def("lstm_layer",
+        [](const tg::Tensor& x, const tg::Tensor& h0, const tg::Tensor& c0, const tg::Tensor& w_ih,
+           const tg::Tensor& w_hh, std::optional<tg::Tensor> bias,
+           bool reverse) { return k::lstm_layer(
+               x, h0, c0, w_ih, w_hh, (bias ? *bias : tg::Tensor()), reverse); }, py::arg("x"),
+        py::arg("h0"), py::arg("c0"), py::arg("w_ih"), py::arg("w_hh"), py::arg("bias"),
+        py::arg("reverse"));
+  m.def("lstm_layer_bptt",
+        [](const tg::Tensor& gates, const tg::Tensor& cs, const tg::Tensor& c0,
+           const tg::Tensor& w_hh, std::optional<tg::Tensor> grad_hs,
+           std::optional<tg::Tensor> grad_cs, std::optional<tg::Tensor> grad_gates,
+           bool reverse) { return k::lstm_layer_bptt(
+               gates, cs, c0, w_hh, (grad_hs ? *grad_hs : tg::Tensor()),
+               (grad_cs ? *grad_cs : tg::Tensor()), (grad_gates ? *grad_gates : tg::Tensor()),
+               reverse); }, py::arg("gates"), py::arg("cs"), py::arg("c0"), py::arg("w_hh"),
+        py::arg("grad_hs"), py::arg("grad_cs"), py::arg("grad_gates"), py::arg("reverse"));
   m.def("diagonal", &k::diagonal, py::arg("x"), py::arg("offset"), py::arg("dim1"),
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),

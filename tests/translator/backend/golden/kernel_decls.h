@@ -122,6 +122,21 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c);
 std::tuple<Tensor, Tensor> lstm_cell_backward(
     const Tensor& gates, const Tensor& c, const Tensor& gh, const Tensor& gc);
+// gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
+// and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
+Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h);
+// A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
+// x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
+// reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c
+// (T, N, H) and pre-activation gates (T, N, 4H). lstm_layer_bptt: backpropagation through time
+// from the grads of hs, cs and gates (each None for zeros) -> (grad_gates (T, N, 4H), grad_c
+// (T, N, H): step t's grad of the cell state it started from).
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(
+    const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
+    const Tensor& bias, bool reverse);
+std::tuple<Tensor, Tensor> lstm_layer_bptt(
+    const Tensor& gates, const Tensor& cs, const Tensor& c0, const Tensor& w_hh,
+    const Tensor& grad_hs, const Tensor& grad_cs, const Tensor& grad_gates, bool reverse);
 
 // ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 // dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
