@@ -60,16 +60,28 @@ def emit_kernel_bindings() -> str:
              "  namespace k = tg::kernel;"]
     for sig in KERNELS.values():
         args = "".join(f', py::arg("{p.name}")' for p in sig.params)
-        if any(p.type == "DType" for p in sig.params):
-            params = ", ".join(("py::handle " if p.type == "DType" else
-                                f"{_qualify(_PARAM[p.type])} ") + p.name for p in sig.params)
-            call = ", ".join(f"tg::python::dtype_from_py({p.name})" if p.type == "DType"
-                             else p.name for p in sig.params)
+        if any(p.type in _CONVERTED for p in sig.params):
+            params = ", ".join(_CONVERTED.get(p.type, _qualify(_PARAM[p.type])) + " " + p.name
+                               for p in sig.params)
+            call = ", ".join(_converted_arg(p.type, p.name) for p in sig.params)
             fn = f"[]({params}) {{ return k::{sig.name}({call}); }}"
         else:
             fn = f"&k::{sig.name}"
         lines.append(f'  m.def("{sig.name}", {fn}{args});')
     return wrap_text("\n".join(lines + ["}", ""]))
+
+
+# Parameter types pybind11 cannot pass as declared: a dtype object, and None for an optional
+# tensor (an undefined Tensor, as the formula bindings pass it).
+_CONVERTED = {"DType": "py::handle", "Optional[Tensor]": "std::optional<tg::Tensor>"}
+
+
+def _converted_arg(type_: str, name: str) -> str:
+    if type_ == "DType":
+        return f"tg::python::dtype_from_py({name})"
+    if type_ == "Optional[Tensor]":
+        return f"{name} ? *{name} : tg::Tensor()"
+    return name
 
 
 def _qualify(t: str) -> str:

@@ -426,6 +426,8 @@ def test_namespace_signature_is_torchs(ref, path):
 # Formulas reached under another public name (or internal building blocks), with where.
 INTERNAL_FORMULAS = {
     "lstm_cell": "nn.LSTM / nn.LSTMCell", "lstm_cell_backward": "lstm_cell's backward",
+    "batch_norm_train": "batch_norm(training=True)",
+    "batch_norm_backward": "batch_norm_train's backward",
     "masked_fill_tensor": "masked_fill with a 0-d tensor value",
     "div_trunc": "div(rounding_mode='trunc')", "div_floor": "div(rounding_mode='floor')",
     "lerp_tensor": "lerp with a tensor weight", "median_dim": "median(x, dim)",
