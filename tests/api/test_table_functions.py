@@ -428,6 +428,7 @@ INTERNAL_FORMULAS = {
     "lstm_cell": "nn.LSTM / nn.LSTMCell", "lstm_cell_backward": "lstm_cell's backward",
     "batch_norm_train": "batch_norm(training=True)",
     "batch_norm_backward": "batch_norm_train's backward",
+    "sdpa": "nn.functional.scaled_dot_product_attention",
     "masked_fill_tensor": "masked_fill with a 0-d tensor value",
     "div_trunc": "div(rounding_mode='trunc')", "div_floor": "div(rounding_mode='floor')",
     "lerp_tensor": "lerp with a tensor weight", "median_dim": "median(x, dim)",
