@@ -37,18 +37,100 @@ _GELU_C = 0.044715
 # Layers
 
 
-@samples(case(T(3, 4), T(5, 4), T(5)), case(T(2, 3, 4), T(5, 4)), case(T(4), T(2, 4), T(2)))
+# Note [linear as one gemm]
+# x (..., in) is flattened to rows (M, in) so that each of the three products is ONE gemm:
+# forward rows @ weight^T, backward grad_rows @ weight and grad_rows^T @ rows, the weight's
+# gradient with the inner dim M = every row of the batch. Written as matmul over x's batch dims
+# (the composite this replaces), the weight's gradient was a gemm per batch item, of inner dim
+# seq, then a sum over the batch, and an x transposed to sequence-first (MultiheadAttention's
+# batch_first inputs) ran one small gemm per position. Reshaping a non-contiguous x copies it
+# once, which costs less than those gemms. The backward is in ops, so it is differentiable.
+
+
+@samples(case(T(3, 4), T(5, 4), T(5)), case(T(2, 3, 4), T(5, 4)), case(T(4), T(2, 4), T(2)),
+         case(T(2, 3, 2, 4), T(3, 4), T(3)))
 @formula
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """``x @ weight.T + bias`` with torch's layout: weight is (out_features, in_features)."""
-    y = ops.matmul(x, ops.transpose(weight, 0, 1))
-    return y if bias is None else y + bias
+    """``x @ weight.T + bias`` with torch's layout: weight is (out_features, in_features)
+    (Note [linear as one gemm])."""
+    if weight.ndim != 2 or x.ndim < 1 or x.shape[-1] != weight.shape[1]:
+        m = math.prod(x.shape[:-1])
+        k = x.shape[-1] if x.ndim else 0
+        k2 = weight.shape[-1] if weight.ndim else 0
+        n = weight.shape[0] if weight.ndim else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+    rows = math.prod(x.shape[:-1])
+    flat_shape = (rows, weight.shape[1])
+    product = kernel.matmul(kernel.reshape(x, flat_shape), kernel.transpose(weight, 0, 1))
+    result = kernel.reshape(product if bias is None else kernel.add(product, bias),
+                            x.shape[:-1] + (weight.shape[0],))
+
+    def backward(grad):
+        g = ops.reshape(grad, (rows, weight.shape[0]))
+        return (ops.reshape(ops.matmul_nd(g, weight), x.shape),
+                ops.matmul_nd(ops.transpose(g, 0, 1), ops.reshape(x, flat_shape)),
+                None if bias is None else ops.sum(g, (0,)))
+
+    return result, backward
 
 
 @helper
 def add_optional(a: Optional[Tensor], b: Optional[Tensor]) -> Optional[Tensor]:
     """``a + b`` where None stands for a zero gradient."""
     return b if a is None else (a if b is None else a + b)
+
+
+# Note [sdpa keeps its attention weights]
+# scaled_dot_product_attention's core, softmax(q k^T scale + mask) (* drop) @ v, as one node: the
+# forward is kernels (two batched gemms, the scale, the mask, the softmax) and the backward is
+# the chain written out (dV = P^T dO, dP = dO V^T, dS = P (dP - sum(dP P)), dQ = dS K scale,
+# dK = dS^T Q scale) instead of six nodes each way. The backward needs the softmax P. Keeping it
+# as a hidden output costs memory (L x S per head: 512 KB per layer at the transformer LM's sizes,
+# bench/models.py TLM: 8 x 4 heads, L = S = 64, head 32); recomputing it in the backward costs the
+# forward's gemm, scale, mask and softmax again: 0.30 ms there, against 0.40 ms for the whole
+# forward and 0.95-1.05 ms for forward and backward (one thread, loaded machine). So P is a
+# hidden output, and under double backward its own gradient (grad_weights) joins dP. ``mask``
+# is additive (the API turns a boolean mask and is_causal into -inf entries) and may require
+# grad: its gradient is dS, summed down to its shape by the engine. ``drop`` is dropout's mask
+# (0 or 1 / (1 - p)), drawn by the API from the generator, so that the node stays a function of
+# its inputs.
+
+
+@helper
+def attention_probs_grad(grad: Optional[Tensor], value: Tensor, drop: Optional[Tensor],
+                         grad_weights: Optional[Tensor]) -> Tensor:
+    """The gradient of the attention weights P: from the output through ``drop`` and ``value``,
+    plus P's own gradient under double backward."""
+    from_out = None if grad is None else ops.matmul_nd(grad, ops.transpose(value, -2, -1))
+    dropped = from_out if drop is None or from_out is None else from_out * drop
+    return add_optional(dropped, grad_weights)
+
+
+@samples(case(T(2, 3, 4, 5), T(2, 3, 6, 5), T(2, 3, 6, 2), None, 0.5),
+         case(T(2, 4, 3), T(2, 5, 3), T(2, 5, 4), T(4, 5), 0.7),
+         case(T(3, 4, 2), T(3, 4, 2), T(3, 4, 3), T(1, 4, 4, requires_grad=False), 1.0,
+              T(3, 4, 4, low=0.0, high=2.0, requires_grad=False)))
+@formula(hidden_outputs=("weights",))
+def sdpa(query: Tensor, key: Tensor, value: Tensor, mask: Optional[Tensor] = None,
+         scale: float = 1.0, drop: Optional[Tensor] = None) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) * drop @ value`` over (..., L, E), (..., S, E),
+    (..., S, Ev) with an additive ``mask`` (..., L, S) and dropout's scaled keep-mask ``drop``
+    (Note [sdpa keeps its attention weights])."""
+    product = kernel.matmul(query, kernel.transpose(key, -2, -1))
+    scores = kernel.mul(product, scale)
+    weights = kernel.softmax(scores if mask is None else kernel.add(scores, mask), -1)
+    result = kernel.matmul(weights if drop is None else kernel.mul(weights, drop), value)
+
+    def backward(grad, grad_weights):
+        d_weights = attention_probs_grad(grad, value, drop, grad_weights)
+        d_scores = weights * (d_weights - ops.sum(d_weights * weights, (-1,), True))
+        kept = weights if drop is None else weights * drop
+        return (ops.matmul_nd(d_scores, key) * scale,
+                ops.matmul_nd(ops.transpose(d_scores, -2, -1), query) * scale,
+                None if grad is None else ops.matmul_nd(ops.transpose(kept, -2, -1), grad),
+                None if mask is None else d_scores, None)
+
+    return (result, weights), backward
 
 
 # Note [layer_norm saves its statistics]
@@ -58,6 +140,15 @@ def add_optional(a: Optional[Tensor], b: Optional[Tensor]) -> Optional[Tensor]:
 # backward reads them as outputs of this node, and under double backward their own gradients
 # arrive (grad_mean, grad_rstd) and are pushed back to x: d mean/dx = 1/n and
 # d rstd/dx = -rstd^3 (x - mean) / n.
+#
+# Note [layer_norm over batch_norm's kernels]
+# Viewed as (1, rows, n), x's rows are batch_norm's channels: batch_norm_stats gives each row's
+# mean and biased variance, channel_affine normalises, and batch_norm_backward (with the weight
+# folded into the incoming grad) is exactly the gradient rstd (g - mean(g) - xhat mean(g xhat))
+# of the normalisation (Note [Fused batch_norm] in norm.py). Two passes forward and two backward
+# where the kernels and ops written out took nine and a dozen, and the double backward stays
+# exact: batch_norm_backward is a formula whose mean and rstd inputs are this node's hidden
+# outputs.
 
 
 @samples(case(T(3, 5), (5,), T(5), T(5)), case(T(2, 3, 4), (3, 4), None, None, 1e-3),
@@ -69,29 +160,35 @@ def layer_norm(x: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = No
     then scale by ``weight`` and shift by ``bias``."""
     # the size named (no -1), so that an input of no elements reshapes too
     flat_shape = x.shape[:x.ndim - len(normalized_shape)] + (math.prod(normalized_shape),)
-    flat = kernel.reshape(x, flat_shape)
-    n = flat.shape[-1]
-    mean = kernel.div(kernel.sum(flat, (-1,), True), kernel.scalar_like(x, n))
-    centered = kernel.sub(flat, mean)
-    var = kernel.div(kernel.sum(kernel.mul(centered, centered), (-1,), True),
-                     kernel.scalar_like(x, n))
-    rstd = kernel.rsqrt(kernel.add(var, kernel.scalar_like(var, eps)))
-    y = kernel.reshape(kernel.mul(centered, rstd), x.shape)
+    n = flat_shape[-1]
+    rows = math.prod(flat_shape[:-1])
+    rows_shape = (1, rows, n)  # Note [layer_norm over batch_norm's kernels]
+    stats_shape = flat_shape[:-1] + (1,)
+    x_rows = kernel.reshape(x, rows_shape)
+    row_mean, row_var = kernel.batch_norm_stats(x_rows)
+    row_rstd = kernel.rsqrt(kernel.add(row_var, eps))
+    shift = kernel.neg(kernel.mul(row_mean, row_rstd))
+    y = kernel.reshape(kernel.channel_affine(x_rows, row_rstd, shift), x.shape)
     scaled = y if weight is None else kernel.mul(y, weight)
     result = scaled if bias is None else kernel.add(scaled, bias)
+    mean = kernel.reshape(row_mean, stats_shape)
+    rstd = kernel.reshape(row_rstd, stats_shape)
 
     def backward(grad, grad_mean, grad_rstd):
-        xc = ops.reshape(x, flat_shape) - mean
-        xhat = xc * rstd
-        g = None if grad is None else ops.reshape(grad if weight is None else grad * weight,
-                                                  flat_shape)
-        d_y = None if g is None else rstd * (g - ops.mean(g, (-1,), True)
-                                              - xhat * ops.mean(g * xhat, (-1,), True))
-        d_mean = None if grad_mean is None else ops.expand(grad_mean / n, xc.shape)
+        g = ops.zeros_like(x) if grad is None else (grad if weight is None else grad * weight)
+        d_rows, row_sums = ops.batch_norm_backward(ops.reshape(g, rows_shape),
+                                                   ops.reshape(x, rows_shape),
+                                                   ops.reshape(mean, (rows,)),
+                                                   ops.reshape(rstd, (rows,)))
+        d_y = ops.reshape(d_rows, x.shape)
+        xc = None if grad_rstd is None and (grad is None or weight is None) else (
+            ops.reshape(x, flat_shape) - mean)
+        d_mean = None if grad_mean is None else ops.expand(grad_mean / n, flat_shape)
         d_rstd = None if grad_rstd is None else grad_rstd * (-rstd * rstd * rstd) * xc / n
-        d_x = add_optional(add_optional(d_y, d_mean), d_rstd)
-        return (None if d_x is None else ops.reshape(d_x, x.shape),
-                None if grad is None or weight is None else grad * ops.reshape(xhat, x.shape),
+        from_stats = add_optional(d_mean, d_rstd)
+        return (d_y if from_stats is None else d_y + ops.reshape(from_stats, x.shape),
+                None if grad is None or weight is None
+                else grad * ops.reshape(xc * rstd, x.shape),
                 None if grad is None or bias is None else grad)
 
     return (result, mean, rstd), backward

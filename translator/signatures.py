@@ -131,6 +131,15 @@ triu(Tensor x, int diagonal) -> Tensor
 pad(Tensor x, Shape pads, float value) -> Tensor
 sort(Tensor x, int dim, bool descending) -> (Tensor, Tensor)
 topk(Tensor x, int k, int dim, bool largest) -> (Tensor, Tensor)
+# batch normalisation (csrc/kernels/norm.cpp; reference/kernels_nn.py; Note [Fused batch_norm]
+# in formulas/norm.py): x is (N, C, ...), statistics per channel C over the M values of every
+# other dim, as (C,) tensors of x's dtype. batch_norm_stats -> (mean, biased variance);
+# channel_affine -> x * scale[c] + shift[c]; batch_norm_backward -> (grad_x, sums), sums (2, C) =
+# (sum grad, sum grad * xhat) with xhat = (x - mean) rstd, and grad_x = weight rstd (grad -
+# sums[0] / M - xhat sums[1] / M) (weight None: 1).
+batch_norm_stats(Tensor x) -> (Tensor, Tensor)
+channel_affine(Tensor x, Tensor scale, Tensor shift) -> Tensor
+batch_norm_backward(Tensor grad, Tensor x, Tensor mean, Tensor rstd, Optional[Tensor] weight) -> (Tensor, Tensor)
 # recurrent cells (csrc/kernels/rnn.cpp; reference/kernels_rnn.py): gates (N, 4H) are
 # pre-activation, in torch's order (i, f, g, o); c is (N, H), of the gates' dtype. lstm_cell ->
 # (h, c_new); lstm_cell_backward recomputes the activations -> (grad_gates, grad_c_prev).

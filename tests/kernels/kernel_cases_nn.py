@@ -88,6 +88,26 @@ def add_cases(case, rand, variants):
     case("pad", big, (3, 3, 2, 2), 1.0)
     case("im2col", rand((4, 16, 30, 30), np.float32), (3, 3), (1, 1), (1, 1), (1, 1))
     case("max_pool2d", rand((4, 16, 30, 30), np.float32), (3, 3), (2, 2), (1, 1), (1, 1))
+
+    # batch normalisation (Note [Fused batch_norm]): contiguous and strided inputs, 2-D to 4-D,
+    # no weight, an empty batch (nan statistics, as torch), and the shape/dtype errors
+    for dt in (np.float32, np.float64):
+        for shape in [(4, 3), (3, 2, 5), (8, 8, 28, 28), (2, 3, 4, 5), (0, 3, 4)]:
+            c = shape[1]
+            for v in variants(rand(shape, dt))[:2]:
+                case("batch_norm_stats", v)
+                case("channel_affine", v, rand((c,), dt), rand((c,), dt))
+                mean, rstd = rand((c,), dt), np.abs(rand((c,), dt)) + 0.5
+                case("batch_norm_backward", rand(shape, dt), v, mean, rstd, rand((c,), dt))
+                case("batch_norm_backward", rand(shape, dt), v, mean, rstd, None)
+        case("channel_affine", rand((2, 3), dt), rand((2,), dt), rand((3,), dt))  # bad scale
+        case("batch_norm_stats", rand((3,), dt))  # 1-D
+        case("batch_norm_backward", rand((2, 3), dt), rand((3, 3), dt), rand((3,), dt),
+             rand((3,), dt), None)  # grad of another shape
+    case("batch_norm_stats", rand((3, 2), np.int64))
+    case("channel_affine", rand((2, 3), np.float32), rand((3,), np.float64), rand((3,), np.float32))
+    offset = rand((64, 4, 6), np.float32) + 1000.0  # a large mean: the variance stays accurate
+    case("batch_norm_stats", offset)
     _add_lstm_layer_cases(case, rand, variants)
 
 

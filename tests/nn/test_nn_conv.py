@@ -281,6 +281,31 @@ def test_batch_norm_matches_torch(lib, case):
                                    atol=1e-14)
 
 
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_double_backward_matches_torch(lib, affine):
+    """Training batch norm differentiated twice (Note [Fused batch_norm]): the gradient of a
+    function of the first gradients equals torch's for the input and the affine parameters."""
+    tg, F = lib.tg, lib.nn.functional
+    r = _rng(7)
+    x, v = r.normal(size=(3, 2, 4, 3)), r.normal(size=(3, 2, 4, 3))
+    w, b = r.uniform(0.5, 1.5, 2), r.normal(size=2)
+
+    def run(m, F, grad, tensor):
+        xs = tensor(x, requires_grad=True)
+        params = [tensor(w, requires_grad=True), tensor(b, requires_grad=True)] if affine else []
+        y = F.batch_norm(xs, tensor(np.zeros(2)), tensor(np.ones(2)), *params, training=True)
+        firsts = grad((y * tensor(v)).sum(), [xs] + params, create_graph=True)
+        total = sum(((g * g).sum() if i else (g * g * g).sum()) for i, g in enumerate(firsts))
+        seconds = grad(total, [xs] + params, allow_unused=True)  # the bias's: unused
+        return [np.zeros(2) if s is None else to_numpy(s) for s in seconds]
+
+    ours = run(tg, F, tg.autograd.grad, lambda a, **k: tg.tensor(a, dtype=tg.float64, **k))
+    theirs = run(torch, TF, torch.autograd.grad,
+                 lambda a, **k: torch.tensor(a, dtype=torch.float64, **k))
+    for a, e in zip(ours, theirs):
+        np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-11)
+
+
 def test_batch_norm_buffers(lib):
     tg, nn = lib.tg, lib.nn
     bn = nn.BatchNorm2d(3)

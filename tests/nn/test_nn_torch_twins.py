@@ -36,8 +36,16 @@ def _affine(y, w, b):
     return y if b is None else y + b
 
 
+def _sdpa(q, k, v, mask=None, scale=1.0, drop=None):
+    """The attention core with torch ops, dropout's keep-mask given as the formula takes it."""
+    scores = q @ k.transpose(-2, -1) * scale
+    weights = (scores if mask is None else scores + mask).softmax(-1)
+    return (weights if drop is None else weights * drop) @ v
+
+
 TWINS = {
     "linear": TF.linear,
+    "sdpa": _sdpa,
     "layer_norm": lambda x, shape, w=None, b=None, eps=1e-5: _affine(
         TF.layer_norm(x, shape, None, None, eps), w, b),
     "softplus": lambda x, beta=1.0, threshold=20.0: TF.softplus(x, beta, threshold),

@@ -197,22 +197,22 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     """torch's ``batch_norm``: in training, the batch statistics normalise and, when running
     stats are given, update them in place (``(1 - momentum) * old + momentum * batch``,
     with the unbiased batch variance); in eval, the running stats normalise."""
-    ops = backend_of(input).ops
-    if training and running_mean is not None and running_var is not None:
-        dims = tuple(d for d in range(input.ndim) if d != 1)
-        n = math.prod(input.shape[d] for d in dims)
-        if n <= 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when "
-                             f"training, got input of shape {tuple(input.shape)}")
-        with backend_of(input).autograd.no_grad():
-            x = input.detach()
-            mean = ops.mean(x, dims, False)
-            var = functions.var(x, dims, correction=1)
-            m = float(momentum)
-            running_mean.copy_(running_mean * (1.0 - m) + mean * m)
-            running_var.copy_(running_var * (1.0 - m) + var * m)
-    return ops.batch_norm(input, running_mean, running_var, weight, bias, bool(training),
-                          float(eps))
+    backend = backend_of(input)
+    ops = backend.ops
+    if not (training and running_mean is not None and running_var is not None):
+        return ops.batch_norm(input, running_mean, running_var, weight, bias, bool(training),
+                              float(eps))
+    n = math.prod(input.shape[d] for d in range(input.ndim) if d != 1)
+    if n <= 1:
+        raise ValueError(f"batch_norm: expected more than 1 value per channel when "
+                         f"training, got input of shape {tuple(input.shape)}")
+    # the batch statistics come out of the fused formula (Note [Fused batch_norm])
+    result, mean, var = ops.batch_norm_train(input, weight, bias, float(eps))
+    with backend.autograd.no_grad():
+        m = float(momentum)
+        running_mean.mul_(1.0 - m).add_(mean.detach() * m)
+        running_var.mul_(1.0 - m).add_(var.detach() * (m * n / (n - 1)))
+    return result
 
 
 # -- misc formulas ---------------------------------------------------------------------

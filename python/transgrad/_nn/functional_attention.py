@@ -5,15 +5,20 @@ Input -> output as torch: queries (..., L, E), keys (..., S, E), values (..., S,
 (..., L, Ev), each query's softmax-weighted mix of the values; masks are boolean (True = take
 part, for ``attn_mask``; True = ignore, for ``key_padding_mask``, as torch) or additive floats.
 
-Invariant: composites of differentiable ops (matmul, softmax, masked_fill, dropout), so both
-engines differentiate them to any order, and the compiled engine runs each op in C++. A row
-whose keys are all masked out gives NaN, as torch's math path does.
+Invariant: the attention itself is one formula, ``sdpa`` (Note [sdpa keeps its attention
+weights] in formulas/nn.py), fed an additive float mask (a boolean mask and ``is_causal`` become
+-inf entries here) and dropout's keep-mask drawn from the engine's generator; the rest is
+differentiable ops, so both engines differentiate attention to any order. A row whose keys are
+all masked out gives NaN, as torch's math path does. ``multi_head_attention_forward`` returning
+the weights (``need_weights``) computes them with ops, as torch's math path.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from .engine import Engine, engine_of
 from .functional import dropout, linear
@@ -62,18 +67,33 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
     L, S = int(query.shape[-2]), int(key.shape[-2])
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
-    scores = (query @ key.transpose(-2, -1)) * factor
     if is_causal:
         attn_mask = _causal_mask(E, L, S)
-    if attn_mask is not None:
-        if _is_bool(attn_mask):
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-    weights = scores.softmax(-1)
+    if attn_mask is not None and _is_bool(attn_mask):
+        attn_mask = _additive(E, attn_mask.logical_not(), query.dtype)
+    return _attend(E, query, key, value, attn_mask, factor, dropout_p)
+
+
+def _additive(E: Engine, masked_out: Any, dtype: Any) -> Any:
+    """An additive float mask: -inf where ``masked_out`` (bool) is True, 0 elsewhere."""
+    zeros = E.module.zeros(tuple(masked_out.shape), dtype=dtype)
+    return zeros.masked_fill(masked_out, float("-inf"))
+
+
+def _attend(E: Engine, q: Any, k: Any, v: Any, mask: Any, factor: float,
+            dropout_p: float) -> Any:
+    """``softmax(q @ k^T * factor + mask)``, dropped out with ``dropout_p``, ``@ v``: the
+    ``sdpa`` formula, given dropout's scaled keep-mask."""
+    drop = None
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    return weights @ value
+        shapes = [tuple(q.shape[:-2]), tuple(k.shape[:-2]), tuple(v.shape[:-2])]
+        if mask is not None:
+            shapes.append(tuple(mask.shape[:-2]))
+        weights_shape = np.broadcast_shapes(*shapes) + (int(q.shape[-2]), int(k.shape[-2]))
+        keep = 1.0 - dropout_p
+        drop = (E.bernoulli_mask(weights_shape, keep, q.dtype) * (1.0 / keep) if keep > 0.0
+                else E.module.zeros(weights_shape, dtype=q.dtype))
+    return E.op("sdpa")(q, k, v, mask, factor, drop)
 
 
 def _float_mask(E: Engine, mask: Any, dtype: Any, name: str) -> Any:
@@ -100,14 +120,44 @@ def multi_head_attention_forward(
     """torch's multi-head attention on sequence-first inputs (L, N, E) or unbatched (L, E):
     project, split into heads, attend (masks merged into one additive mask), join, project
     out; returns (output, weights averaged over heads or per head, or None)."""
+    return multi_head_attention(
+        query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k,
+        bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training,
+        key_padding_mask, need_weights, attn_mask, use_separate_proj_weight, q_proj_weight,
+        k_proj_weight, v_proj_weight, static_k, static_v, average_attn_weights, is_causal,
+        batch_first=False)
+
+
+# Note [Attention in the batch-first layout]
+# torch's MultiheadAttention(batch_first=True) transposes its (N, L, E) inputs to (L, N, E) and
+# back. Here the heads are split from either layout directly ((N, L, H, D) or (L, N, H, D),
+# permuted to (N, H, L, D) as views), so batch-first inputs are never transposed: the
+# projections then read contiguous rows (one gemm each, Note [linear as one gemm] in
+# formulas/nn.py), where a transposed input would be copied for each of them, forward and
+# backward. Only the sequence and batch dims (``seq``, ``bat``) differ between the layouts.
+
+
+def multi_head_attention(
+        query: Any, key: Any, value: Any, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Any, in_proj_bias: Any, bias_k: Any, bias_v: Any,
+        add_zero_attn: bool, dropout_p: float, out_proj_weight: Any, out_proj_bias: Any,
+        training: bool, key_padding_mask: Any, need_weights: bool, attn_mask: Any,
+        use_separate_proj_weight: bool, q_proj_weight: Any, k_proj_weight: Any,
+        v_proj_weight: Any, static_k: Any, static_v: Any, average_attn_weights: bool,
+        is_causal: bool, batch_first: bool) -> tuple[Any, Any]:
+    """``multi_head_attention_forward`` on (L, N, E) inputs, or (N, L, E) ones when
+    ``batch_first`` (Note [Attention in the batch-first layout]); unbatched inputs are (L, E)
+    either way."""
     E = engine_of(query)
     m = E.module
     batched = query.ndim == 3
     if not batched:
+        batch_first = False
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = (int(s) for s in query.shape)
+    seq, bat = (1, 0) if batch_first else (0, 1)
+    tgt_len, bsz, embed_dim = int(query.shape[seq]), int(query.shape[bat]), int(query.shape[2])
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
                              f"got {embed_dim}")
@@ -135,7 +185,7 @@ def multi_head_attention_forward(
         q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
     # -- masks as one additive float mask (N or N * heads, L, S), or None
     attn_mask = _float_mask(E, attn_mask, q.dtype, "attn_mask")
-    src_len = int(key.shape[0])
+    src_len = int(key.shape[seq])
     if attn_mask is not None:
         want = {2: (tgt_len, src_len), 3: (bsz * num_heads, tgt_len, src_len)}.get(
             attn_mask.ndim)
@@ -146,14 +196,15 @@ def multi_head_attention_forward(
                                f"{_size(attn_mask.shape)}, but should be {want}.")
     key_padding_mask = _float_mask(E, key_padding_mask, q.dtype, "key_padding_mask")
     if bias_k is not None and bias_v is not None:
-        k = m.cat([k, bias_k.expand((1, bsz, embed_dim))], 0)
-        v = m.cat([v, bias_v.expand((1, bsz, embed_dim))], 0)
+        one_row = (bsz, 1, embed_dim) if batch_first else (1, bsz, embed_dim)
+        k = m.cat([k, bias_k.reshape((1, 1, embed_dim)).expand(one_row)], seq)
+        v = m.cat([v, bias_v.reshape((1, 1, embed_dim)).expand(one_row)], seq)
         attn_mask = _pad_last(E, attn_mask)
         key_padding_mask = _pad_last(E, key_padding_mask)
-    # -- heads: (L, N, E) -> (N, H, L, head_dim)
-    q = q.reshape((tgt_len, bsz, num_heads, head_dim)).permute(1, 2, 0, 3)
-    k = k.reshape((k.shape[0], bsz, num_heads, head_dim)).permute(1, 2, 0, 3)
-    v = v.reshape((v.shape[0], bsz, num_heads, head_dim)).permute(1, 2, 0, 3)
+    # -- heads: (L, N, E) or (N, L, E) -> (N, H, L, head_dim), a view
+    order = (0, 2, 1, 3) if batch_first else (1, 2, 0, 3)
+    q, k, v = (t.reshape(tuple(t.shape[:2]) + (num_heads, head_dim)).permute(*order)
+               for t in (q, k, v))
     if add_zero_attn:
         zeros = m.zeros((bsz, num_heads, 1, head_dim), dtype=q.dtype)
         k, v = m.cat([k, zeros], 2), m.cat([v, zeros], 2)
@@ -169,16 +220,21 @@ def multi_head_attention_forward(
         mask = kpm if mask is None else mask + kpm
     if not training:
         dropout_p = 0.0
-    scores = (q * (1.0 / math.sqrt(head_dim))) @ k.transpose(-2, -1)
-    if mask is not None:
-        scores = scores + mask
-    weights = scores.softmax(-1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    out = weights @ v                                   # (N, H, L, head_dim)
-    out = out.permute(2, 0, 1, 3).reshape((tgt_len, bsz, embed_dim))
+    weights = None
+    if need_weights:  # the weights are wanted: attention with ops, as torch's math path
+        scores = (q * (1.0 / math.sqrt(head_dim))) @ k.transpose(-2, -1)
+        if mask is not None:
+            scores = scores + mask
+        weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p, True)
+        out = weights @ v                               # (N, H, L, head_dim)
+    else:
+        out = _attend(E, q, k, v, mask, 1.0 / math.sqrt(head_dim), dropout_p)
+    joined = (bsz, tgt_len, embed_dim) if batch_first else (tgt_len, bsz, embed_dim)
+    out = out.permute(*((0, 2, 1, 3) if batch_first else (2, 0, 1, 3))).reshape(joined)
     out = linear(out, out_proj_weight, out_proj_bias)
-    if not need_weights:
+    if weights is None:
         return (out if batched else out.squeeze(1)), None
     if average_attn_weights:
         weights = weights.mean(1)

@@ -658,6 +658,9 @@ def item(x: Any) -> float:
 
 from transgrad.reference.kernels_nn import (  # noqa: E402, F401 - re-exported kernels, last
     adaptive_pool_weights,
+    batch_norm_backward,
+    batch_norm_stats,
+    channel_affine,
     col2im,
     cumsum,
     flip,

@@ -1,6 +1,7 @@
 """The reference engine's neural-network kernels: numpy implementations of the last section of
 translator/signatures.py (im2col, col2im, max_pool2d, adaptive_pool_weights, cumsum, flip, tril,
-triu, pad, sort, topk). Re-exported by ``kernels.py``; same conventions (Note [Kernel
+triu, pad, sort, topk, and batch normalisation's batch_norm_stats, channel_affine and
+batch_norm_backward). Re-exported by ``kernels.py``; same conventions (Note [Kernel
 conventions], Note [Reference kernels]). The C++ twins are csrc/kernels/conv.cpp, pool.cpp and
 nn_misc.cpp; both follow Note [Window geometry] below, so the engines agree exactly.
 
@@ -28,6 +29,7 @@ from transgrad.reference.kernel_support import (
     _check_size,
     _is_half,
     _new,
+    _quiet,
     _shape,
     _wrap_dim,
     _wrap_dims,
@@ -237,3 +239,73 @@ def topk(x: Any, k: int, dim: int, largest: bool) -> tuple:
         return values, idx
     sl = (slice(None),) * d + (slice(0, k),)
     return _new(_arr(values)[sl].copy()), _new(_arr(idx)[sl].copy())
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch normalisation (Note [Fused batch_norm] in formulas/norm.py): x is (N, C, ...), viewed as
+# (N, C, L); statistics per channel over N and L, accumulated in float64 as the C++ twin
+# (csrc/kernels/norm.cpp) does, and returned in x's dtype.
+
+
+def _channels(a: np.ndarray, name: str) -> np.ndarray:
+    """``a`` (N, C, ...) as (N, C, L), checked."""
+    if a.ndim < 2:
+        raise ValueError(f"{name}: expected an (N, C, ...) input of at least 2 dims, got shape "
+                         f"{_shape(a)}")
+    if a.dtype.kind != "f":
+        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected a floating dtype)")
+    return a.reshape(a.shape[0], a.shape[1], -1) if a.size else a.reshape(
+        a.shape[0], a.shape[1], int(np.prod(a.shape[2:], dtype=np.int64)))
+
+
+def _per_channel(t: Any, a: np.ndarray, name: str, what: str) -> np.ndarray:
+    v = _arr(t)
+    if v.shape != (a.shape[1],):
+        raise ValueError(f"{name}: {what} must have shape ({a.shape[1]},) for an input of shape "
+                         f"{_shape(a)}, got {_shape(v)}")
+    if v.dtype != a.dtype:
+        raise ValueError(f"{name}: {what} has dtype {v.dtype}, the input {a.dtype}")
+    return v
+
+
+@_quiet
+def batch_norm_stats(x: Any) -> tuple:
+    a = _arr(x)
+    flat = _channels(a, "batch_norm_stats").astype(np.float64)
+    count = flat.shape[0] * flat.shape[2]
+    mean = flat.sum(axis=(0, 2)) / count if count else np.full(flat.shape[1], np.nan)
+    dev = flat - mean.astype(a.dtype).astype(np.float64)[None, :, None]
+    var = (dev * dev).sum(axis=(0, 2)) / count if count else np.full(flat.shape[1], np.nan)
+    return _new(mean.astype(a.dtype)), _new(var.astype(a.dtype))
+
+
+def channel_affine(x: Any, scale: Any, shift: Any) -> Any:
+    a = _arr(x)
+    flat = _channels(a, "channel_affine")
+    k = _per_channel(scale, a, "channel_affine", "scale")
+    d = _per_channel(shift, a, "channel_affine", "shift")
+    return _new((flat * k[:, None] + d[:, None]).reshape(a.shape))
+
+
+@_quiet
+def batch_norm_backward(grad: Any, x: Any, mean: Any, rstd: Any, weight: Any) -> tuple:
+    a, g = _arr(x), _arr(grad)
+    name = "batch_norm_backward"
+    flat = _channels(a, name)
+    if g.shape != a.shape:
+        raise ValueError(f"{name}: grad of shape {_shape(g)} for an input of shape {_shape(a)}")
+    if g.dtype != a.dtype:
+        raise ValueError(f"{name}: grad has dtype {g.dtype}, the input {a.dtype}")
+    m = _per_channel(mean, a, name, "mean").astype(np.float64)
+    r = _per_channel(rstd, a, name, "rstd").astype(np.float64)
+    w = (np.ones_like(r) if weight is None
+         else _per_channel(weight, a, name, "weight").astype(np.float64))
+    gf = g.reshape(flat.shape).astype(np.float64)
+    centered = flat.astype(np.float64) - m[None, :, None]
+    count = flat.shape[0] * flat.shape[2]
+    sg = gf.sum(axis=(0, 2))
+    sgx = (gf * centered).sum(axis=(0, 2))
+    scale = w * r
+    gx = (gf * scale[None, :, None] - centered * (scale * r * r * sgx / count)[None, :, None]
+          - (scale * sg / count)[None, :, None])
+    return _new(gx.astype(a.dtype).reshape(a.shape)), _new(np.stack([sg, sgx * r]).astype(a.dtype))

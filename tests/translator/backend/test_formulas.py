@@ -104,6 +104,8 @@ def test_bindings_carry_the_formula_docstrings(generated):
         elif stripped.startswith('"') and current:
             pieces.append(ast.literal_eval(stripped.rstrip(",")))
             docs[current] = "".join(pieces)
+        elif pieces:  # the docstring has ended: a wrapped default such as `"None")` is not it
+            current = None
     sources = {}
     for path in MODULES:
         tree = ast.parse(open(path, encoding="utf-8").read())

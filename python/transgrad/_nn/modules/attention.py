@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 from .. import init
-from ..functional_attention import multi_head_attention_forward
+from ..functional_attention import multi_head_attention
 from ..module import Module
 from .linear import Linear
 
@@ -96,18 +96,12 @@ class MultiheadAttention(Module):
                 need_weights: bool = True, attn_mask: Any = None,
                 average_attn_weights: bool = True, is_causal: bool = False
                 ) -> tuple[Any, Any]:
-        batched = query.ndim == 3
-        if self.batch_first and batched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        out, weights = multi_head_attention_forward(
+        # batch-first inputs are attended in their own layout, untransposed (Note [Attention in
+        # the batch-first layout] in functional_attention.py)
+        return multi_head_attention(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
-            is_causal=is_causal)
-        if self.batch_first and batched:
-            out = out.transpose(0, 1)
-        return out, weights
+            self.out_proj.weight, self.out_proj.bias, self.training, key_padding_mask,
+            need_weights, attn_mask, not self._qkv_same_embed_dim, self.q_proj_weight,
+            self.k_proj_weight, self.v_proj_weight, None, None, average_attn_weights,
+            is_causal, self.batch_first)

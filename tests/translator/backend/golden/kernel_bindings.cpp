@@ -103,6 +103,14 @@ void register_kernel_table(py::module_& m) {
   m.def("pad", &k::pad, py::arg("x"), py::arg("pads"), py::arg("value"));
   m.def("sort", &k::sort, py::arg("x"), py::arg("dim"), py::arg("descending"));
   m.def("topk", &k::topk, py::arg("x"), py::arg("k"), py::arg("dim"), py::arg("largest"));
+  m.def("batch_norm_stats", &k::batch_norm_stats, py::arg("x"));
+  m.def("channel_affine", &k::channel_affine, py::arg("x"), py::arg("scale"), py::arg("shift"));
+  m.def("batch_norm_backward",
+        [](const tg::Tensor& grad, const tg::Tensor& x, const tg::Tensor& mean,
+           const tg::Tensor& rstd,
+           std::optional<tg::Tensor> weight) { return k::batch_norm_backward(
+               grad, x, mean, rstd, weight ? *weight : tg::Tensor()); }, py::arg("grad"),
+        py::arg("x"), py::arg("mean"), py::arg("rstd"), py::arg("weight"));
   m.def("lstm_cell", &k::lstm_cell, py::arg("gates"), py::arg("c"));
   m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
         py::arg("gc"));

@@ -116,6 +116,17 @@ Tensor triu(const Tensor& x, int64_t diagonal);
 Tensor pad(const Tensor& x, const Shape& pads, double value);
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest);
+// batch normalisation (csrc/kernels/norm.cpp; reference/kernels_nn.py; Note [Fused batch_norm]
+// in formulas/norm.py): x is (N, C, ...), statistics per channel C over the M values of every
+// other dim, as (C,) tensors of x's dtype. batch_norm_stats -> (mean, biased variance);
+// channel_affine -> x * scale[c] + shift[c]; batch_norm_backward -> (grad_x, sums), sums (2, C) =
+// (sum grad, sum grad * xhat) with xhat = (x - mean) rstd, and grad_x = weight rstd (grad -
+// sums[0] / M - xhat sums[1] / M) (weight None: 1).
+std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& x);
+Tensor channel_affine(const Tensor& x, const Tensor& scale, const Tensor& shift);
+std::tuple<Tensor, Tensor> batch_norm_backward(
+    const Tensor& grad, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+    const Tensor& weight);
 // recurrent cells (csrc/kernels/rnn.cpp; reference/kernels_rnn.py): gates (N, 4H) are
 // pre-activation, in torch's order (i, f, g, o); c is (N, H), of the gates' dtype. lstm_cell ->
 // (h, c_new); lstm_cell_backward recomputes the activations -> (grad_gates, grad_c_prev).
