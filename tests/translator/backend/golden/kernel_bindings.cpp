@@ -109,7 +109,7 @@ void register_kernel_table(py::module_& m) {
         [](const tg::Tensor& grad, const tg::Tensor& x, const tg::Tensor& mean,
            const tg::Tensor& rstd,
            std::optional<tg::Tensor> weight) { return k::batch_norm_backward(
-               grad, x, mean, rstd, weight ? *weight : tg::Tensor()); }, py::arg("grad"),
+               grad, x, mean, rstd, (weight ? *weight : tg::Tensor())); }, py::arg("grad"),
         py::arg("x"), py::arg("mean"), py::arg("rstd"), py::arg("weight"));
   m.def("lstm_cell", &k::lstm_cell, py::arg("gates"), py::arg("c"));
   m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
