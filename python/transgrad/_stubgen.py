@@ -161,6 +161,8 @@ def _tensor_class(Tensor: type) -> List[str]:
             returns = "Any"
         lines.append(_def(name, value, True, returns, "    "))
     for name, returns in _COMPILED_ONLY.items():  # pybind11 methods of _C.Tensor only
+        if hasattr(Tensor, name):  # the reference Tensor has it too now: emitted above
+            continue
         lines.append(f"    def {name}(self, *args: Any, **kwargs: Any) -> {returns}: ...")
     return lines
 
