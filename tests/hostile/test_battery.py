@@ -15,9 +15,6 @@ KNOWN = {
     "layout.unfold_overlap_add": "torch's own answer depends on its loop order",
     # Found by the battery, not fixed yet (issue 11's report lists them):
     "api.new_full_big": "a fill value beyond float32 becomes inf; torch raises",
-    "half.f16_linspace": "linspace does not check its ends against the dtype's range",
-    "int.linspace_int8": "linspace does not check its ends against the dtype's range",
-    "half.f16_layer_norm": "layer_norm computes a float16 input's statistics in float16",
     "int.clamp_int8_float": "clamp of an integer tensor by float bounds does not promote",
     "int.clamp_uint8_neg@transgrad": "the compiled clamp casts a negative bound of uint8 "
                                      "differently from torch (and the reference refuses it)",
@@ -32,8 +29,6 @@ KNOWN = {
     "nan.mode": "mode's index of a NaN mode is the last NaN's (torch: the first)",
     "nan.searchsorted": "searchsorted does not order NaN last in the sorted sequence",
     "nan.softmax_inf": "softmax([inf, 1]) is [nan, 0] (torch: [nan, nan])",
-    "nan.unique": "unique merges NaNs (torch keeps each NaN)",
-    "nan.unique_counts": "unique merges NaNs (torch keeps each NaN)",
 }
 # Cases where both engines answer correctly and torch raises only for a limit of its own.
 EXTENSIONS = {

@@ -237,3 +237,30 @@ def test_from_numpy_refuses_negative_strides(engine):
                        "negative"):
         engine.from_numpy(np.arange(6.0)[::-1])
     assert engine.from_numpy(np.arange(6.0)[::-1].copy()).tolist()[0] == 5.0
+
+
+def test_unique_keeps_each_nan(engine):
+    nan = float("nan")
+    values, inverse, counts = engine.unique(engine.tensor([3.0, nan, 1.0, 3.0, nan]),
+                                            return_inverse=True, return_counts=True)
+    v = values.tolist()
+    assert v[:2] == [1.0, 3.0] and len(v) == 4 and all(math.isnan(e) for e in v[2:])
+    assert counts.tolist() == [1, 2, 1, 1]
+    assert inverse.tolist()[0] == 1 and inverse.tolist()[3] == 1
+    assert sorted(inverse.tolist()[i] for i in (1, 4)) == [2, 3]
+
+
+def test_half_layer_norm_statistics_in_float32(engine):
+    x = engine.tensor([[60000.0, -60000.0]], dtype=engine.float16)
+    out = nnf(engine).layer_norm(x, (2,))
+    assert out.dtype == engine.float16 and out.tolist() == [[1.0, -1.0]]
+
+
+@pytest.mark.parametrize("start, end, dtype, name", [
+    (0, 300, "int8", "int8_t"), (0, 127.9, "int8", "int8_t"), (0, 70000, "float16", "c10::Half"),
+    (0, 1e39, "float32", "float")])
+def test_linspace_ends_beyond_the_dtype_raise(engine, start, end, dtype, name):
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without "
+                       "overflow"):
+        engine.linspace(start, end, 4, dtype=getattr(engine, dtype))
+    assert engine.linspace(-128, 127, 3, dtype=engine.int8).tolist() == [-128, 0, 127]

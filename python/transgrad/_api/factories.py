@@ -417,6 +417,31 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "numel", "from_dlpack")
 
 
+_C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "float32": "float"}
+
+
+def _check_fits(v: Any, d: np.dtype) -> None:
+    """torch's check of a scalar argument against the result dtype (linspace(0, 300) in int8,
+    linspace(0, 70000) in float16 gave wrapped values or NaN before)."""
+    name = _C_NAMES.get(str(d))
+    if name is None or isinstance(v, complex):
+        return
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        ok = math.isfinite(v) and info.min <= v <= info.max
+    else:
+        ok = not math.isfinite(v) or abs(v) <= float(_finfo_max(d))
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _finfo_max(d: np.dtype) -> float:
+    return {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}.get(
+        str(d), float(np.finfo(d).max) if d.kind == "f" else math.inf)
+
+
 def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:
     """torch's evenly spaced values: ``start + i * step`` for the first half, ``end - (steps -
     1 - i) * step`` for the rest, in the result's precision."""
@@ -426,6 +451,9 @@ def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndar
         raise RuntimeError("number of steps must be non-negative")
     start = float(start.item()) if is_tensor(start) else start
     end = float(end.item()) if is_tensor(end) else end
+    if name == "linspace":
+        _check_fits(start, d)
+        _check_fits(end, d)
     work = np.float64 if d.kind != "f" else d.type
     if steps == 1:
         return np.array([start], dtype=work).astype(d)

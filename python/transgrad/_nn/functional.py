@@ -207,6 +207,13 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
         raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
                          f"trailing dims of an input of shape {tuple(input.shape)}")
+    if str(input.dtype) in ("float16", "bfloat16"):
+        # torch computes a half input's statistics in float32: in float16 the variance of
+        # [60000, -60000] overflows and the output was [0, 0] where torch gives [1, -1]
+        def up(t: Any) -> Any:
+            return None if t is None else t.float()
+        out = E.op("layer_norm")(up(input), normalized_shape, up(weight), up(bias), float(eps))
+        return out.to(input.dtype)
     return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
 
 
