@@ -14,7 +14,6 @@ KNOWN = {
     # Order-dependent in torch itself: unfold's windows overlap and torch does not detect it.
     "layout.unfold_overlap_add": "torch's own answer depends on its loop order",
     # Found by the battery, not fixed yet (issue 11's report lists them):
-    "api.new_full_big": "a fill value beyond float32 becomes inf; torch raises",
     "int.clamp_int8_float": "clamp of an integer tensor by float bounds does not promote",
     "int.clamp_uint8_neg@transgrad": "the compiled clamp casts a negative bound of uint8 "
                                      "differently from torch (and the reference refuses it)",

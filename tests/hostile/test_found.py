@@ -264,3 +264,13 @@ def test_linspace_ends_beyond_the_dtype_raise(engine, start, end, dtype, name):
                        "overflow"):
         engine.linspace(start, end, 4, dtype=getattr(engine, dtype))
     assert engine.linspace(-128, 127, 3, dtype=engine.int8).tolist() == [-128, 0, 127]
+
+
+def test_full_of_a_value_the_dtype_cannot_hold(engine):
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without "
+                       "overflow"):
+        engine.ones(1).new_full((2,), 1e300)  # was inf
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t"):
+        engine.full((1,), 300, dtype=engine.int8)
+    assert engine.full((1,), float("inf")).tolist() == [float("inf")]
+    assert engine.full((1,), -128, dtype=engine.int8).tolist() == [-128]

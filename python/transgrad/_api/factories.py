@@ -185,6 +185,10 @@ class Factories:
             dtype = (bool_ if isinstance(fill_value, builtins.bool) else
                      int64 if isinstance(fill_value, (int, np.integer)) else self._default)
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        if isinstance(fill_value, (int, float, np.integer, np.floating)) and not isinstance(
+                fill_value, (bool, np.bool_)):
+            _check_fits(float(fill_value) if isinstance(fill_value, (float, np.floating))
+                        else int(fill_value), as_dtype(dtype))
         return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad, device)
 
     def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
