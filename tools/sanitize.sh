@@ -5,10 +5,25 @@
 #                               tests/compiled/test_stress.py, test_small_alloc.py, the engine's
 #                               thread tests; known false positives: tools/tsan.supp)
 #   tools/sanitize.sh address   AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite
-#   tools/sanitize.sh all       both (the default)
+#                               in one pytest process
+#   tools/sanitize.sh address-dirs [DIR...]
+#                               the same, one pytest process per test directory (default: every
+#                               tests/*/), each with its own log $TG_SAN_DIR/logs/address-NAME.log;
+#                               a directory with a report does not stop the next one. A summary
+#                               table (directory, seconds, result) ends the run; it fails if any
+#                               directory failed.
+#   tools/sanitize.sh build address|thread
+#                               only build (or bring up to date) the sanitized package
+#   tools/sanitize.sh all       thread, then address (the default)
 #
-# Extra arguments go to pytest (e.g. `tools/sanitize.sh thread -k shared`). Environment:
-# TG_SAN_DIR (default /tmp/tg-sanitize): where the builds and the assembled packages go.
+# Extra arguments go to pytest (e.g. `tools/sanitize.sh thread -k shared`,
+# `tools/sanitize.sh address tests/engine -x`; for address-dirs they go to every directory's run).
+# Environment:
+#   TG_SAN_DIR (default /tmp/tg-sanitize): where the builds, the assembled packages and the logs go.
+#   TG_SAN_REUSE=1: use the sanitized build already in TG_SAN_DIR as it is (no cmake, no ninja);
+#     only the Python sources are copied again. For a second run while the machine is busy; after
+#     a C++ or formula change leave it unset (ninja then rebuilds only what changed).
+#   CMAKE_CXX_COMPILER_LAUNCHER (e.g. ccache) is passed on to cmake.
 #
 # The Python interpreter is not instrumented, so the sanitizer runtime is preloaded
 # (LD_PRELOAD). Leak checking is off (the interpreter keeps objects alive at exit on purpose).
@@ -23,18 +38,23 @@ what=${1:-all}
 [[ $# -gt 0 ]] && shift
 # The real interpreter, not a wrapper script (pyenv shims crash with a sanitizer preloaded).
 python=$("${PYTHON:-python}" -c "import sys; print(sys.executable)")
-pybind11_dir=$("$python" -m pybind11 --cmakedir)
 
 # build NAME SANITIZERS: configure, compile and assemble a package dir $out/NAME/pkg.
 build() {
   local name=$1 sanitize=$2 b=$out/$1/build p=$out/$1/pkg
-  cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -Dpybind11_DIR="$pybind11_dir" \
-    -DTG_SANITIZE="$sanitize" >&2
-  ninja -C "$b" >&2
+  if [[ ${TG_SAN_REUSE:-} == 1 && -f $b/libtransgrad.so ]]; then
+    echo "reusing the $name build in $b (TG_SAN_REUSE=1)" >&2
+  else
+    cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -DPython_EXECUTABLE="$python" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" \
+      ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER="$CMAKE_CXX_COMPILER_LAUNCHER"} \
+      -DTG_SANITIZE="$sanitize" >&2
+    ninja -C "$b" >&2
+  fi
   rm -rf "$p" && mkdir -p "$p"
   cp -r "$root/python/transgrad" "$p/transgrad"
   cp "$b"/_C*.so "$b"/libtransgrad.so "$p/transgrad/"
+  cp "$b"/generated/_C.pyi "$b"/generated/_formula_facts.py "$p/transgrad/" 2>/dev/null || true
   cp -r "$root/translator" "$p/transgrad/translator"
   cp -r "$root/formulas" "$p/transgrad/formulas"
   echo "$p"
@@ -64,18 +84,69 @@ thread() {
     tests/engine/test_engine.py -k "thread or stress or alloc" "$@"
 }
 
-address() {
-  local pkg
-  pkg=$(build asan address,undefined | tail -n 1)
-  echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
+run_asan() {  # PKG pytest-args...
+  local pkg=$1
+  shift
   ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 abort_on_error=0 exitcode=66 ${ASAN_OPTIONS:-}" \
     UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 exitcode=66 ${UBSAN_OPTIONS:-}" \
     run_pytest "$pkg" "$(runtime libasan.so):$(runtime libubsan.so)" "$@"
 }
 
+address() {
+  local pkg
+  pkg=$(build asan address,undefined | tail -n 1)
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
+  run_asan "$pkg" "$@"
+}
+
+# address-dirs [DIR...] [-- pytest-args...]: one run per directory, a log each, keep going.
+address_dirs() {
+  local pkg dirs=() args=() d name t0 secs rc failed=0 summary=""
+  while [[ $# -gt 0 ]]; do
+    if [[ $1 == -- ]]; then shift; args=("$@"); break; fi
+    if [[ $1 == -* ]]; then args=("$@"); break; fi
+    dirs+=("$1"); shift
+  done
+  if [[ ${#dirs[@]} -eq 0 ]]; then
+    for d in "$root"/tests/*/; do dirs+=("tests/$(basename "$d")"); done
+  fi
+  pkg=$(build asan address,undefined | tail -n 1)
+  mkdir -p "$out/logs"
+  for d in "${dirs[@]}"; do
+    name=$(basename "$d")
+    echo "== ASan+UBSan: $d (log: $out/logs/address-$name.log)"
+    t0=$(date +%s)
+    rc=0
+    run_asan "$pkg" "$d" ${args[@]+"${args[@]}"} >"$out/logs/address-$name.log" 2>&1 || rc=$?
+    secs=$(($(date +%s) - t0))
+    local verdict="clean"
+    if [[ $rc -ne 0 ]]; then
+      failed=1
+      if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$out/logs/address-$name.log"; then
+        verdict="SANITIZER REPORT (exit $rc)"
+      else
+        verdict="tests failed (exit $rc)"
+      fi
+    fi
+    echo "   $(tail -n 1 "$out/logs/address-$name.log")"
+    summary+=$(printf '| %s | %d | %s |\n' "$d" "$secs" "$verdict")$'\n'
+  done
+  echo "| directory | seconds | result |"
+  echo "|---|---|---|"
+  printf '%s' "$summary" | tee "$out/logs/address-summary.md"
+  return $failed
+}
+
 case $what in
   thread) thread "$@" ;;
   address) address "$@" ;;
+  address-dirs) address_dirs "$@" ;;
+  build)
+    case ${1:-} in
+      address) build asan address,undefined ;;
+      thread) build tsan thread ;;
+      *) echo "usage: $0 build address|thread" >&2; exit 2 ;;
+    esac ;;
   all) thread "$@" && address "$@" ;;
-  *) echo "usage: $0 [thread|address|all] [pytest args...]" >&2; exit 2 ;;
+  *) echo "usage: $0 [thread|address|address-dirs|build|all] [pytest args...]" >&2; exit 2 ;;
 esac

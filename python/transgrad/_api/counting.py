@@ -43,8 +43,9 @@ def unique(input: Any, sorted: bool = True, return_inverse: bool = False,  # noq
     (``return_counts``)."""
     a = _data(input)
     if dim is None:
+        # each NaN is a value of its own, as torch's (numpy merges them by default)
         values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True,
-                                            return_counts=True)
+                                            return_counts=True, equal_nan=False)
         inverse = inverse.reshape(a.shape)
     else:
         d = wrap_dim(dim, a.ndim)

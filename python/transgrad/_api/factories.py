@@ -10,6 +10,7 @@ bool; numpy arrays keep their dtype (mapped onto the supported ones when copied)
 from __future__ import annotations
 
 import builtins
+import fractions
 import math
 from typing import Any, Optional
 
@@ -38,6 +39,18 @@ def _shape(size: Any) -> tuple:
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
         size = tuple(size[0])
     return tuple(int(s) for s in size)
+
+
+def _check_arange_length(start: Any, end: Any, step: Any, dtype: np.dtype) -> None:
+    """torch's checks of arange's length, counted exactly: numpy's own count overflows int64
+    for ``arange(0, 2**63 - 1)`` and gives an empty range, a silent wrong answer."""
+    try:
+        bounds = [fractions.Fraction(v.item() if is_tensor(v) else v) for v in (start, end, step)]
+    except (TypeError, ValueError, OverflowError):  # NaN or inf
+        raise RuntimeError(f"unsupported range: {start} -> {end}") from None
+    n = math.ceil((bounds[1] - bounds[0]) / bounds[2])
+    if n * dtype.itemsize > 2**63 - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{n}]")
 
 
 class Factories:
@@ -112,7 +125,22 @@ class Factories:
                 # numpy makes 2**63 a uint64 (then wrapped to int64) and 2**70 an object
                 raise ValueError("Overflow when unpacking long long")
         if dtype is not None:
-            a = a.astype(as_dtype(dtype), copy=False)
+            target = as_dtype(dtype)
+            if (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
+                    and target.kind in "iu" and a.dtype.kind in "fiu" and a.size):
+                # torch checks each Python number against an integer dtype's range (a NaN or an
+                # out-of-range value would otherwise wrap silently, as numpy's astype does)
+                info = np.iinfo(target)
+                if a.dtype.kind == "f":  # max + 1 is exact in float64, max may round up
+                    v = np.trunc(a)
+                    fits = np.isfinite(a).all() and (v >= info.min).all() and (
+                        v < float(info.max) + 1).all()
+                else:
+                    fits = (a >= info.min).all() and (a <= info.max).all()
+                if not fits:
+                    raise RuntimeError(f"value cannot be converted to type {target} without "
+                                       "overflow")
+            a = a.astype(target, copy=False)
         elif (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
               and a.dtype.kind == "f"):
             a = a.astype(self._default, copy=False)  # Python floats: the default dtype
@@ -138,6 +166,11 @@ class Factories:
             raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                             "types are: float64, float32, float16, bfloat16, complex128, int64, "
                             "int32, int16, int8, uint8, and bool.")
+        if any(s < 0 for s in a.strides):  # torch's refusal: a copy would not share memory
+            raise ValueError("At least one stride in the given numpy array is negative, and "
+                             "tensors with negative strides are not currently supported. (You "
+                             "can probably work around this by making a copy of your array  "
+                             "with array.copy().) ")
         return self._backend.from_numpy(a)
 
     def from_dlpack(self, ext_tensor: Any) -> Any:
@@ -153,6 +186,10 @@ class Factories:
             dtype = (bool_ if isinstance(fill_value, builtins.bool) else
                      int64 if isinstance(fill_value, (int, np.integer)) else self._default)
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        if isinstance(fill_value, (int, float, np.integer, np.floating)) and not isinstance(
+                fill_value, (bool, np.bool_)):
+            _check_fits(float(fill_value) if isinstance(fill_value, (float, np.floating))
+                        else int(fill_value), as_dtype(dtype))
         return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad, device)
 
     def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
@@ -210,6 +247,7 @@ class Factories:
         if dtype is None:
             ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
             dtype = int64 if ints else self._default
+        _check_arange_length(start, end, step, as_dtype(dtype))
         return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
                           requires_grad, device)
 
@@ -412,6 +450,31 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor")
 
 
+_C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "float32": "float"}
+
+
+def _check_fits(v: Any, d: np.dtype) -> None:
+    """torch's check of a scalar argument against the result dtype (linspace(0, 300) in int8,
+    linspace(0, 70000) in float16 gave wrapped values or NaN before)."""
+    name = _C_NAMES.get(str(d))
+    if name is None or isinstance(v, complex):
+        return
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        ok = math.isfinite(v) and info.min <= v <= info.max
+    else:
+        ok = not math.isfinite(v) or abs(v) <= float(_finfo_max(d))
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _finfo_max(d: np.dtype) -> float:
+    return {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}.get(
+        str(d), float(np.finfo(d).max) if d.kind == "f" else math.inf)
+
+
 def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndarray:
     """torch's evenly spaced values: ``start + i * step`` for the first half, ``end - (steps -
     1 - i) * step`` for the rest, in the result's precision."""
@@ -421,6 +484,9 @@ def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndar
         raise RuntimeError("number of steps must be non-negative")
     start = float(start.item()) if is_tensor(start) else start
     end = float(end.item()) if is_tensor(end) else end
+    if name == "linspace":
+        _check_fits(start, d)
+        _check_fits(end, d)
     work = np.float64 if d.kind != "f" else d.type
     if steps == 1:
         return np.array([start], dtype=work).astype(d)

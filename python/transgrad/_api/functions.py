@@ -40,7 +40,8 @@ MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "argmax", "argmin",
-    "bmm", "broadcast_tensors", "broadcast_to", "cast", "cat", "ceil", "chunk", "clamp", "clip",
+    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_tensors",
+    "broadcast_to", "cast", "cat", "ceil", "chunk", "clamp", "clip",
     "clone", "concat", "concatenate", "contiguous", "cos", "diagonal", "diagonal_scatter",
     "div", "divide", "dot", "eq", "equal", "erf", "exp", "expand", "expm1", "fix", "flatten",
     "floor", "floor_divide", "fmod", "gather", "ge", "greater", "gt", "index_add",
@@ -314,6 +315,16 @@ def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
         if not is_tensor(x):
             x = as_tensor(x, exponent)
         return ops.pow(x, exponent)
+    if (isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
+            and is_integral(x.dtype) and np.dtype(x.dtype) != np.bool_):
+        # Note [Integer powers]: an integer tensor to an integer power stays integer and wraps
+        # as torch's (3 ** 50 in int64, 3 ** 5 in int8); pow_scalar computes in floating point,
+        # a float64 result that is inexact past 2**53. Integer tensors never require grad.
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        a = _data(x)
+        with np.errstate(over="ignore"):
+            return _from(x, np.power(a.astype(_I64), np.int64(exponent)).astype(a.dtype))
     return ops.pow_scalar(x, float(exponent))
 
 
@@ -389,8 +400,8 @@ def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # no
     ``axis``/``keepdims`` work too."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
-    if dtype is not None:
-        x = cast(x, dtype)
+    if dtype is not None:  # torch sums in ``dtype`` (an int8 sum wraps in int8)
+        return cast(ops.sum(cast(x, dtype), dims_arg(dim, x.ndim), keepdim), dtype)
     return ops.sum(x, dims_arg(dim, x.ndim), keepdim)
 
 
@@ -401,6 +412,14 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
         x = cast(x, dtype)
+    elif not is_floating_or_complex(x.dtype):  # torch does not pick a float dtype for you
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{_TORCH_NAMES.get(str(np.dtype(x.dtype)), x.dtype)}")
+    if str(np.dtype(x.dtype)) in ("float16", "bfloat16"):
+        # torch accumulates half types in float32: a float16 sum of 10 x 60000 is inf, their
+        # mean is 60000
+        return cast(ops.mean(cast(x, np.float32), dims_arg(dim, x.ndim), keepdim), x.dtype)
     return ops.mean(x, dims_arg(dim, x.ndim), keepdim)
 
 
@@ -455,6 +474,9 @@ def logsumexp(x: Any, dim: Any, keepdim: bool = False) -> Any:
 def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
     """``exp(x) / sum(exp(x), dim)``, computed stably."""
     ops = backend_of(x).ops
+    if dtype is None and not is_floating_or_complex(x.dtype):
+        raise NotImplementedError('"softmax_lastdim_kernel_impl" not implemented for '
+                                  f"'{_torch_dtype_name(x.dtype)}'")
     return ops.softmax(x if dtype is None else cast(x, dtype), dim)
 
 
@@ -484,7 +506,13 @@ def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: b
     ``unbiased`` is torch's legacy spelling of correction 1 (True) or 0 (False)."""
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
+    _floating_only(input)
     return ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim))[0]
+
+
+def _floating_only(input: Any) -> None:
+    if not is_floating_or_complex(input.dtype):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
 def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
@@ -499,6 +527,7 @@ def var_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     """(variance, mean) over ``dim`` (``var``'s arguments)."""
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
+    _floating_only(input)
     return tuple(ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
@@ -507,6 +536,7 @@ def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     """(standard deviation, mean) over ``dim`` (``var``'s arguments)."""
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
+    _floating_only(input)
     return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
@@ -691,6 +721,9 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
         sizes = [builtins_min(step, n - i) for i in range(0, n, step)] if step else [0]
     else:
         sizes = list(split_size_or_sections)
+        if sizes and builtins_min(sizes) < 0:  # [5, -1] sums to 4 and would slice out of range
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
         if builtins_sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {dim}), but got "
@@ -883,6 +916,62 @@ def logical_or(x: Any, other: Any) -> Any:
 def logical_xor(x: Any, other: Any) -> Any:
     """Elementwise ``x xor other`` (bool); not differentiable."""
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
+
+
+def _bitwise(name: str, x: Any, other: Any = None) -> Any:
+    """torch's bitwise ops (``~ & | ^``): on bool tensors logical, on integer tensors bitwise
+    in the promoted dtype, refused for floating tensors with torch's error.
+
+    Note [Bitwise is not logical]
+    ``~``, ``&``, ``|`` and ``^`` were the logical ops, right only for bool: ``~x`` of a uint8
+    0 gave True where torch gives 255, ``x & 3`` gave a bool. They compute here in numpy, whose
+    promotion of two integer arrays (or an integer array and a Python int) is torch's."""
+    operands = [x] if other is None else [x, other]
+    for o in operands:
+        if is_tensor(o) and not (is_integral(o.dtype) or np.dtype(o.dtype) == np.bool_) or (
+                isinstance(o, float)):
+            if name == "not":
+                raise TypeError("~ (operator.invert) is only implemented on integer and "
+                                "Boolean-type tensors")
+            dt = o.dtype if is_tensor(o) else x.dtype
+            raise NotImplementedError(f'"bitwise_{name}_cpu" not implemented for '
+                                      f"'{_torch_dtype_name(dt)}'")
+    a = _data(x)
+    if other is None:
+        return _from(x, np.invert(a))
+    b = _data(other) if is_tensor(other) else other
+    f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
+    return _from(x, np.asarray(f(a, b)))
+
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _torch_dtype_name(dtype: Any) -> str:
+    """The name torch's kernel errors give a dtype ('Float', 'Long')."""
+    return _TORCH_NAMES.get(str(np.dtype(dtype)), str(dtype))
+
+
+def bitwise_not(x: Any) -> Any:
+    """``~x``: bitwise NOT of an integer tensor, logical NOT of a bool one; not differentiable."""
+    return _bitwise("not", x)
+
+
+def bitwise_and(x: Any, other: Any) -> Any:
+    """``x & other``: bitwise AND (logical for bool); not differentiable."""
+    return _bitwise("and", x, other)
+
+
+def bitwise_or(x: Any, other: Any) -> Any:
+    """``x | other``: bitwise OR (logical for bool); not differentiable."""
+    return _bitwise("or", x, other)
+
+
+def bitwise_xor(x: Any, other: Any) -> Any:
+    """``x ^ other``: bitwise XOR (logical for bool); not differentiable."""
+    return _bitwise("xor", x, other)
 
 
 def _rounded(input: Any, rounding: Any) -> Any:

@@ -28,6 +28,58 @@ from transgrad._api.views import refresh_views, registry_for, scatter_into_base
 from transgrad._backend import backend_of, is_tensor
 
 
+def _memory(x: Any) -> tuple[int, int, tuple[int, ...], bool]:
+    """(first byte, one past the last byte, strides in bytes, non-overlapping and dense) of the
+    elements ``x`` addresses (Note [Partial overlap])."""
+    data = getattr(x, "_data", None)  # the reference engine's numpy array
+    if isinstance(data, np.ndarray):
+        begin, strides, item = data.__array_interface__["data"][0], data.strides, data.itemsize
+    else:
+        item = np.dtype(x.dtype).itemsize
+        begin, strides = x.data_ptr(), tuple(s * item for s in x.stride())
+    shape = tuple(x.shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    dense, expect = True, item
+    for size, stride in sorted(zip(shape, strides), key=lambda d: abs(d[1])):
+        if size == 1:
+            continue
+        if stride != expect:
+            dense = False
+            break
+        expect *= size
+    return begin, begin + n * item, tuple(strides), dense
+
+
+def _check_no_partial_overlap(self: Any, operands: tuple) -> None:
+    """torch's check for an op that writes ``self`` while reading ``operands``.
+
+    Note [Partial overlap]
+    ~~~~~~~~~~~~~~~~~~~~~~
+    An in-place op here computes its result out of place and then copies it in, so
+    ``x[1:].copy_(x[:-1])`` or ``x.add_(x.t())`` would give a well-defined answer where torch,
+    which writes while it reads, refuses. Programs that work here must work with torch, so the
+    same cases are refused, with torch's text: both tensors dense and non-overlapping (torch's
+    is_non_overlapping_and_dense), their byte ranges intersecting, and not the very same
+    elements in the same order (``x.add_(x)`` is allowed). Layouts torch calls "too hard" to
+    decide (an operand that is not dense) are let through, as in torch.
+    """
+    if int(np.prod(tuple(self.shape), dtype=np.int64)) == 0:
+        return
+    a = None
+    for o in operands:
+        if not is_tensor(o) or o is self or int(np.prod(tuple(o.shape), dtype=np.int64)) == 0:
+            continue
+        a = a or _memory(self)
+        b = _memory(o)
+        if not (a[3] and b[3]) or not (a[0] < b[1] and b[0] < a[1]):
+            continue
+        if (a[0], a[1]) == (b[0], b[1]) and a[2] == b[2]:
+            continue
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+
+
 def _needs_copy(backend: Any, formula: Optional[str]) -> bool:
     """Whether the in-place op must run on a copy; raises for an unsafe variant."""
     if formula is None:
@@ -50,6 +102,7 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
     ops]); ``formula`` is the verdict to follow ("?": unknown, run on a copy; None: ``compute``
     does not read ``self``'s value in a way a node saves)."""
     B = backend_of(self)
+    _check_no_partial_overlap(self, operands)
     ag = B.autograd
     recording = ag.is_grad_enabled() and (self.requires_grad or any(
         is_tensor(o) and o.requires_grad for o in operands))

@@ -65,7 +65,8 @@ FUNCTION_METHODS = (
     "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
     "absolute", "floor", "ceil", "round", "trunc", "floor_divide", "remainder", "fmod",
-    "fix", "diagonal_scatter", "select_scatter", "slice_scatter")
+    "fix", "diagonal_scatter", "select_scatter", "slice_scatter", "bitwise_not", "bitwise_and",
+    "bitwise_or", "bitwise_xor")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
                           "roll", "mv", "repeat")
 # The functions of the derivative-table families that torch also has as Tensor methods (not
@@ -821,8 +822,9 @@ METHODS: Dict[str, Any] = {
     "__eq__": __eq__, "__ne__": __ne__, "__hash__": __hash__, "__pos__": __pos__,
     "__abs__": fn.abs, "__pow__": __pow__, "__rpow__": __rpow__,
     "__floordiv__": fn.floor_divide, "__rfloordiv__": __rfloordiv__,
-    "__mod__": fn.remainder, "__rmod__": __rmod__, "__invert__": fn.logical_not,
-    "__and__": fn.logical_and, "__or__": fn.logical_or, "__xor__": fn.logical_xor,
+    "__mod__": fn.remainder, "__rmod__": __rmod__, "__invert__": fn.bitwise_not,
+    "__and__": fn.bitwise_and, "__or__": fn.bitwise_or, "__xor__": fn.bitwise_xor,
+    "__rand__": fn.bitwise_and, "__ror__": fn.bitwise_or, "__rxor__": fn.bitwise_xor,
     "__array_ufunc__": None,  # numpy defers to our reflected operators
     "__array_priority__": 1000,
     "__bool__": __bool__, "__float__": __float__, "__int__": __int__, "__index__": __index__,

@@ -13,8 +13,11 @@ from __future__ import annotations
 import collections
 from typing import Any, Optional
 
+import numpy as np
+
 from transgrad._api.functions import cast, dims_arg, wrap_dim
 from transgrad._backend import backend_of
+from transgrad._dtypes import is_floating_or_complex
 
 __all__ = ["aminmax", "cummax", "cummin", "cumprod", "kthvalue", "logcumsumexp", "median",
            "nansum", "prod"]
@@ -58,7 +61,14 @@ def aminmax(input: Any, *, dim: Optional[int] = None, keepdim: bool = False) -> 
 def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:
     """The cumulative product along ``dim`` (exact gradients with zeros)."""
     x = _dtyped(input, dtype)
-    return backend_of(x).ops.cumprod(x, wrap_dim(dim, x.ndim))
+    d = wrap_dim(dim, x.ndim)
+    if not is_floating_or_complex(x.dtype):
+        # torch's integer cumprod is int64, exact and wrapping; the kernel's is floating point
+        # (a float64 result, inexact past 2**53). Integer tensors never require grad.
+        a = np.asarray(x).astype(np.int64)
+        with np.errstate(over="ignore"):
+            return backend_of(x).from_numpy(np.ascontiguousarray(np.cumprod(a, axis=d)))
+    return backend_of(x).ops.cumprod(x, d)
 
 
 def logcumsumexp(input: Any, dim: int) -> Any:
@@ -86,7 +96,24 @@ def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = Fals
 def median(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or (values, indices) along ``dim``."""
     ops = backend_of(input).ops
+    # Note [Median of NaN]: torch's median is NaN where a NaN is present (the index is the
+    # first NaN's); the kernels select the middle of an order that puts NaN last.
+    nan = (input.is_floating_point() and input.ndim > 0 and input.numel() > 0
+           and bool(input.isnan().any()))
     if dim is None:
+        if nan:  # torch's gradient is shared evenly among the NaN elements
+            flat = input.reshape(-1)
+            isnan = flat.isnan()
+            return ops.where(isnan, flat, flat.new_zeros(tuple(flat.shape))).sum() / isnan.sum()
         return ops.median(input)
     d = wrap_dim(dim, input.ndim)
-    return ValuesIndices(*ops.median_dim(input, d, bool(keepdim)))
+    values, indices = ops.median_dim(input, d, bool(keepdim))
+    if nan:
+        isnan = input.isnan()
+        at = indices if keepdim else indices.unsqueeze(d)
+        at = ops.where(isnan.any(d, keepdim=True), isnan.long().argmax(d, keepdim=True), at)
+        values = input.gather(d, at)
+        indices = at
+        if not keepdim:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+    return ValuesIndices(values, indices)

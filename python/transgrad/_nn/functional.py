@@ -148,6 +148,16 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
         if offsets is None or offsets.ndim != 1:
             raise ValueError(f"offsets has to be a 1D Tensor but got {offsets}")
         starts = E.numpy(offsets).astype(np.int64)
+        if len(starts) and starts[0] != 0:  # torch's check; the first bag was dropped before
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               "mini-batch has to start from position 0. However, got "
+                               f"{int(starts[0])}")
+        if len(starts) and starts[-1] > input.shape[0]:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length "
+                               f"{input.shape[0]} but got offsets[-1] of {int(starts[-1])}")
+        if (np.diff(starts) < 0).any():
+            raise RuntimeError(f"embedding_bag: offsets must be non-decreasing, got "
+                               f"{starts.tolist()}")
         if include_last_offset:
             starts = starts[:-1]
         flat = input
@@ -197,6 +207,13 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
         raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
                          f"trailing dims of an input of shape {tuple(input.shape)}")
+    if str(input.dtype) in ("float16", "bfloat16"):
+        # torch computes a half input's statistics in float32: in float16 the variance of
+        # [60000, -60000] overflows and the output was [0, 0] where torch gives [1, -1]
+        def up(t: Any) -> Any:
+            return None if t is None else t.float()
+        out = E.op("layer_norm")(up(input), normalized_shape, up(weight), up(bias), float(eps))
+        return out.to(input.dtype)
     return E.op("layer_norm")(input, normalized_shape, weight, bias, float(eps))
 
 
@@ -969,6 +986,10 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     if not training and (running_mean is None or running_var is None):
         raise ValueError("batch_norm: running_mean and running_var are needed when not "
                          "training")
+    if training and input.ndim >= 2 and math.prod(input.shape) // input.shape[1] == 1:
+        # torch's check: one value per channel has no variance (the output would be all 0)
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size {_size(input)}")
     return _api(E, "batch_norm")(input, running_mean, running_var, weight, bias,
                                  bool(training), float(momentum), float(eps))
 
@@ -1143,6 +1164,14 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                          f"output size of {list(out_sizes)}. Please provide input tensor in "
                          "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                          "format.")
+    if any(n <= 0 for n in (*in_sizes, *out_sizes)):  # torch's check (a negative scale made
+        # an empty output before)
+        names = ("D", "H", "W")[3 - k:]
+        def fmt(sizes: Sequence[int]) -> str:
+            return ", ".join(f"{a}: {n}" for a, n in zip(names, sizes))
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                           f"({fmt(in_sizes)}){' and' if k == 1 else ''} output "
+                           f"({fmt(out_sizes)})")
     if mode == "area":
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -2150,6 +2179,17 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
     if (in_len > t_max).any():
         raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
                            f"value {int(in_len.max())}")
+    # torch's checks of the target lengths: numpy's slicing would silently cut a length the
+    # targets do not have, and the loss of the shorter sequence would come back
+    if (tg_len < 0).any():
+        raise RuntimeError(f"ctc_loss: target_lengths must be non-negative, got {tg_len.tolist()}")
+    if labels.ndim == 2 and n and int(tg_len.max()) > labels.shape[1]:
+        raise RuntimeError(f"Expected tensor to have size at least {int(tg_len.max())} at "
+                           f"dimension 1, but got size {labels.shape[1]} for argument #2 "
+                           "'targets' (while checking arguments for ctc_loss_cpu)")
+    if labels.ndim == 1 and int(tg_len.sum()) > labels.shape[0]:
+        raise RuntimeError(f"ctc_loss: target_lengths sum to {int(tg_len.sum())}, more than the "
+                           f"{labels.shape[0]} concatenated targets")
     starts = np.concatenate([[0], np.cumsum(tg_len)[:-1]])
     losses = []
     for b in range(n):

@@ -99,6 +99,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     """The gradients of ``outputs`` with respect to ``inputs`` (a tuple, one per input)."""
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
+    if not inputs:  # torch's text (the engine's own check words it differently)
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
