@@ -143,7 +143,7 @@ class FormulaNode(Node):
                  backward_fn: Callable[..., Any]) -> None:
         super().__init__([gradient_edge(t) if isinstance(t, Tensor) else None for t in inputs])
         self.fdef, self.plan, self.counts = fdef, plan, counts
-        self.input_meta = [(t.shape, t.dtype) if e is not None else None
+        self.input_meta = [(t._data.shape, t.dtype) if e is not None else None
                            for t, e in zip(inputs, self.next_edges)]
         self.backward_fn = backward_fn
         self.output_meta: List[Any] = []
@@ -167,7 +167,7 @@ class FormulaNode(Node):
         for t, slot in zip(outputs, slots):
             if slot < 0 or not isinstance(t, Tensor):
                 continue
-            self.output_meta[slot] = (t.shape, t.dtype)
+            self.output_meta[slot] = (t._data.shape, t.dtype)
             if is_floating_or_complex(t.dtype):
                 t.grad_fn, t.output_nr = self, slot
         fn = self.backward_fn
@@ -242,7 +242,7 @@ class FormulaNode(Node):
             for i, g in enumerate(grads):
                 if g is None and self.output_meta[i] is not None:
                     shape, dtype = self.output_meta[i]
-                    grads[i] = Tensor(np.zeros(shape, dtype))
+                    grads[i] = Tensor._from_array(np.zeros(shape, dtype))
         once = self.fdef.options.once_differentiable
         with _backward_lock:
             for cell, held in self.saved:
@@ -341,11 +341,12 @@ def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
             raise RuntimeError(f"{node.describe()} returned a {type(g).__name__} as gradient "
                                f"{i}; expected a Tensor or None")
         shape, dtype = m
-        if g.shape != shape:
+        if g._data.shape != shape:
             if not _broadcasts_to(shape, g.shape):
                 raise RuntimeError(
                     f"{node.describe()} returned an invalid gradient at index {i} - got shape "
-                    f"{g.shape} but expected shape compatible with {shape} (the input's shape)")
+                    f"{g._data.shape} but expected shape compatible with {shape} (the input's "
+                    "shape)")
             g = grad_sum_to(g, shape)
         if g.dtype != dtype:
             g = grad_cast(g, dtype)
