@@ -234,7 +234,7 @@ _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "fun
                    "kernels_special", "kernels_linalg", "kernel_support", "node", "plan",
                    "saved_hooks", "tensor",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage",
-                   "optim_kernels"}
+                   "node_names", "optim_kernels"}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

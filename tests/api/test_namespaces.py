@@ -42,7 +42,8 @@ def test_both_engines_export_the_same_names(ref, compiled):
     own = {"apply_formula", "api", "engine", "executor", "formula", "function", "grad_mode",
            "grad_ops", "kernels", "kernels_nn", "kernels_rnn", "kernels_special", "kernel_support",
            "kernels_linalg",
-           "coverage", "node", "plan", "saved_hooks", "tensor", "reference", "lang",
+           "coverage", "node_names", "node", "plan", "saved_hooks", "tensor", "reference",
+           "lang",
            "translator", "formulas", "ops_reference", "cmake_prefix_path", "user_kernels",
            "optim_kernels"}
     assert _public(ref) - own == _public(compiled) - own

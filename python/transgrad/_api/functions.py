@@ -382,7 +382,8 @@ def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # no
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
         x = cast(x, dtype)
-    return ops.sum(x, dims_arg(dim, x.ndim), keepdim)
+    # dim None stays None: torch's node for sum() is SumBackward0, for sum(dim) SumBackward1
+    return ops.sum(x, None if dim is None else dims_arg(dim, x.ndim), keepdim)
 
 
 def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
@@ -392,7 +393,7 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
         x = cast(x, dtype)
-    return ops.mean(x, dims_arg(dim, x.ndim), keepdim)
+    return ops.mean(x, None if dim is None else dims_arg(dim, x.ndim), keepdim)
 
 
 def amax(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
@@ -553,6 +554,8 @@ def unflatten(x: Any, dim: int, sizes: Sequence[int]) -> Any:
 def squeeze(x: Any, dim: Any = None) -> Any:
     """``x`` without its size-1 dims (only ``dim`` when given; a view)."""
     ops = backend_of(x).ops
+    if dim is None:  # torch's node: SqueezeBackward0 (1 with a dim)
+        return ops.squeeze(x, None)
     shape = tuple(x.shape)
     dims = [wrap_dim(d, x.ndim) for d in dims_arg(dim, x.ndim)]
     return ops.squeeze(x, tuple(d for d in dims if x.ndim and shape[d] == 1))

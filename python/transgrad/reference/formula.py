@@ -84,6 +84,8 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
             outputs[k] = Tensor._view_of(t, t._data)
     if requires:
         node = FormulaNode(fdef, plan, inputs, counts, backward)
+        if plan.name_when_none is not None and values[plan.name_when_none[0]] is None:
+            node.node_name = plan.name_when_none[1]  # sum(x): SumBackward0, sum(x, d): ...1
         node.attach(outputs, slots)
     shown = [outputs[k] for k in visible]
     return shown[0] if len(shown) == 1 else tuple(shown)
@@ -137,12 +139,14 @@ def _output_roles(fdef: Any, plan: Plan, n: int) -> Tuple[List[int], List[int]]:
 class FormulaNode(Node):
     """The backward of one call of a formula."""
 
-    __slots__ = ("fdef", "plan", "counts", "input_meta", "output_meta", "backward_fn", "saved")
+    __slots__ = ("fdef", "plan", "counts", "input_meta", "output_meta", "backward_fn", "saved",
+                 "node_name")
 
     def __init__(self, fdef: Any, plan: Plan, inputs: List[Any], counts: List[int],
                  backward_fn: Callable[..., Any]) -> None:
         super().__init__([gradient_edge(t) if isinstance(t, Tensor) else None for t in inputs])
         self.fdef, self.plan, self.counts = fdef, plan, counts
+        self.node_name = plan.node_name
         self.input_meta = [(t._data.shape, t.dtype) if e is not None else None
                            for t, e in zip(inputs, self.next_edges)]
         self.backward_fn = backward_fn
@@ -154,10 +158,10 @@ class FormulaNode(Node):
         return self.plan.location
 
     def name(self) -> str:
-        return self.plan.node_name
+        return self.node_name
 
     def describe(self) -> str:
-        return f"{self.plan.node_name} (formula '{self.plan.name}' at {self.plan.location})"
+        return f"{self.node_name} (formula '{self.plan.name}' at {self.plan.location})"
 
     def attach(self, outputs: List[Any], slots: List[int]) -> None:
         """Give differentiable outputs their history; save what the backward captures."""
