@@ -8,7 +8,7 @@ yaml entry each public call exercises). Output: ``translator/torch_node_names.py
 formula -> the name of the node torch records for it (``mul`` -> ``MulBackward0``, ``reshape``
 -> ``ViewBackward0``), and the formulas whose torch node depends on an optional argument being
 None (``sum(x)`` records ``SumBackward0``, ``sum(x, dim)`` ``SumBackward1``).
-``tests/translator/test_torch_node_names.py`` regenerates the file and compares (skipped without
+``tests/translator/test_node_name_table.py`` regenerates the file and compares (skipped without
 torch), and checks the naming rule against torchgen's own loader.
 
 Note [Torch's node names]

@@ -83,9 +83,10 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
         if any(t is x for x in inputs):  # an output must be a fresh tensor: alias the input
             outputs[k] = Tensor._view_of(t, t._data)
     if requires:
-        node = FormulaNode(fdef, plan, inputs, counts, backward)
+        name = plan.node_name
         if plan.name_when_none is not None and values[plan.name_when_none[0]] is None:
-            node.node_name = plan.name_when_none[1]  # sum(x): SumBackward0, sum(x, d): ...1
+            name = plan.name_when_none[1]  # sum(x): SumBackward0, sum(x, dims): SumBackward1
+        node = _node_class(name)(fdef, plan, inputs, counts, backward)
         node.attach(outputs, slots)
     shown = [outputs[k] for k in visible]
     return shown[0] if len(shown) == 1 else tuple(shown)
@@ -139,14 +140,12 @@ def _output_roles(fdef: Any, plan: Plan, n: int) -> Tuple[List[int], List[int]]:
 class FormulaNode(Node):
     """The backward of one call of a formula."""
 
-    __slots__ = ("fdef", "plan", "counts", "input_meta", "output_meta", "backward_fn", "saved",
-                 "node_name")
+    __slots__ = ("fdef", "plan", "counts", "input_meta", "output_meta", "backward_fn", "saved")
 
     def __init__(self, fdef: Any, plan: Plan, inputs: List[Any], counts: List[int],
                  backward_fn: Callable[..., Any]) -> None:
         super().__init__([gradient_edge(t) if isinstance(t, Tensor) else None for t in inputs])
         self.fdef, self.plan, self.counts = fdef, plan, counts
-        self.node_name = plan.node_name
         self.input_meta = [(t._data.shape, t.dtype) if e is not None else None
                            for t, e in zip(inputs, self.next_edges)]
         self.backward_fn = backward_fn
@@ -157,11 +156,8 @@ class FormulaNode(Node):
     def location(self) -> str:  # type: ignore[override]
         return self.plan.location
 
-    def name(self) -> str:
-        return self.node_name
-
     def describe(self) -> str:
-        return f"{self.node_name} (formula '{self.plan.name}' at {self.plan.location})"
+        return f"{type(self).__name__} (formula '{self.plan.name}' at {self.plan.location})"
 
     def attach(self, outputs: List[Any], slots: List[int]) -> None:
         """Give differentiable outputs their history; save what the backward captures."""
@@ -296,6 +292,23 @@ class FormulaNode(Node):
                 raise RuntimeError(f"{self.describe()} returned a gradient for a Sequence[Tensor] "
                                    f"parameter that is not a list of {count} entries")
         return flat
+
+
+# Note [Node classes named as torch's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's grad_fn is an instance of a class per node (``type(y.grad_fn).__name__ ==
+# "MulBackward0"``), and ``name()`` is that class's name. The reference engine makes one empty
+# FormulaNode subclass per node name on first use, so ``type``, ``repr`` and ``name()`` (Node's:
+# the class name) all say torch's name; the compiled engine's nodes share one Python type.
+_node_classes: Dict[str, type] = {}
+
+
+def _node_class(name: str) -> Any:
+    """The FormulaNode subclass called ``name`` (Note [Node classes named as torch's])."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name, (FormulaNode,), {"__slots__": ()})
+    return cls
 
 
 class _SavedList(list):
