@@ -29,7 +29,8 @@ def matmul(x: Tensor, other: Tensor) -> Tensor:
     row = ops.unsqueeze(x, 0) if x.ndim == 1 else x
     col = ops.unsqueeze(other, -1) if other.ndim == 1 else other
     added = ((-2,) if x.ndim == 1 else ()) + ((-1,) if other.ndim == 1 else ())
-    return ops.squeeze(ops.matmul_nd(row, col), added)
+    product = ops.matmul_nd(row, col)
+    return ops.squeeze(product, added) if len(added) > 0 else product  # no node for nothing
 
 
 # ---------------------------------------------------------------------------------------------

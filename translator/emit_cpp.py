@@ -320,8 +320,13 @@ def _node(f: ir.Function) -> list[str]:
         lines += _member_lines(sv)
     sizes = _list_sizes_needed(f)
     lines += [f"  size_t {n}_size_ = 0;" for n in sorted(sizes)]
-    lines += [f'  std::string name() const override {{ return "{name}"; }}',
-              f'  SourceLoc location() const override {{ return {{"{loc.path}", {loc.line}}}; }}']
+    if ir.node_name_when_none(f.name):  # the name depends on an argument: set by the forward
+        lines += [f'  const char* name_ = "{name}";',
+                  "  std::string name() const override { return name_; }"]
+    else:
+        lines.append(f'  std::string name() const override {{ return "{name}"; }}')
+    lines.append(
+        f'  SourceLoc location() const override {{ return {{"{loc.path}", {loc.line}}}; }}')
     resets = []
     for sv in bw.saved:
         if sv.storage in ("input", "output"):
@@ -407,6 +412,9 @@ def _forward(f: ir.Function) -> list[str]:
         f"any_requires_grad({cname(p.name)})" for p in tensor_params if p.type == ir.TENSOR_LIST]
     lines += [f"  if ({' || '.join(conds) or 'false'}) {{",
               f"    auto node = make_node<{f.node_name}>();"]
+    when_none = ir.node_name_when_none(f.name)
+    if when_none:
+        lines.append(f'    if (!{cname(when_none[0])}.has_value()) node->name_ = "{when_none[1]}";')
     lines += [f"    collect_next_edges(*node, {cname(p.name)});" for p in tensor_params]
     lines += [f"    node->{n}_size_ = {cname(n)}.size();" for n in sorted(_list_sizes_needed(f))]
     after: list[str] = []

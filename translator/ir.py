@@ -15,6 +15,7 @@ import dataclasses
 from typing import Any
 
 from .model import Loc
+from .node_naming import node_class_name, node_name_when_none  # noqa: F401 (re-exported)
 
 # ---------------------------------------------------------------------------------------------
 # Types
@@ -376,12 +377,6 @@ class Function:
     @property
     def node_name(self) -> str:
         return node_class_name(self.name)
-
-
-def node_class_name(formula: str) -> str:
-    """The C++ node class of a formula: ``log_softmax`` -> ``LogSoftmaxBackward``. Not
-    injective (``foo_bar`` and ``fooBar`` meet): ``lower_env.Program`` refuses a collision."""
-    return "".join(p[:1].upper() + p[1:] for p in formula.split("_")) + "Backward"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -73,18 +73,19 @@ struct OnceDifferentiableBackward final : Node {
 };
 
 // Nodes for the engine's own differentiable operations. Their backwards are themselves made of
-// these operations, so any order of derivative is recorded.
+// these operations, so any order of derivative is recorded. Each is named as the node torch
+// records for the same operation (sum_to is a sum over dims, a cast is _to_copy).
 constexpr SourceLoc kEngineLoc{nullptr, 0};
 
 struct GradAddBackward final : Node {
-  std::string name() const override { return "AddBackward"; }
+  std::string name() const override { return "AddBackward0"; }
   SourceLoc location() const override { return kEngineLoc; }
   variable_list apply(variable_list&& grads) override { return {grads[0], grads[0]}; }
 };
 
 struct GradSumToBackward final : Node {
   Shape input_shape_;
-  std::string name() const override { return "SumToBackward"; }
+  std::string name() const override { return "SumBackward1"; }
   variable_list apply(variable_list&& grads) override {
     if (!grads[0].defined()) return {Tensor()};
     return {grad_expand(grads[0], input_shape_)};
@@ -93,7 +94,7 @@ struct GradSumToBackward final : Node {
 
 struct GradExpandBackward final : Node {
   Shape input_shape_;
-  std::string name() const override { return "ExpandBackward"; }
+  std::string name() const override { return "ExpandBackward0"; }
   variable_list apply(variable_list&& grads) override {
     if (!grads[0].defined()) return {Tensor()};
     return {grad_sum_to(grads[0], input_shape_)};
@@ -102,7 +103,7 @@ struct GradExpandBackward final : Node {
 
 struct GradCastBackward final : Node {
   DType input_dtype_ = DType::Float32;
-  std::string name() const override { return "CastBackward"; }
+  std::string name() const override { return "ToCopyBackward0"; }
   variable_list apply(variable_list&& grads) override {
     if (!grads[0].defined()) return {Tensor()};
     return {grad_cast(grads[0], input_dtype_)};

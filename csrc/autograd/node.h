@@ -166,7 +166,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // One grad per forward output (undefined = nobody produced it); returns one per next edge.
   virtual variable_list apply(variable_list&& grads) = 0;
-  virtual std::string name() const = 0;  // "SinBackward"
+  virtual std::string name() const = 0;  // "SinBackward0"
   virtual SourceLoc location() const { return {nullptr, 0}; }
   // Frees saved tensors (retain_graph=False); unpacking them afterwards raises.
   virtual void release_variables() {}
@@ -177,7 +177,7 @@ struct Node : std::enable_shared_from_this<Node> {
   using SavedSlots = std::vector<std::pair<const char*, SavedVariable*>>;
   virtual SavedSlots saved_slots() { return {}; }
 
-  // "SinBackward (formulas/unary.py:7)", or just the name without a location.
+  // "SinBackward0 (formulas/unary.py:7)", or just the name without a location.
   std::string describe() const;
 
   uint64_t sequence_nr() const { return sequence_nr_; }

@@ -200,6 +200,21 @@ py::tuple shape_tuple(const Shape& s) {
   return out;
 }
 
+// x.shape and x.size(): a transgrad.Size made by tuple's own constructor, no Python frame (Note
+// [Size from C++] in python/transgrad/_size.py, a module that imports nothing of transgrad).
+py::object size_object(const Shape& s) {
+  static PyObject* size_type = [] {
+    py::object cls = py::module_::import("transgrad._size").attr("Size");
+    return cls.release().ptr();  // kept alive for the process
+  }();
+  py::tuple items = shape_tuple(s);
+  py::tuple args = py::make_tuple(items);
+  PyObject* out = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_type), args.ptr(),
+                                      nullptr);
+  if (out == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(out);
+}
+
 std::string tensor_repr(const Tensor& t) {
   if (!t.defined()) return "tensor(<undefined>)";
   py::module_ np = py::module_::import("numpy");
@@ -362,21 +377,17 @@ void init_tensor(py::module_& m) {
   py::implicitly_convertible<py::object, DType>();
 
   py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), py::custom_type_setup(&setup_tensor_type));
-  cls.def(py::init([](py::handle data, bool requires_grad) {
-            Tensor t;
-            if (py::isinstance<Tensor>(data)) {
-              t = autograd::detach(data.cast<const Tensor&>());  // shares data (Parameter)
-            } else if (py::isinstance<py::array>(data)) {
-              t = tensor_from_numpy(py::reinterpret_borrow<py::array>(data));
-            } else {
-              t = tensor_from_data(data, py::none(), false);
-            }
-            if (requires_grad) t.set_requires_grad(true);
-            return t;
+  // torch's legacy constructor, Tensor(2, 3), Tensor([1, 2]), Tensor(other), ...: parsed by
+  // transgrad._api.legacy.legacy_new, shared with FloatTensor(...) and the reference engine
+  // (Note [The legacy constructor] there). A subclass (nn.Parameter) passes a detached tensor.
+  cls.def(py::init([](py::args args, py::kwargs kwargs) {
+            py::object made = py::module_::import("transgrad._compiled")
+                                  .attr("_legacy_new")(args, kwargs);
+            return made.cast<Tensor>();  // a fresh tensor: this object takes it over
           }),
-          py::arg("data"), py::arg("requires_grad") = false,
-          "Wraps a numpy array without copying (or shares a tensor's data, without history).")
-      .def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.sizes()); })
+          "torch's legacy constructor: Tensor(*sizes), Tensor(size), Tensor(data), "
+          "Tensor(other), Tensor().")
+      .def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def_property_readonly("ndim", &Tensor::dim)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_to_numpy(t.dtype()); })
       .def_property_readonly("_dtype", &Tensor::dtype)

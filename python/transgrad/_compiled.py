@@ -86,6 +86,14 @@ randint_like, normal, poisson = _factories.randint_like, _factories.normal, _fac
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
 default_generator = _factories.default_generator
+
+
+def _legacy_new(args: tuple, kwargs: dict) -> Any:
+    """``Tensor(...)``: torch's legacy constructor (the C++ ``__init__`` of ``_C.Tensor`` calls
+    this; Note [The legacy constructor] in _api/legacy.py)."""
+    return _legacy.legacy_new(_factories, None, args, kwargs)
+
+
 _typed = _legacy.typed_classes(_factories, tuple(_legacy.CLASS_NAMES))
 FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
 LongTensor, BoolTensor = _typed["LongTensor"], _typed["BoolTensor"]

@@ -169,7 +169,7 @@ def _tensor_class(Tensor: type) -> List[str]:
 
 # Methods only the compiled Tensor has (hand-written in csrc/python/): the stub is introspected
 # on the reference engine so that it needs no build, and these are added by name.
-_COMPILED_ONLY = {"data_ptr": "_int", "is_contiguous": "_bool", "stride": "Any"}
+_COMPILED_ONLY = {"data_ptr": "_int"}
 
 
 # The operators and protocols an IDE or mypy needs to see on Tensor.
@@ -237,7 +237,8 @@ _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "fun
                    "kernels_special", "kernels_linalg", "kernel_support", "node", "optim_kernels",
                    "plan",
                    "saved_hooks", "tensor",
-                   "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
+                   "lang", "translator", "formulas", "ops_reference", "reference", "coverage",
+                   "node_names", "optim_kernels"}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

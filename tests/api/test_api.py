@@ -65,7 +65,7 @@ def test_requires_grad_argument_and_repr(engine):
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     assert x.requires_grad and x.is_leaf
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
-    assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
+    assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward0>)"
     assert repr(tg.tensor([1.0], dtype=tg.float64)) == "tensor([1.], dtype=torch.float64)"
     assert repr(tg.tensor(3)) == "tensor(3)"
 

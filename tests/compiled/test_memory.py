@@ -17,7 +17,7 @@ def test_backward_frees_saved_tensors(compiled):
     w = tg.tensor([1.0, 2.0, 3.0], dtype=tg.float64, requires_grad=True)
     arr = np.array([4.0, 5.0, 6.0])
     alive = weakref.ref(arr)
-    y = (tg.from_numpy(arr) * w).sum()  # MulBackward saves the wrapped array
+    y = (tg.from_numpy(arr) * w).sum()  # MulBackward0 saves the wrapped array
     del arr
     gc.collect()
     assert alive() is not None, "the graph should keep the saved input alive"

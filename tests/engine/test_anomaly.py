@@ -31,13 +31,13 @@ def test_nan_error_names_the_formula_and_the_forward_traceback(engine):
         with pytest.raises(RuntimeError) as info:
             y.backward()
     msg = str(info.value)
-    assert "function SqrtBackward (" in msg
+    assert "function SqrtBackward0 (" in msg
     assert "formulas/unary.py:" in msg  # the formula's Python line
     # torch's sentence, our node name in it, then where the formula is
-    assert msg.startswith("Function 'SqrtBackward' returned nan values in its 0th output. "
-                          "(function SqrtBackward (")
+    assert msg.startswith("Function 'SqrtBackward0' returned nan values in its 0th output. "
+                          "(function SqrtBackward0 (")
     assert "detected by detect_anomaly)" in msg
-    assert "The forward call that made SqrtBackward (most recent call last):" in msg
+    assert "The forward call that made SqrtBackward0 (most recent call last):" in msg
     # the user's frames, innermost last, with their source lines
     assert f'File "{__file__}"' in msg
     assert "in make_nan_graph" in msg and "MARK-sqrt" in msg
@@ -54,8 +54,8 @@ def test_nan_of_a_node_made_outside_anomaly_mode(engine):
         with pytest.raises(RuntimeError) as info:
             y.backward(retain_graph=True)
     msg = str(info.value)
-    assert "SqrtBackward" in msg and "returned nan values" in msg
-    assert ("no forward traceback: SqrtBackward was made while detect_anomaly() was off; run "
+    assert "SqrtBackward0" in msg and "returned nan values" in msg
+    assert ("no forward traceback: SqrtBackward0 was made while detect_anomaly() was off; run "
             "the forward inside detect_anomaly() to see where") in msg
     y.backward()  # anomaly mode off: no check, the NaN reaches .grad
     assert np.isnan(x.grad.detach().numpy()[0])
@@ -88,14 +88,14 @@ def test_error_in_backward_ends_with_the_forward_traceback(engine):
     with tg.autograd.detect_anomaly():
         x = f64(tg, [1.0, 2.0])
         h = x * 1
-        y = h.exp() * h  # MARK-saved: MulBackward saves h
+        y = h.exp() * h  # MARK-saved: MulBackward0 saves h
         with tg.no_grad():
             h.mul_(2)
         with pytest.raises(RuntimeError) as info:
             y.sum().backward()
     text = full_text(info.value)
     assert "modified by an inplace operation" in text
-    assert "The forward call that made MulBackward (most recent call last):" in text
+    assert "The forward call that made MulBackward0 (most recent call last):" in text
     assert "MARK-saved" in text
 
 

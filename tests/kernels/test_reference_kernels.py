@@ -19,7 +19,7 @@ rng = np.random.default_rng(0)
 
 
 def t(a, dtype=None):
-    return Tensor(np.asarray(a, dtype=dtype))
+    return Tensor._from_array(np.asarray(a, dtype=dtype))
 
 
 def randn(*shape, dtype=np.float64):

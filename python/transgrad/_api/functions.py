@@ -400,9 +400,11 @@ def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # no
     ``axis``/``keepdims`` work too."""
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
+    dims = None if dim is None else dims_arg(dim, x.ndim)
+    # dim None stays None: torch's node for sum() is SumBackward0, for sum(dim) SumBackward1
     if dtype is not None:  # torch sums in ``dtype`` (an int8 sum wraps in int8)
-        return cast(ops.sum(cast(x, dtype), dims_arg(dim, x.ndim), keepdim), dtype)
-    return ops.sum(x, dims_arg(dim, x.ndim), keepdim)
+        return cast(ops.sum(cast(x, dtype), dims, keepdim), dtype)
+    return ops.sum(x, dims, keepdim)
 
 
 def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
@@ -416,11 +418,12 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            "a floating point or complex dtype. Got: "
                            f"{_TORCH_NAMES.get(str(np.dtype(x.dtype)), x.dtype)}")
+    dims = None if dim is None else dims_arg(dim, x.ndim)  # None: MeanBackward0, as sum's
     if str(np.dtype(x.dtype)) in ("float16", "bfloat16"):
         # torch accumulates half types in float32: a float16 sum of 10 x 60000 is inf, their
         # mean is 60000
-        return cast(ops.mean(cast(x, np.float32), dims_arg(dim, x.ndim), keepdim), x.dtype)
-    return ops.mean(x, dims_arg(dim, x.ndim), keepdim)
+        return cast(ops.mean(cast(x, np.float32), dims, keepdim), x.dtype)
+    return ops.mean(x, dims, keepdim)
 
 
 def amax(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
@@ -592,6 +595,8 @@ def unflatten(x: Any, dim: int, sizes: Sequence[int]) -> Any:
 def squeeze(x: Any, dim: Any = None) -> Any:
     """``x`` without its size-1 dims (only ``dim`` when given; a view)."""
     ops = backend_of(x).ops
+    if dim is None:  # torch's node: SqueezeBackward0 (1 with a dim)
+        return ops.squeeze(x, None)
     shape = tuple(x.shape)
     dims = [wrap_dim(d, x.ndim) for d in dims_arg(dim, x.ndim)]
     return ops.squeeze(x, tuple(d for d in dims if x.ndim and shape[d] == 1))

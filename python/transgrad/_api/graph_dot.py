@@ -60,10 +60,6 @@ def _has_hooks(node: Any) -> bool:
                 or getattr(node, "_node_post_hooks", None))
 
 
-def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_")) + "Backward"
-
-
 _by_node_name: Dict[str, Any] = {}
 
 
@@ -73,15 +69,20 @@ def _formula_of(node: Any) -> Any:
     if fdef is not None:
         return fdef
     # imported here, on first use: `import transgrad` does not load the formula language
-    from transgrad import lang
+    from transgrad import lang, node_names
 
     if not _by_node_name:
         lang.load_builtin_formulas()
-        _by_node_name.update({_camel(n): d for n, d in lang.REGISTRY.items()})
+        naming = node_names.node_naming()
+        for n, d in lang.REGISTRY.items():
+            _by_node_name[naming.node_class_name(n)] = d
+            alternative = naming.node_name_when_none(n)
+            if alternative is not None:
+                _by_node_name[alternative[1]] = d
     fdef = _by_node_name.get(node.name())
     if fdef is None:
         return None
-    # the same name from elsewhere (an extension's TanhBackward) is not the shipped formula
+    # the same name from elsewhere (an extension's TanhBackward0) is not the shipped formula
     path, _, line = fdef.source.rpartition(":")
     where = str(getattr(node, "location", "") or "")
     return fdef if where.endswith(f"{os.path.basename(path)}:{line}") else None

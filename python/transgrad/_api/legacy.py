@@ -6,7 +6,8 @@ them: ``FloatTensor(2, 3)`` makes an uninitialised 2x3 float32 tensor, ``LongTen
 one from data, ``FloatTensor()`` an empty one, and ``isinstance(x, FloatTensor)`` asks for a
 float32 tensor of the engine. ``x.type()`` names the class (``"torch.FloatTensor"``: the
 string torch programs compare with), and ``x.type("torch.DoubleTensor")`` or
-``x.type(DoubleTensor)`` casts.
+``x.type(DoubleTensor)`` casts. ``legacy_new`` is the argument parser they share with the engines'
+``Tensor(...)`` (Note [The legacy constructor]).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Dict
 import numpy as np
 
 from transgrad._api import functions as fn
+from transgrad._size import Size
 
 # torch's legacy class name of each dtype
 CLASS_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
@@ -23,6 +25,78 @@ CLASS_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "Lo
                "int8": "CharTensor", "uint8": "ByteTensor", "float16": "HalfTensor",
                "bfloat16": "BFloat16Tensor"}
 _DTYPE_OF_CLASS = {name: dtype for dtype, name in CLASS_NAMES.items()}
+
+
+# Note [The legacy constructor]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``torch.Tensor(...)`` and the typed classes (``torch.FloatTensor(...)``) share one argument
+# parser, torch's ``new()`` with five forms: ``()`` an empty tensor, sizes as ints (``(40, 1)``,
+# uninitialised: here zeros) or one ``Size`` (a plain tuple or list is *data*), ``(tensor)``
+# an alias sharing its storage, ``(data)`` a tensor from a sequence or array, copied unless it is
+# a numpy array of the class's dtype, which is shared as torch shares it. The base class makes
+# float32 (the default dtype) from data and keeps a tensor's dtype; a typed class makes its dtype
+# and refuses a tensor of another. Only ``device=`` is accepted as keyword. Both engines' Tensor
+# classes call ``legacy_new`` from their constructor, the typed classes from ``__call__``; the
+# engines' own code makes tensors another way (``_from_array``, the factories).
+
+_SIGNATURES = ("\n * (*, torch.device device = None)\n * (torch.Storage storage)\n"
+               " * (Tensor other)\n * (tuple of ints size, *, torch.device device = None)\n"
+               " * (object data, *, torch.device device = None)\n")
+
+
+def _is_size_int(a: Any) -> bool:
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+
+
+def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in
+                                              kwargs.items()]
+    return TypeError("new() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:{_SIGNATURES}")
+
+
+def legacy_new(factories: Any, dtype: str | None, args: tuple, kwargs: dict) -> Any:
+    """A new tensor of the engine of ``factories`` from torch's legacy constructor arguments
+    (Note [The legacy constructor]); ``dtype`` is the typed class's, None for ``Tensor``."""
+    from transgrad._backend import is_tensor
+    from transgrad._device import check_device
+
+    f = factories
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise _invalid_combination(args, kwargs)
+    make = dtype or "float32"
+    if not args:
+        return f.empty(0, dtype=make, device=device)
+    first = args[0]
+    if _is_size_int(first) or (len(args) == 1 and isinstance(first, Size)):
+        sizes = tuple(first) if isinstance(first, Size) else args
+        for i, a in enumerate(sizes):
+            if not isinstance(a, (int, np.integer)):
+                raise TypeError(f"new(): argument 'size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(a).__name__}\"")
+        sizes = tuple(int(a) for a in sizes)
+        if any(a < 0 for a in sizes):
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(sizes)}: {list(sizes)}")
+        return f.empty(*sizes, dtype=make, device=device)
+    if len(args) != 1:
+        raise _invalid_combination(args, kwargs)
+    if is_tensor(first):
+        if dtype is not None and str(first.dtype) != dtype:
+            raise TypeError(f"expected {CLASS_NAMES[dtype]} (got "
+                            f"{CLASS_NAMES.get(str(first.dtype), str(first.dtype))})")
+        # an alias: torch records AliasBackward0 when ``first`` requires grad, here a view
+        return first.view(first.shape) if first.requires_grad else first.detach()
+    if isinstance(first, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(first, (np.ndarray, list, tuple)) and not hasattr(first, "__array__"):
+        raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+    if isinstance(first, np.ndarray) and str(first.dtype) == make:
+        check_device(device)
+        return f._backend.from_numpy(first)  # shared, as torch shares it
+    return f.tensor(first, dtype=make, device=device)
 
 
 class _TypedTensorMeta(type):
@@ -33,21 +107,7 @@ class _TypedTensorMeta(type):
     _dtype: str
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        f = cls._factories
-        device = kwargs.pop("device", None)
-        if kwargs:
-            raise TypeError(f"{cls.__name__}(): got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
-        if not args:
-            return f.empty(0, dtype=cls._dtype, device=device)
-        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            return f.empty(*args, dtype=cls._dtype, device=device)
-        if len(args) == 1 and isinstance(args[0], Size):
-            return f.empty(*args[0], dtype=cls._dtype, device=device)
-        if len(args) == 1:
-            return f.tensor(args[0], dtype=cls._dtype, device=device)
-        raise TypeError(f"{cls.__name__}() received an invalid combination of arguments - "
-                        "expected sizes (int, ...) or data (a sequence, an array, a tensor)")
+        return legacy_new(cls._factories, cls._dtype, args, kwargs)
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, cls._factories._backend.Tensor) and str(obj.dtype) == cls._dtype
@@ -63,36 +123,6 @@ def typed_classes(factories: Any, dtypes: Any) -> Dict[str, type]:
         "__doc__": f"A {d} tensor of this engine, as torch's legacy ``{CLASS_NAMES[d]}``: "
                    f"``{CLASS_NAMES[d]}(2, 3)`` (uninitialised), ``{CLASS_NAMES[d]}(data)``."})
         for d in dtypes if d in CLASS_NAMES}
-
-
-class Size(tuple):
-    """A tensor's shape as torch names it: a tuple of ints that prints as
-    ``torch.Size([2, 3])`` and equals the plain tuple ``(2, 3)``; ``numel()`` is its product.
-    (``x.shape`` itself is a plain tuple in transgrad, equal to the ``Size``.)"""
-
-    def __new__(cls, sizes: Any = ()) -> "Size":
-        values = tuple(sizes)
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"torch.Size() takes an iterable of 'int' (item "
-                                f"{values.index(v)} is '{type(v).__name__}')")
-        return super().__new__(cls, (int(v) for v in values))
-
-    def __repr__(self) -> str:
-        return f"torch.Size({list(self)})"
-
-    def numel(self) -> int:
-        n = 1
-        for v in self:
-            n *= v
-        return n
-
-    def __getitem__(self, key: Any) -> Any:
-        out = super().__getitem__(key)
-        return Size(out) if isinstance(key, slice) else out
-
-    def __add__(self, other: Any) -> "Size":
-        return Size(tuple(self) + tuple(other))
 
 
 def typename(obj: Any) -> str:

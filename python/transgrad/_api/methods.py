@@ -41,6 +41,7 @@ from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
 from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex
+from transgrad._size import Size
 
 
 class _Numel(int):
@@ -184,7 +185,8 @@ def dim(self: Any) -> int:
 
 
 def size(self: Any, dim: Any = None) -> Any:
-    return tuple(self.shape) if dim is None else self.shape[dim]
+    """``x.size()``: the shape, a ``transgrad.Size``; ``x.size(dim)``: one size, an int."""
+    return self.shape if dim is None else self.shape[dim]
 
 
 def _data(self: Any) -> Any:
@@ -226,10 +228,9 @@ def _is_int(a: Any) -> bool:
 
 # Note [Tensor.new]
 # ~~~~~~~~~~~~~~~~~
-# torch tells a size from data by type: ``torch.Size`` (what ``x.size()`` returns) is a size, a
-# plain tuple or list is data. transgrad's ``size()`` and ``shape`` are plain tuples, so here a
-# tuple is a size (``x.new(x.size())`` must not make a tensor of the sizes' values) and only a
-# list (or numpy array) is data; ``x.new((2, 3))`` is the one spelling that differs from torch.
+# torch tells a size from data by type: ``torch.Size`` (what ``x.size()`` and ``x.shape`` return,
+# ``transgrad.Size`` here) is a size, a plain tuple or list is data: ``x.new(x.size())`` makes a
+# tensor of that size, ``x.new((2, 3))`` one holding 2 and 3.
 def new(self: Any, *args: Any, device: Any = None) -> Any:
     """Legacy constructor (Note [Tensor.new]): ``x.new()`` empty, ``x.new(2, 3)`` or
     ``x.new(x.size())`` a tensor of that size (zeros), ``x.new([1, 2])`` data in x's dtype,
@@ -242,9 +243,9 @@ def new(self: Any, *args: Any, device: Any = None) -> Any:
             raise TypeError(f"new(): expected a tensor of dtype {self.dtype} (got "
                             f"{other.dtype})")
         return other.detach()
-    if len(args) == 1 and isinstance(args[0], tuple):
-        args = args[0]  # our size() is a tuple: torch.Size's stand-in
-    elif len(args) == 1 and isinstance(args[0], (list, np.ndarray)):
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    elif len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
         return _factory(self, "tensor")(args[0], dtype=self.dtype)
     elif len(args) == 1 and not _is_int(args[0]):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")

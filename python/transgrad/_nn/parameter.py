@@ -16,8 +16,8 @@ from .engine import engine_of
 # Note [Parameter construction]
 # A Parameter must be an instance of the engine's Tensor class (so every op accepts it) that
 # shares storage and version counter with its source, without history. The compiled Tensor
-# (pybind11) has a constructor for exactly that, ``Tensor(tensor, requires_grad)``, which a
-# Python subclass calls from ``__init__``. The reference Tensor is a plain class with
+# (pybind11) is torch's legacy constructor, whose ``Tensor(detached_tensor)`` is exactly that
+# alias, which a Python subclass calls from ``__init__``. The reference Tensor is a plain class with
 # ``__slots__``: the subclass instance takes over the detached source's slots
 # (``take_over_slots``).
 

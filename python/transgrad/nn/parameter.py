@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import transgrad as _tg
+from transgrad._backend import is_tensor
 from transgrad._nn.parameter import ParameterMixin
 
 
@@ -17,7 +18,9 @@ class Parameter(ParameterMixin, _tg.Tensor):
     sharing data with the tensor it was made from."""
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
-        _tg.Tensor.__init__(self, _tg.zeros(0) if data is None else data, requires_grad)
+        src = _tg.zeros(0) if data is None else data if is_tensor(data) else _tg.Tensor(data)
+        _tg.Tensor.__init__(self, src.detach())  # shares src's storage, without history
+        self.requires_grad_(requires_grad)
 
 
 __all__ = ["Parameter"]

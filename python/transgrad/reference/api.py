@@ -32,7 +32,7 @@ class _Ops:
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
-    return Tensor(a)
+    return Tensor._from_array(a)
 
 
 def inplace_(dst: Tensor, src: Tensor) -> None:

@@ -79,7 +79,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
         if g is None:
             if materialize_grads:
                 # under create_graph the zeros take part in the next grad(), as torch's
-                g = Tensor(np.zeros(t.shape, t.dtype), requires_grad=create_graph)
+                g = Tensor._from_array(np.zeros(t.shape, t.dtype), requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been "
                                    "used in the graph. Set allow_unused=True if this is the "
@@ -114,18 +114,19 @@ def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
-                                   f"(output {i} has shape {t.shape}); pass gradient=... with "
-                                   "that shape")
+                                   f"(output {i} has shape {t._data.shape}); pass gradient=... "
+                                   "with that shape")
             if not is_floating_or_complex(t.dtype):
                 raise RuntimeError("grad can be implicitly created only for real scalar "
                                    f"outputs but got {t.dtype}")
-            g = Tensor(np.ones(t.shape, t.dtype))
+            g = Tensor._from_array(np.ones(t.shape, t.dtype))
         else:
             if not isinstance(g, Tensor):
-                g = Tensor(np.asarray(g, dtype=t.dtype))
+                g = Tensor._from_array(np.asarray(g, dtype=t.dtype))
             if g.shape != t.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"{g.shape} and output[{i}] has a shape of {t.shape}.")
+                                   f"{g._data.shape} and output[{i}] has a shape of "
+                                   f"{t._data.shape}.")
             if g.dtype != t.dtype:
                 g = grad_cast(g, t.dtype)
         out.append(g)
@@ -336,7 +337,7 @@ def _accumulate(buffers: Dict[Node, List[Any]], node: Node, nr: int, g: Any,
     elif create_graph or old.requires_grad or g.requires_grad:
         buf[nr] = old + g
     else:
-        buf[nr] = Tensor(old._data + g._data)
+        buf[nr] = Tensor._from_array(old._data + g._data)
 
 
 def _call_hooks(node: Node, grads: List[Any], create_graph: bool) -> List[Any]:

@@ -83,7 +83,10 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
         if any(t is x for x in inputs):  # an output must be a fresh tensor: alias the input
             outputs[k] = Tensor._view_of(t, t._data)
     if requires:
-        node = FormulaNode(fdef, plan, inputs, counts, backward)
+        name = plan.node_name
+        if plan.name_when_none is not None and values[plan.name_when_none[0]] is None:
+            name = plan.name_when_none[1]  # sum(x): SumBackward0, sum(x, dims): SumBackward1
+        node = _node_class(name)(fdef, plan, inputs, counts, backward)
         node.attach(outputs, slots)
     shown = [outputs[k] for k in visible]
     return shown[0] if len(shown) == 1 else tuple(shown)
@@ -143,7 +146,7 @@ class FormulaNode(Node):
                  backward_fn: Callable[..., Any]) -> None:
         super().__init__([gradient_edge(t) if isinstance(t, Tensor) else None for t in inputs])
         self.fdef, self.plan, self.counts = fdef, plan, counts
-        self.input_meta = [(t.shape, t.dtype) if e is not None else None
+        self.input_meta = [(t._data.shape, t.dtype) if e is not None else None
                            for t, e in zip(inputs, self.next_edges)]
         self.backward_fn = backward_fn
         self.output_meta: List[Any] = []
@@ -153,11 +156,8 @@ class FormulaNode(Node):
     def location(self) -> str:  # type: ignore[override]
         return self.plan.location
 
-    def name(self) -> str:
-        return self.plan.node_name
-
     def describe(self) -> str:
-        return f"{self.plan.node_name} (formula '{self.plan.name}' at {self.plan.location})"
+        return f"{type(self).__name__} (formula '{self.plan.name}' at {self.plan.location})"
 
     def attach(self, outputs: List[Any], slots: List[int]) -> None:
         """Give differentiable outputs their history; save what the backward captures."""
@@ -167,7 +167,7 @@ class FormulaNode(Node):
         for t, slot in zip(outputs, slots):
             if slot < 0 or not isinstance(t, Tensor):
                 continue
-            self.output_meta[slot] = (t.shape, t.dtype)
+            self.output_meta[slot] = (t._data.shape, t.dtype)
             if is_floating_or_complex(t.dtype):
                 t.grad_fn, t.output_nr = self, slot
         fn = self.backward_fn
@@ -242,7 +242,7 @@ class FormulaNode(Node):
             for i, g in enumerate(grads):
                 if g is None and self.output_meta[i] is not None:
                     shape, dtype = self.output_meta[i]
-                    grads[i] = Tensor(np.zeros(shape, dtype))
+                    grads[i] = Tensor._from_array(np.zeros(shape, dtype))
         once = self.fdef.options.once_differentiable
         with _backward_lock:
             for cell, held in self.saved:
@@ -294,6 +294,23 @@ class FormulaNode(Node):
         return flat
 
 
+# Note [Node classes named as torch's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's grad_fn is an instance of a class per node (``type(y.grad_fn).__name__ ==
+# "MulBackward0"``), and ``name()`` is that class's name. The reference engine makes one empty
+# FormulaNode subclass per node name on first use, so ``type``, ``repr`` and ``name()`` (Node's:
+# the class name) all say torch's name; the compiled engine's nodes share one Python type.
+_node_classes: Dict[str, type] = {}
+
+
+def _node_class(name: str) -> Any:
+    """The FormulaNode subclass called ``name`` (Note [Node classes named as torch's])."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name, (FormulaNode,), {"__slots__": ()})
+    return cls
+
+
 class _SavedList(list):
     """A captured list/tuple of tensors, saved element by element."""
 
@@ -341,11 +358,12 @@ def validate_grads(node: Node, grads: List[Any], meta: List[Any]) -> List[Any]:
             raise RuntimeError(f"{node.describe()} returned a {type(g).__name__} as gradient "
                                f"{i}; expected a Tensor or None")
         shape, dtype = m
-        if g.shape != shape:
+        if g._data.shape != shape:
             if not _broadcasts_to(shape, g.shape):
                 raise RuntimeError(
                     f"{node.describe()} returned an invalid gradient at index {i} - got shape "
-                    f"{g.shape} but expected shape compatible with {shape} (the input's shape)")
+                    f"{g._data.shape} but expected shape compatible with {shape} (the input's "
+                    "shape)")
             g = grad_sum_to(g, shape)
         if g.dtype != dtype:
             g = grad_cast(g, dtype)

@@ -78,7 +78,7 @@ class FunctionCtx(Node):
         if self.materialize_grads:
             for i, g in enumerate(grads):
                 if g is None and self.output_meta[i] is not None:
-                    grads[i] = Tensor(np.zeros(*self.output_meta[i]))
+                    grads[i] = Tensor._from_array(np.zeros(*self.output_meta[i]))
         result = backward_result(self.fn_cls.backward(self, *grads))
         if not isinstance(result, tuple):
             result = (result,)
@@ -125,14 +125,14 @@ class Function:
                 outputs[k] = Tensor._view_of(t, t._data)
         if requires:
             ctx.next_edges = [gradient_edge(a) if isinstance(a, Tensor) else None for a in args]
-            ctx.input_meta = [(a.shape, a.dtype) if e is not None else None
+            ctx.input_meta = [(a._data.shape, a.dtype) if e is not None else None
                               for a, e in zip(args, ctx.next_edges)]
             ctx.n_outputs = len(outputs)
             ctx.output_meta = [None] * len(outputs)
             for k, t in enumerate(outputs):
                 if not isinstance(t, Tensor):
                     continue
-                ctx.output_meta[k] = (t.shape, t.dtype)
+                ctx.output_meta[k] = (t._data.shape, t.dtype)
                 if is_floating_or_complex(t.dtype) and not any(
                         t is m for m in ctx._non_differentiable):
                     t.grad_fn, t.output_nr = ctx, k

@@ -31,6 +31,9 @@ class SumToBackward(Node):
         super().__init__([gradient_edge(g)])
         self.input_shape: Tuple[int, ...] = g.shape
 
+    def name(self) -> str:
+        return "SumBackward1"  # the node torch records for this operation
+
     def apply(self, grads: List[Any]) -> List[Any]:
         return [None if grads[0] is None else grad_expand(grads[0], self.input_shape)]
 
@@ -42,6 +45,9 @@ class ExpandBackward(Node):
         super().__init__([gradient_edge(g)])
         self.input_shape: Tuple[int, ...] = g.shape
 
+    def name(self) -> str:
+        return "ExpandBackward0"  # the node torch records for this operation
+
     def apply(self, grads: List[Any]) -> List[Any]:
         return [None if grads[0] is None else grad_sum_to(grads[0], self.input_shape)]
 
@@ -52,6 +58,9 @@ class CastBackward(Node):
     def __init__(self, g: Tensor) -> None:
         super().__init__([gradient_edge(g)])
         self.input_dtype: np.dtype = g.dtype
+
+    def name(self) -> str:
+        return "ToCopyBackward0"  # the node torch records for this operation
 
     def apply(self, grads: List[Any]) -> List[Any]:
         return [None if grads[0] is None else grad_cast(grads[0], self.input_dtype)]

@@ -150,9 +150,10 @@ class AccumulateGrad(Node):
         if is_grad_enabled():  # create_graph: .grad keeps its history
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
-            var._grad = Tensor(np.array(grad._data, copy=True))  # never alias another tensor
+            # never alias another tensor
+            var._grad = Tensor._from_array(np.array(grad._data, copy=True))
         elif var._grad.requires_grad or not var._grad._data.flags.writeable:
-            var._grad = Tensor(var._grad._data + grad._data)
+            var._grad = Tensor._from_array(var._grad._data + grad._data)
         else:
             np.add(var._grad._data, grad._data, out=var._grad._data)
             var._grad._bump_version()
@@ -246,7 +247,7 @@ class SavedTensor:
                                 f"got result of type {type(got).__name__}")
             data = got._data
             if not self._is_output:  # the unpacked data with the saved input's history
-                t = Tensor(data)
+                t = Tensor._from_array(data)
                 t._vc = self._vc
                 if self._edge is not None:
                     t.grad_fn, t.output_nr = self._edge
@@ -255,7 +256,7 @@ class SavedTensor:
             if self._requires_grad and not self._tensor.requires_grad:  # type: ignore[union-attr]
                 raise RuntimeError(DETACHED_MESSAGE)
             return self._tensor  # type: ignore[return-value]
-        t = Tensor(data)
+        t = Tensor._from_array(data)
         t._vc = self._vc
         if self._output_nr >= 0:
             t.grad_fn, t.output_nr = owner, self._output_nr
@@ -277,7 +278,7 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         if self._is_output:
-            t = Tensor(self._data)
+            t = Tensor._from_array(self._data)
             t._vc = self._vc
         else:
             t = self._tensor  # type: ignore[assignment]
@@ -293,7 +294,7 @@ class SavedTensor:
             raise RuntimeError(RELEASED_MESSAGE.format(node="a saved tensor"))
         if self._unpack is not None:
             return self._unpack(self._packed).detach()
-        return Tensor(self._data) if self._is_output else self._tensor.detach()  # type: ignore[union-attr]
+        return Tensor._from_array(self._data) if self._is_output else self._tensor.detach()  # type: ignore[union-attr]
 
     def release(self) -> None:
         self._released = True

@@ -14,7 +14,7 @@ import os
 import textwrap
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
-from transgrad import lang
+from transgrad import lang, node_names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Plan:
     """What apply_formula needs to know about a formula, computed once per formula."""
 
     name: str
-    node_name: str                          # "SinBackward"
+    node_name: str                          # "SinBackward0" (torch's name: node_naming)
     location: str                           # "formulas/unary.py:12"
     signature: inspect.Signature
     tensor_params: Tuple[Tuple[str, bool], ...]  # (name, is_sequence) of each Tensor parameter
@@ -33,6 +33,7 @@ class Plan:
     param_names: Tuple[str, ...]             # for the fast argument binding of apply_formula
     defaults: Tuple[Any, ...]                # default of each parameter (_NO_DEFAULT if none)
     simple: bool                             # only positional-or-keyword parameters
+    name_when_none: Optional[Tuple[str, str]] = None  # (parameter, node name when it is None)
 
 
 _plans: Dict[Any, Plan] = {}
@@ -69,13 +70,14 @@ def _make_plan(fdef: Any) -> Plan:
                         for c in model.backward.captures}
     if output_names is None and not composite:
         output_names = _return_names(fn)
-    camel = "".join(part[:1].upper() + part[1:] for part in fdef.name.split("_"))
     params = list(sig.parameters.values())
     simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
     defaults = tuple(_NO_DEFAULT if p.default is p.empty else p.default for p in params)
-    return Plan(fdef.name, camel + "Backward", f"{_repo_path(fn.__code__.co_filename)}:{line}",
-                sig, tuple(tensor_params), composite, output_names, metadata_only, bound_at,
-                tuple(p.name for p in params), defaults, simple)
+    naming = node_names.node_naming()
+    return Plan(fdef.name, naming.node_class_name(fdef.name),
+                f"{_repo_path(fn.__code__.co_filename)}:{line}", sig, tuple(tensor_params),
+                composite, output_names, metadata_only, bound_at, tuple(p.name for p in params),
+                defaults, simple, naming.node_name_when_none(fdef.name))
 
 
 _NO_DEFAULT = object()

@@ -30,8 +30,11 @@ import numpy as np
 
 from transgrad._backend import backend_of
 from transgrad._dtypes import SUPPORTED, is_floating_or_complex
+from transgrad._size import Size
+from transgrad._size import size_of as _size_of
 
 SUPPORTED_DTYPES = frozenset(SUPPORTED)
+_object_new = object.__new__
 FLOATING_KINDS = "fc"
 # torch's words for .numpy() on a tensor that requires grad (csrc/python/tensor_binding.cpp too).
 NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. "
@@ -65,15 +68,31 @@ class HookHandle:
 
 
 class Tensor:
-    """A reference-engine tensor. Construct with ``transgrad.reference.tensor(...)`` or
-    ``from_numpy``; ``Tensor(array)`` wraps an array without copying (fresh version counter)."""
+    """A reference-engine tensor. Construct with ``transgrad.reference.tensor(...)``,
+    ``from_numpy`` or torch's legacy ``Tensor(...)``; the engine's own code wraps an array
+    without copying with ``Tensor._from_array(a)`` (fresh version counter)."""
 
     __slots__ = ("_data", "_vc", "_base", "_requires_grad", "grad_fn", "output_nr", "_grad",
                  "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "__weakref__")
 
-    def __init__(self, data: Any, requires_grad: bool = False) -> None:
-        if type(data) is not np.ndarray:
-            data = np.asarray(data)
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """torch's legacy constructor (Note [The legacy constructor] in _api/legacy.py):
+        ``Tensor(2, 3)``, ``Tensor(size)``, ``Tensor([1, 2])`` (float32), ``Tensor(array)``,
+        ``Tensor(other)``, ``Tensor()``."""
+        from transgrad._api.legacy import legacy_new
+        from transgrad.reference import _factories
+
+        t = legacy_new(_factories, None, args, kwargs)
+        if cls is Tensor:
+            return t
+        from transgrad._nn.parameter import take_over_slots
+
+        return take_over_slots(cls, t, t.requires_grad)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass  # all done by __new__
+
+    def _init(self, data: np.ndarray) -> None:
         if data.dtype not in SUPPORTED_DTYPES:
             raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are "
                             + ", ".join(d.name for d in SUPPORTED))
@@ -88,20 +107,22 @@ class Tensor:
         self._hooks: Optional[List[Callable[..., Any]]] = None  # leaf hooks (non-leaf: on grad_fn)
         self._grad_acc: Any = None  # weakref to this leaf's AccumulateGrad node
         self._post_acc_hooks: Optional[List[Callable[..., Any]]] = None  # hook(self) after .grad
-        if requires_grad:
-            self.requires_grad = True
 
     # -- construction used by kernels ------------------------------------------------------
 
     @classmethod
-    def _from_array(cls, a: np.ndarray) -> "Tensor":
-        """A tensor owning fresh storage ``a``."""
-        return cls(a)
+    def _from_array(cls, a: Any, requires_grad: bool = False) -> "Tensor":
+        """A tensor owning fresh storage ``a`` (a numpy array, never copied)."""
+        t = _object_new(cls)
+        t._init(a if type(a) is np.ndarray else np.asarray(a))
+        if requires_grad:
+            t.requires_grad = True
+        return t
 
     @classmethod
     def _view_of(cls, base: "Tensor", a: np.ndarray) -> "Tensor":
         """A tensor over ``a``, a numpy view of ``base``'s storage: shares the version counter."""
-        t = cls(a)
+        t = cls._from_array(a)
         t._vc = base._vc
         t._base = base._base if base._base is not None else base
         return t
@@ -116,8 +137,8 @@ class Tensor:
     # -- metadata --------------------------------------------------------------------------
 
     @property
-    def shape(self) -> tuple:
-        return self._data.shape
+    def shape(self) -> Size:
+        return _size_of(self._data.shape)
 
     @property
     def ndim(self) -> int:

@@ -25,7 +25,7 @@ def test_show_puts_python_beside_cpp(capsys):
     assert main(["show", "exp", *FIXTURES, "--root", ROOT, "--width", "160"]) == 0
     text = capsys.readouterr().out
     assert "def exp(x: Tensor) -> Tensor:" in text
-    assert "struct ExpBackward final : Node {" in text
+    assert "struct ExpBackward0 final : Node {" in text
     assert "return {grad * result};" in text
 
 
@@ -60,14 +60,14 @@ def test_show_finds_the_shipped_formulas_from_any_directory(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)  # no ./formulas here
     assert main(["show", "sin", "--stacked"]) == 0
     text = capsys.readouterr().out
-    assert "def sin(x: Tensor) -> Tensor:" in text and "struct SinBackward final : Node {" in text
+    assert "def sin(x: Tensor) -> Tensor:" in text and "struct SinBackward0 final : Node {" in text
 
 
 def test_show_and_emit_a_users_module_in_the_context_of_the_shipped_formulas(tmp_path, capsys):
     user = tmp_path / "mine.py"
     user.write_text(USER_MODULE)  # `*` and ops.cos are shipped formulas
     assert main(["show", "scaled_sin", str(user), "--root", str(tmp_path), "--stacked"]) == 0
-    assert "struct ScaledSinBackward final : Node {" in capsys.readouterr().out
+    assert "struct ScaledSinBackward0 final : Node {" in capsys.readouterr().out
     out = tmp_path / "gen"
     assert main(["emit", str(user), "--out", str(out), "--root", str(tmp_path)]) == 0
     # only the user's module is emitted; ops.h declares the shipped formulas it calls too

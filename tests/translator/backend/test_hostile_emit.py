@@ -129,7 +129,7 @@ def test_node_class_collision_names_both_formulas(tmp_path, shipped):
     """
     (d,) = rejected(tmp_path, body, shipped)
     assert d.code == "T403"
-    assert "`foo_bar`" in d.message and "`fooBar`" in d.message and "FooBarBackward" in d.message
+    assert "`foo_bar`" in d.message and "`fooBar`" in d.message and "FooBarBackward0" in d.message
     assert d.loc.line == HEADER.count("\n") + 11
 
 

@@ -35,7 +35,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 # torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
 # package's name gradcheck is the function
 gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
-Variable = make_variable(Tensor, lambda: Tensor(np.zeros(0, np.float32)))
+Variable = make_variable(Tensor, lambda: Tensor._from_array(np.zeros(0, np.float32)))
 InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 

@@ -85,8 +85,8 @@ static inline Shape expanded_dims(const Shape& shape, const Shape& target) {
 }  // namespace helpers
 
 // tests/translator/backend/fixtures/basic.py:12
-struct NegBackward final : Node {
-  std::string name() const override { return "NegBackward"; }
+struct NegBackward0 final : Node {
+  std::string name() const override { return "NegBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 12}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
@@ -104,7 +104,7 @@ Tensor neg(const Tensor& x) {
     result = kernel::neg(x);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<NegBackward>();
+    auto node = make_node<NegBackward0>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
   }
@@ -112,8 +112,8 @@ Tensor neg(const Tensor& x) {
 }
 
 // tests/translator/backend/fixtures/basic.py:22
-struct AddBackward final : Node {
-  std::string name() const override { return "AddBackward"; }
+struct AddBackward0 final : Node {
+  std::string name() const override { return "AddBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 22}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
@@ -131,7 +131,7 @@ Tensor add(const Tensor& x, const Tensor& other) {
     result = kernel::add(x, other);
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = make_node<AddBackward>();
+    auto node = make_node<AddBackward0>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     set_history(result, node, 0);
@@ -140,10 +140,10 @@ Tensor add(const Tensor& x, const Tensor& other) {
 }
 
 // tests/translator/backend/fixtures/basic.py:32
-struct MulBackward final : Node {
+struct MulBackward0 final : Node {
   SavedVariable x_;
   SavedVariable other_;
-  std::string name() const override { return "MulBackward"; }
+  std::string name() const override { return "MulBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 32}; }
   void release_variables() override { x_.reset(); other_.reset(); }
   SavedSlots saved_slots() override { return {{"x", &x_}, {"other", &other_}, {"self", &x_}}; }
@@ -165,7 +165,7 @@ Tensor mul(const Tensor& x, const Tensor& other) {
     result = kernel::mul(x, other);
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = make_node<MulBackward>();
+    auto node = make_node<MulBackward0>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     node->x_ = SavedVariable(x, /*is_output=*/false);
@@ -176,9 +176,9 @@ Tensor mul(const Tensor& x, const Tensor& other) {
 }
 
 // tests/translator/backend/fixtures/basic.py:42
-struct ExpBackward final : Node {
+struct ExpBackward0 final : Node {
   SavedVariable result_;
-  std::string name() const override { return "ExpBackward"; }
+  std::string name() const override { return "ExpBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 42}; }
   void release_variables() override { result_.reset(); }
   SavedSlots saved_slots() override { return {{"result", &result_}}; }
@@ -199,7 +199,7 @@ Tensor exp(const Tensor& x) {
     result = kernel::exp(x);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<ExpBackward>();
+    auto node = make_node<ExpBackward0>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
     node->result_ = SavedVariable(result, /*is_output=*/true);
@@ -208,9 +208,9 @@ Tensor exp(const Tensor& x) {
 }
 
 // tests/translator/backend/fixtures/basic.py:52
-struct ReshapeBackward final : Node {
+struct ViewBackward0 final : Node {
   Shape x_shape_;
-  std::string name() const override { return "ReshapeBackward"; }
+  std::string name() const override { return "ViewBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 52}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
@@ -228,7 +228,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     result = kernel::reshape(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<ReshapeBackward>();
+    auto node = make_node<ViewBackward0>();
     collect_next_edges(*node, x);
     node->x_shape_ = x.sizes();
     set_history(result, node, 0);
@@ -237,10 +237,10 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 }
 
 // tests/translator/backend/fixtures/basic.py:62
-struct SumToBackward final : Node {
+struct SumToBackward0 final : Node {
   SavedVariable x_;
   Shape shape_;
-  std::string name() const override { return "SumToBackward"; }
+  std::string name() const override { return "SumToBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 62}; }
   void release_variables() override { x_.reset(); }
   SavedSlots saved_slots() override { return {{"x", &x_}, {"self", &x_}}; }
@@ -261,7 +261,7 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
     result = kernel::sum_to(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<SumToBackward>();
+    auto node = make_node<SumToBackward0>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     node->shape_ = shape;
@@ -277,9 +277,9 @@ Tensor ones_like(const Tensor& x) {
 }
 
 // tests/translator/backend/fixtures/basic.py:83
-struct FlattenBackward final : Node {
+struct FlattenBackward0 final : Node {
   Shape x_shape_;
-  std::string name() const override { return "FlattenBackward"; }
+  std::string name() const override { return "FlattenBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 83}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
@@ -305,7 +305,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
     result = kernel::reshape(x, shape);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<FlattenBackward>();
+    auto node = make_node<FlattenBackward0>();
     collect_next_edges(*node, x);
     node->x_shape_ = x.sizes();
     set_history(result, node, 0);
@@ -314,10 +314,10 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 }
 
 // tests/translator/backend/fixtures/basic.py:96
-struct ScaleMeanBackward final : Node {
+struct ScaleMeanBackward0 final : Node {
   double factor_ = 0.0;
   int64_t groups_ = 0;
-  std::string name() const override { return "ScaleMeanBackward"; }
+  std::string name() const override { return "ScaleMeanBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/basic.py", 96}; }
   variable_list apply(variable_list&& grads) override {
     Tensor grad = std::move(grads[0]);
@@ -347,7 +347,7 @@ Tensor scale_mean(const Tensor& x, const std::optional<Shape>& dims) {
     result = kernel::mul(x, kernel::scalar_like(x, factor * (groups + 1)));
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<ScaleMeanBackward>();
+    auto node = make_node<ScaleMeanBackward0>();
     collect_next_edges(*node, x);
     node->factor_ = factor;
     node->groups_ = groups;
@@ -365,9 +365,9 @@ Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 }
 
 // tests/translator/backend/fixtures/basic.py:123
-struct SelectLastBackward final : Node {
+struct SelectLastBackward0 final : Node {
   SavedVariable x_;
-  std::string name() const override { return "SelectLastBackward"; }
+  std::string name() const override { return "SelectLastBackward0"; }
   SourceLoc location() const override { return {
       "tests/translator/backend/fixtures/basic.py", 123}; }
   void release_variables() override { x_.reset(); }
@@ -393,7 +393,7 @@ Tensor select_last(const Tensor& x, int64_t index) {
     result = kernel::select(x, dim, index);
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<SelectLastBackward>();
+    auto node = make_node<SelectLastBackward0>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     set_history(result, node, 0);
@@ -402,11 +402,11 @@ Tensor select_last(const Tensor& x, int64_t index) {
 }
 
 // tests/translator/backend/fixtures/basic.py:156
-struct BroadcastMulBackward final : Node {
+struct BroadcastMulBackward0 final : Node {
   SavedVariable x_;
   SavedVariable other_;
   int64_t half_ = 0;
-  std::string name() const override { return "BroadcastMulBackward"; }
+  std::string name() const override { return "BroadcastMulBackward0"; }
   SourceLoc location() const override { return {
       "tests/translator/backend/fixtures/basic.py", 156}; }
   void release_variables() override { x_.reset(); other_.reset(); }
@@ -434,7 +434,7 @@ Tensor broadcast_mul(const Tensor& x, const Tensor& other) {
     result = kernel::mul(kernel::expand(x, shape), kernel::expand(other, shape));
   }
   if (any_requires_grad({&x, &other})) {
-    auto node = make_node<BroadcastMulBackward>();
+    auto node = make_node<BroadcastMulBackward0>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
     node->x_ = SavedVariable(x, /*is_output=*/false);

@@ -14,11 +14,11 @@ namespace tg::ops {
 using namespace tg::autograd;
 
 // tests/translator/backend/fixtures/multi.py:8
-struct MaxLastBackward final : Node {
+struct MaxLastBackward0 final : Node {
   SavedVariable x_;
   SavedVariable indices_;
   Shape kept_;
-  std::string name() const override { return "MaxLastBackward"; }
+  std::string name() const override { return "MaxLastBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 8}; }
   void release_variables() override { x_.reset(); indices_.reset(); }
   SavedSlots saved_slots() override { return {{"x", &x_}, {"indices", &indices_}, {"self", &x_}}; }
@@ -56,7 +56,7 @@ std::tuple<Tensor, Tensor> max_last(const Tensor& x, bool keepdim) {
     kept = py::concat(py::slice(x.sizes(), std::nullopt, -1), Shape{1});
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<MaxLastBackward>();
+    auto node = make_node<MaxLastBackward0>();
     collect_next_edges(*node, x);
     node->x_ = SavedVariable(x, /*is_output=*/false);
     node->kept_ = kept;
@@ -67,10 +67,10 @@ std::tuple<Tensor, Tensor> max_last(const Tensor& x, bool keepdim) {
 }
 
 // tests/translator/backend/fixtures/multi.py:21
-struct NormalizeBackward final : Node {
+struct NormalizeBackward0 final : Node {
   SavedVariable norm_;
   SavedVariable result_;
-  std::string name() const override { return "NormalizeBackward"; }
+  std::string name() const override { return "NormalizeBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 21}; }
   void release_variables() override { norm_.reset(); result_.reset(); }
   SavedSlots saved_slots() override { return {{"norm", &norm_}, {"result", &result_}}; }
@@ -98,7 +98,7 @@ Tensor normalize(const Tensor& x) {
     result = kernel::mul(x, kernel::reciprocal(norm));
   }
   if (any_requires_grad({&x})) {
-    auto node = make_node<NormalizeBackward>();
+    auto node = make_node<NormalizeBackward0>();
     collect_next_edges(*node, x);
     set_history(result, node, 0);
     set_history(norm, node, 1);
@@ -109,9 +109,9 @@ Tensor normalize(const Tensor& x) {
 }
 
 // tests/translator/backend/fixtures/multi.py:33
-struct LogNormBackward final : Node {
+struct LogNormBackward0 final : Node {
   SavedVariable result_;
-  std::string name() const override { return "LogNormBackward"; }
+  std::string name() const override { return "LogNormBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 33}; }
   void release_variables() override { result_.reset(); }
   SavedSlots saved_slots() override { return {{"result", &result_}}; }
@@ -132,7 +132,7 @@ Tensor log_norm(const Tensor& norm) {
     result = kernel::log(norm);
   }
   if (any_requires_grad({&norm})) {
-    auto node = make_node<LogNormBackward>();
+    auto node = make_node<LogNormBackward0>();
     collect_next_edges(*node, norm);
     set_history(result, node, 0);
     node->result_ = SavedVariable(result, /*is_output=*/true);
@@ -141,10 +141,10 @@ Tensor log_norm(const Tensor& norm) {
 }
 
 // tests/translator/backend/fixtures/multi.py:43
-struct AddAllBackward final : Node {
+struct AddAllBackward0 final : Node {
   std::vector<SavedVariable> tensors_;
   double alpha_ = 0.0;
-  std::string name() const override { return "AddAllBackward"; }
+  std::string name() const override { return "AddAllBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 43}; }
   void release_variables() override { for (auto& v : tensors_) v.reset(); }
   variable_list apply(variable_list&& grads) override {
@@ -172,7 +172,7 @@ Tensor add_all(const std::vector<Tensor>& tensors, double alpha) {
     }
   }
   if (any_requires_grad(tensors)) {
-    auto node = make_node<AddAllBackward>();
+    auto node = make_node<AddAllBackward0>();
     collect_next_edges(*node, tensors);
     for (const Tensor& t : tensors) node->tensors_.emplace_back(t, false);
     node->alpha_ = alpha;
@@ -182,10 +182,10 @@ Tensor add_all(const std::vector<Tensor>& tensors, double alpha) {
 }
 
 // tests/translator/backend/fixtures/multi.py:55
-struct WeightedFirstBackward final : Node {
+struct WeightedFirstBackward0 final : Node {
   SavedVariable weight_;
   size_t tensors_size_ = 0;
-  std::string name() const override { return "WeightedFirstBackward"; }
+  std::string name() const override { return "WeightedFirstBackward0"; }
   SourceLoc location() const override { return {"tests/translator/backend/fixtures/multi.py", 55}; }
   void release_variables() override { weight_.reset(); }
   SavedSlots saved_slots() override { return {{"weight", &weight_}}; }
@@ -211,7 +211,7 @@ Tensor weighted_first(const std::vector<Tensor>& tensors, const Tensor& weight) 
     result = kernel::mul(py::index(tensors, 0), weight);
   }
   if (any_requires_grad({&weight}) || any_requires_grad(tensors)) {
-    auto node = make_node<WeightedFirstBackward>();
+    auto node = make_node<WeightedFirstBackward0>();
     collect_next_edges(*node, tensors);
     collect_next_edges(*node, weight);
     node->tensors_size_ = tensors.size();
