@@ -44,10 +44,9 @@ from builtins import int as _int
 from builtins import str as _str
 from typing import {typing}
 
-import numpy
-
 {modules}
 from ._device import device as device
+from ._dtypes import dtype as dtype
 from .autograd import enable_grad as enable_grad
 from .autograd import no_grad as no_grad
 from .autograd import set_grad_enabled as set_grad_enabled
@@ -167,7 +166,8 @@ def _tensor_class(Tensor: type) -> List[str]:
 
 # Methods only the compiled Tensor has (hand-written in csrc/python/): the stub is introspected
 # on the reference engine so that it needs no build, and these are added by name.
-_COMPILED_ONLY = {"data_ptr": "_int", "is_contiguous": "_bool", "stride": "Any"}
+# (stride and is_contiguous are the reference Tensor's too: listing them again made duplicates.)
+_COMPILED_ONLY = {"data_ptr": "_int"}
 
 
 # The operators and protocols an IDE or mypy needs to see on Tensor.
@@ -186,15 +186,15 @@ _FACTORIES = {"tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "fu
 
 def render_stub() -> str:
     """``transgrad/__init__.pyi``: every public name of ``transgrad`` and the Tensor class."""
-    import numpy as np
-
     import transgrad.reference as api  # the same API objects, no build needed
+    from transgrad import _dtypes
 
     public = sorted(n for n in dir(api) if not n.startswith("_"))
     modules = sorted(n for n in public if isinstance(getattr(api, n), types.ModuleType)
                      and n in _PACKAGE_MODULES)
     lines: List[str] = []
-    skip = set(modules) | {"Tensor", "enable_grad", "no_grad", "set_grad_enabled", "device"}
+    skip = set(modules) | {"Tensor", "enable_grad", "no_grad", "set_grad_enabled", "device",
+                           "dtype"}
     skip |= _REFERENCE_ONLY
     lines += _tensor_class(api.Tensor) + [""]
     methods = set(dir(api.Tensor))
@@ -204,8 +204,8 @@ def render_stub() -> str:
         if name in skip or name == "ops":
             continue
         value = getattr(api, name)
-        if isinstance(value, np.dtype):
-            lines.append(f"{name}: numpy.dtype[Any]")
+        if isinstance(value, _dtypes.dtype):
+            lines.append(f"{name}: dtype")
         elif isinstance(value, types.ModuleType):
             continue
         elif isinstance(value, type):

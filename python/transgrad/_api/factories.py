@@ -46,9 +46,10 @@ class Factories:
     def __init__(self, backend: Any) -> None:
         self._backend = backend
         self._default = float32
+        backend.default_dtype = float32
         self.default_generator = default_generator  # one per process, both engines
 
-    def get_default_dtype(self) -> np.dtype:
+    def get_default_dtype(self) -> Any:
         return self._default
 
     def set_default_dtype(self, dtype: Any) -> None:
@@ -56,6 +57,8 @@ class Factories:
         if not is_floating(d):
             raise TypeError("only floating-point types are supported as the default type")
         self._default = d
+        self._backend.default_dtype = d  # the engine's wrapped numbers and kernels follow
+        self._backend.set_default_dtype(d)
 
     def manual_seed(self, seed: int) -> Generator:
         """Seed the engine's default generator and return it (as ``torch.manual_seed``): the
@@ -93,7 +96,7 @@ class Factories:
             t.requires_grad_(True)
         return t
 
-    def _float(self, dtype: Any) -> np.dtype:
+    def _float(self, dtype: Any) -> Any:
         return self._default if dtype is None else as_dtype(dtype)
 
     def tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False,

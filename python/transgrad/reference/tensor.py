@@ -29,9 +29,9 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from transgrad._backend import backend_of
-from transgrad._dtypes import SUPPORTED, is_floating_or_complex
+from transgrad._dtypes import SUPPORTED, is_floating_or_complex, of_array
 
-SUPPORTED_DTYPES = frozenset(SUPPORTED)
+SUPPORTED_DTYPES = frozenset(d.dtype for d in SUPPORTED)  # numpy's: compared at C speed
 FLOATING_KINDS = "fc"
 # torch's words for .numpy() on a tensor that requires grad (csrc/python/tensor_binding.cpp too).
 NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. "
@@ -69,7 +69,8 @@ class Tensor:
     ``from_numpy``; ``Tensor(array)`` wraps an array without copying (fresh version counter)."""
 
     __slots__ = ("_data", "_vc", "_base", "_requires_grad", "grad_fn", "output_nr", "_grad",
-                 "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "__weakref__")
+                 "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "_wrapped",
+                 "__weakref__")
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         if type(data) is not np.ndarray:
@@ -78,6 +79,7 @@ class Tensor:
             raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are "
                             + ", ".join(d.name for d in SUPPORTED))
         self._data = data
+        self._wrapped = False  # a wrapped number (Note [Type promotion] in transgrad/_dtypes.py)
         self._vc = VersionCounter()
         self._base: Optional[Tensor] = None  # the tensor this one is a view of
         self._requires_grad = False
@@ -124,8 +126,9 @@ class Tensor:
         return self._data.ndim
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._data.dtype
+    def dtype(self) -> Any:
+        """The ``transgrad.dtype`` of the elements (Note [dtype objects and numpy])."""
+        return of_array(self._data)
 
     def stride(self, dim: Optional[int] = None) -> Any:
         """Strides in elements, as torch's (numpy's are in bytes)."""
