@@ -144,8 +144,11 @@ SUPPORTED = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32
 _BY_NUMPY: dict = {d.dtype: d for d in SUPPORTED}
 _PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool_,
                  builtins.complex: complex128}
-_FLOATING = frozenset((float16, bfloat16, float32, float64))
-_INTEGRAL = frozenset((uint8, int8, int16, int32, int64))
+# numpy's dtypes of the supported ones, compared at C speed (a dtype object's __eq__ and __hash__
+# are Python calls: hot checks of numpy dtypes use these sets, of dtype objects their attributes)
+NUMPY_SUPPORTED = frozenset(_BY_NUMPY)
+_FLOATING = frozenset(d.dtype for d in (float16, bfloat16, float32, float64))
+_INTEGRAL = frozenset(d.dtype for d in (uint8, int8, int16, int32, int64))
 
 
 def of_array(a: np.ndarray) -> _Dtype:
@@ -160,16 +163,22 @@ def of_numpy(d: np.dtype) -> _Dtype:
 
 def is_floating(dtype: Any) -> builtins.bool:
     """A real floating dtype (bfloat16 included: its numpy kind is "V", not "f")."""
+    if type(dtype) is _Dtype:
+        return dtype.is_floating_point
     return dtype in _FLOATING
 
 
 def is_floating_or_complex(dtype: Any) -> builtins.bool:
     """The dtypes that can require gradients, as torch's."""
-    return dtype in _FLOATING or dtype == complex128
+    if type(dtype) is _Dtype:
+        return dtype.is_floating_point or dtype.is_complex
+    return dtype in _FLOATING or dtype == complex128.dtype
 
 
 def is_integral(dtype: Any) -> builtins.bool:
     """uint8, int8, int16, int32 or int64 (bool excluded, as torch's is_integral(False))."""
+    if type(dtype) is _Dtype:
+        return dtype.dtype in _INTEGRAL
     return dtype in _INTEGRAL
 
 
@@ -304,7 +313,7 @@ def scalar_dtype(value: Any, like: dtype, default_float: dtype) -> dtype:
         return bool_  # even next to a float: torch's float - True is a bool-tensor error
     if isinstance(value, (builtins.complex, np.complexfloating)):
         return complex128
-    if like in _FLOATING:
+    if is_floating(like):
         return float32 if like.itemsize == 2 else like
     if like is complex128:
         return complex128

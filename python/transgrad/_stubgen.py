@@ -232,7 +232,7 @@ _PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distribution
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
                    "kernels_special", "kernels_linalg", "kernel_support", "node", "plan",
-                   "saved_hooks", "tensor",
+                   "saved_hooks", "tensor", "optim_kernels",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
 
 

@@ -19,7 +19,7 @@ from transgrad._api.dlpack import array_from_dlpack
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
-    SUPPORTED,
+    NUMPY_SUPPORTED,
     as_dtype,
     bool_,
     canonical,
@@ -126,7 +126,7 @@ class Factories:
         if is_tensor(data) and (dtype is None or as_dtype(dtype) == data.dtype):
             check_device(device)
             return data
-        if isinstance(data, np.ndarray) and data.dtype in SUPPORTED and (
+        if isinstance(data, np.ndarray) and data.dtype in NUMPY_SUPPORTED and (
                 dtype is None or as_dtype(dtype) == data.dtype):
             check_device(device)
             return self._backend.from_numpy(data)
@@ -136,7 +136,7 @@ class Factories:
         """A tensor sharing memory with the numpy array ``a``."""
         if not isinstance(a, np.ndarray):
             raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(a).__name__}")
-        if a.dtype not in SUPPORTED:
+        if a.dtype not in NUMPY_SUPPORTED:
             raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                             "types are: float64, float32, float16, bfloat16, complex128, int64, "
                             "int32, int16, int8, uint8, and bool.")
@@ -145,7 +145,7 @@ class Factories:
     def from_dlpack(self, ext_tensor: Any) -> Any:
         """A tensor sharing memory with a DLPack producer (Note [DLPack through numpy])."""
         a = array_from_dlpack(ext_tensor)
-        if a.dtype not in SUPPORTED:
+        if a.dtype not in NUMPY_SUPPORTED:
             raise TypeError(f"from_dlpack: dtype {a.dtype} has no transgrad tensor type")
         return self._backend.from_numpy(a)
 
