@@ -161,7 +161,10 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     const DType c = compute_dtype(common);
     return to_dtype(pow(storage_operand(a, common, c, false), storage_operand(b, common, c, false)), common);
   }
-  if (common == DType::Bool) throw RuntimeError("\"pow\" not implemented for 'Bool'");  // as torch
+  if (common == DType::Bool) {  // as torch; shapes first, as every binary kernel
+    broadcast_shapes(a.sizes(), b.sizes(), "pow");
+    throw RuntimeError("\"pow\" not implemented for 'Bool'");
+  }
   if (common == DType::Int64) {
     Tensor bi = to_dtype(b, DType::Int64);
     Tensor flat = contiguous(bi);
