@@ -309,8 +309,9 @@ KERNELS: dict[str, KernelSig] = _parse(_TABLE, first_line=_table_line())
 # Note [Numbers as kernel operands]: formulas are written as people write torch, so one operand
 # of an elementwise binary kernel may be a Python number, ``kernel.add(x, 1.0)`` or
 # ``kernel.mul(x, c)`` with ``c`` a float parameter. It means ``kernel.scalar_like(x, number)``:
-# a 0-d tensor of the other operand's dtype when that is floating (so it never promotes a
-# float32 tensor), which is what the ``x + 1.0`` operator means (docs/ARCHITECTURE.md). The
+# a wrapped number, the lowest tier of type promotion (so it never promotes a float32 tensor),
+# of the other operand's compute dtype when that is floating, which is what the ``x + 1.0``
+# operator means (docs/ARCHITECTURE.md; Note [Type promotion] in transgrad/_dtypes.py). The
 # compiled engine gets that call from lowering; the numpy kernels wrap a number the same way.
 # The other operand must be a tensor named by a variable (the front end refuses anything else
 # with T305), so the wrapping repeats a name, never a computation.

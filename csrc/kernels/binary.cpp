@@ -79,17 +79,21 @@ bool float_fast_path(const Tensor& a, const Tensor& b, const FloatLoops<T>& loop
   return false;
 }
 
-// Arithmetic: both sides converted to the promoted dtype (float64 when `to_float` and the
-// promoted dtype is not floating), result of that dtype.
+// Arithmetic: both sides converted to the result dtype (Note [Type promotion] in
+// transgrad/_dtypes.py; the default dtype when `to_float` and it is not floating), result of
+// that dtype. `opmath`: see storage_operand.
 template <class F>
-Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, int64_t grain, F f,
-             const FloatLoops<float>* f32 = nullptr, const FloatLoops<double>* f64 = nullptr) {
+Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, bool opmath,
+             int64_t grain, F f, const FloatLoops<float>* f32 = nullptr,
+             const FloatLoops<double>* f64 = nullptr) {
   check_pair(a, b, name);
-  DType common = promote_types(a.dtype(), b.dtype());
-  if (to_float && !is_floating(common)) common = DType::Float64;
+  DType common = result_type(a, b);
+  if (to_float && !is_floating(common)) common = default_dtype();
   if (common > DType::Float64) {  // a storage dtype: computed in its compute dtype, cast back
     const DType c = compute_dtype(common);
-    return to_dtype(arith(to_dtype(a, c), to_dtype(b, c), name, to_float, grain, f, f32, f64), common);
+    return to_dtype(arith(storage_operand(a, common, c, opmath), storage_operand(b, common, c, opmath),
+                          name, to_float, opmath, grain, f, f32, f64),
+                    common);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   Tensor fast;
@@ -104,10 +108,10 @@ Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, 
 template <class F>
 Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
   check_pair(a, b, name);
-  DType common = promote_types(a.dtype(), b.dtype());
+  DType common = result_type(a, b);
   if (common > DType::Float64) {  // exact in the compute dtype (Note [Storage dtypes])
     const DType c = compute_dtype(common);
-    return compare(to_dtype(a, c), to_dtype(b, c), name, f);
+    return compare(storage_operand(a, common, c, false), storage_operand(b, common, c, false), name, f);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_all(common, [&](auto tag) {
@@ -131,28 +135,36 @@ int64_t ipow(int64_t base, int64_t e) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "add", false, kGrainCheap, [](auto x, auto y) { return x + y; }, &add_f32, &add_f64);
+  return arith(a, b, "add", false, true, kGrainCheap, [](auto x, auto y) { return x + y; }, &add_f32, &add_f64);
 }
 Tensor sub(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "sub");
+  // torch's words; a Python bool is a bool operand too (Note [Type promotion])
   if (a.dtype() == DType::Bool && b.dtype() == DType::Bool)
-    throw ValueError("sub: not supported on bool tensors; use logical_xor or ne");
-  return arith(a, b, "sub", false, kGrainCheap, [](auto x, auto y) { return x - y; }, &sub_f32, &sub_f64);
+    throw RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                       "`logical_xor()` operator instead.");
+  if (a.dtype() == DType::Bool || b.dtype() == DType::Bool)
+    throw RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.");
+  return arith(a, b, "sub", false, false, kGrainCheap, [](auto x, auto y) { return x - y; }, &sub_f32, &sub_f64);
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "mul", false, kGrainCheap, [](auto x, auto y) { return x * y; }, &mul_f32, &mul_f64);
+  return arith(a, b, "mul", false, true, kGrainCheap, [](auto x, auto y) { return x * y; }, &mul_f32, &mul_f64);
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "div", true, kGrainCheap, [](auto x, auto y) { return x / y; }, &div_f32, &div_f64);
+  return arith(a, b, "div", true, true, kGrainCheap, [](auto x, auto y) { return x / y; }, &div_f32, &div_f64);
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "pow");
-  DType common = promote_types(a.dtype(), b.dtype());
+  DType common = result_type(a, b);
   if (common > DType::Float64) {  // Note [Storage dtypes]
     const DType c = compute_dtype(common);
-    return to_dtype(pow(to_dtype(a, c), to_dtype(b, c)), common);
+    return to_dtype(pow(storage_operand(a, common, c, false), storage_operand(b, common, c, false)), common);
   }
-  if (common == DType::Bool) return pow(to_dtype(a, DType::Int64), to_dtype(b, DType::Int64));
+  if (common == DType::Bool) {  // as torch; shapes first, as every binary kernel
+    broadcast_shapes(a.sizes(), b.sizes(), "pow");
+    throw RuntimeError("\"pow\" not implemented for 'Bool'");
+  }
   if (common == DType::Int64) {
     Tensor bi = to_dtype(b, DType::Int64);
     Tensor flat = contiguous(bi);
@@ -160,7 +172,7 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     for (int64_t i = 0; i < flat.numel(); ++i)
       if (p[i] < 0) throw ValueError("pow: integer tensors cannot be raised to negative integer powers");
   }
-  return arith(a, b, "pow", false, kGrainExpensive, [](auto x, auto y) {
+  return arith(a, b, "pow", false, false, kGrainExpensive, [](auto x, auto y) {
     using T = decltype(x);
     if constexpr (std::is_same_v<T, bool>) return x || !y;
     else if constexpr (std::is_same_v<T, int64_t>) return ipow(x, y);
@@ -168,12 +180,12 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   });
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "maximum", false, kGrainCheap, [](auto x, auto y) {
+  return arith(a, b, "maximum", false, false, kGrainCheap, [](auto x, auto y) {
     return (x != x || x > y) ? x : y;  // NaN propagates
   });
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "minimum", false, kGrainCheap, [](auto x, auto y) {
+  return arith(a, b, "minimum", false, false, kGrainCheap, [](auto x, auto y) {
     return (x != x || x < y) ? x : y;
   });
 }
@@ -199,7 +211,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.dtype() != DType::Bool)
     throw ValueError(std::string("where: the condition must be a bool tensor, got ") + dtype_name(cond.dtype()));
   const Tensor& c = cond;
-  DType common = promote_types(a.dtype(), b.dtype());
+  DType common = result_type(a, b);
   Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
   Shape shape = broadcast_shapes(broadcast_shapes(c.sizes(), ac.sizes(), "where"), bc.sizes(), "where");
   return dispatch_storage(common, [&](auto tag) {

@@ -38,13 +38,18 @@ Tensor ones_like(const Tensor& x) {
 
 Tensor scalar_like(const Tensor& x, double value) {
   x.check_defined("scalar_like");
+  // A wrapped number (Note [Type promotion] in transgrad/_dtypes.py): x's compute dtype when x
+  // is floating (float32 for float16/bfloat16: the value is not rounded to half first); next to
+  // an integer or bool tensor int64 for an integral value, else the default dtype.
   DType d = x.dtype();
-  if (!is_floating(d)) d = (std::isfinite(value) && value == std::floor(value)) ? DType::Int64 : DType::Float64;
+  if (is_floating(d)) d = compute_dtype(d);
+  else d = (std::isfinite(value) && value == std::floor(value)) ? DType::Int64 : default_dtype();
   Tensor out = Tensor::empty(Shape{}, d);
   dispatch_storage(d, [&](auto tag) {
     using T = typename decltype(tag)::type;
     *out.data<T>() = convert_element<T, double>(value);
   });
+  out.set_wrapped_number(true);
   return out;
 }
 

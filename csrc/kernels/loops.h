@@ -159,6 +159,17 @@ inline Operand as_dtype(const Tensor& x, DType d) {
   return Operand(to_dtype(x, d));
 }
 
+// An operand of an elementwise op whose result has the storage dtype `common`, in the dtype `c`
+// it computes in (Note [Storage dtypes]): cast to `common` first, as torch casts every operand
+// to the result dtype (int8 + 300 adds 300 wrapped to 44; half < 1.1 compares with 1.1 rounded
+// to half), except, with `opmath`, a 0-d floating operand, which enters the computation unrounded
+// (torch's add, mul and div of float16/bfloat16 read a scalar in float32: half * 1.1 is
+// float32(h) * float32(1.1) rounded once).
+inline Tensor storage_operand(const Tensor& x, DType common, DType c, bool opmath) {
+  if (x.dtype() == common || (opmath && x.dim() == 0 && is_floating(x.dtype()))) return to_dtype(x, c);
+  return to_dtype(to_dtype(x, common), c);
+}
+
 // float16 or bfloat16: floating kernels compute them in float32 and round the result back
 // (Note [Storage dtypes]).
 inline bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }

@@ -28,15 +28,17 @@ Tensor float_unary(const Tensor& x, const char* name, F f) {
   });
 }
 
-// f(a, b) broadcasting, in the promoted dtype; floating only (int64/bool in float64).
+// f(a, b) broadcasting, in the result dtype; floating only (integers/bool in the default dtype).
 template <class F>
 Tensor float_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   a.check_defined(name);
   b.check_defined(name);
-  DType common = promote_types(a.dtype(), b.dtype());
-  if (!is_floating(common)) common = DType::Float64;
+  DType common = result_type(a, b);
+  if (!is_floating(common)) common = default_dtype();
   if (is_half(common))
-    return to_dtype(float_binary(to_dtype(a, DType::Float32), to_dtype(b, DType::Float32), name, f), common);
+    return to_dtype(float_binary(storage_operand(a, common, DType::Float32, false),
+                                 storage_operand(b, common, DType::Float32, false), name, f),
+                    common);
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_floating(common, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -50,11 +52,13 @@ template <class F>
 Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   a.check_defined(name);
   b.check_defined(name);
-  DType common = promote_types(a.dtype(), b.dtype());
+  DType common = result_type(a, b);
   if (common == DType::Bool) common = DType::Int64;
   if (common > DType::Float64) {  // Note [Storage dtypes]
     const DType c = compute_dtype(common);
-    return to_dtype(numeric_binary(to_dtype(a, c), to_dtype(b, c), name, f), common);
+    return to_dtype(numeric_binary(storage_operand(a, common, c, false), storage_operand(b, common, c, false),
+                                   name, f),
+                    common);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   if (common == DType::Int64) {

@@ -107,10 +107,11 @@ class ReleaseGilIfLarge {
   PyThreadState* saved_ = nullptr;  // set while the GIL is released
 };
 
-// numpy dtype <-> DType. Accepts numpy dtypes, numpy scalar types, their names, Python bool,
-// int, float and _C.DType; raises TypeError otherwise.
+// Python dtypes <-> DType. Accepts transgrad.dtype objects, numpy dtypes, numpy scalar types,
+// their names, Python bool, int, float and _C.DType; raises TypeError otherwise.
 TG_PYTHON_API DType dtype_from_py(py::handle obj);
 TG_PYTHON_API py::object dtype_to_numpy(DType d);  // a numpy dtype object (cached)
+TG_PYTHON_API py::object dtype_object(DType d);    // its transgrad.dtype (transgrad/_dtypes.py)
 
 // Note [One Python object per tensor]
 // As torch keeps one PyObject per TensorImpl, a tensor crossing into Python as the same

@@ -4,8 +4,10 @@
 // transgrad._api installs every operator in Python (the same code for both engines). For the
 // common cases — tensor op tensor, and a floating tensor with a Python int/float — these C++
 // versions call the generated ops directly with the scalar rule of docs/ARCHITECTURE.md
-// (kernel::scalar_like); anything else (numpy arrays, lists, integer tensors with numbers) goes
-// to the Python implementation registered by _compiled.py, so behaviour is identical.
+// (kernel::scalar_like: a wrapped number); anything else (numpy arrays, lists, integer tensors with
+// numbers) goes to the Python implementation registered by _compiled.py, so behaviour is identical.
+// `number / t` is torch's t.reciprocal() * number (rtruediv below).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include "autograd/autograd.h"
@@ -14,6 +16,8 @@
 #include "python/common.h"
 
 namespace tg::python {
+
+Tensor tensor_from_numpy(const py::array& a);  // tensor_binding.cpp
 
 namespace {
 
@@ -72,6 +76,18 @@ py::object binary(const char* name, py::handle self, py::handle other) {
   return fallbacks()[name](self, other);
 }
 
+// other / self for a Python number `other`: torch's self.reciprocal() * other, the same rounding
+// and the same node (MulBackward0) as torch; the Python version (methods.py) for anything else.
+py::object rtruediv(py::handle self, py::handle other) {
+  const Tensor& a = self.cast<const Tensor&>();
+  Tensor s;
+  if (scalar_operand(other, a, s)) {
+    ReleaseGilIfLarge nogil(a, s);
+    return py::cast(ops::mul(ops::reciprocal(a), s));
+  }
+  return fallbacks()["__rtruediv__"](self, other);
+}
+
 template <BinaryOp Op, bool Reflected>
 void def_binary(py::module_& m, const char* name) {
   m.def(name, [name](py::handle self, py::handle other) {
@@ -90,7 +106,7 @@ void init_operators(py::module_& m) {
   def_binary<&ops::mul, false>(f, "__mul__");
   def_binary<&ops::mul, true>(f, "__rmul__");
   def_binary<&ops::div, false>(f, "__truediv__");
-  def_binary<&ops::div, true>(f, "__rtruediv__");
+  f.def("__rtruediv__", &rtruediv);
   f.def("__neg__", [](const Tensor& t) {
     ReleaseGilIfLarge nogil(t);
     return ops::neg(t);
@@ -102,6 +118,15 @@ void init_operators(py::module_& m) {
   f.def("_set_fallbacks", [](py::dict d) {
     for (auto item : d) fallbacks()[item.first] = item.second;
   });
+  // Note [Type promotion] in transgrad/_dtypes.py: the wrapped numbers the Python operators make
+  // (a 0-d array of the dtype _dtypes.scalar_dtype chose), and the default dtype they and the
+  // kernels (kernel::scalar_like, true division of integers) use.
+  m.def("_wrapped_number", [](const py::array& a) {
+    Tensor t = tensor_from_numpy(a);
+    t.set_wrapped_number(true);
+    return t;
+  });
+  m.def("_set_default_dtype", [](py::handle d) { set_default_dtype(dtype_from_py(d)); });
 }
 
 }  // namespace tg::python

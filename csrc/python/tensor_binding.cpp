@@ -48,6 +48,18 @@ py::object& numpy_dtype_cache(DType d) {
   return *cache[i];
 }
 
+// The transgrad.dtype objects (transgrad/_dtypes.py), imported once: what t.dtype returns, and
+// what dtype_from_py recognises first, by identity (Note [dtype objects and numpy]).
+py::object* dtype_objects() {
+  static py::object* objects = [] {
+    auto* out = new py::object[kNumDTypes];  // leaked on purpose: lives until the interpreter exits
+    py::module_ dtypes = py::module_::import("transgrad._dtypes");
+    for (int i = 0; i < kNumDTypes; ++i) out[i] = dtypes.attr(dtype_name(static_cast<DType>(i)));
+    return out;
+  }();
+  return objects;
+}
+
 const char* buffer_format(DType d) {
   switch (d) {
     case DType::Bool: return "?";
@@ -95,6 +107,9 @@ Shape shape_of(const py::array& a) {
 }  // namespace
 
 DType dtype_from_py(py::handle obj) {
+  const py::object* objects = dtype_objects();
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (objects[i].ptr() == obj.ptr()) return static_cast<DType>(i);
   if (py::isinstance<DType>(obj)) return obj.cast<DType>();
   if (py::isinstance<py::str>(obj)) return dtype_from_name(obj.cast<std::string>());
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::Float64;
@@ -110,6 +125,8 @@ DType dtype_from_py(py::handle obj) {
 }
 
 py::object dtype_to_numpy(DType d) { return numpy_dtype_cache(d); }
+
+py::object dtype_object(DType d) { return dtype_objects()[static_cast<int>(d)]; }
 
 Tensor tensor_from_numpy(const py::array& a) {
   DType dt = dtype_from_numpy(a.dtype());
@@ -389,7 +406,7 @@ void init_tensor(py::module_& m) {
           "Tensor(other), Tensor().")
       .def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def_property_readonly("ndim", &Tensor::dim)
-      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_to_numpy(t.dtype()); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("_dtype", &Tensor::dtype)
       .def("numel", &Tensor::numel)
       .def("dim", &Tensor::dim)

@@ -1,5 +1,6 @@
 #include "tensor/tensor.h"
 
+#include <atomic>
 #include <new>
 #include <utility>
 #include <vector>
@@ -50,8 +51,11 @@ DType dtype_from_name(const std::string& name) {
                   "or float64)");
 }
 
+namespace {
+int category(DType d) { return d == DType::Bool ? 0 : (is_floating(d) ? 2 : 1); }
+}  // namespace
+
 DType promote_dtypes_slow(DType a, DType b) {
-  auto category = [](DType d) { return d == DType::Bool ? 0 : (is_floating(d) ? 2 : 1); };
   const int ca = category(a), cb = category(b);
   if (ca != cb) return ca > cb ? a : b;
   if (ca == 2) {
@@ -65,6 +69,25 @@ DType promote_dtypes_slow(DType a, DType b) {
     return other == DType::Int8 ? DType::Int16 : other;  // signed and wider than 1 byte: itself
   }
   return itemsize(a) >= itemsize(b) ? a : b;
+}
+
+namespace {
+int tier(const Tensor& t) { return t.is_wrapped_number() ? 2 : (t.dim() == 0 ? 1 : 0); }
+std::atomic<DType> g_default_dtype{DType::Float32};
+}  // namespace
+
+DType result_type_slow(const Tensor& a, const Tensor& b) {
+  const int ta = tier(a), tb = tier(b);
+  if (ta == tb) return promote_types(a.dtype(), b.dtype());
+  const DType higher = ta < tb ? a.dtype() : b.dtype(), lower = ta < tb ? b.dtype() : a.dtype();
+  // torch's combine_categories (no complex dtypes here): the lower tier only lifts the category
+  return category(lower) > category(higher) ? promote_types(higher, lower) : higher;
+}
+
+DType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+void set_default_dtype(DType d) {
+  if (!is_floating(d)) throw TypeError("only floating-point types are supported as the default type");
+  g_default_dtype.store(d, std::memory_order_relaxed);
 }
 
 std::string shape_str(const Shape& s) {

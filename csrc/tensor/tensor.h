@@ -79,6 +79,10 @@ inline DType promote_types(DType a, DType b) {
   if (a <= DType::Float64 && b <= DType::Float64) return a > b ? a : b;  // bool<int64<f32<f64
   return promote_dtypes_slow(a, b);
 }
+// The default floating dtype (torch.get_default_dtype): a Python float next to an integer tensor
+// and true division of integers give it. Set by transgrad.set_default_dtype; float32 at start.
+DType default_dtype();
+void set_default_dtype(DType);
 // "(2, 3)" / "()": shapes in error messages, Python style.
 std::string shape_str(const Shape&);
 
@@ -113,6 +117,10 @@ struct TensorImpl {
   int64_t numel = 0;
   DType dtype = DType::Float32;
   bool contiguous = true;  // row-major contiguous (size-1 dims' strides ignored)
+  // A 0-d tensor made of a Python number next to a tensor (torch's wrapped number): the lowest
+  // tier of type promotion (Note [Type promotion] in transgrad/_dtypes.py). Set only by
+  // kernel::scalar_like and the Python binding's wrapped-number factory, never on a result.
+  bool wrapped_number = false;
   std::shared_ptr<autograd::AutogradMeta> autograd_meta;  // owned by csrc/autograd
   // The Python object of this tensor, borrowed (a PyObject*, null when there is none): read
   // and written only with the GIL held, by csrc/python (Note [One Python object per tensor]).
@@ -136,6 +144,8 @@ class Tensor {  // a cheap, copyable handle; may be undefined
   int64_t numel() const { return impl_->numel; }
   DType dtype() const { return impl_->dtype; }
   bool is_contiguous() const { return impl_->contiguous; }
+  bool is_wrapped_number() const { return impl_->wrapped_number; }
+  void set_wrapped_number(bool w) { impl_->wrapped_number = w; }
   size_t itemsize() const { return tg::itemsize(impl_->dtype); }
   template <class T>
   T* data() const {  // element [0, ..., 0]
@@ -184,5 +194,14 @@ int64_t shape_numel(const Shape& sizes);
 size_t checked_nbytes(const Shape& sizes, DType dtype);
 // Wraps a possibly negative dim into [0, ndim); IndexError naming the shape otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape_for_message);
+
+// The result dtype of an elementwise op on a and b, as torch's result_type: tensors with dims,
+// then 0-d tensors, then wrapped numbers; a lower tier counts only with a higher category
+// (Note [Type promotion] in transgrad/_dtypes.py, which states the same rule for Python).
+DType result_type_slow(const Tensor& a, const Tensor& b);
+inline DType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
+  return result_type_slow(a, b);
+}
 
 }  // namespace tg

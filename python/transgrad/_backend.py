@@ -42,8 +42,20 @@ class Backend(Protocol):
     ``adagrad_step_``; csrc/kernels/optim.h), which update lists of the engine's tensors in
     place: ``_C._optim`` or ``transgrad.reference.optim_kernels``."""
 
+    default_dtype: Any
+    """The engine's default dtype (kept by its ``Factories``): a Python float next to an integer
+    tensor becomes a wrapped number of this dtype (Note [Type promotion] in _dtypes.py)."""
+
     def from_numpy(self, a: np.ndarray) -> Any:
         """Wrap a numpy array of a supported dtype without copying."""
+
+    def wrapped_number(self, a: np.ndarray) -> Any:
+        """A 0-d array as torch's wrapped number: a tensor that promotes below 0-d tensors
+        (Note [Type promotion] in _dtypes.py)."""
+
+    def set_default_dtype(self, dtype: Any) -> None:
+        """Make ``dtype`` the default dtype of the engine's kernels (true division of integers,
+        ``kernel.scalar_like`` of a float next to an integer tensor)."""
 
     def inplace_(self, dst: Any, src: Any) -> None:
         """Write ``src`` into ``dst``'s storage, bump its version, take ``src``'s history."""

@@ -44,10 +44,9 @@ from builtins import int as _int
 from builtins import str as _str
 from typing import {typing}
 
-import numpy
-
 {modules}
 from ._device import device as device
+from ._dtypes import dtype as dtype
 from .autograd import enable_grad as enable_grad
 from .autograd import no_grad as no_grad
 from .autograd import set_grad_enabled as set_grad_enabled
@@ -188,15 +187,15 @@ _FACTORIES = {"tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "fu
 
 def render_stub() -> str:
     """``transgrad/__init__.pyi``: every public name of ``transgrad`` and the Tensor class."""
-    import numpy as np
-
     import transgrad.reference as api  # the same API objects, no build needed
+    from transgrad import _dtypes
 
     public = sorted(n for n in dir(api) if not n.startswith("_"))
     modules = sorted(n for n in public if isinstance(getattr(api, n), types.ModuleType)
                      and n in _PACKAGE_MODULES)
     lines: List[str] = []
-    skip = set(modules) | {"Tensor", "enable_grad", "no_grad", "set_grad_enabled", "device"}
+    skip = set(modules) | {"Tensor", "enable_grad", "no_grad", "set_grad_enabled", "device",
+                           "dtype"}
     skip |= _REFERENCE_ONLY
     lines += _tensor_class(api.Tensor) + [""]
     methods = set(dir(api.Tensor))
@@ -206,8 +205,8 @@ def render_stub() -> str:
         if name in skip or name == "ops":
             continue
         value = getattr(api, name)
-        if isinstance(value, np.dtype):
-            lines.append(f"{name}: numpy.dtype[Any]")
+        if isinstance(value, _dtypes.dtype):
+            lines.append(f"{name}: dtype")
         elif isinstance(value, types.ModuleType):
             continue
         elif isinstance(value, type):
@@ -238,7 +237,7 @@ _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "fun
                    "plan",
                    "saved_hooks", "tensor",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage",
-                   "node_names", "optim_kernels"}
+                   "node_names"}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

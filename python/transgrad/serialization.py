@@ -50,7 +50,7 @@ _ST_DTYPES: Dict[str, np.dtype] = {
     "U16": np.dtype("uint16"), "I16": np.dtype("int16"), "U32": np.dtype("uint32"),
     "I32": np.dtype("int32"), "U64": np.dtype("uint64"), "I64": np.dtype("int64"),
     "F16": np.dtype("float16"), "F32": np.dtype("float32"), "F64": np.dtype("float64"),
-    "C64": np.dtype("complex64"), "BF16": _dtypes.bfloat16,
+    "C64": np.dtype("complex64"), "BF16": _dtypes.bfloat16.dtype,
 }
 _NUMPY_TO_ST = {v: k for k, v in _ST_DTYPES.items()}
 
@@ -250,7 +250,7 @@ class _Reader:
         except Exception as e:  # what our checks let through (overlaps, holes)
             raise self.error(str(e)) from None
         for name in bf16:
-            arrays[name] = arrays[name].view(_dtypes.bfloat16)
+            arrays[name] = arrays[name].view(_dtypes.bfloat16.dtype)
         return arrays
 
 

@@ -118,8 +118,9 @@ def test_scalar_rule_keeps_dtypes(engine):
     assert (f32 * 2.5).dtype == tg.float32 and (2 + f32).dtype == tg.float32
     i64 = tg.tensor([1, 2])
     assert (i64 + 1).dtype == tg.int64
-    assert (i64 * 1.5).dtype == tg.float64
-    assert (f32 + tg.tensor(1.0, dtype=tg.float64)).dtype == tg.float64  # 0-d promotes too
+    assert (i64 * 1.5).dtype == tg.float32  # the default dtype, as torch
+    assert (f32 + tg.tensor(1.0, dtype=tg.float64)).dtype == tg.float32  # 0-d: a lower tier
+    assert (f32 + tg.tensor([1.0], dtype=tg.float64)).dtype == tg.float64
 
 
 def test_in_place_arithmetic_under_no_grad(engine):

@@ -2,6 +2,7 @@
 (transgrad/_dtypes.py) on both engines, against torch where it is installed."""
 
 import itertools
+import operator
 
 import numpy as np
 import pytest
@@ -113,3 +114,113 @@ def test_result_type_against_torch(engine):
             x = engine.zeros(2, dtype=getattr(engine, a))
             tx = torch.zeros(2, dtype=getattr(torch, a))
             assert engine.result_type(x, s).name == str(torch.result_type(tx, s))[6:], (a, s)
+
+
+# ---- the dtype objects themselves (Note [dtype objects and numpy]) ------------------------
+
+ALL_NAMES = NAMES + ["complex128"]
+TORCH_ALIASES = ["float", "double", "half", "long", "int", "short", "bool", "cdouble"]
+
+
+def test_dtype_class_and_printing(engine):
+    for name in ALL_NAMES:
+        d = getattr(engine, name)
+        assert type(d) is engine.dtype
+        assert repr(d) == str(d) == "torch." + name
+    assert engine.zeros(2, dtype=engine.float64).dtype is engine.float64
+    assert engine.tensor([1]).dtype is engine.int64
+    with pytest.raises(TypeError, match="cannot create 'torch.dtype' instances"):
+        engine.dtype()
+    with pytest.raises(AttributeError, match="not writable"):
+        engine.float32.itemsize = 8
+
+
+def test_dtype_printing_against_torch(engine):
+    torch = pytest.importorskip("torch")
+    for name in ALL_NAMES + TORCH_ALIASES:
+        assert repr(getattr(engine, name)) == repr(getattr(torch, name)), name
+        assert str(getattr(engine, name)) == str(getattr(torch, name)), name
+    x, tx = engine.ones(2, dtype=engine.float64), torch.ones(2, dtype=torch.float64)
+    assert repr(x) == repr(tx)
+    assert repr(x.dtype) == repr(tx.dtype)
+
+
+def test_dtype_attributes_against_torch(engine):
+    torch = pytest.importorskip("torch")
+    for name in ALL_NAMES:
+        ours, theirs = getattr(engine, name), getattr(torch, name)
+        for attr in ("is_floating_point", "is_complex", "is_signed", "itemsize", "abbr"):
+            assert getattr(ours, attr) == getattr(theirs, attr), (name, attr)
+        assert repr(ours.to_real()) == repr(theirs.to_real()), name
+        try:
+            expected = repr(theirs.to_complex())
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e)):
+                ours.to_complex()
+        else:
+            if expected == "torch.complex128":
+                assert repr(ours.to_complex()) == expected
+            else:  # complex64/complex32: no such transgrad dtype, a clear error
+                with pytest.raises(RuntimeError, match="no complex dtype"):
+                    ours.to_complex()
+
+
+def test_dtype_equality_hash_and_numpy(engine):
+    tg = engine
+    for name in NAMES + ["complex128"]:
+        d = getattr(tg, name)
+        npd = d.dtype
+        assert isinstance(npd, np.dtype) and npd.name == name
+        assert d == npd and npd == d and hash(d) == hash(npd)
+        assert d == npd.type and npd.type == d
+        assert np.dtype(d) == npd
+        assert np.zeros(3, dtype=d).dtype == npd
+        assert np.arange(3).astype(d).dtype == npd
+        assert {npd: name}[d] == name and {d: name}[npd] == name
+        assert d != name and d != "torch." + name  # never equal to a string, as torch's
+    assert tg.float32 != tg.float64 and tg.float32 != np.float64
+    assert operator.ne(tg.float64, float) and operator.ne(tg.int64, int)  # nor a Python type
+    assert tg.float == tg.float32 and tg.float is tg.float32
+    assert len({tg.float32, tg.float, np.dtype("float32")}) == 1
+    x = tg.ones(2, dtype=tg.int16)
+    assert x.dtype == np.int16 and x.dtype.kind == "i" and x.dtype.name == "int16"
+    assert np.asarray(x).dtype == np.int16
+
+
+def test_dtype_pickle_and_copy(engine):
+    import copy
+    import pickle
+
+    for name in ALL_NAMES + ["float", "long", "bool"]:
+        d = getattr(engine, name)
+        assert pickle.loads(pickle.dumps(d)) is d
+        assert copy.copy(d) is d and copy.deepcopy(d) is d
+    assert pickle.loads(pickle.dumps({"dtype": engine.bfloat16}))["dtype"] is engine.bfloat16
+
+
+def test_dtype_arguments_accept_every_spelling(engine):
+    tg = engine
+    for spelled in (tg.float64, np.float64, np.dtype("float64"), "float64", float):
+        assert tg.zeros(2, dtype=spelled).dtype is tg.float64, spelled
+        assert tg.ones(2).to(spelled).dtype is tg.float64, spelled
+    assert tg.zeros(2, dtype=int).dtype is tg.int64
+    assert tg.zeros(2, dtype=bool).dtype is tg.bool
+    assert tg.promote_types(np.int8, tg.uint8) is tg.int16
+    assert tg.promote_types(tg.float16, tg.bfloat16) is tg.float32
+    assert tg.result_type(tg.ones(2, dtype=tg.int8), 2.5) is tg.float32
+    assert tg.can_cast(tg.float32, np.int64) is False
+    assert tg.get_default_dtype() is tg.float32
+    assert tg.finfo(tg.float16) == tg.finfo(np.float16)
+    assert tg.iinfo(tg.uint8).max == 255
+
+
+def test_module_reprs_keep_torch_dtype_suffix(engine):
+    torch = pytest.importorskip("torch")
+    assert repr(engine.nn.Linear(2, 3).to(engine.float64)) == repr(
+        torch.nn.Linear(2, 3).to(torch.float64))
+    p, tp = engine.nn.Parameter(engine.ones(2, dtype=engine.float64)), torch.nn.Parameter(
+        torch.ones(2, dtype=torch.float64))
+    assert repr(p) == repr(tp)
+    pl = engine.nn.ParameterList([engine.nn.Parameter(engine.ones(3))])
+    tpl = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(3))])
+    assert repr(pl) == repr(tpl)

@@ -156,21 +156,25 @@ def test_binary_promotion(left, right, expected):
     assert K.eq(a, b).dtype == np.bool_
 
 
-def test_zero_dim_float64_promotes_float32_but_scalar_like_keeps_it():
+def test_zero_dim_float64_keeps_float32_as_torch_and_scalar_like_too():
     x = t(randn(3, dtype=np.float32))
-    assert K.add(x, t(np.array(2.0))).dtype == np.float64
+    assert K.add(x, t(np.array(2.0))).dtype == np.float32  # a 0-d tensor: a lower tier
+    assert K.add(x, t(np.array([2.0]))).dtype == np.float64
+    assert K.add(t(np.array(1.0, np.float32)), t(np.array(2.0))).dtype == np.float64
     assert K.mul(x, K.scalar_like(x, 2.0)).dtype == np.float32
 
 
 def test_div_and_pow():
-    close(K.div(t([1, 2, 3]), t([2, 2, 2])), [0.5, 1.0, 1.5])
+    close(K.div(t([1, 2, 3]), t([2, 2, 2])), np.array([0.5, 1.0, 1.5], np.float32))
     a, b = np.abs(randn(3, 1)) + 0.1, randn(4)
     close(K.pow(t(a), t(b)), a ** b)
     assert K.pow(t([2, 3]), t([2])).detach().numpy().tolist() == [4, 9]
     with pytest.raises(ValueError, match="negative"):
         K.pow(t([2]), t([-1]))
-    with pytest.raises(ValueError, match="bool"):
+    with pytest.raises(RuntimeError, match="two bool tensors"):
         K.sub(t([True]), t([False]))
+    with pytest.raises(RuntimeError, match="with a bool tensor"):
+        K.sub(t([1.0]), t([False]))
 
 
 def test_where_and_logical_not():
@@ -196,7 +200,7 @@ def test_creation():
     assert K.scalar_like(x, 3).dtype == np.float32 and K.scalar_like(x, 3).shape == ()
     i = t([1, 2])
     assert K.scalar_like(i, 3).dtype == np.int64
-    assert K.scalar_like(i, 3.5).dtype == np.float64
+    assert K.scalar_like(i, 3.5).dtype == np.float32  # the default dtype
     with pytest.raises(ValueError, match="negative"):
         K.full((2, -1), 0.0, "float64")
 

@@ -287,7 +287,7 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
     """``input`` with ``value`` where the bool ``mask`` is true; a 0-d tensor ``value`` gets
     the gradient summed over the masked positions (``masked_fill_tensor``)."""
     ops = backend_of(input).ops
-    if str(mask.dtype) != "bool":
+    if mask.dtype.name != "bool":
         # torch raises RuntimeError; TypeError kept for tests/ops/test_ops_api_nn.py
         raise TypeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype}")

@@ -21,7 +21,7 @@ from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
-    SUPPORTED,
+    NUMPY_SUPPORTED,
     as_dtype,
     bool_,
     canonical,
@@ -60,9 +60,10 @@ class Factories:
     def __init__(self, backend: Any) -> None:
         self._backend = backend
         self._default = float32
+        backend.default_dtype = float32
         self.default_generator = default_generator  # one per process, both engines
 
-    def get_default_dtype(self) -> np.dtype:
+    def get_default_dtype(self) -> Any:
         return self._default
 
     def set_default_dtype(self, dtype: Any) -> None:
@@ -70,6 +71,8 @@ class Factories:
         if not is_floating(d):
             raise TypeError("only floating-point types are supported as the default type")
         self._default = d
+        self._backend.default_dtype = d  # the engine's wrapped numbers and kernels follow
+        self._backend.set_default_dtype(d)
 
     def manual_seed(self, seed: int) -> Generator:
         """Seed the engine's default generator and return it (as ``torch.manual_seed``): the
@@ -107,7 +110,7 @@ class Factories:
             t.requires_grad_(True)
         return t
 
-    def _float(self, dtype: Any) -> np.dtype:
+    def _float(self, dtype: Any) -> Any:
         return self._default if dtype is None else as_dtype(dtype)
 
     def tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False,
@@ -152,7 +155,7 @@ class Factories:
         if is_tensor(data) and (dtype is None or as_dtype(dtype) == data.dtype):
             check_device(device)
             return data
-        if isinstance(data, np.ndarray) and data.dtype in SUPPORTED and (
+        if isinstance(data, np.ndarray) and data.dtype in NUMPY_SUPPORTED and (
                 dtype is None or as_dtype(dtype) == data.dtype):
             check_device(device)
             return self._backend.from_numpy(data)
@@ -162,7 +165,7 @@ class Factories:
         """A tensor sharing memory with the numpy array ``a``."""
         if not isinstance(a, np.ndarray):
             raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(a).__name__}")
-        if a.dtype not in SUPPORTED:
+        if a.dtype not in NUMPY_SUPPORTED:
             raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported "
                             "types are: float64, float32, float16, bfloat16, complex128, int64, "
                             "int32, int16, int8, uint8, and bool.")
@@ -176,7 +179,7 @@ class Factories:
     def from_dlpack(self, ext_tensor: Any) -> Any:
         """A tensor sharing memory with a DLPack producer (Note [DLPack through numpy])."""
         a = array_from_dlpack(ext_tensor)
-        if a.dtype not in SUPPORTED:
+        if a.dtype not in NUMPY_SUPPORTED:
             raise TypeError(f"from_dlpack: dtype {a.dtype} has no transgrad tensor type")
         return self._backend.from_numpy(a)
 

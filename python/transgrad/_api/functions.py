@@ -33,7 +33,13 @@ import numpy as np
 
 from transgrad._api.views import track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
-from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex, is_integral
+from transgrad._dtypes import (
+    as_dtype,
+    is_floating,
+    is_floating_or_complex,
+    result_type,
+    scalar_dtype,
+)
 
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 
@@ -122,15 +128,11 @@ def _ops_of_seq(tensors: Sequence[Any]) -> Any:
 
 
 def scalar(like: Any, value: Any) -> Any:
-    """The Python number ``value`` as a 0-d tensor next to tensor ``like`` (the scalar rule)."""
-    d = like.dtype
-    if not is_floating_or_complex(d):
-        integral = isinstance(value, (numbers.Integral, np.bool_))
-        if integral and is_integral(d) and not isinstance(value, (bool, np.bool_)):
-            # an int keeps an integer tensor's dtype (int8 + 5 is int8), wrapping as torch's
-            return backend_of(like).from_numpy(np.array(value, dtype=_I64).astype(d))
-        d = _I64 if integral else _F64
-    return backend_of(like).from_numpy(np.array(value, dtype=d))
+    """The Python number ``value`` as the wrapped number (a 0-d tensor of the lowest promotion
+    tier) next to tensor ``like`` (Note [Type promotion] in transgrad/_dtypes.py)."""
+    backend = backend_of(like)
+    d = scalar_dtype(value, like.dtype, backend.default_dtype)
+    return backend.wrapped_number(np.array(value, dtype=d.dtype))
 
 
 def as_tensor(value: Any, like: Any) -> Any:
@@ -315,16 +317,17 @@ def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
         if not is_tensor(x):
             x = as_tensor(x, exponent)
         return ops.pow(x, exponent)
-    if (isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
-            and is_integral(x.dtype) and np.dtype(x.dtype) != np.bool_):
-        # Note [Integer powers]: an integer tensor to an integer power stays integer and wraps
-        # as torch's (3 ** 50 in int64, 3 ** 5 in int8); pow_scalar computes in floating point,
-        # a float64 result that is inexact past 2**53. Integer tensors never require grad.
-        if exponent < 0:
+    if not is_floating_or_complex(x.dtype):  # int ** 2 stays int, int ** 0.5 is the default dtype
+        if isinstance(exponent, (bool, np.bool_)) and x.dtype.name == "bool":
+            # torch's pow(Tensor, Scalar) answers exponents 0 and 1 without the kernel, which has
+            # no bool loop: x ** True is a copy of x, x ** False all True
+            return ops.clone(x) if exponent else ops.eq(x, x)
+        if (isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool)
+                and exponent < 0 and x.dtype.name != "bool"):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        a = _data(x)
-        with np.errstate(over="ignore"):
-            return _from(x, np.power(a.astype(_I64), np.int64(exponent)).astype(a.dtype))
+        return ops.pow(x, scalar(x, exponent))
+    if x.dtype.itemsize == 2:  # float16/bfloat16: torch rounds the exponent to x's dtype first
+        exponent = float(np.array(exponent, dtype=x.dtype.dtype))
     return ops.pow_scalar(x, float(exponent))
 
 
@@ -343,8 +346,9 @@ def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
     if backend is None:
         raise TypeError("where(): expected a Tensor among condition, input and other")
     ops = backend.ops
-    if not is_tensor(x) and not is_tensor(other):
-        x = backend.from_numpy(np.array(x, dtype=_F64 if isinstance(x, float) else _I64))
+    if not is_tensor(x) and not is_tensor(other):  # two numbers: torch's result_type of them
+        d = result_type(x, other, default_float=backend.default_dtype)
+        x = backend.wrapped_number(np.array(x, dtype=d.dtype))
     if not is_tensor(x):
         x = as_tensor(x, other)
     if not is_tensor(condition):
@@ -363,6 +367,13 @@ def clamp(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         return x
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if not is_floating_or_complex(x.dtype):  # an integer tensor with a float bound: promoted
+        d = result_type(x, *(b for b in (min, max) if b is not None),
+                        default_float=backend_of(x).default_dtype)
+        if d.name == "bool":
+            raise NotImplementedError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
+        if d != x.dtype:
+            x = ops.cast(x, d.name)
     return ops.clamp(x, None if min is None else float(min),
                      None if max is None else float(max))
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from transgrad._api.views import refresh_views, registry_for, scatter_into_base
 from transgrad._backend import backend_of, is_tensor
+from transgrad._dtypes import can_cast
 
 
 def _memory(x: Any) -> tuple[int, int, tuple[int, ...], bool]:
@@ -155,7 +156,7 @@ def _fit(B: Any, self: Any, new: Any, recording: bool) -> Any:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                            f"broadcast shape {list(new.shape)}")
     if new.dtype != self.dtype:
-        if not _can_cast(new.dtype, self.dtype):
+        if not can_cast(new.dtype, self.dtype):
             raise RuntimeError(f"result type {_TORCH_NAMES.get(new.dtype.name, new.dtype.name)} "
                                "can't be cast to the desired output type "
                                f"{_TORCH_NAMES.get(self.dtype.name, self.dtype.name)}")
@@ -170,12 +171,3 @@ _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short
                 "float64": "Double", "complex128": "ComplexDouble"}
 
 
-def _can_cast(src: Any, dst: Any) -> bool:
-    """torch's rule for writing a result into an existing tensor (``canCast``): never floating
-    into integral, complex into real, or anything but bool into bool."""
-    s, d = src.kind, dst.kind
-    if s == "c" and d != "c":
-        return False
-    if s == "f" and d in "iub":
-        return False
-    return not (s != "b" and d == "b")

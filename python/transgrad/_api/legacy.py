@@ -110,7 +110,7 @@ class _TypedTensorMeta(type):
         return legacy_new(cls._factories, cls._dtype, args, kwargs)
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, cls._factories._backend.Tensor) and str(obj.dtype) == cls._dtype
+        return isinstance(obj, cls._factories._backend.Tensor) and obj.dtype.name == cls._dtype
 
     def __repr__(cls) -> str:
         return f"<class 'transgrad.{cls.__name__}'>"
@@ -141,13 +141,13 @@ def type_(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: An
     """Without ``dtype``: the legacy type name (``"torch.FloatTensor"``); with one (a dtype, a
     legacy class or its name): ``self`` cast to it (``self`` itself when it already is)."""
     if dtype is None:
-        return "torch." + CLASS_NAMES.get(str(self.dtype), str(self.dtype))
+        return "torch." + CLASS_NAMES.get(self.dtype.name, self.dtype.name)
     if isinstance(dtype, _TypedTensorMeta):
         dtype = dtype._dtype
     elif isinstance(dtype, str) and dtype.rsplit(".", 1)[-1] in _DTYPE_OF_CLASS:
         dtype = _DTYPE_OF_CLASS[dtype.rsplit(".", 1)[-1]]
     elif isinstance(dtype, str) and dtype.startswith("torch."):
         raise ValueError(f"invalid type: '{dtype}'")
-    if str(np.dtype(dtype)) == str(self.dtype):
+    if np.dtype(dtype) == self.dtype.dtype:
         return self
     return fn.cast(self, dtype)

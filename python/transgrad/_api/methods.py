@@ -424,6 +424,18 @@ for _op, _name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "
     ARITHMETIC[f"__{_op}__"] = _forward(_name)
     ARITHMETIC[f"__r{_op}__"] = _reflected(_name)
 
+
+def __rtruediv__(self: Any, other: Any) -> Any:
+    """``other / self``; for a number ``other`` and a floating ``self``, torch's
+    ``self.reciprocal() * other``: the same rounding (``1.1 / half`` included) and the same
+    node (MulBackward0)."""
+    if type(other) in (int, float) and is_floating_or_complex(self.dtype):
+        return fn.mul(fn.reciprocal(self), other)
+    return fn.div(as_tensor(other, self), self)
+
+
+ARITHMETIC["__rtruediv__"] = __rtruediv__
+
 _COMPARABLE = (int, float, bool, np.number, np.ndarray, list)
 
 
@@ -664,7 +676,7 @@ def _float_only(self: Any, op: str) -> None:
 
 
 def _torch_dtype_name(t: Any) -> str:
-    return _TORCH_NAMES.get(str(t.dtype), str(t.dtype))
+    return _TORCH_NAMES.get(t.dtype.name, t.dtype.name)
 
 
 def _generator(self: Any, generator: Any) -> Any:
@@ -678,7 +690,7 @@ def uniform_(self: Any, *args: Any, generator: Any = None, **kw: Any) -> Any:
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={a} > to={b}")
-    d = np.dtype(str(self.dtype))
+    d = self.dtype.dtype
     return _fill_draws(self, _generator(self, generator).uniform(self.numel, d, a, b))
 
 
@@ -687,7 +699,7 @@ def normal_(self: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = 
     _float_only(self, "normal_kernel")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    d = np.dtype(str(self.dtype))
+    d = self.dtype.dtype
     return _fill_draws(self, _generator(self, generator).normal(self.numel, d, mean, std))
 
 
@@ -746,7 +758,7 @@ def random_(self: Any, *args: Any, generator: Any = None, **kw: Any) -> Any:
     """Fill with integers from ``[from, to)``: ``random_()`` (0 to the dtype's largest exactly
     representable integer), ``random_(to)``, ``random_(from, to)``."""
     g = _generator(self, generator)
-    d = str(self.dtype)
+    d = self.dtype.name
     if not args and not kw:
         top = {"float32": 2**24 + 1, "float64": 2**53 + 1, "int64": 2**63, "bool": 2}[d]
         words = g._words32(self.numel) if top < 2**32 else g._words64(self.numel)

@@ -36,8 +36,8 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
         raise TypeError("isclose(): expected a Tensor among input and other")
     a, b = _values(input), _values(other)
     if is_tensor(input) and is_tensor(other) and a.dtype != b.dtype:
-        raise RuntimeError(f"{_TORCH_NAMES[str(a.dtype)]} did not match "
-                           f"{_TORCH_NAMES[str(b.dtype)]}")
+        raise RuntimeError(f"{_TORCH_NAMES[a.dtype.name]} did not match "
+                           f"{_TORCH_NAMES[b.dtype.name]}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:

@@ -72,7 +72,7 @@ def tensor_repr(t: Any) -> str:
 
 
 def _default_dtype(t: Any) -> str:
-    return str(engine_module(t).get_default_dtype())
+    return engine_module(t).get_default_dtype().name
 
 
 class _Formatter:

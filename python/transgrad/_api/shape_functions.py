@@ -221,7 +221,7 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any
         if size == 0:
             break
         hi, lo = fn.narrow(x, dim, 1, size - 1), fn.narrow(x, dim, 0, size - 1)
-        x = fn.ne(hi, lo) if str(x.dtype) == "bool" else fn.sub(hi, lo)
+        x = fn.ne(hi, lo) if x.dtype.name == "bool" else fn.sub(hi, lo)
     return x
 
 
@@ -241,7 +241,7 @@ def block_diag(*tensors: Any) -> Any:
                     fn.unsqueeze(t, 0) if t.ndim == 1 else t)
     rows = sum(m.shape[0] for m in mats)
     cols = sum(m.shape[1] for m in mats)
-    dtype = _joint_dtype([np.dtype(str(m.dtype)) for m in mats])
+    dtype = _joint_dtype([m.dtype.dtype for m in mats])
     out_rows, c0 = [], 0
     for m in mats:
         r, c = m.shape

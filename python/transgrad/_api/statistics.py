@@ -24,9 +24,9 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """The mean of the non-NaN entries (over ``dim``); NaN where every entry is NaN."""
-    if str(input.dtype) not in ("float32", "float64") and dtype is None:
+    if input.dtype.name not in ("float32", "float64") and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
-                           f"dtype but got {_TORCH_NAMES[str(input.dtype)]}")
+                           f"dtype but got {_TORCH_NAMES[input.dtype.name]}")
     x = input if dtype is None else fn.cast(input, dtype)
     keep = fn.logical_not(fn.isnan(x))
     total = fn.sum(fn.where(keep, x, 0.0), dim, keepdim)
@@ -37,7 +37,7 @@ def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolation: str,
               ignore_nan: bool, name: str) -> Any:
     B = backend_of(input)
-    if str(input.dtype) not in ("float32", "float64"):
+    if input.dtype.name not in ("float32", "float64"):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _MODES:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
@@ -58,7 +58,7 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
     if ignore_nan:
         valid = fn.sum(fn.cast(fn.logical_not(fn.isnan(x)), x.dtype), d, True)
     else:
-        valid = B.from_numpy(np.full((1,) * x.ndim, float(n), dtype=str(x.dtype)))
+        valid = B.from_numpy(np.full((1,) * x.ndim, float(n), dtype=x.dtype.dtype))
     vals_np = np.asarray(valid.detach())
     outs = []
     for qv in qs.reshape(-1):
@@ -79,7 +79,7 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
         shape[d] = 1
         a, b = (fn.gather(values, d, B.from_numpy(np.ascontiguousarray(np.broadcast_to(i, shape))))
                 for i in (lo_i, hi_i))
-        w = B.from_numpy(np.ascontiguousarray(np.broadcast_to(frac, shape).astype(str(x.dtype))))
+        w = B.from_numpy(np.ascontiguousarray(np.broadcast_to(frac, shape).astype(x.dtype.dtype)))
         out = fn.add(a, fn.mul(fn.sub(b, a), w))
         if not ignore_nan:  # a NaN anywhere in the slice makes its quantile NaN
             has_nan = fn.sum(fn.cast(fn.isnan(x), x.dtype), d, True)

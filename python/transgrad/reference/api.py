@@ -11,7 +11,7 @@ import numpy as np
 from transgrad import lang
 from transgrad._api.inplace_verdicts import VerdictTable
 from transgrad._op_registry import SHIPPED
-from transgrad.reference import autograd, optim_kernels
+from transgrad.reference import autograd, kernel_support, optim_kernels
 from transgrad.reference.tensor import Tensor
 
 
@@ -35,6 +35,13 @@ def from_numpy(a: np.ndarray) -> Tensor:
     return Tensor._from_array(a)
 
 
+def wrapped_number(a: np.ndarray) -> Tensor:
+    """A 0-d array as a wrapped number (Note [Type promotion] in transgrad/_dtypes.py)."""
+    t = Tensor._from_array(a)
+    t._wrapped = True
+    return t
+
+
 def inplace_(dst: Tensor, src: Tensor) -> None:
     """Write ``src`` into ``dst``'s storage, bump its version, give it ``src``'s history."""
     if not dst._data.flags.writeable:
@@ -55,6 +62,7 @@ def set_history_(dst: Tensor, src: Tensor) -> None:
 
 backend: Any = types.SimpleNamespace(
     name="transgrad.reference", Tensor=Tensor, ops=_Ops(), from_numpy=from_numpy,
+    wrapped_number=wrapped_number, set_default_dtype=kernel_support.set_default_dtype,
     autograd=autograd, inplace_=inplace_, set_history_=set_history_, optim=optim_kernels,
     # formulas run here may be a user's: always the translator's verdict (Note [Verdicts as
     # data] in transgrad/_api/inplace_verdicts.py)

@@ -63,8 +63,16 @@ def _view(a: np.ndarray, base: Any) -> Any:
 
 _BOOL, _INT, _F32, _F64, _C128 = (np.dtype(n) for n in ("bool", "int64", "float32", "float64",
                                                          "complex128"))
-_RANK = frozenset(_dtypes.SUPPORTED)  # the supported dtypes (the name is historical)
-_NAMES = {d.name: d for d in _dtypes.SUPPORTED}
+_RANK = frozenset(d.dtype for d in _dtypes.SUPPORTED)  # the supported numpy dtypes
+_NAMES = {d.name: d.dtype for d in _dtypes.SUPPORTED}
+# The engine's default dtype, as the kernels see it (Factories.set_default_dtype sets it).
+_DEFAULT_DTYPE = [_dtypes.float32]
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """The default dtype of the reference kernels: true division of integers and a float next to
+    an integer tensor give it (Note [Type promotion] in transgrad/_dtypes.py)."""
+    _DEFAULT_DTYPE[0] = _dtypes.as_dtype(dtype)
 
 
 def _canonical(a: np.ndarray) -> np.ndarray:
@@ -84,6 +92,8 @@ def _canonical(a: np.ndarray) -> np.ndarray:
 
 def _np_dtype(dtype: Any) -> np.dtype:
     """A DType argument (a name, a numpy dtype or a transgrad dtype object) as a numpy dtype."""
+    if type(dtype) is _dtypes.dtype:
+        return dtype.dtype
     if isinstance(dtype, str) and dtype in _NAMES:
         return _NAMES[dtype]
     for attr in ("numpy_dtype", "np_dtype", "name"):
@@ -103,7 +113,7 @@ def _np_dtype(dtype: Any) -> np.dtype:
 
 def _promote(*dts: np.dtype) -> np.dtype:
     """torch's promotion of tensor dtypes (Note [Type promotion] in transgrad/_dtypes.py)."""
-    return functools.reduce(_dtypes._promote, dts)
+    return functools.reduce(_dtypes._promote, map(_dtypes.of_numpy, dts)).dtype
 
 
 def _is_half(dt: np.dtype) -> bool:
@@ -238,17 +248,24 @@ def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
 
 
 def _number_like(x: np.ndarray, value: Any) -> np.ndarray:
-    """``kernel.scalar_like(x, value)``'s array: ``x``'s dtype when floating; else int64 for an
-    int ``value`` (or bool), float64 for a float one."""
-    dt = x.dtype
-    if not _dtypes.is_floating_or_complex(dt):
-        dt = _INT if isinstance(value, (bool, int, np.integer)) else _F64
-    if _is_half(dt):  # rounded through float32, as the compiled engine (half.h)
-        return np.array(value, dtype=np.float32).astype(dt)
-    return np.array(value, dtype=dt)
+    """``kernel.scalar_like(x, value)``'s array: the wrapped number's (Note [Type promotion] in
+    transgrad/_dtypes.py)."""
+    d = _dtypes.scalar_dtype(value, _dtypes.of_array(x), _DEFAULT_DTYPE[0])
+    return np.array(value, dtype=d.dtype)
 
 
-def _operands(a: Any, b: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _tier(t: Any, a: np.ndarray) -> int:
+    """The promotion tier of a kernel operand: 0 dims, 1 0-d, 2 a wrapped number."""
+    return 2 if getattr(t, "_wrapped", False) else (0 if a.ndim else 1)
+
+
+def _operands(a: Any, b: Any, name: str, opmath: bool = False,
+              to_float: bool = False) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Both operands of an elementwise binary kernel cast to the result dtype (Note [Type
+    promotion] in transgrad/_dtypes.py; with ``to_float``, the default dtype when that is not
+    floating), and that dtype. With ``opmath`` and a float16/bfloat16
+    result, both in float32 instead, a 0-d floating operand unrounded (the caller rounds its
+    result back): as the compiled kernels' storage_operand (csrc/kernels/loops.h)."""
     # a Python number beside a tensor is kernel.scalar_like(tensor, number): translator
     # Note [Numbers as kernel operands]. Exactly bool/int/float: a numpy scalar (np.float64 is a
     # float subclass) stays a 0-d array, as the compiled kernels' bindings take it.
@@ -256,11 +273,27 @@ def _operands(a: Any, b: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     if type(b) in number and type(a) not in number:
         x = _arr(a)
         y = _number_like(x, b)
+        ta, tb = _tier(a, x), 2
     elif type(a) in number and type(b) not in number:
         y = _arr(b)
         x = _number_like(y, a)
+        ta, tb = 2, _tier(b, y)
     else:
         x, y = _arr(a), _arr(b)
+        ta, tb = _tier(a, x), _tier(b, y)
     _broadcast_shape(name, x, y)
-    dt = _promote(x.dtype, y.dtype)
-    return x.astype(dt, copy=False), y.astype(dt, copy=False)
+    if x.dtype == y.dtype:
+        dt = x.dtype
+    else:
+        dt = _dtypes.binary_result_type(_dtypes.of_array(x), ta, _dtypes.of_array(y), tb).dtype
+    if to_float and not _dtypes.is_floating_or_complex(_dtypes.of_numpy(dt)):
+        dt = _DEFAULT_DTYPE[0].dtype
+    if opmath and _is_half(dt):
+        return _opmath_operand(x, dt), _opmath_operand(y, dt), dt
+    return x.astype(dt, copy=False), y.astype(dt, copy=False), dt
+
+
+def _opmath_operand(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    if x.ndim == 0 and _dtypes.is_floating(_dtypes.of_array(x)):
+        return x.astype(_F32)
+    return x.astype(dt, copy=False).astype(_F32)

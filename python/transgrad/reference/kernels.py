@@ -8,12 +8,13 @@ class; everything else is numpy.
 
 Note [Reference kernels]
 ~~~~~~~~~~~~~~~~~~~~~~~~
-* Dtypes: bool < int64 < float32 < float64 (complex128 above, where numpy allows). Binary kernels
-  promote by that order and never by numpy's rules (numpy makes float32 + int64 float64); a 0-d
-  tensor promotes like any other.
+* Dtypes: binary kernels promote as torch's result_type and never by numpy's rules (numpy makes
+  float32 + int64 float64): Note [Type promotion] in transgrad/_dtypes.py, with the tier of each
+  operand (dims, 0-d, or a wrapped number: ``Tensor._wrapped``, or a Python number argument).
 * Floating unary kernels (exp, log, ..., pow_scalar, logsumexp, softmax, log_softmax) compute
   int64/bool inputs in float64; abs, neg, sign, relu and clamp keep int64 (bool counts as int64
-  there, except neg, which rejects bool). div of two integer tensors is true division (float64).
+  there, except neg, which rejects bool). div of two integer tensors is true division, in the
+  default dtype (``kernel_support.set_default_dtype``).
   sum and sum_to of bool/int64 give int64. A float32 input always gives a float32 output.
 * Dims may be negative; a 0-d tensor accepts dim 0 or -1 (as PyTorch). Out-of-range dims and
   indices raise IndexError; bad shapes, dtypes and arguments raise ValueError. Messages start
@@ -44,6 +45,7 @@ from transgrad import _dtypes
 from transgrad.reference.kernel_support import (  # noqa: F401 - shared with kernels_nn/_special
     _BOOL,
     _C128,
+    _DEFAULT_DTYPE,
     _F32,
     _F64,
     _INT,
@@ -170,24 +172,38 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 def _binary(np_fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str,
-            no_bool: bool = False) -> Callable[[Any, Any], Any]:
+            no_bool: bool = False, opmath: bool = False) -> Callable[[Any, Any], Any]:
     @_quiet
     def kernel(a: Any, b: Any) -> Any:
-        x, y = _operands(a, b, name)
-        if no_bool and x.dtype == _BOOL:
-            raise ValueError(f"{name}: not supported on bool tensors")
+        if no_bool:
+            _no_bool_sub(a, b)
+        x, y, dt = _operands(a, b, name, opmath)
         out = np.asarray(np_fn(x, y))
-        if out.dtype != x.dtype and out.dtype != _BOOL:
-            out = out.astype(x.dtype)
+        if out.dtype != dt and out.dtype != _BOOL:
+            out = out.astype(dt)
         return _new(out)
 
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
 
 
-add = _binary(lambda x, y: np.logical_or(x, y) if x.dtype == _BOOL else x + y, "add")
+def _no_bool_sub(a: Any, b: Any) -> None:
+    """torch's refusal of a bool operand of sub, in its words (a Python bool counts)."""
+    bools = [(type(v) is bool) or (type(v) not in (int, float) and _arr(v).dtype == _BOOL)
+             for v in (a, b)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+add = _binary(lambda x, y: np.logical_or(x, y) if x.dtype == _BOOL else x + y, "add", opmath=True)
 sub = _binary(np.subtract, "sub", no_bool=True)
-mul = _binary(lambda x, y: np.logical_and(x, y) if x.dtype == _BOOL else x * y, "mul")
+mul = _binary(lambda x, y: np.logical_and(x, y) if x.dtype == _BOOL else x * y, "mul",
+              opmath=True)
 maximum = _binary(np.maximum, "maximum")
 minimum = _binary(np.minimum, "minimum")
 eq = _binary(np.equal, "eq")
@@ -200,18 +216,16 @@ ge = _binary(np.greater_equal, "ge")
 
 @_quiet
 def div(a: Any, b: Any) -> Any:
-    x, y = _operands(a, b, "div")
-    if x.dtype.kind in "biu":  # true division
-        x, y = x.astype(_F64), y.astype(_F64)
-    return _new(np.true_divide(x, y).astype(x.dtype, copy=False))
+    x, y, dt = _operands(a, b, "div", opmath=True, to_float=True)  # true division
+    return _new(np.true_divide(x, y).astype(dt, copy=False))
 
 
 @_quiet
 def pow(a: Any, b: Any) -> Any:
-    x, y = _operands(a, b, "pow")
-    if x.dtype == _BOOL:
-        x, y = x.astype(_INT), y.astype(_INT)
-    if x.dtype == _INT and np.any(y < 0):
+    x, y, dt = _operands(a, b, "pow")
+    if dt == _BOOL:
+        raise RuntimeError("\"pow\" not implemented for 'Bool'")  # as torch
+    if x.dtype.kind in "iu" and np.any(y < 0):
         raise ValueError("pow: integer tensors cannot be raised to negative integer powers")
     return _new(np.power(x, y).astype(x.dtype, copy=False))
 
@@ -224,7 +238,7 @@ def where(cond: Any, a: Any, b: Any) -> Any:
     c = _arr(cond)
     if c.dtype != _BOOL:
         raise ValueError(f"where: the condition must be a bool tensor, got {c.dtype}")
-    x, y = _operands(a, b, "where")
+    x, y, _ = _operands(a, b, "where")
     _broadcast_shape("where", c, x, y)
     return _new(np.where(c, x, y))
 

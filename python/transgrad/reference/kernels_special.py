@@ -16,7 +16,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad import _dtypes
 from transgrad.reference.kernel_support import (
+    _DEFAULT_DTYPE,
     _F64,
     _INT,
     _arr,
@@ -254,9 +256,9 @@ def nan_to_num(x: Any, nan: float, posinf: float | None, neginf: float | None) -
 def _float_binary(np_fn: Any, name: str) -> Any:
     @_quiet
     def kernel(a: Any, b: Any) -> Any:
-        x, y = _operands(a, b, name)
-        if x.dtype.kind != "f":
-            x, y = x.astype(_F64), y.astype(_F64)
+        x, y, _ = _operands(a, b, name)
+        if not _dtypes.is_floating(_dtypes.of_array(x)):  # the default dtype, as torch
+            x, y = x.astype(_DEFAULT_DTYPE[0].dtype), y.astype(_DEFAULT_DTYPE[0].dtype)
         return _new(np.asarray(np_fn(x, y)).astype(x.dtype, copy=False))
 
     kernel.__name__ = kernel.__qualname__ = name
@@ -266,7 +268,7 @@ def _float_binary(np_fn: Any, name: str) -> Any:
 def _numeric_binary(float_fn: Any, int_fn: Any, name: str) -> Any:
     @_quiet
     def kernel(a: Any, b: Any) -> Any:
-        x, y = _operands(a, b, name)
+        x, y, _ = _operands(a, b, name)
         if x.dtype.kind == "b":
             x, y = x.astype(_INT), y.astype(_INT)
         if x.dtype.kind == "i":

@@ -29,11 +29,11 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from transgrad._backend import backend_of
-from transgrad._dtypes import SUPPORTED, is_floating_or_complex
+from transgrad._dtypes import SUPPORTED, is_floating_or_complex, of_array
 from transgrad._size import Size
 from transgrad._size import size_of as _size_of
 
-SUPPORTED_DTYPES = frozenset(SUPPORTED)
+SUPPORTED_DTYPES = frozenset(d.dtype for d in SUPPORTED)  # numpy's: compared at C speed
 _object_new = object.__new__
 FLOATING_KINDS = "fc"
 # torch's words for .numpy() on a tensor that requires grad (csrc/python/tensor_binding.cpp too).
@@ -73,7 +73,8 @@ class Tensor:
     without copying with ``Tensor._from_array(a)`` (fresh version counter)."""
 
     __slots__ = ("_data", "_vc", "_base", "_requires_grad", "grad_fn", "output_nr", "_grad",
-                 "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "__weakref__")
+                 "_retains_grad", "_hooks", "_grad_acc", "_post_acc_hooks", "_wrapped",
+                 "__weakref__")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         """torch's legacy constructor (Note [The legacy constructor] in _api/legacy.py):
@@ -97,6 +98,7 @@ class Tensor:
             raise TypeError(f"unsupported dtype {data.dtype}: transgrad tensors are "
                             + ", ".join(d.name for d in SUPPORTED))
         self._data = data
+        self._wrapped = False  # a wrapped number (Note [Type promotion] in transgrad/_dtypes.py)
         self._vc = VersionCounter()
         self._base: Optional[Tensor] = None  # the tensor this one is a view of
         self._requires_grad = False
@@ -145,8 +147,9 @@ class Tensor:
         return self._data.ndim
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._data.dtype
+    def dtype(self) -> Any:
+        """The ``transgrad.dtype`` of the elements (Note [dtype objects and numpy])."""
+        return of_array(self._data)
 
     def stride(self, dim: Optional[int] = None) -> Any:
         """Strides in elements, as torch's (numpy's are in bytes)."""

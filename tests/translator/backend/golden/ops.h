@@ -11,14 +11,21 @@
 namespace tg::ops {
 namespace detail {
 
-// ARCHITECTURE, operators and scalars: a Python number meeting tensor `t` is a 0-d
-// tensor of t's dtype when t is floating; else int64 (int) or float64 (float).
+// ARCHITECTURE, operators and scalars: a Python number meeting tensor `t` is a
+// wrapped number (Note [Type promotion] in transgrad/_dtypes.py): of t's compute
+// dtype when t is floating; else bool, int64 or the default dtype, by the number's
+// type.
 template <class S>
 Tensor scalar_like(const Tensor& t, S s) {
   Tensor r = kernel::scalar_like(t, static_cast<double>(s));
   if (is_floating(t.dtype())) return r;
-  const DType want = std::is_floating_point_v<S> ? DType::Float64 : DType::Int64;
-  return r.dtype() == want ? r : kernel::cast(r, want);
+  DType want = DType::Int64;
+  if (std::is_same_v<S, bool>) want = DType::Bool;
+  else if (std::is_floating_point_v<S>) want = default_dtype();
+  if (r.dtype() == want) return r;
+  Tensor w = kernel::cast(r, want);
+  w.set_wrapped_number(true);
+  return w;
 }
 
 template <class S>
