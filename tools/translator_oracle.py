@@ -66,7 +66,8 @@ def main(out: str) -> int:
         try:
             _emit_set("accept_" + os.path.basename(acc)[:-3], [acc], out, context)
         except TranslatorError as e:  # record it: a change here is a change too
-            write_files({"error.txt": str(e)}, os.path.join(out, "accept_" + os.path.basename(acc)[:-3]))
+            write_files({"error.txt": str(e)},
+                        os.path.join(out, "accept_" + os.path.basename(acc)[:-3]))
     pkg = sorted(glob.glob("examples/formula_package/src/formula_example/*.py"))
     pkg = [p for p in pkg if not p.endswith("__init__.py")]
     files = emit_extension(pkg, "formula_example", "formula_example", root=ROOT)

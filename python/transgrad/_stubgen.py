@@ -161,7 +161,8 @@ def _tensor_class(Tensor: type) -> List[str]:
             returns = "Any"
         lines.append(_def(name, value, True, returns, "    "))
     for name, returns in _COMPILED_ONLY.items():  # pybind11 methods of _C.Tensor only
-        lines.append(f"    def {name}(self, *args: Any, **kwargs: Any) -> {returns}: ...")
+        if not hasattr(Tensor, name):  # (the reference Tensor has grown stride, is_contiguous)
+            lines.append(f"    def {name}(self, *args: Any, **kwargs: Any) -> {returns}: ...")
     return lines
 
 
@@ -232,7 +233,7 @@ _PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distribution
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
                    "kernels_special", "kernels_linalg", "kernel_support", "node", "plan",
-                   "saved_hooks", "tensor",
+                   "saved_hooks", "tensor", "optim_kernels",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
 
 

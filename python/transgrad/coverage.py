@@ -341,11 +341,29 @@ TWINS: dict[str, Twin] = {
         case(T(2, 2, 3), (2, 1, 4, 5), align_corners=False),
         case(T(1, 2, 3), (1, 3, 3, 2), align_corners=True),
         case(T(2, 3, 4), (2, 1, 2, 3, 4), align_corners=False))),
-    "_linalg_det": Twin("linalg.det", (case(T(3, 3)), case(T(2, 4, 4)))),
+    # singular matrices (a zero row): torch's gradient there goes through the SVD
+    "_linalg_det": Twin("linalg.det", (case(T(3, 3)), case(T(2, 4, 4)),
+                                       case(T(3, 3, zeros=((1,),))),
+                                       case(T(2, 3, 3, zeros=((0, 2),))))),
     "_linalg_slogdet": Twin("linalg.slogdet", (case(T(3, 3)),)),
     "linalg_inv_ex": Twin("linalg.inv", (case(T(3, 3)),), "spd"),
     "_linalg_solve_ex": Twin("linalg.solve", (case(T(3, 3), T(3, 2)),), "spd"),
-    "linalg_lu": Twin("linalg.lu", (case(T(3, 3)),)),
+    # LU (formulas/linalg.py): LAPACK's 1-based int32 pivots as lu_factor gives them
+    "linalg_lu": Twin("linalg.lu", (case(T(3, 3)), case(T(2, 4, 3)), case(T(3, 5)))),
+    "linalg_lu_factor_ex": Twin("linalg.lu_factor_ex", (case(T(3, 3)), case(T(2, 4, 3)),
+                                                        case(T(3, 5)))),
+    "lu_unpack": Twin("lu_unpack", (
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32")),
+        case(T(2, 4, 3, low=0.5, high=2.0), I(2, 3, low=1, high=5, dtype="int32")),
+        case(T(3, 5, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32")))),
+    "linalg_lu_solve": Twin("linalg.lu_solve", (
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(3, 2)),
+        case(T(2, 3, 3, low=0.5, high=2.0), I(2, 3, low=1, high=4, dtype="int32"), T(4, 3),
+             left=False, adjoint=True),
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(2, 3, 1),
+             adjoint=True),
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(2, 3),
+             left=False))),
     # the factorisations (issue 15, linalg): formulas/linalg.py; the singular vectors and
     # eigenvectors are compared through gauge-invariant functions (svdvals, eigvalsh, pinv)
     "linalg_cholesky_ex": Twin("linalg.cholesky", (case(T(3, 3)), case(T(2, 4, 4)),
@@ -730,8 +748,10 @@ def _arrays(c: case, rng: np.random.Generator, domain: str = "") -> tuple[list, 
         if isinstance(v, I):
             if v.distinct:
                 n = int(np.prod(v.shape))
-                return (v, rng.permutation(v.high)[:n].reshape(v.shape))
-            return (v, rng.integers(0, v.high, v.shape))
+                drawn = v.low + rng.permutation(v.high - v.low)[:n].reshape(v.shape)
+            else:
+                drawn = rng.integers(v.low, v.high, v.shape)
+            return (v, drawn.astype(v.dtype))
         if isinstance(v, B):
             return (v, rng.random(v.shape) > 0.5)
         if isinstance(v, list):

@@ -360,6 +360,7 @@ OVERLOADS = {
     "index_reduce": "input, dim, index, source, reduce, *, include_self=True",
     # torch's Python wrappers take (*args, **kwargs): the documented forms
     "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
+    "lu": "A, pivot=True, get_infos=False",  # torch.functional.lu's documented arguments
     "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
     "scatter": "input, dim, index, src=None, value=None, *, reduce=None",
     "index_fill": "input, dim, index, value",
@@ -436,6 +437,7 @@ INTERNAL_FORMULAS = {
     "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
     "col2im": "nn.functional.fold",
     "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
+    "det_backward": "linalg.det's backward", "lu_backward": "linalg.lu's backward",
     "binary_cross_entropy_with_logits_unreduced": "nn.functional."
                                                   "binary_cross_entropy_with_logits",
 }

@@ -105,9 +105,12 @@ def _square(A: Any, fn: str) -> None:
 
 
 def det(input: Any) -> Any:
-    """The determinant of each square matrix (batch dims allowed)."""
+    """The determinant of each square matrix (batch dims allowed); its gradient goes through the
+    SVD where |det| < 100 eps of the dtype, as torch's (Note [det at singular matrices] in
+    formulas/linalg.py)."""
     _square(input, "linalg.det")
-    return backend_of(input).ops.det(input)
+    eps = 1.1920928955078125e-07 if str(input.dtype).endswith("float32") else 2.220446049250313e-16
+    return backend_of(input).ops.det(input, 100.0 * eps)
 
 
 def slogdet(input: Any) -> Any:
