@@ -1144,6 +1144,7 @@ def norm(
     keepdim: _bool = False,
     dtype: Any = None,
 ) -> Tensor: ...
+def norm_except_dim(v: Any, pow: _float = 2, dim: _int = 0) -> Any: ...
 def normal(
     mean: Any = 0.0,
     std: Any = 1.0,

@@ -57,6 +57,9 @@ class Twin:
     # records ``convolution``, not the algorithm it picks): ``oracle(torch, *args, **kwargs)``
     # calls the entry's ATen op on the case's arguments, given in the transgrad call's form
     oracle: Callable[..., Any] | None = None
+    # why torch's VJP-of-VJP is not the oracle for this entry (torch's own gradgradcheck fails
+    # on it): only value and VJP are compared, and the entry does not count as strict
+    first_order_only: str = ""
 
 
 def _conv_oracle(op: str, n: int, params: str) -> Callable[..., Any]:
@@ -465,6 +468,17 @@ TWINS: dict[str, Twin] = {
                                         (case(2.5, T(3, 4, low=-0.5, high=2.0)),)),
     "special_xlog1py.other_scalar": Twin("special.xlog1py", (case(T(3, 4), 1.5),)),
     "special_entr": Twin("special.entr", (case(T(3, 4, low=0.1, high=2.0)),)),
+    "special_ndtri": Twin("special.ndtri", (case(T(3, 4, low=0.05, high=0.95)),
+                                            case(T(5, low=1e-3, high=1e-2)))),
+    # nn.Bilinear's op (torch's F.bilinear records _trilinear under a view)
+    "_trilinear": Twin("nn.functional.bilinear", (
+        case(T(3, 4), T(3, 5), T(2, 4, 5), T(2)), case(T(2, 3, 4), T(2, 3, 2), T(3, 4, 2)))),
+    # nn.utils.weight_norm's reparametrisation (dim 0 and the last: torch's fused op on CPU)
+    "_weight_norm_interface": Twin("_weight_norm", (
+        case(T(4, 3), T(4, 1, low=0.5, high=2.0), 0), case(T(2, 3, 4), T(1, 1, 4), 2),
+        case(T(3, 2, 2), T(3, 1, 1), 0)),
+        first_order_only="torch's second derivative holds the norms constant (torch's "
+                         "gradgradcheck of _weight_norm fails; ours passes)"),
     "mvlgamma": Twin("mvlgamma", (case(T(3, 4, low=1.5, high=4.0), 3),
                                   case(T(5, low=0.5, high=4.0), 1))),
     "vdot": Twin("vdot", (case(T(4), T(4)),)),
@@ -884,7 +898,7 @@ def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
 
 def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, kwargs: dict,
                   seed: int, notes: list[str] | None = None, inplace: bool = False,
-                  compared: set[str] | None = None) -> str | None:
+                  compared: set[str] | None = None, first_order_only: str = "") -> str | None:
     """One case (``args``/``kwargs`` as ``_arrays`` draws them) through ``ours`` on ``engine``
     and ``theirs`` on torch (each a path or a callable): None when value, VJP and VJP-of-VJP
     match; else what differs. Torch's own missing derivatives go to ``notes``; the labels of
@@ -898,6 +912,8 @@ def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, k
     except Exception as e:  # noqa: BLE001 - any failure of transgrad's is the finding
         return f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
     for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
+        if key == "vjp2" and first_order_only:
+            want[key] = first_order_only
         if isinstance(want[key], str):
             if notes is not None and want[key] not in notes:
                 notes.append(want[key])
@@ -923,7 +939,7 @@ def check_twin(entry: str, twin: Twin, engine: Any, torch: Any, notes: list[str]
         seed = zlib.crc32(f"{entry}/{i}".encode())
         theirs = twin.call if twin.oracle is None else _bound(twin.oracle, torch)
         diff = compare_calls(engine, twin.call, torch, theirs, args, kwargs, seed, notes,
-                             twin.inplace, compared)
+                             twin.inplace, compared, twin.first_order_only)
         if diff is not None:
             return f"case {i}: {diff}"
     return None

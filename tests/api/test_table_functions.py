@@ -352,6 +352,7 @@ OVERLOADS = {
     "nanmedian": "input, dim=None, keepdim=False",
     # no docstring in torch: the native schema's names (self -> input)
     "conv_tbc": "input, weight, bias, pad=0",
+    "norm_except_dim": "v, pow=2, dim=0", "_weight_norm": "v, g, dim=0",
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",
