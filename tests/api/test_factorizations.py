@@ -196,3 +196,15 @@ def test_slogdet_gradient_at_a_singular_matrix_raises_torchs_solve_error(engine)
     with pytest.raises(RuntimeError, match="linalg.solve: The solver failed because the input "
                                            "matrix is singular."):
         engine.autograd.grad([logabsdet], [s])
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 3), (3, 0), (0, 2, 2)])
+def test_lu_of_empty_matrices_is_torchs(engine, shape):
+    torch = pytest.importorskip("torch")
+    x = np.ones(shape)
+    for ours, theirs in ((engine.linalg.lu(engine.tensor(x)), torch.linalg.lu(torch.tensor(x))),
+                         (engine.linalg.lu_factor_ex(engine.tensor(x)),
+                          torch.linalg.lu_factor_ex(torch.tensor(x)))):
+        for a, b in zip(ours, theirs):
+            assert tuple(a.shape) == tuple(b.shape)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -208,6 +208,8 @@ def _need_pivot(pivot: bool) -> None:
 
 def _lu_info(LU: Any) -> np.ndarray:
     d = np.diagonal(np.asarray(LU.detach().numpy()), axis1=-2, axis2=-1)
+    if d.shape[-1] == 0:  # empty matrices: no pivot
+        return np.zeros(d.shape[:-1], np.int32)
     zero = d == 0
     return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
 

@@ -199,7 +199,8 @@ def lu_permutation(pivots: Any, lu: Any) -> Any:
         raise RuntimeError("lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), "
                            f"LU_data.size(-2)), but got {p.shape[-1]} and {min(m, n)}")
     batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1])
-    piv = np.broadcast_to(p, batch + p.shape[-1:]).reshape(-1, p.shape[-1])
+    count = int(np.prod(batch))
+    piv = np.broadcast_to(p, batch + p.shape[-1:]).reshape(count, p.shape[-1])
     perm = _permutations(piv, m, "lu_unpack")
     out = np.zeros((perm.shape[0], m, m))
     cols = np.arange(m)
@@ -221,9 +222,11 @@ def lu_solve(lu: Any, pivots: Any, b: Any, adjoint: bool) -> Any:
                            f"{p.shape[-1]}")
     dtype = a.dtype if r.dtype.kind != "f" or r.dtype == a.dtype else _F64
     batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1], r.shape[:-2])
-    f = np.broadcast_to(a.astype(_F64), batch + (n, n)).reshape(-1, n, n)
-    rhs = np.broadcast_to(r.astype(_F64), batch + r.shape[-2:]).reshape((-1,) + r.shape[-2:])
-    perm = _permutations(np.broadcast_to(p, batch + (n,)).reshape(-1, n), n, "linalg.lu_solve")
+    count = int(np.prod(batch))
+    perm = _permutations(np.broadcast_to(p, batch + (n,)).reshape(count, n), n,
+                         "linalg.lu_solve")
+    f = np.broadcast_to(a.astype(_F64), batch + (n, n)).reshape(count, n, n)
+    rhs = np.broadcast_to(r.astype(_F64), batch + r.shape[-2:]).reshape((count,) + r.shape[-2:])
     eye = np.eye(n)
     lower = np.tril(f, -1) + eye
     upper = np.triu(f)
