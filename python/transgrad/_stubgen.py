@@ -161,8 +161,9 @@ def _tensor_class(Tensor: type) -> List[str]:
             returns = "Any"
         lines.append(_def(name, value, True, returns, "    "))
     for name, returns in _COMPILED_ONLY.items():  # pybind11 methods of _C.Tensor only
-        if not hasattr(Tensor, name):  # (the reference Tensor has grown stride, is_contiguous)
-            lines.append(f"    def {name}(self, *args: Any, **kwargs: Any) -> {returns}: ...")
+        if hasattr(Tensor, name):  # the reference Tensor has it too: introspected above
+            continue
+        lines.append(f"    def {name}(self, *args: Any, **kwargs: Any) -> {returns}: ...")
     return lines
 
 
@@ -229,11 +230,12 @@ _TYPING = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional"
 # The submodules a user reaches as attributes (the same under transgrad.reference).
 _PACKAGE_MODULES = {"accelerator", "autograd", "backends", "cuda", "distributions", "extension",
                     "linalg", "nn", "optim", "serialization", "special", "testing", "utils"}
-# transgrad.reference's own plumbing (tests/api/test_namespaces.py lists it too)
+# transgrad.reference's own plumbing (tests/api/test_namespaces.py and test_stubs.py use it)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
-                   "kernels_special", "kernels_linalg", "kernel_support", "node", "plan",
-                   "saved_hooks", "tensor", "optim_kernels",
+                   "kernels_special", "kernels_linalg", "kernel_support", "node", "optim_kernels",
+                   "plan",
+                   "saved_hooks", "tensor",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage"}
 
 

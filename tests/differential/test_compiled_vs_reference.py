@@ -8,7 +8,13 @@ rounding: 1e-12 relative (plus 1e-12 absolute for values near zero).
 
 import numpy as np
 import pytest
-from formula_samples import NOT_DIFFERENTIABLE, engine_call, is_floating, shipped_formulas
+from formula_samples import (
+    NOT_DIFFERENTIABLE,
+    engine_call,
+    is_floating,
+    sample_function,
+    shipped_formulas,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,14 +34,15 @@ def _floating(out):
 def _run(engine, name, index):
     """Outputs, the VJP of a fixed cotangent and the VJP of that VJP, as numpy arrays."""
     call = engine_call(engine, name, index)
-    outs = _floating(call())
+    leaves = call.leaves()
+    # through the same input wrappers as gradcheck (Note [Hermitian inputs in samples])
+    outs = _floating(sample_function(engine, name, index, call)(*leaves) if leaves else call())
     result = {"values": [_np(o) for o in outs]}
     outs = [o for o in outs if o.requires_grad]
     if name in NOT_DIFFERENTIABLE or not call.slots or not outs:
         return result
     rng = np.random.default_rng(7)
     cot = [engine.tensor(rng.standard_normal(o.shape)) for o in outs]
-    leaves = call.leaves()
     grads = engine.autograd.grad(outs, leaves, cot, create_graph=True, allow_unused=True)
     result["grads"] = [_np(g) for g in grads]
     used = [(g, x) for g, x in zip(grads, leaves) if g is not None and g.requires_grad]

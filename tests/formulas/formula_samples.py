@@ -165,3 +165,55 @@ def engine_call(engine: Any, name: str, index: int, dtype: Any = np.float64) -> 
         return engine.tensor(a, requires_grad=requires)
 
     return make_call(name, index, to_tensor, op(engine, name), dtype=dtype)
+
+
+# Note [Hermitian inputs in samples] (formulas/linalg.py): these read one triangle of their first
+# input while their gradient is symmetric (torch's); finite differences and the engines'
+# comparison run on x x^T + n I (cholesky: positive-definite) or x + x^T (eigh, whose
+# eigenvectors are compared squared: invariant to each column's sign)
+HERMITIAN_INPUT = {"cholesky": "spd", "eigh": "symmetric"}
+# cholesky_inverse and cholesky_solve read one triangle of their factor (argument 0 and 1) while
+# torch's gradient for it is not projected: finite differences run on that triangle of it
+TRIANGULAR_INPUT = {"cholesky_inverse": 0, "cholesky_solve": 1}
+
+
+def _triangular(engine: Any, fn: Callable[..., Any], index: int, upper: bool) -> Callable[..., Any]:
+    def wrapped(*leaves: Any) -> Any:
+        args = list(leaves)
+        args[index] = (engine.triu if upper else engine.tril)(args[index])
+        return fn(*args)
+
+    return wrapped
+
+
+def _hermitian(engine: Any, fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
+    def wrapped(x: Any, *rest: Any) -> Any:
+        xt = engine.transpose(x, -1, -2)
+        if kind == "spd":
+            a = engine.matmul(x, xt) + x.shape[-1] * engine.eye(x.shape[-1], dtype=x.dtype)
+            return fn(a, *rest)
+        values, vectors = fn(x + xt, *rest)
+        return values, vectors * vectors
+
+    return wrapped
+
+
+def sample_function(engine: Any, name: str, index: int, call: Call) -> Callable[..., Any]:
+    """``f(*call.leaves())``: the sample's floating outputs as a function of its leaves, through
+    the input wrappers of Note [Hermitian inputs in samples]: what gradcheck and the engines'
+    comparison differentiate."""
+    fn = call.differentiable()
+    if name in HERMITIAN_INPUT:
+        fn = _hermitian(engine, fn, HERMITIAN_INPUT[name])
+    if name in TRIANGULAR_INPUT:
+        spec = formula_def(name).samples[index]
+        upper = isinstance(spec.args[-1], bool) and spec.args[-1]
+        fn = _triangular(engine, fn, TRIANGULAR_INPUT[name], upper)
+    return fn
+
+
+def sample_outputs(engine: Any, name: str, call: Call) -> Any:
+    """The sample's outputs (through the symmetrising wrapper for HERMITIAN_INPUT)."""
+    if name in HERMITIAN_INPUT:
+        return _hermitian(engine, call.differentiable(), HERMITIAN_INPUT[name])(*call.leaves())
+    return call()

@@ -9,7 +9,15 @@ that outputs and gradients stay float32.
 
 import numpy as np
 import pytest
-from formula_samples import NOT_DIFFERENTIABLE, engine_call, is_floating, on_ties, shipped_formulas
+from formula_samples import (
+    NOT_DIFFERENTIABLE,
+    engine_call,
+    is_floating,
+    on_ties,
+    sample_function,
+    sample_outputs,
+    shipped_formulas,
+)
 
 FORMULAS = shipped_formulas()
 NAMES = sorted(FORMULAS)
@@ -22,44 +30,6 @@ CONTRACT = [
     "cat", "stack", "slice", "select", "index_select", "gather", "index_add", "scatter_add",
     "slice_scatter", "select_scatter", "matmul", "matmul_nd",
 ]
-
-
-# Note [Hermitian inputs in samples] (formulas/linalg.py): these read one triangle of their first
-# input while their gradient is symmetric (torch's); finite differences run on x x^T + n I
-# (cholesky: positive-definite) or x + x^T (eigh, whose eigenvectors are compared squared:
-# invariant to each column's sign)
-HERMITIAN_INPUT = {"cholesky": "spd", "eigh": "symmetric"}
-# cholesky_inverse and cholesky_solve read one triangle of their factor (argument 0 and 1) while
-# torch's gradient for it is not projected: finite differences run on that triangle of it
-TRIANGULAR_INPUT = {"cholesky_inverse": 0, "cholesky_solve": 1}
-
-
-def _triangular(engine, fn, index, upper):
-    def wrapped(*leaves):
-        leaves = list(leaves)
-        leaves[index] = (engine.triu if upper else engine.tril)(leaves[index])
-        return fn(*leaves)
-
-    return wrapped
-
-
-def _hermitian(engine, fn, kind):
-    def wrapped(x, *rest):
-        xt = engine.transpose(x, -1, -2)
-        if kind == "spd":
-            a = engine.matmul(x, xt) + x.shape[-1] * engine.eye(x.shape[-1], dtype=x.dtype)
-            return fn(a, *rest)
-        values, vectors = fn(x + xt, *rest)
-        return values, vectors * vectors
-
-    return wrapped
-
-
-def _call(engine, name, call):
-    """The sample's outputs (through the symmetrising wrapper for HERMITIAN_INPUT)."""
-    if name in HERMITIAN_INPUT:
-        return _hermitian(engine, call.differentiable(), HERMITIAN_INPUT[name])(*call.leaves())
-    return call()
 
 
 def _outputs(out):
@@ -79,20 +49,14 @@ def test_the_contract_ops_are_shipped():
 def test_gradcheck(engine, name):
     for i in range(len(FORMULAS[name].samples)):
         call = engine_call(engine, name, i)
-        out = _outputs(_call(engine, name, call))
+        out = _outputs(sample_outputs(engine, name, call))
         if name in NOT_DIFFERENTIABLE or not call.slots:
             assert not any(o.requires_grad for o in out), f"{name}: output requires grad"
             continue
         assert any(o.requires_grad for o in out if is_floating(o)), f"{name}: no grad recorded"
         if on_ties(FORMULAS[name].samples[i]):  # no finite differences at ties: test_formula_edges
             continue
-        fn, leaves = call.differentiable(), tuple(call.leaves())
-        if name in HERMITIAN_INPUT:
-            fn = _hermitian(engine, fn, HERMITIAN_INPUT[name])
-        if name in TRIANGULAR_INPUT:
-            spec = FORMULAS[name].samples[i]
-            upper = isinstance(spec.args[-1], bool) and spec.args[-1]
-            fn = _triangular(engine, fn, TRIANGULAR_INPUT[name], upper)
+        fn, leaves = sample_function(engine, name, i, call), tuple(call.leaves())
         assert engine.autograd.gradcheck(fn, leaves), f"{name} sample {i}: gradcheck"
         assert engine.autograd.gradgradcheck(fn, leaves), f"{name} sample {i}: gradgradcheck"
 
@@ -100,7 +64,7 @@ def test_gradcheck(engine, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_float32_stays_float32(engine, name):
     call = engine_call(engine, name, 0, dtype=np.float32)
-    out = [o for o in _outputs(_call(engine, name, call)) if is_floating(o)]
+    out = [o for o in _outputs(sample_outputs(engine, name, call)) if is_floating(o)]
     if name in ("cast", "zeros"):  # the dtype is an argument
         return
     assert all(str(o.dtype).endswith("float32") for o in out), [str(o.dtype) for o in out]
