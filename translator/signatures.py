@@ -220,6 +220,13 @@ svd(Tensor x, bool full_matrices) -> (Tensor, Tensor)
 svdvals(Tensor x) -> Tensor
 # matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
 matrix_exp(Tensor x) -> Tensor
+# LU with partial pivoting (getrf): lu_factor -> (the packed factors, x's dtype: L below the
+# diagonal (unit diagonal implied), U on and above; LAPACK's 1-based int32 pivots, (..., min(m, n)));
+# an exactly zero pivot is no error. lu_solve: X with A X = b (adjoint: A^T X = b) for the square
+# A = P L U so given, batch dims broadcast. lu_permutation: P (..., m, m) in lu's dtype.
+lu_factor(Tensor x) -> (Tensor, Tensor)
+lu_solve(Tensor lu, Tensor pivots, Tensor b, bool adjoint) -> Tensor
+lu_permutation(Tensor pivots, Tensor lu) -> Tensor
 """  # noqa: E501 - the table is one declaration per line
 
 _PARAM_TYPES = frozenset({

@@ -450,3 +450,130 @@ Tensor matrix_exp(const Tensor& x) {
 }
 
 }  // namespace tg::kernel
+
+// ---------------------------------------------------------------------------------------------
+// LU with partial pivoting (issue 15): lu_factor (getrf: the packed factors and LAPACK's 1-based
+// int32 pivots; a zero pivot is no error here, torch's lu_factor_ex reads it as info), lu_solve
+// (getrs, batch dims of the factors and of b broadcast) and lu_permutation (the P of A = P L U).
+
+extern "C" {
+void TG_LAPACK(dgetrs)(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+                       const int* ipiv, double* b, const int* ldb, int* info);
+}
+
+namespace tg::kernel {
+using namespace detail;
+
+namespace {
+
+// pivots as a contiguous int64 batch of k entries per matrix, checked against m rows.
+Tensor pivot_batch(const Tensor& pivots, const char* name) {
+  pivots.check_defined(name);
+  if (is_floating(pivots.dtype()) || pivots.dtype() == DType::Bool)
+    throw RuntimeError(std::string(name) + ": Expected pivots to be an integer tensor, got " + dtype_name(pivots.dtype()));
+  if (pivots.dim() < 1) throw RuntimeError(std::string(name) + ": pivots must have at least 1 dimension");
+  return contiguous(to_dtype(pivots, DType::Int64));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& x) {
+  Rect b = matrix_batch(x, "linalg.lu_factor");
+  const int64_t kk = std::min(b.m, b.n);
+  Tensor lu = Tensor::empty(with_matrix(b.batch, b.m, b.n), DType::Float64);
+  Shape pshape = b.batch;
+  pshape.push_back(kk);
+  Tensor piv = Tensor::empty(pshape, DType::Int32);
+  const int m = to_int(b.m, "linalg.lu_factor"), n = to_int(b.n, "linalg.lu_factor");
+  std::vector<int> ipiv(static_cast<size_t>(kk + 1));
+  for (int64_t t = 0; t < b.count && kk > 0; ++t) {
+    std::vector<double> a = column_major(b.data.data<double>() + t * b.m * b.n, b.m, b.n);
+    int info = 0;  // > 0: U[info, info] is exactly zero; the factorisation is complete
+    TG_LAPACK(dgetrf)(&m, &n, a.data(), &m, ipiv.data(), &info);
+    row_major(a.data(), b.m, b.n, b.m, lu.data<double>() + t * b.m * b.n);
+    int32_t* po = piv.data<int32_t>() + t * kk;
+    for (int64_t i = 0; i < kk; ++i) po[i] = ipiv[static_cast<size_t>(i)];
+  }
+  return {to_dtype(lu, x.dtype()), piv};
+}
+
+Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool adjoint) {
+  Batch b = square_batch(lu, "linalg.lu_solve");
+  Tensor pv = pivot_batch(pivots, "linalg.lu_solve");
+  rhs.check_defined("linalg.lu_solve");
+  if (rhs.dim() < 2 || rhs.sizes()[rhs.dim() - 2] != b.n)
+    throw RuntimeError("linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (" +
+                       std::to_string(b.n) + "x" + std::to_string(b.n) + " and " +
+                       (rhs.dim() < 2 ? shape_str(rhs.sizes())
+                                      : std::to_string(rhs.sizes()[rhs.dim() - 2]) + "x" +
+                                            std::to_string(rhs.sizes()[rhs.dim() - 1])) + ")");
+  if (pv.sizes()[pv.dim() - 1] != b.n)
+    throw RuntimeError("linalg.lu_solve: Expected pivots to have " + std::to_string(b.n) + " entries, got " +
+                       std::to_string(pv.sizes()[pv.dim() - 1]));
+  const int64_t k = rhs.sizes()[rhs.dim() - 1];
+  Shape rbatch(rhs.sizes().begin(), rhs.sizes().end() - 2);
+  Shape pbatch(pv.sizes().begin(), pv.sizes().end() - 1);
+  Shape batch = broadcast_shapes(broadcast_shapes(b.batch, pbatch, "linalg.lu_solve"), rbatch, "linalg.lu_solve");
+  Tensor av = contiguous(expand(b.data, with_matrix(batch, b.n, b.n)));
+  Shape pfull = batch;
+  pfull.push_back(b.n);
+  Tensor pe = contiguous(expand(pv, pfull));
+  Tensor bv = contiguous(to_dtype(expand(rhs, with_matrix(batch, b.n, k)), DType::Float64));
+  Tensor out = Tensor::empty(with_matrix(batch, b.n, k), DType::Float64);
+  int64_t count = 1;
+  for (int64_t s : batch) count *= s;
+  const int n = to_int(b.n, "linalg.lu_solve"), nrhs = to_int(k, "linalg.lu_solve");
+  const char trans = adjoint ? 'T' : 'N';
+  std::vector<int> ipiv(static_cast<size_t>(b.n));
+  for (int64_t t = 0; t < count && b.n > 0 && k > 0; ++t) {
+    std::vector<double> ac = column_major(av.data<double>() + t * b.n * b.n, b.n, b.n);
+    std::vector<double> bc = column_major(bv.data<double>() + t * b.n * k, b.n, k);
+    const int64_t* p = pe.data<int64_t>() + t * b.n;
+    for (int64_t i = 0; i < b.n; ++i) {
+      if (p[i] < 1 || p[i] > b.n)
+        throw RuntimeError("linalg.lu_solve: pivots must be between 1 and " + std::to_string(b.n) + ", got " +
+                           std::to_string(p[i]));
+      ipiv[static_cast<size_t>(i)] = static_cast<int>(p[i]);
+    }
+    int info = 0;
+    TG_LAPACK(dgetrs)(&trans, &n, &nrhs, ac.data(), &n, ipiv.data(), bc.data(), &n, &info);
+    row_major(bc.data(), b.n, k, b.n, out.data<double>() + t * b.n * k);
+  }
+  return to_dtype(out, promote_types(lu.dtype(), rhs.dtype()));
+}
+
+Tensor lu_permutation(const Tensor& pivots, const Tensor& lu) {
+  Rect b = matrix_batch(lu, "lu_unpack");
+  Tensor pv = pivot_batch(pivots, "lu_unpack");
+  const int64_t kk = std::min(b.m, b.n);
+  if (pv.sizes()[pv.dim() - 1] != kk)
+    throw RuntimeError("lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), LU_data.size(-2)), but got " +
+                       std::to_string(pv.sizes()[pv.dim() - 1]) + " and " + std::to_string(kk));
+  Shape pbatch(pv.sizes().begin(), pv.sizes().end() - 1);
+  Shape batch = broadcast_shapes(b.batch, pbatch, "lu_unpack");
+  Shape pfull = batch;
+  pfull.push_back(kk);
+  Tensor pe = contiguous(expand(pv, pfull));
+  Tensor out = Tensor::empty(with_matrix(batch, b.m, b.m), DType::Float64);
+  int64_t count = 1;
+  for (int64_t s : batch) count *= s;
+  std::vector<int64_t> perm(static_cast<size_t>(b.m));
+  for (int64_t t = 0; t < count; ++t) {
+    // the row swaps applied in order: row i of P^T A is row perm[i] of A
+    for (int64_t i = 0; i < b.m; ++i) perm[static_cast<size_t>(i)] = i;
+    const int64_t* p = pe.data<int64_t>() + t * kk;
+    for (int64_t i = 0; i < kk; ++i) {
+      const int64_t j = p[i] - 1;
+      if (j < 0 || j >= b.m)
+        throw RuntimeError("lu_unpack: pivots must be between 1 and " + std::to_string(b.m) + ", got " +
+                           std::to_string(p[i]));
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+    }
+    double* o = out.data<double>() + t * b.m * b.m;
+    std::fill(o, o + b.m * b.m, 0.0);
+    for (int64_t i = 0; i < b.m; ++i) o[perm[static_cast<size_t>(i)] * b.m + i] = 1.0;  // P = (P^T)^T
+  }
+  return to_dtype(out, lu.dtype());
+}
+
+}  // namespace tg::kernel

@@ -57,6 +57,9 @@ class Twin:
     # records ``convolution``, not the algorithm it picks): ``oracle(torch, *args, **kwargs)``
     # calls the entry's ATen op on the case's arguments, given in the transgrad call's form
     oracle: Callable[..., Any] | None = None
+    # why torch's VJP-of-VJP is not the oracle for this entry (torch's own gradgradcheck fails
+    # on it): only value and VJP are compared, and the entry does not count as strict
+    first_order_only: str = ""
 
 
 def _conv_oracle(op: str, n: int, params: str) -> Callable[..., Any]:
@@ -341,11 +344,29 @@ TWINS: dict[str, Twin] = {
         case(T(2, 2, 3), (2, 1, 4, 5), align_corners=False),
         case(T(1, 2, 3), (1, 3, 3, 2), align_corners=True),
         case(T(2, 3, 4), (2, 1, 2, 3, 4), align_corners=False))),
-    "_linalg_det": Twin("linalg.det", (case(T(3, 3)), case(T(2, 4, 4)))),
+    # singular matrices (a zero row): torch's gradient there goes through the SVD
+    "_linalg_det": Twin("linalg.det", (case(T(3, 3)), case(T(2, 4, 4)),
+                                       case(T(3, 3, zeros=((1,),))),
+                                       case(T(2, 3, 3, zeros=((0, 2),))))),
     "_linalg_slogdet": Twin("linalg.slogdet", (case(T(3, 3)),)),
     "linalg_inv_ex": Twin("linalg.inv", (case(T(3, 3)),), "spd"),
     "_linalg_solve_ex": Twin("linalg.solve", (case(T(3, 3), T(3, 2)),), "spd"),
-    "linalg_lu": Twin("linalg.lu", (case(T(3, 3)),)),
+    # LU (formulas/linalg.py): LAPACK's 1-based int32 pivots as lu_factor gives them
+    "linalg_lu": Twin("linalg.lu", (case(T(3, 3)), case(T(2, 4, 3)), case(T(3, 5)))),
+    "linalg_lu_factor_ex": Twin("linalg.lu_factor_ex", (case(T(3, 3)), case(T(2, 4, 3)),
+                                                        case(T(3, 5)))),
+    "lu_unpack": Twin("lu_unpack", (
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32")),
+        case(T(2, 4, 3, low=0.5, high=2.0), I(2, 3, low=1, high=5, dtype="int32")),
+        case(T(3, 5, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32")))),
+    "linalg_lu_solve": Twin("linalg.lu_solve", (
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(3, 2)),
+        case(T(2, 3, 3, low=0.5, high=2.0), I(2, 3, low=1, high=4, dtype="int32"), T(4, 3),
+             left=False, adjoint=True),
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(2, 3, 1),
+             adjoint=True),
+        case(T(3, 3, low=0.5, high=2.0), I(3, low=1, high=4, dtype="int32"), T(2, 3),
+             left=False))),
     # the factorisations (issue 15, linalg): formulas/linalg.py; the singular vectors and
     # eigenvectors are compared through gauge-invariant functions (svdvals, eigvalsh, pinv)
     "linalg_cholesky_ex": Twin("linalg.cholesky", (case(T(3, 3)), case(T(2, 4, 4)),
@@ -447,6 +468,17 @@ TWINS: dict[str, Twin] = {
                                         (case(2.5, T(3, 4, low=-0.5, high=2.0)),)),
     "special_xlog1py.other_scalar": Twin("special.xlog1py", (case(T(3, 4), 1.5),)),
     "special_entr": Twin("special.entr", (case(T(3, 4, low=0.1, high=2.0)),)),
+    "special_ndtri": Twin("special.ndtri", (case(T(3, 4, low=0.05, high=0.95)),
+                                            case(T(5, low=1e-3, high=1e-2)))),
+    # nn.Bilinear's op (torch's F.bilinear records _trilinear under a view)
+    "_trilinear": Twin("nn.functional.bilinear", (
+        case(T(3, 4), T(3, 5), T(2, 4, 5), T(2)), case(T(2, 3, 4), T(2, 3, 2), T(3, 4, 2)))),
+    # nn.utils.weight_norm's reparametrisation (dim 0 and the last: torch's fused op on CPU)
+    "_weight_norm_interface": Twin("_weight_norm", (
+        case(T(4, 3), T(4, 1, low=0.5, high=2.0), 0), case(T(2, 3, 4), T(1, 1, 4), 2),
+        case(T(3, 2, 2), T(3, 1, 1), 0)),
+        first_order_only="torch's second derivative holds the norms constant (torch's "
+                         "gradgradcheck of _weight_norm fails; ours passes)"),
     "mvlgamma": Twin("mvlgamma", (case(T(3, 4, low=1.5, high=4.0), 3),
                                   case(T(5, low=0.5, high=4.0), 1))),
     "vdot": Twin("vdot", (case(T(4), T(4)),)),
@@ -730,8 +762,10 @@ def _arrays(c: case, rng: np.random.Generator, domain: str = "") -> tuple[list, 
         if isinstance(v, I):
             if v.distinct:
                 n = int(np.prod(v.shape))
-                return (v, rng.permutation(v.high)[:n].reshape(v.shape))
-            return (v, rng.integers(0, v.high, v.shape))
+                drawn = v.low + rng.permutation(v.high - v.low)[:n].reshape(v.shape)
+            else:
+                drawn = rng.integers(v.low, v.high, v.shape)
+            return (v, drawn.astype(v.dtype))
         if isinstance(v, B):
             return (v, rng.random(v.shape) > 0.5)
         if isinstance(v, list):
@@ -864,7 +898,7 @@ def _compare(name: str, ours: list | None, theirs: list | None) -> str | None:
 
 def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, kwargs: dict,
                   seed: int, notes: list[str] | None = None, inplace: bool = False,
-                  compared: set[str] | None = None) -> str | None:
+                  compared: set[str] | None = None, first_order_only: str = "") -> str | None:
     """One case (``args``/``kwargs`` as ``_arrays`` draws them) through ``ours`` on ``engine``
     and ``theirs`` on torch (each a path or a callable): None when value, VJP and VJP-of-VJP
     match; else what differs. Torch's own missing derivatives go to ``notes``; the labels of
@@ -878,6 +912,8 @@ def compare_calls(engine: Any, ours: Any, torch: Any, theirs: Any, args: list, k
     except Exception as e:  # noqa: BLE001 - any failure of transgrad's is the finding
         return f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}"
     for key, label in (("value", "value"), ("vjp", "VJP"), ("vjp2", "VJP-of-VJP")):
+        if key == "vjp2" and first_order_only:
+            want[key] = first_order_only
         if isinstance(want[key], str):
             if notes is not None and want[key] not in notes:
                 notes.append(want[key])
@@ -903,7 +939,7 @@ def check_twin(entry: str, twin: Twin, engine: Any, torch: Any, notes: list[str]
         seed = zlib.crc32(f"{entry}/{i}".encode())
         theirs = twin.call if twin.oracle is None else _bound(twin.oracle, torch)
         diff = compare_calls(engine, twin.call, torch, theirs, args, kwargs, seed, notes,
-                             twin.inplace, compared)
+                             twin.inplace, compared, twin.first_order_only)
         if diff is not None:
             return f"case {i}: {diff}"
     return None

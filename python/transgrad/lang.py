@@ -322,17 +322,24 @@ class T:
 
 @dataclasses.dataclass(frozen=True)
 class I:  # noqa: E742 - the sample spec's name, as T and B
-    """An int64 index tensor sample with entries in [0, high); ``distinct``: no entry twice
-    (for ops whose result is undefined on duplicate indices: index_copy, index_put)."""
+    """An int64 index tensor sample with entries in [low, high); ``distinct``: no entry twice
+    (for ops whose result is undefined on duplicate indices: index_copy, index_put); ``dtype``
+    "int32" where torch wants int32 (LAPACK's 1-based pivots: ``I(3, low=1, high=4,
+    dtype="int32")``)."""
 
     shape: Tuple[int, ...]
     high: int
     distinct: bool = False
+    low: int = 0
+    dtype: str = "int64"
 
-    def __init__(self, *shape: int, high: int, distinct: bool = False):
+    def __init__(self, *shape: int, high: int, distinct: bool = False, low: int = 0,
+                 dtype: str = "int64"):
         object.__setattr__(self, "shape", tuple(shape))
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "distinct", distinct)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "dtype", dtype)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,12 +11,16 @@ from transgrad._api.factorizations import (  # noqa: F401
     cholesky_ex,
     eigh,
     eigvalsh,
+    lu_factor,
+    lu_factor_ex,
     matrix_exp,
     pinv,
     solve_triangular,
     svdvals,
 )
 from transgrad._api.factorizations import linalg_cholesky as cholesky  # noqa: F401
+from transgrad._api.factorizations import linalg_lu as lu  # noqa: F401
+from transgrad._api.factorizations import linalg_lu_solve as lu_solve  # noqa: F401
 from transgrad._api.factorizations import linalg_qr as qr  # noqa: F401
 from transgrad._api.factorizations import linalg_svd as svd  # noqa: F401
 from transgrad._api.functions import matmul  # noqa: F401
@@ -24,6 +28,6 @@ from transgrad._api.linalg import det, inverse, slogdet, solve  # noqa: F401
 
 inv = inverse
 
-__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "matmul",
-           "matrix_exp", "pinv",
+__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "pinv",
            "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]

@@ -1,14 +1,18 @@
-"""The op reference: every shipped formula -> ``docs/OPS.md``.
+"""The op reference: every shipped formula and every public function written in Python over
+them -> ``docs/OPS.md``.
 
 Stage: documentation, run by hand or by the test that keeps the checked-in page current
 (``tests/api/test_ops_reference.py``, as docs/DIAGNOSTICS.md is kept). Input: the shipped
-formulas (``transgrad.lang.REGISTRY``, namespace ``transgrad``) and the translator's in-place
-verdicts. Output: Markdown, one table per formula module: each op's signature, the first
-paragraph of its docstring, its formula's ``file:line``, its in-place verdict and the public
-names (torch's) that reach it.
+formulas (``transgrad.lang.REGISTRY``, namespace ``transgrad``), the translator's in-place
+verdicts, and the public namespaces (``tg``, ``tg.linalg``, ``tg.special``). Output: Markdown,
+one table per formula module: each op's signature, the first paragraph of its docstring, its
+formula's ``file:line``, its in-place verdict and the public names (torch's) that reach it; then
+one table per module of ``python/transgrad/_api/`` of the public functions defined there (the
+composites over the formulas: fmax, copysign, sinc, mode, ...), each with its ``file:line``.
 
-Invariants: the text depends only on the formulas (sorted by module, then by line), so it is
-reproducible; it needs the translator (libcst) for the verdicts, as the build does.
+Invariants: the text depends only on the formulas and the API's source (sorted by module, then
+by line), so it is reproducible; it needs the translator (libcst) for the verdicts, as the build
+does.
 
     python -m transgrad.ops_reference [--out docs/OPS.md]
 """
@@ -19,7 +23,7 @@ import ast
 import inspect
 import os
 import textwrap
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import transgrad.reference as api
 from transgrad import lang
@@ -122,7 +126,65 @@ def render_ops_reference() -> str:
         lines.append(f"| `{d.name}` | `{_cell(signature(d))}` | {_link(location(d))} "
                      f"| {kinds[d.name]} | {', '.join(public_names(d.name))} "
                      f"| {_cell(first_paragraph(d.fn.__doc__))} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + render_api_functions()) + "\n"
+
+
+# modules of _api whose public functions are not ops (switches, printing, grad mode, legacy types)
+NOT_OPS = frozenset({"settings", "printing", "grad_mode", "legacy"})
+NAMESPACES = (("tg", api), ("linalg", api.linalg), ("special", api.special))
+
+
+def api_functions() -> Dict[Any, List[str]]:
+    """The public functions defined in ``transgrad._api`` (ops, not switches: NOT_OPS), each with
+    the public names that reach it (``tg.``, ``linalg.``, ``special.``, and ``Tensor.`` where the
+    method of that name exists)."""
+    found: Dict[Any, List[str]] = {}
+    for prefix, space in NAMESPACES:
+        for name in sorted(dir(space)):
+            fn = getattr(space, name)
+            module = getattr(fn, "__module__", "") or ""
+            if (name.startswith("_") or not inspect.isfunction(fn)
+                    or not module.startswith("transgrad._api.")
+                    or module.rsplit(".", 1)[-1] in NOT_OPS):
+                continue
+            found.setdefault(fn, []).append(f"{prefix}.{name}")
+    for fn, names in found.items():
+        method = fn.__name__
+        if callable(getattr(api.Tensor, method, None)):
+            names.append(f"Tensor.{method}")
+    return found
+
+
+def api_location(fn: Any) -> str:
+    """``python/transgrad/_api/composites.py:391``: the line of the function's ``def``."""
+    fn = inspect.unwrap(fn)  # a view function's wrapper (views.py) cites the def it wraps
+    path = inspect.getsourcefile(fn) or ""
+    lines, start = inspect.getsourcelines(fn)
+    line = start + next(i for i, text in enumerate(lines) if text.lstrip().startswith("def "))
+    return f"python/transgrad/_api/{os.path.basename(path)}:{line}"
+
+
+def render_api_functions() -> List[str]:
+    """The tables of the public functions written in Python over the formulas."""
+    found = api_functions()
+    rows = sorted(((api_location(fn), fn, names) for fn, names in found.items()),
+                  key=lambda r: (r[0].rpartition(":")[0], int(r[0].rpartition(":")[2])))
+    lines = ["", "# Public functions defined in Python", "",
+             "torch's names that are not a formula of their own: compositions of the ops above, "
+             "argument handling around one, or values computed on the data "
+             "(`python/transgrad/_api/`, one definition for both engines). Gradients are those "
+             "of the ops they call."]
+    module = None
+    for where, fn, names in rows:
+        path = where.rpartition(":")[0]
+        if path != module:
+            module = path
+            lines += ["", f"## {os.path.basename(path)[:-3]} (`{path}`)", "",
+                      "| function | public names | definition | description |",
+                      "|---|---|---|---|"]
+        lines.append(f"| `{fn.__name__}` | {', '.join(names)} | {_link(where)} "
+                     f"| {_cell(first_paragraph(fn.__doc__))} |")
+    return lines
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -5,7 +5,18 @@ tensor, so this one module serves ``transgrad`` and ``transgrad.reference``). Ou
 ``special`` names: ``erfinv``, ``gammaln`` (lgamma), ``psi`` (digamma), ``expit`` (sigmoid), ...
 """
 
-from transgrad._api.composites import entr, erfcx, i0, i0e, i1, i1e, log_ndtr, multigammaln, xlog1py  # noqa: F401
+from transgrad._api.composites import (  # noqa: F401
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    multigammaln,
+    ndtri,
+    xlog1py,
+)
 from transgrad._api.functions import (  # noqa: F401
     erf,
     exp,
@@ -35,4 +46,4 @@ expit, gammaln, psi = sigmoid, lgamma, digamma
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "softmax",
            "xlogy", "entr", "erfcx", "i0", "i0e", "i1", "i1e", "log_ndtr", "multigammaln",
-           "xlog1py", *_polynomials]
+           "xlog1py", "ndtri", *_polynomials]

@@ -352,6 +352,7 @@ OVERLOADS = {
     "nanmedian": "input, dim=None, keepdim=False",
     # no docstring in torch: the native schema's names (self -> input)
     "conv_tbc": "input, weight, bias, pad=0",
+    "norm_except_dim": "v, pow=2, dim=0", "_weight_norm": "v, g, dim=0",
     "fill": "input, value", "put": "input, index, source, accumulate=False",
     "index_put": "input, indices, values, accumulate=False",
     "unsafe_split_with_sizes": "input, split_sizes, dim=0",
@@ -360,6 +361,7 @@ OVERLOADS = {
     "index_reduce": "input, dim, index, source, reduce, *, include_self=True",
     # torch's Python wrappers take (*args, **kwargs): the documented forms
     "unique": "input, sorted=True, return_inverse=False, return_counts=False, dim=None",
+    "lu": "A, pivot=True, get_infos=False",  # torch.functional.lu's documented arguments
     "unique_consecutive": "input, return_inverse=False, return_counts=False, dim=None",
     "scatter": "input, dim, index, src=None, value=None, *, reduce=None",
     "index_fill": "input, dim, index, value",
@@ -446,6 +448,7 @@ INTERNAL_FORMULAS = {
     "col2im": "nn.functional.fold",
     "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
     "norm2": "norm / linalg.vector_norm with p=2",
+    "det_backward": "linalg.det's backward", "lu_backward": "linalg.lu's backward",
     "binary_cross_entropy_with_logits_unreduced": "nn.functional."
                                                   "binary_cross_entropy_with_logits",
 }

@@ -62,8 +62,10 @@ def make_array(spec: Any, rng: np.random.Generator, dtype: Any = np.float64) -> 
     if isinstance(spec, I):
         if spec.distinct:
             n = int(np.prod(spec.shape))
-            return rng.permutation(spec.high)[:n].reshape(spec.shape).astype(np.int64)
-        return rng.integers(0, spec.high, spec.shape).astype(np.int64)
+            drawn = spec.low + rng.permutation(spec.high - spec.low)[:n].reshape(spec.shape)
+        else:
+            drawn = rng.integers(spec.low, spec.high, spec.shape)
+        return drawn.astype(spec.dtype)
     if isinstance(spec, B):
         return rng.random(spec.shape) > 0.5
     raise TypeError(f"not a tensor sample: {spec!r}")

@@ -67,8 +67,15 @@ TWINS_ADDED = {
         (x.unsqueeze(1) - x.unsqueeze(0))[tuple(torch.triu_indices(len(x), len(x), 1))],
         ord=p, dim=-1),
     "inverse": torch.linalg.inv,
-    "det": torch.linalg.det,
+    # (torch's own threshold for the SVD path is 100 eps: the samples' singular matrix is exact)
+    "det": lambda x, singular_below=None: torch.linalg.det(x),
     "slogdet": lambda x: tuple(torch.linalg.slogdet(x)),
+    # LU: torch's pivots are int32 (the samples' I(..., dtype="int32"))
+    "lu_factor": lambda x: tuple(torch.linalg.lu_factor(x)),
+    "lu_unpack": lambda lu, pivots: tuple(torch.lu_unpack(lu, pivots)),
+    "lu": lambda x: tuple(torch.linalg.lu(x)),
+    "lu_solve": lambda lu, pivots, b, left=True, adjoint=False: torch.linalg.lu_solve(
+        lu, pivots, b, left=left, adjoint=adjoint),
     "solve_matrix": torch.linalg.solve,
     "solve": torch.linalg.solve,
     "solve_triangular": lambda a, b, upper, left=True, unitriangular=False:

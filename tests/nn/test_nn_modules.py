@@ -292,3 +292,22 @@ def test_deepcopy_copies_parameters(lib):
     np.testing.assert_array_equal(to_numpy(w2), to_numpy(w))
     assert not np.shares_memory(to_numpy(w2), to_numpy(w))
     assert [n for n, _ in m2.named_parameters()] == [n for n, _ in m.named_parameters()]
+
+
+def test_bilinear_layer_is_torchs_from_the_same_seed(lib):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(11)
+    lib.tg.manual_seed(11)
+    theirs = torch.nn.Bilinear(3, 4, 5, dtype=torch.float64)
+    ours = lib.nn.Bilinear(3, 4, 5, dtype=lib.tg.float64)
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_array_equal(to_numpy(ours.weight), theirs.weight.detach().numpy())
+    np.testing.assert_array_equal(to_numpy(ours.bias), theirs.bias.detach().numpy())
+    x1, x2 = np.random.default_rng(2).standard_normal((2, 6, 3)), np.ones((6, 4)) * 0.5
+    y = ours(lib.tg.tensor(x1[0]), lib.tg.tensor(x2))
+    y.sum().backward()
+    z = theirs(torch.tensor(x1[0]), torch.tensor(x2))
+    z.sum().backward()
+    np.testing.assert_allclose(to_numpy(y), z.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(to_numpy(ours.weight.grad), theirs.weight.grad.numpy(), atol=1e-12)
+    assert lib.nn.Bilinear(3, 4, 5, bias=False).bias is None

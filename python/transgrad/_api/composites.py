@@ -72,9 +72,9 @@ from transgrad._backend import backend_of, is_tensor
 __all__ = [
     "channel_shuffle", "conv_tbc", "copysign", "count_nonzero", "fill", "fmax", "fmin",
     "frexp", "index_put", "nextafter",
-    "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "sinc", "pixel_shuffle",
-    "pixel_unshuffle", "put",
-    "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot",
+    "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "norm_except_dim", "sinc",
+    "pixel_shuffle", "pixel_unshuffle", "put",
+    "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot", "_weight_norm",
 ]
 # torch.linalg's names (linalg.py)
 LINALG = ["cross", "vector_norm"]
@@ -248,6 +248,15 @@ def log_ndtr(input: Any) -> Any:
     tail = add(sub(mul(mul(x_lo, x_lo), -0.5), log(neg(x_lo))), sub(log(series),
                                                                       _HALF_LOG_2PI))
     return where(hi, upper, where(lo, tail, middle))
+
+
+def ndtri(input: Any) -> Any:
+    """The inverse of the standard normal CDF, ``sqrt(2) erfinv(2p - 1)``: its gradient,
+    ``sqrt(2 pi) exp(ndtri(p)^2 / 2)``, is torch's; +-inf at 1 and 0, NaN outside [0, 1]. (2p - 1
+    rounds where p is tiny: the relative error grows as eps / p below p ~ 1e-3.)"""
+    from transgrad._api.pointwise import erfinv
+
+    return mul(erfinv(sub(mul(_float(input), 2.0), 1.0)), math.sqrt(2.0))
 
 
 def erfcx(input: Any) -> Any:
@@ -552,3 +561,20 @@ def channel_shuffle(input: Any, groups: int) -> Any:
                            f"and {groups} groups.")
     x = reshape(input, (n, groups, c // groups, *rest))
     return reshape(permute(x, (0, 2, 1, *range(3, 3 + len(rest)))), tuple(input.shape))
+
+
+def norm_except_dim(v: Any, pow: float = 2, dim: int = 0) -> Any:
+    """The ``pow``-norm of ``v`` over every dim but ``dim``, with those dims kept as size 1;
+    ``dim=-1`` means over every dim (a 0-d result), as torch's."""
+    if dim == -1:
+        return vector_norm(v, pow)
+    d = wrap_dim(dim, v.ndim)
+    return vector_norm(v, pow, tuple(e for e in range(v.ndim) if e != d), keepdim=True)
+
+
+def _weight_norm(v: Any, g: Any, dim: int = 0) -> Any:
+    """torch._weight_norm (nn.utils.weight_norm's reparametrisation): ``v * (g / ||v||)``, the
+    norm over every dim but ``dim`` (norm_except_dim). The gradients are torch's
+    ``_weight_norm_interface`` ones: the composition's."""
+    return mul(v, div(g, norm_except_dim(v, 2, dim)))
+

@@ -1,8 +1,9 @@
 """PyTorch's matrix factorisations over the formulas of formulas/linalg.py (issue 15):
-``cholesky``, ``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``, ``svd`` and ``qr``
-at the top level, and under torch's ``linalg`` names (``LINALG``, exported by
-``transgrad.linalg``): ``cholesky``, ``cholesky_ex``, ``solve_triangular``, ``eigh``,
-``eigvalsh``, ``qr``, ``svd``, ``svdvals``, ``pinv``.
+``cholesky``, ``cholesky_solve``, ``cholesky_inverse``, ``triangular_solve``, ``svd``, ``qr``,
+``lu``, ``lu_solve`` and ``lu_unpack`` at the top level, and under torch's ``linalg`` names
+(``LINALG``, exported by ``transgrad.linalg``): ``cholesky``, ``cholesky_ex``,
+``solve_triangular``, ``eigh``, ``eigvalsh``, ``qr``, ``svd``, ``svdvals``, ``pinv``, ``lu``,
+``lu_factor``, ``lu_factor_ex``, ``lu_solve``.
 
 Input: tensors of either engine. Output: the functions below, each calling its engine's
 formula; the results are torch's named tuples. Argument checks raise torch's messages before any
@@ -12,16 +13,17 @@ kernel runs.
 from __future__ import annotations
 
 import collections
+import warnings
 from typing import Any
 
 import numpy as np
 
 from transgrad._backend import backend_of
 
-__all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "matrix_exp", "qr", "svd",
-           "triangular_solve"]
-LINALG = ["cholesky", "cholesky_ex", "eigh", "eigvalsh", "matrix_exp", "pinv", "qr",
-          "solve_triangular", "svd", "svdvals"]
+__all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
+           "matrix_exp", "qr", "svd", "triangular_solve"]
+LINALG = ["cholesky", "cholesky_ex", "eigh", "eigvalsh", "lu", "lu_factor", "lu_factor_ex",
+          "lu_solve", "matrix_exp", "pinv", "qr", "solve_triangular", "svd", "svdvals"]
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
@@ -30,6 +32,9 @@ SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
 CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
 TriangularSolveResult = collections.namedtuple("TriangularSolveResult",
                                                ["solution", "cloned_coefficient"])
+PLUResult = collections.namedtuple("PLUResult", ["P", "L", "U"])
+LUFactorResult = collections.namedtuple("LUFactorResult", ["LU", "pivots"])
+LUFactorExResult = collections.namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
 
 
 def _matrices(A: Any, fn: str, square: bool = True) -> None:
@@ -177,3 +182,136 @@ def matrix_exp(A: Any) -> Any:
     """The exponential of each square matrix (torch.matrix_exp and torch.linalg.matrix_exp)."""
     _matrices(A, "linalg.matrix_exp")
     return backend_of(A).ops.matrix_exp(A)
+
+
+# -- LU -------------------------------------------------------------------------------------------
+# torch's CPU LU always pivots; info (LAPACK getrf's) is the 1-based index of the first exactly
+# zero diagonal entry of U, 0 if none, read from the packed factors.
+
+
+def _lu_input(A: Any, fn: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    name = str(A.dtype).split(".")[-1]
+    if not name.startswith("float"):
+        from transgrad._api.inplace import _TORCH_NAMES
+
+        torch_name = _TORCH_NAMES.get(name, name)
+        raise NotImplementedError(f'"lu_cpu" not implemented for \'{torch_name}\'')
+
+
+def _need_pivot(pivot: bool) -> None:
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _lu_info(LU: Any) -> np.ndarray:
+    d = np.diagonal(np.asarray(LU.detach().numpy()), axis1=-2, axis2=-1)
+    if d.shape[-1] == 0:  # empty matrices: no pivot
+        return np.zeros(d.shape[:-1], np.int32)
+    zero = d == 0
+    return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+
+
+def _raise_singular(info: np.ndarray, fn: str) -> None:
+    flat = info.reshape(-1)
+    bad = np.flatnonzero(flat)
+    if bad.size:
+        k, i = int(bad[0]), int(flat[bad[0]])
+        where = f"(Batch element {k}): " if info.ndim else ""
+        raise RuntimeError(f"{fn}: {where}U[{i},{i}] is zero and using it on lu_solve would "
+                           "result in a division by zero. If you still want to perform the "
+                           "factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    """(LU, pivots, info): the packed factors of A = P L U, LAPACK's 1-based int32 pivots, and
+    the order of the first zero pivot (0: none) per matrix; ``check_errors`` raises on one."""
+    _lu_input(A, "torch.lu_factor")
+    _need_pivot(pivot)
+    engine = backend_of(A)
+    LU, pivots = engine.ops.lu_factor(A)
+    info = _lu_info(LU)
+    if check_errors:
+        _raise_singular(info, "torch.linalg.lu_factor_ex")
+    return LUFactorExResult(LU, pivots, engine.from_numpy(info))
+
+
+def lu_factor(A: Any, *, pivot: bool = True) -> Any:
+    """(LU, pivots): :func:`lu_factor_ex` that raises torch's error at a zero pivot."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    _raise_singular(np.asarray(info.numpy()), "torch.linalg.lu_factor")
+    return LUFactorResult(LU, pivots)
+
+
+def linalg_lu(A: Any, *, pivot: bool = True) -> Any:
+    """(P, L, U) with A = P L U: P a permutation, L unit lower (m x k), U upper (k x n)."""
+    _lu_input(A, "linalg.lu")
+    _need_pivot(pivot)
+    return PLUResult(*backend_of(A).ops.lu(A))
+
+
+def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> Any:
+    """(P, L, U) from :func:`lu_factor`'s output; the parts not asked for are empty."""
+    if LU_data.ndim < 2:
+        raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(LU_data.shape)} instead")
+    if not str(LU_pivots.dtype).endswith("int32"):
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           "torch.int32 dtype.\nNote: this function is intended to be used with "
+                           "the output produced by torch.linalg.lu_factor")
+    engine = backend_of(LU_data)
+    P, L, U = engine.ops.lu_unpack(LU_data, LU_pivots)
+    empty = engine.from_numpy(np.zeros((0,), np.dtype(str(LU_data.dtype).split(".")[-1])))
+    return PLUResult(P if unpack_pivots else empty, L if unpack_data else empty,
+                     U if unpack_data else empty)
+
+
+def linalg_lu_solve(LU: Any, pivots: Any, B: Any, *, left: bool = True,
+                    adjoint: bool = False) -> Any:
+    """X with ``A X = B`` for A given by :func:`lu_factor` (``adjoint``: ``A^T X = B``;
+    ``left=False``: ``X A = B``); batch dims broadcast."""
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    _matrices(LU, "torch.linalg.lu_solve")
+    if not str(pivots.dtype).endswith("int32"):
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.ndim < 1 or pivots.shape[-1] != LU.shape[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError("linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the "
+                           f"same, but got pivots with shape {list(pivots.shape)} instead")
+    if LU.dtype != B.dtype:
+        from transgrad._api.inplace import _TORCH_NAMES
+
+        a, b = (_TORCH_NAMES.get(str(t.dtype).split(".")[-1], str(t.dtype)) for t in (LU, B))
+        raise RuntimeError("linalg.lu_solve: Expected LU and B to have the same dtype, but found "
+                           f"LU of type {a} and B of type {b} instead")
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{eq} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    return backend_of(LU).ops.lu_solve(LU, pivots, B, bool(left), bool(adjoint))
+
+
+def lu(A: Any, pivot: bool = True, get_infos: bool = False) -> Any:
+    """torch.lu (deprecated in torch for ``linalg.lu_factor``): (LU, pivots), and info with
+    ``get_infos``."""
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+                  "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.",
+                  UserWarning, stacklevel=2)
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def lu_solve(b: Any, LU_data: Any, LU_pivots: Any) -> Any:
+    """torch.lu_solve (deprecated in torch for ``linalg.lu_solve``, whose arguments are in
+    the other order): X with ``A X = b``."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be "
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    return linalg_lu_solve(LU_data, LU_pivots, b)

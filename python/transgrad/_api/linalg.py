@@ -13,6 +13,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+import numpy as np
+
 from transgrad._backend import backend_of
 
 __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm", "cdist", "det", "dist", "inverse",
@@ -105,9 +107,20 @@ def _square(A: Any, fn: str) -> None:
 
 
 def det(input: Any) -> Any:
-    """The determinant of each square matrix (batch dims allowed)."""
+    """The determinant of each square matrix (batch dims allowed); its gradient goes through the
+    SVD where |det| < 100 eps of the dtype, as torch's (Note [det at singular matrices] in
+    formulas/linalg.py)."""
     _square(input, "linalg.det")
-    return backend_of(input).ops.det(input)
+    eps = 1.1920928955078125e-07 if str(input.dtype).endswith("float32") else 2.220446049250313e-16
+    engine = backend_of(input)
+    below = 100.0 * eps
+    if input.requires_grad and engine.autograd.is_grad_enabled():
+        # the backward takes the SVD path only if some matrix needs it (its threshold 0: none)
+        with engine.autograd.no_grad():
+            value = engine.ops.det(input)
+        if not (np.abs(np.asarray(value.numpy())) < below).any():
+            below = 0.0
+    return engine.ops.det(input, below)
 
 
 def slogdet(input: Any) -> Any:

@@ -97,8 +97,8 @@ TABLE_METHODS = {
           "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
           "unsafe_split_with_sizes", "vdot"),
     kfn: ("histc", "nonzero", "unique", "unique_consecutive"),
-    qfn: ("cholesky", "cholesky_inverse", "cholesky_solve", "matrix_exp", "qr", "svd",
-          "triangular_solve"),
+    qfn: ("cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "qr",
+          "svd", "triangular_solve"),
 }
 
 

@@ -78,6 +78,37 @@ def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
     return E.op("linear")(input, weight, bias)
 
 
+def bilinear(input1: Any, input2: Any, weight: Any, bias: Any | None = None) -> Any:
+    """``y[..., k] = input1 @ weight[k] @ input2 + bias[k]`` for weight (out, in1, in2): one
+    bilinear form per output feature, the batch dims shared (torch's ``_trilinear``), as a
+    matmul of input1 with the weight's (in1, out * in2) view, then a product with input2 summed
+    over in2."""
+    from transgrad._api import functions as fn
+
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1.shape[d]} and {input2.shape[d]}")
+    out, n1, n2 = weight.shape
+    for which, x, n in (("input1", input1, n1), ("input2", input2, n2)):
+        if x.shape[-1] != n:
+            raise RuntimeError(f"bilinear(): {which} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {n}")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1] if bias.ndim else 0} but expected {out}")
+    batch = tuple(input1.shape[:-1])
+    w = fn.reshape(fn.permute(weight, (1, 0, 2)), (n1, out * n2))
+    mixed = fn.reshape(fn.matmul(fn.reshape(input1, (-1, n1)), w), (-1, out, n2))
+    y = fn.sum(mixed * fn.unsqueeze(fn.reshape(input2, (-1, n2)), 1), -1)
+    if bias is not None:
+        y = y + bias
+    return fn.reshape(y, batch + (out,))
+
+
 def embedding(input: Any, weight: Any, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Any:
@@ -2267,6 +2298,7 @@ __all__ = [
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",

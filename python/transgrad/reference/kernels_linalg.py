@@ -1,6 +1,6 @@
 """Numpy bodies of the factorisation kernels (issue 15): cholesky, solve_triangular, eigh, qr,
-svd, svdvals, as declared in translator/signatures.py and written in C++ in
-csrc/kernels/lapack.cpp.
+svd, svdvals, matrix_exp, lu_factor, lu_solve, lu_permutation, as declared in
+translator/signatures.py and written in C++ in csrc/kernels/lapack.cpp.
 
 Input: tensors of the reference engine (batches of matrices). Output: new tensors in the input's
 floating dtype, computed in float64. Errors are torch's (a matrix that is not positive-definite
@@ -15,7 +15,8 @@ import numpy as np
 
 from transgrad.reference.kernel_support import _F64, _arr, _new
 
-__all__ = ["cholesky", "eigh", "matrix_exp", "qr", "solve_triangular", "svd", "svdvals"]
+__all__ = ["cholesky", "eigh", "lu_factor", "lu_permutation", "lu_solve", "matrix_exp", "qr",
+           "solve_triangular", "svd", "svdvals"]
 
 
 def _matrices(x: Any, name: str, square: bool = True) -> np.ndarray:
@@ -132,3 +133,112 @@ def matrix_exp(x: Any) -> Any:
             e = e @ e
         out[k] = e
     return _new(out.reshape(a.shape).astype(a.dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# LU with partial pivoting: numpy has no getrf, so the elimination is written here, one column
+# at a time over the whole batch, choosing LAPACK's pivot (the first largest |a| in the column).
+
+
+def _batch(a: np.ndarray) -> np.ndarray:
+    return a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
+
+
+def lu_factor(x: Any) -> tuple:
+    a = _matrices(x, "linalg.lu_factor", square=False)
+    lu = _batch(a.astype(_F64)).copy()
+    count, m, n = lu.shape
+    k = min(m, n)
+    piv = np.zeros((count, k), np.int32)
+    rows = np.arange(count)
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        row_j = lu[rows, j, :].copy()
+        lu[rows, j, :] = lu[rows, p, :]
+        lu[rows, p, :] = row_j
+        d = lu[:, j, j][:, None]
+        # a zero pivot (its column below is zero too) scales nothing, as LAPACK's getrf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lu[:, j + 1:, j] = np.where(d != 0, lu[:, j + 1:, j] / d, lu[:, j + 1:, j])
+        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
+    return (_new(lu.reshape(a.shape).astype(a.dtype)),
+            _new(piv.reshape(a.shape[:-2] + (k,))))
+
+
+def _pivots(pivots: Any, name: str) -> np.ndarray:
+    p = _arr(pivots)
+    if p.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}: Expected pivots to be an integer tensor, got {p.dtype}")
+    if p.ndim < 1:
+        raise RuntimeError(f"{name}: pivots must have at least 1 dimension")
+    return p.astype(np.int64)
+
+
+def _permutations(piv: np.ndarray, m: int, name: str) -> np.ndarray:
+    """perm (count, m) with row i of P^T A = row perm[i] of A, from the row swaps in order."""
+    if piv.size and (piv.min() < 1 or piv.max() > m):
+        bad = int(piv[(piv < 1) | (piv > m)].reshape(-1)[0])
+        raise RuntimeError(f"{name}: pivots must be between 1 and {m}, got {bad}")
+    count = piv.shape[0]
+    perm = np.tile(np.arange(m), (count, 1))
+    rows = np.arange(count)
+    for i in range(piv.shape[1]):
+        j = piv[:, i] - 1
+        at_i = perm[:, i].copy()
+        perm[:, i] = perm[rows, j]
+        perm[rows, j] = at_i
+    return perm
+
+
+def lu_permutation(pivots: Any, lu: Any) -> Any:
+    a = _matrices(lu, "lu_unpack", square=False)
+    p = _pivots(pivots, "lu_unpack")
+    m, n = a.shape[-2:]
+    if p.shape[-1] != min(m, n):
+        raise RuntimeError("lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), "
+                           f"LU_data.size(-2)), but got {p.shape[-1]} and {min(m, n)}")
+    batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1])
+    count = int(np.prod(batch))
+    piv = np.broadcast_to(p, batch + p.shape[-1:]).reshape(count, p.shape[-1])
+    perm = _permutations(piv, m, "lu_unpack")
+    out = np.zeros((perm.shape[0], m, m))
+    cols = np.arange(m)
+    for t in range(perm.shape[0]):
+        out[t, perm[t], cols] = 1.0  # P = (P^T)^T
+    return _new(out.reshape(batch + (m, m)).astype(a.dtype))
+
+
+def lu_solve(lu: Any, pivots: Any, b: Any, adjoint: bool) -> Any:
+    a, r = _matrices(lu, "linalg.lu_solve"), _arr(b)
+    p = _pivots(pivots, "linalg.lu_solve")
+    n = a.shape[-1]
+    if r.ndim < 2 or r.shape[-2] != n:
+        got = f"{r.shape[-2]}x{r.shape[-1]}" if r.ndim >= 2 else str(tuple(r.shape))
+        raise RuntimeError("linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"AX = B ({n}x{n} and {got})")
+    if p.shape[-1] != n:
+        raise RuntimeError(f"linalg.lu_solve: Expected pivots to have {n} entries, got "
+                           f"{p.shape[-1]}")
+    dtype = a.dtype if r.dtype.kind != "f" or r.dtype == a.dtype else _F64
+    batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1], r.shape[:-2])
+    count = int(np.prod(batch))
+    perm = _permutations(np.broadcast_to(p, batch + (n,)).reshape(count, n), n,
+                         "linalg.lu_solve")
+    f = np.broadcast_to(a.astype(_F64), batch + (n, n)).reshape(count, n, n)
+    rhs = np.broadcast_to(r.astype(_F64), batch + r.shape[-2:]).reshape((count,) + r.shape[-2:])
+    eye = np.eye(n)
+    lower = np.tril(f, -1) + eye
+    upper = np.triu(f)
+    rows = np.arange(f.shape[0])[:, None]
+    if not rhs.size:
+        return _new(np.zeros(batch + r.shape[-2:], dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if adjoint:  # A^T X = b: U^T L^T P^T X = b
+            y = _substitute(np.swapaxes(upper, -1, -2), rhs, False)
+            z = _substitute(np.swapaxes(lower, -1, -2), y, True)
+            out = np.empty_like(z)
+            out[rows, perm] = z  # X = P z
+        else:  # L U X = P^T b
+            out = _substitute(upper, _substitute(lower, rhs[rows, perm], False), True)
+    return _new(out.reshape(batch + r.shape[-2:]).astype(dtype))

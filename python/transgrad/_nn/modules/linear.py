@@ -1,4 +1,4 @@
-"""Engine-neutral Identity and Linear (torch.nn.modules.linear).
+"""Engine-neutral Identity, Linear and Bilinear (torch.nn.modules.linear).
 
 Written once for both engines; the files of the same name in ``transgrad/nn/modules/`` and
 ``transgrad/reference/nn/modules/`` bind each class to its engine (Note [Which engine makes a
@@ -40,3 +40,31 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1 @ weight[k] @ x2 + bias[k]`` for each output feature k (F.bilinear); weight
+    (out_features, in1_features, in2_features) and bias ~ U(-1/sqrt(in1), 1/sqrt(in1)) as in
+    torch."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = int(in1_features), int(in2_features)
+        self.out_features = int(out_features)
+        bound = 1.0 / math.sqrt(in1_features) if in1_features > 0 else 0.0
+        E = self._E
+        shape = (out_features, in1_features, in2_features)
+        self.weight = self.Parameter(E.uniform(shape, -bound, bound, dtype))
+        if bias:
+            self.bias = self.Parameter(E.uniform((out_features,), -bound, bound, dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, input1: Any, input2: Any) -> Any:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+

@@ -1,4 +1,4 @@
-"""``transgrad.nn.modules.linear``: the linear layer and Identity, bound to the compiled engine.
+"""``transgrad.nn.modules.linear``: the linear layers and Identity, bound to the compiled engine.
 
 Each class is the engine-neutral one of ``transgrad._nn.modules.linear`` with this namespace's
 ``Module`` as a base (Note [Which engine makes a layer's parameters] in _nn/module.py); the twin
@@ -19,4 +19,8 @@ class Linear(_linear.Linear, Module):
     __doc__ = _linear.Linear.__doc__
 
 
-__all__ = ["Identity", "Linear"]
+class Bilinear(_linear.Bilinear, Module):
+    __doc__ = _linear.Bilinear.__doc__
+
+
+__all__ = ["Bilinear", "Identity", "Linear"]

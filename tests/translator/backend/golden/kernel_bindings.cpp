@@ -178,4 +178,8 @@ void register_kernel_table(py::module_& m) {
   m.def("svd", &k::svd, py::arg("x"), py::arg("full_matrices"));
   m.def("svdvals", &k::svdvals, py::arg("x"));
   m.def("matrix_exp", &k::matrix_exp, py::arg("x"));
+  m.def("lu_factor", &k::lu_factor, py::arg("x"));
+  m.def("lu_solve", &k::lu_solve, py::arg("lu"), py::arg("pivots"), py::arg("b"),
+        py::arg("adjoint"));
+  m.def("lu_permutation", &k::lu_permutation, py::arg("pivots"), py::arg("lu"));
 }

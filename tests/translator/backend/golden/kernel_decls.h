@@ -214,5 +214,12 @@ std::tuple<Tensor, Tensor> svd(const Tensor& x, bool full_matrices);
 Tensor svdvals(const Tensor& x);
 // matrix_exp: the exponential of each square matrix (scaling and squaring, Taylor)
 Tensor matrix_exp(const Tensor& x);
+// LU with partial pivoting (getrf): lu_factor -> (the packed factors, x's dtype: L below the
+// diagonal (unit diagonal implied), U on and above; LAPACK's 1-based int32 pivots, (..., min(m, n)));
+// an exactly zero pivot is no error. lu_solve: X with A X = b (adjoint: A^T X = b) for the square
+// A = P L U so given, batch dims broadcast. lu_permutation: P (..., m, m) in lu's dtype.
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& x);
+Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint);
+Tensor lu_permutation(const Tensor& pivots, const Tensor& lu);
 
 }  // namespace tg::kernel
