@@ -41,9 +41,10 @@ def _shape(size: Any) -> tuple:
     return tuple(int(s) for s in size)
 
 
-def _check_arange_length(start: Any, end: Any, step: Any, dtype: np.dtype) -> None:
+def _check_arange_length(start: Any, end: Any, step: Any, dtype: Any) -> None:
     """torch's checks of arange's length, counted exactly: numpy's own count overflows int64
     for ``arange(0, 2**63 - 1)`` and gives an empty range, a silent wrong answer."""
+    dtype = np.dtype(dtype)
     try:
         bounds = [fractions.Fraction(v.item() if is_tensor(v) else v) for v in (start, end, step)]
     except (TypeError, ValueError, OverflowError):  # NaN or inf
@@ -458,9 +459,10 @@ _C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "
             "float32": "float"}
 
 
-def _check_fits(v: Any, d: np.dtype) -> None:
+def _check_fits(v: Any, d: Any) -> None:
     """torch's check of a scalar argument against the result dtype (linspace(0, 300) in int8,
     linspace(0, 70000) in float16 gave wrapped values or NaN before)."""
+    d = np.dtype(d)  # numpy's names: str() of a transgrad dtype is torch's ("torch.int8")
     name = _C_NAMES.get(str(d))
     if name is None or isinstance(v, complex):
         return

@@ -37,6 +37,7 @@ from transgrad._dtypes import (
     as_dtype,
     is_floating,
     is_floating_or_complex,
+    is_integral,
     result_type,
     scalar_dtype,
 )

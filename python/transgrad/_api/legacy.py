@@ -84,9 +84,10 @@ def legacy_new(factories: Any, dtype: str | None, args: tuple, kwargs: dict) -> 
     if len(args) != 1:
         raise _invalid_combination(args, kwargs)
     if is_tensor(first):
-        if dtype is not None and str(first.dtype) != dtype:
+        have = np.dtype(first.dtype).name  # numpy's name: str() of a dtype is torch's
+        if dtype is not None and have != dtype:
             raise TypeError(f"expected {CLASS_NAMES[dtype]} (got "
-                            f"{CLASS_NAMES.get(str(first.dtype), str(first.dtype))})")
+                            f"{CLASS_NAMES.get(have, have)})")
         # an alias: torch records AliasBackward0 when ``first`` requires grad, here a view
         return first.view(first.shape) if first.requires_grad else first.detach()
     if isinstance(first, str):

@@ -238,7 +238,7 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
         raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
                          f"trailing dims of an input of shape {tuple(input.shape)}")
-    if str(input.dtype) in ("float16", "bfloat16"):
+    if np.dtype(input.dtype).name in ("float16", "bfloat16"):
         # torch computes a half input's statistics in float32: in float16 the variance of
         # [60000, -60000] overflows and the output was [0, 0] where torch gives [1, -1]
         def up(t: Any) -> Any:
