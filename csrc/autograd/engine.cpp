@@ -131,7 +131,7 @@ struct GraphTask {
   bool create_graph;
   bool accumulate_grad;
   PendingTable pending;
-  std::unordered_map<Node*, ExecInfo> exec_info;      // empty: run everything
+  std::unordered_map<Node*, ExecInfo> exec_info;  // empty: run everything
   variable_list captured;
 };
 
@@ -197,9 +197,11 @@ std::string index_str(size_t i) { return std::to_string(i); }
 void validate_outputs(const Node& fn, variable_list& grads) {
   const auto& edges = fn.next_edges();
   if (grads.size() != edges.size())
-    throw RuntimeError("function " + fn.describe() + " returned an incorrect number of gradients "
-                       "(expected " + std::to_string(edges.size()) + ", got " +
-                       std::to_string(grads.size()) + "): a backward returns one gradient per "
+    throw RuntimeError("function " + fn.describe() +
+                       " returned an incorrect number of gradients "
+                       "(expected " +
+                       std::to_string(edges.size()) + ", got " + std::to_string(grads.size()) +
+                       "): a backward returns one gradient per "
                        "Tensor parameter of the formula (None for no gradient)");
   const auto& metas = fn.input_metadata();
   for (size_t i = 0; i < grads.size(); ++i) {
@@ -242,7 +244,8 @@ bool has_nan(const Tensor& g) {
 std::string forward_trace(const Node& fn) {
   const AnomalyMetadata* meta = fn.anomaly_metadata();
   if (meta == nullptr)
-    return "\n(no forward traceback: " + fn.name() + " was made while detect_anomaly() was "
+    return "\n(no forward traceback: " + fn.name() +
+           " was made while detect_anomaly() was "
            "off; run the forward inside detect_anomaly() to see where)";
   std::string trace = meta->format();
   if (trace.empty()) return "";
@@ -253,9 +256,9 @@ void check_anomaly(const Node& fn, const variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i)
     if (grads[i].defined() && has_nan(grads[i]))
       // torch's sentence first (user code matches on it), then which formula and where
-      throw RuntimeError("Function '" + fn.name() + "' returned nan values in its " +
-                         index_str(i) + "th output. (function " + fn.describe() +
-                         ", detected by detect_anomaly)" + forward_trace(fn));
+      throw RuntimeError("Function '" + fn.name() + "' returned nan values in its " + index_str(i) +
+                         "th output. (function " + fn.describe() + ", detected by detect_anomaly)" +
+                         forward_trace(fn));
 }
 
 void add_to_buffer(Tensor& slot, Tensor&& g) {
@@ -274,7 +277,8 @@ template <class E>
   std::string msg = e.what();
   std::string loc = format_location(fn.location());
   std::string trace = AnomalyMode::is_enabled() ? forward_trace(fn) : "";
-  if (msg.find(fn.name()) != std::string::npos || (!loc.empty() && msg.find(loc) != std::string::npos)) {
+  if (msg.find(fn.name()) != std::string::npos ||
+      (!loc.empty() && msg.find(loc) != std::string::npos)) {
     if (trace.empty()) throw;  // the message already names the node
     throw E(msg + trace);
   }
@@ -343,7 +347,8 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
     }
     Pending& pending = *task.pending.try_emplace(next).first;
     variable_list& buffer = pending.buffer;
-    if (buffer.size() <= e.input_nr) buffer.resize(std::max<size_t>(e.input_nr + 1, next->num_inputs()));
+    if (buffer.size() <= e.input_nr)
+      buffer.resize(std::max<size_t>(e.input_nr + 1, next->num_inputs()));
     add_to_buffer(buffer[e.input_nr], std::move(outputs[i]));
     if (--pending.dependencies == 0) {
       heap.push_back({e.function, std::move(buffer)});
@@ -428,8 +433,8 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
                            bool allow_unused, bool accumulate_grad) {
   if (tensors.empty()) throw RuntimeError("backward: no tensors to differentiate were given");
   if (!grad_tensors.empty() && grad_tensors.size() != tensors.size())
-    throw RuntimeError("backward: got " + std::to_string(grad_tensors.size()) +
-                       " gradients for " + std::to_string(tensors.size()) + " tensors");
+    throw RuntimeError("backward: got " + std::to_string(grad_tensors.size()) + " gradients for " +
+                       std::to_string(tensors.size()) + " tensors");
   std::vector<Edge> roots;
   variable_list grads;
   roots.reserve(tensors.size());
@@ -477,8 +482,8 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
   if (!accumulate_grad && outputs.empty())
     throw RuntimeError("grad requires at least one input to differentiate with respect to");
 
-  variable_list result =
-      Engine::execute(roots, std::move(grads), retain_graph, create_graph, accumulate_grad, outputs);
+  variable_list result = Engine::execute(roots, std::move(grads), retain_graph, create_graph,
+                                         accumulate_grad, outputs);
 
   if (accumulate_grad) {
     // backward(inputs=...): non-leaf inputs get their captured grad in .grad as well.

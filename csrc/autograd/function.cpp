@@ -41,12 +41,13 @@ void set_history(Tensor& output, const std::shared_ptr<Node>& node, uint32_t out
 
 namespace {
 [[noreturn]] void throw_once_differentiable(const std::string& described) {
-  throw RuntimeError("trying to differentiate twice a function that was marked with "
-                     "@once_differentiable (or @formula(once_differentiable=True)): " +
-                     described +
-                     " computes its backward without recording it, so that backward has no "
-                     "gradient. To support double backward, write the backward with "
-                     "differentiable ops (ops.* instead of kernel.* in a formula).");
+  throw RuntimeError(
+      "trying to differentiate twice a function that was marked with "
+      "@once_differentiable (or @formula(once_differentiable=True)): " +
+      described +
+      " computes its backward without recording it, so that backward has no "
+      "gradient. To support double backward, write the backward with "
+      "differentiable ops (ops.* instead of kernel.* in a formula).");
 }
 }  // namespace
 

@@ -140,8 +140,8 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 // Runs before apply() with the node's incoming grads; may replace them (return {} to keep).
 using PreHook = std::function<variable_list(const variable_list& grad_outputs)>;
 // Runs after apply(): (grads of the forward inputs, incoming grads); may replace the former.
-using PostHook =
-    std::function<variable_list(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
+using PostHook = std::function<variable_list(const variable_list& grad_inputs,
+                                             const variable_list& grad_outputs)>;
 
 struct NodeHooks;  // hooks are rare: allocated on first registration
 
@@ -232,7 +232,7 @@ struct Node : std::enable_shared_from_this<Node> {
  protected:
   uint64_t sequence_nr_;
   edge_list next_edges_;
-  InputMetadata input_metadata_;    // Note [Inline metadata]
+  InputMetadata input_metadata_;  // Note [Inline metadata]
   OutputMetadata output_metadata_;
   bool is_accumulate_grad_ = false;  // set by AccumulateGrad
 

@@ -66,8 +66,9 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 
 void SavedVariable::register_hooks(const SavedTensorHooks& hooks) {
   if (!defined_)
-    throw RuntimeError("Calling register_hooks on a saved tensor whose value is None is not "
-                       "supported");
+    throw RuntimeError(
+        "Calling register_hooks on a saved tensor whose value is None is not "
+        "supported");
   if (released_)
     throw RuntimeError(
         "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
@@ -106,7 +107,8 @@ Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>
         "after they have already been freed). Saved intermediate values of the graph are freed "
         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
         "backward through the graph a second time or if you need to access saved tensors after "
-        "calling backward. (node: " + describe() + ")");
+        "calling backward. (node: " +
+        describe() + ")");
   if (packed_) return unpack_packed(owner, owner_ptr);
   uint32_t current = data_.version();
   if (current != saved_version_) {

@@ -74,7 +74,7 @@ class SavedVariable {
   uint32_t output_nr_ = 0;
   bool defined_ = false;
   bool is_output_ = false;
-  bool relink_ = false;  // output that had the owner as grad_fn when saved
+  bool relink_ = false;         // output that had the owner as grad_fn when saved
   bool requires_grad_ = false;  // an input that required grad: detach_() on it is caught
   bool released_ = false;
 };

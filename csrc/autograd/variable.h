@@ -58,7 +58,8 @@ uint64_t register_hook(const Tensor& t, TensorHook hook);
 bool remove_hook(const Tensor& t, uint64_t id);
 bool remove_hook(AutogradMeta& meta, uint64_t id);
 // Registers hook(leaf) to run after the leaf's `.grad` was accumulated; leaves only.
-uint64_t register_post_accumulate_grad_hook(const Tensor& t, std::function<void(const Tensor&)> hook);
+uint64_t register_post_accumulate_grad_hook(const Tensor& t,
+                                            std::function<void(const Tensor&)> hook);
 
 // Accumulates `g` into meta.grad (locked). Under grad mode the sum is recorded (create_graph).
 void accumulate_into_grad(AutogradMeta& meta, Tensor g);

@@ -22,26 +22,32 @@ struct FloatLoops {
   void (*vs)(T*, const T*, T, int64_t);
   void (*sv)(T*, T, const T*, int64_t);
 };
-#define TG_ARITH_LOOPS(NAME, OP)                                                                           \
-  TG_CLONES void NAME##_vv_f32(float* __restrict o, const float* __restrict a, const float* __restrict b, int64_t n) { \
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b[i];                                                   \
-  }                                                                                                        \
-  TG_CLONES void NAME##_vs_f32(float* __restrict o, const float* __restrict a, float b, int64_t n) {       \
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b;                                                      \
-  }                                                                                                        \
-  TG_CLONES void NAME##_sv_f32(float* __restrict o, float a, const float* __restrict b, int64_t n) {       \
-    for (int64_t i = 0; i < n; ++i) o[i] = a OP b[i];                                                      \
-  }                                                                                                        \
-  TG_CLONES void NAME##_vv_f64(double* __restrict o, const double* __restrict a, const double* __restrict b, int64_t n) { \
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b[i];                                                   \
-  }                                                                                                        \
-  TG_CLONES void NAME##_vs_f64(double* __restrict o, const double* __restrict a, double b, int64_t n) {    \
-    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b;                                                      \
-  }                                                                                                        \
-  TG_CLONES void NAME##_sv_f64(double* __restrict o, double a, const double* __restrict b, int64_t n) {    \
-    for (int64_t i = 0; i < n; ++i) o[i] = a OP b[i];                                                      \
-  }                                                                                                        \
-  constexpr FloatLoops<float> NAME##_f32{NAME##_vv_f32, NAME##_vs_f32, NAME##_sv_f32};                    \
+#define TG_ARITH_LOOPS(NAME, OP)                                                           \
+  TG_CLONES void NAME##_vv_f32(float* __restrict o, const float* __restrict a,             \
+                               const float* __restrict b, int64_t n) {                     \
+    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b[i];                                   \
+  }                                                                                        \
+  TG_CLONES void NAME##_vs_f32(float* __restrict o, const float* __restrict a, float b,    \
+                               int64_t n) {                                                \
+    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b;                                      \
+  }                                                                                        \
+  TG_CLONES void NAME##_sv_f32(float* __restrict o, float a, const float* __restrict b,    \
+                               int64_t n) {                                                \
+    for (int64_t i = 0; i < n; ++i) o[i] = a OP b[i];                                      \
+  }                                                                                        \
+  TG_CLONES void NAME##_vv_f64(double* __restrict o, const double* __restrict a,           \
+                               const double* __restrict b, int64_t n) {                    \
+    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b[i];                                   \
+  }                                                                                        \
+  TG_CLONES void NAME##_vs_f64(double* __restrict o, const double* __restrict a, double b, \
+                               int64_t n) {                                                \
+    for (int64_t i = 0; i < n; ++i) o[i] = a[i] OP b;                                      \
+  }                                                                                        \
+  TG_CLONES void NAME##_sv_f64(double* __restrict o, double a, const double* __restrict b, \
+                               int64_t n) {                                                \
+    for (int64_t i = 0; i < n; ++i) o[i] = a OP b[i];                                      \
+  }                                                                                        \
+  constexpr FloatLoops<float> NAME##_f32{NAME##_vv_f32, NAME##_vs_f32, NAME##_sv_f32};     \
   constexpr FloatLoops<double> NAME##_f64{NAME##_vv_f64, NAME##_vs_f64, NAME##_sv_f64};
 TG_ARITH_LOOPS(add, +)
 TG_ARITH_LOOPS(sub, -)
@@ -57,7 +63,8 @@ bool float_fast_path(const Tensor& a, const Tensor& b, const FloatLoops<T>& loop
     out = Tensor::empty(a.sizes(), dtype_of<T>());
     T* o = out.data<T>();
     const T *pa = a.data<T>(), *pb = b.data<T>();
-    parallel_for(na, kGrainCheap, [&](int64_t s, int64_t e) { loops.vv(o + s, pa + s, pb + s, e - s); });
+    parallel_for(na, kGrainCheap,
+                 [&](int64_t s, int64_t e) { loops.vv(o + s, pa + s, pb + s, e - s); });
     return true;
   }
   if (nb == 1 && a.is_contiguous() && a.dim() >= b.dim()) {
@@ -65,7 +72,8 @@ bool float_fast_path(const Tensor& a, const Tensor& b, const FloatLoops<T>& loop
     T* o = out.data<T>();
     const T* pa = a.data<T>();
     const T vb = *b.data<T>();
-    parallel_for(na, kGrainCheap, [&](int64_t s, int64_t e) { loops.vs(o + s, pa + s, vb, e - s); });
+    parallel_for(na, kGrainCheap,
+                 [&](int64_t s, int64_t e) { loops.vs(o + s, pa + s, vb, e - s); });
     return true;
   }
   if (na == 1 && b.is_contiguous() && b.dim() >= a.dim()) {
@@ -73,7 +81,8 @@ bool float_fast_path(const Tensor& a, const Tensor& b, const FloatLoops<T>& loop
     T* o = out.data<T>();
     const T va = *a.data<T>();
     const T* pb = b.data<T>();
-    parallel_for(nb, kGrainCheap, [&](int64_t s, int64_t e) { loops.sv(o + s, va, pb + s, e - s); });
+    parallel_for(nb, kGrainCheap,
+                 [&](int64_t s, int64_t e) { loops.sv(o + s, va, pb + s, e - s); });
     return true;
   }
   return false;
@@ -91,9 +100,10 @@ Tensor arith(const Tensor& a, const Tensor& b, const char* name, bool to_float, 
   if (to_float && !is_floating(common)) common = default_dtype();
   if (common > DType::Float64) {  // a storage dtype: computed in its compute dtype, cast back
     const DType c = compute_dtype(common);
-    return to_dtype(arith(storage_operand(a, common, c, opmath), storage_operand(b, common, c, opmath),
-                          name, to_float, opmath, grain, f, f32, f64),
-                    common);
+    return to_dtype(
+        arith(storage_operand(a, common, c, opmath), storage_operand(b, common, c, opmath), name,
+              to_float, opmath, grain, f, f32, f64),
+        common);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   Tensor fast;
@@ -111,12 +121,14 @@ Tensor compare(const Tensor& a, const Tensor& b, const char* name, F f) {
   DType common = result_type(a, b);
   if (common > DType::Float64) {  // exact in the compute dtype (Note [Storage dtypes])
     const DType c = compute_dtype(common);
-    return compare(storage_operand(a, common, c, false), storage_operand(b, common, c, false), name, f);
+    return compare(storage_operand(a, common, c, false), storage_operand(b, common, c, false), name,
+                   f);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_all(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return binary_op<bool, T, T>(*ac, *bc, name, kGrainCheap, [&](T x, T y) { return bool(f(x, y)); });
+    return binary_op<bool, T, T>(*ac, *bc, name, kGrainCheap,
+                                 [&](T x, T y) { return bool(f(x, y)); });
   });
 }
 
@@ -135,31 +147,42 @@ int64_t ipow(int64_t base, int64_t e) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "add", false, true, kGrainCheap, [](auto x, auto y) { return x + y; }, &add_f32, &add_f64);
+  return arith(
+      a, b, "add", false, true, kGrainCheap, [](auto x, auto y) { return x + y; }, &add_f32,
+      &add_f64);
 }
 Tensor sub(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "sub");
   // torch's words; a Python bool is a bool operand too (Note [Type promotion])
   if (a.dtype() == DType::Bool && b.dtype() == DType::Bool)
-    throw RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                       "`logical_xor()` operator instead.");
+    throw RuntimeError(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+        "`logical_xor()` operator instead.");
   if (a.dtype() == DType::Bool || b.dtype() == DType::Bool)
-    throw RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                       "invert a mask, use the `~` or `logical_not()` operator instead.");
-  return arith(a, b, "sub", false, false, kGrainCheap, [](auto x, auto y) { return x - y; }, &sub_f32, &sub_f64);
+    throw RuntimeError(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead.");
+  return arith(
+      a, b, "sub", false, false, kGrainCheap, [](auto x, auto y) { return x - y; }, &sub_f32,
+      &sub_f64);
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "mul", false, true, kGrainCheap, [](auto x, auto y) { return x * y; }, &mul_f32, &mul_f64);
+  return arith(
+      a, b, "mul", false, true, kGrainCheap, [](auto x, auto y) { return x * y; }, &mul_f32,
+      &mul_f64);
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "div", true, true, kGrainCheap, [](auto x, auto y) { return x / y; }, &div_f32, &div_f64);
+  return arith(
+      a, b, "div", true, true, kGrainCheap, [](auto x, auto y) { return x / y; }, &div_f32,
+      &div_f64);
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "pow");
   DType common = result_type(a, b);
   if (common > DType::Float64) {  // Note [Storage dtypes]
     const DType c = compute_dtype(common);
-    return to_dtype(pow(storage_operand(a, common, c, false), storage_operand(b, common, c, false)), common);
+    return to_dtype(pow(storage_operand(a, common, c, false), storage_operand(b, common, c, false)),
+                    common);
   }
   if (common == DType::Bool) {  // as torch; shapes first, as every binary kernel
     broadcast_shapes(a.sizes(), b.sizes(), "pow");
@@ -170,13 +193,17 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     Tensor flat = contiguous(bi);
     const int64_t* p = flat.data<int64_t>();
     for (int64_t i = 0; i < flat.numel(); ++i)
-      if (p[i] < 0) throw ValueError("pow: integer tensors cannot be raised to negative integer powers");
+      if (p[i] < 0)
+        throw ValueError("pow: integer tensors cannot be raised to negative integer powers");
   }
   return arith(a, b, "pow", false, false, kGrainExpensive, [](auto x, auto y) {
     using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool>) return x || !y;
-    else if constexpr (std::is_same_v<T, int64_t>) return ipow(x, y);
-    else return std::pow(x, y);
+    if constexpr (std::is_same_v<T, bool>)
+      return x || !y;
+    else if constexpr (std::is_same_v<T, int64_t>)
+      return ipow(x, y);
+    else
+      return std::pow(x, y);
   });
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
@@ -185,17 +212,28 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
   });
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  return arith(a, b, "minimum", false, false, kGrainCheap, [](auto x, auto y) {
-    return (x != x || x < y) ? x : y;
-  });
+  return arith(a, b, "minimum", false, false, kGrainCheap,
+               [](auto x, auto y) { return (x != x || x < y) ? x : y; });
 }
 
-Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, "eq", [](auto x, auto y) { return x == y; }); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, "ne", [](auto x, auto y) { return x != y; }); }
-Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, "lt", [](auto x, auto y) { return x < y; }); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, "le", [](auto x, auto y) { return x <= y; }); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, "gt", [](auto x, auto y) { return x > y; }); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, "ge", [](auto x, auto y) { return x >= y; }); }
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "eq", [](auto x, auto y) { return x == y; });
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "ne", [](auto x, auto y) { return x != y; });
+}
+Tensor lt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "lt", [](auto x, auto y) { return x < y; });
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "le", [](auto x, auto y) { return x <= y; });
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "gt", [](auto x, auto y) { return x > y; });
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "ge", [](auto x, auto y) { return x >= y; });
+}
 
 namespace {
 template <class T>
@@ -209,11 +247,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   cond.check_defined("where");
   check_pair(a, b, "where");
   if (cond.dtype() != DType::Bool)
-    throw ValueError(std::string("where: the condition must be a bool tensor, got ") + dtype_name(cond.dtype()));
+    throw ValueError(std::string("where: the condition must be a bool tensor, got ") +
+                     dtype_name(cond.dtype()));
   const Tensor& c = cond;
   DType common = result_type(a, b);
   Tensor ac = to_dtype(a, common), bc = to_dtype(b, common);
-  Shape shape = broadcast_shapes(broadcast_shapes(c.sizes(), ac.sizes(), "where"), bc.sizes(), "where");
+  Shape shape =
+      broadcast_shapes(broadcast_shapes(c.sizes(), ac.sizes(), "where"), bc.sizes(), "where");
   return dispatch_storage(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor out = Tensor::empty(shape, common);
@@ -236,7 +276,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       const T* pb = reinterpret_cast<const T*>(p[3]);
       if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == sizeof(T))
         return where_contig(o, pc, pa, pb, n);
-      const int64_t so = s[0] / int64_t(sizeof(T)), sa = s[2] / int64_t(sizeof(T)), sb = s[3] / int64_t(sizeof(T));
+      const int64_t so = s[0] / int64_t(sizeof(T)), sa = s[2] / int64_t(sizeof(T)),
+                    sb = s[3] / int64_t(sizeof(T));
       for (int64_t i = 0; i < n; ++i) o[i * so] = pc[i * s[1]] ? pa[i * sa] : pb[i * sb];
     });
     return out;

@@ -11,16 +11,16 @@ using namespace detail;
 
 namespace detail {
 
-Window2d window2d(const char* name, int64_t h, int64_t w, const Shape& kernel_size, const Shape& stride,
-                  const Shape& padding, const Shape& dilation) {
+Window2d window2d(const char* name, int64_t h, int64_t w, const Shape& kernel_size,
+                  const Shape& stride, const Shape& padding, const Shape& dilation) {
   const Shape* pairs[] = {&kernel_size, &stride, &padding, &dilation};
   const char* what[] = {"kernel_size", "stride", "padding", "dilation"};
   for (int i = 0; i < 4; ++i)
     if (pairs[i]->size() != 2)
       throw ValueError(std::string(name) + ": " + what[i] + " must have 2 entries (h, w), got " +
                        shape_str(*pairs[i]));
-  Window2d g{kernel_size[0], kernel_size[1], stride[0], stride[1], padding[0],
-             padding[1],     dilation[0],    dilation[1], 0,       0};
+  Window2d g{kernel_size[0], kernel_size[1], stride[0],   stride[1], padding[0],
+             padding[1],     dilation[0],    dilation[1], 0,         0};
   if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1 || g.ph < 0 || g.pw < 0)
     throw ValueError(std::string(name) + ": kernel_size " + shape_str(kernel_size) + ", stride " +
                      shape_str(stride) + " and dilation " + shape_str(dilation) +
@@ -45,7 +45,8 @@ namespace {
 void check_image(const Tensor& x, const char* name) {
   x.check_defined(name);
   if (x.dim() != 4)
-    throw ValueError(std::string(name) + ": expected a 4-D (N, C, H, W) input, got shape " + shape_str(x.sizes()));
+    throw ValueError(std::string(name) + ": expected a 4-D (N, C, H, W) input, got shape " +
+                     shape_str(x.sizes()));
   if (!is_floating(x.dtype()))
     throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(x.dtype()) +
                      " (expected float32 or float64)");
@@ -71,7 +72,8 @@ Tensor im2col(const Tensor& x, const Shape& kernel_size, const Shape& stride, co
               const Shape& dilation) {
   check_image(x, "im2col");
   if (is_half(x.dtype()))  // Note [Storage dtypes]
-    return to_dtype(im2col(to_dtype(x, DType::Float32), kernel_size, stride, padding, dilation), x.dtype());
+    return to_dtype(im2col(to_dtype(x, DType::Float32), kernel_size, stride, padding, dilation),
+                    x.dtype());
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   const Window2d g = window2d("im2col", h, w, kernel_size, stride, padding, dilation);
   const int64_t kk = g.kh * g.kw, len = g.oh * g.ow;
@@ -82,39 +84,42 @@ Tensor im2col(const Tensor& x, const Shape& kernel_size, const Shape& stride, co
     const T* in = src.data<T>();
     T* o = out.data<T>();
     // one task per (image, channel, kernel offset): a plane of oh*ow values
-    parallel_for(n * c * kk, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(len, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t ij = t % kk, nc = t / kk, i = ij / g.kw, j = ij % g.kw;
-        const T* plane = in + nc * h * w;
-        T* dst = o + t * len;
-        const Span ys = valid(g.oh, h, g.sh, g.ph, i * g.dh), xs = valid(g.ow, w, g.sw, g.pw, j * g.dw);
-        for (int64_t y = 0; y < g.oh; ++y) {
-          T* row = dst + y * g.ow;
-          if (y < ys.lo || y >= ys.hi) {
-            for (int64_t xo = 0; xo < g.ow; ++xo) row[xo] = T(0);
-            continue;
-          }
-          const T* srow = plane + (y * g.sh - g.ph + i * g.dh) * w - g.pw + j * g.dw;
-          for (int64_t xo = 0; xo < xs.lo; ++xo) row[xo] = T(0);
-          if (g.sw == 1) {
-            for (int64_t xo = xs.lo; xo < xs.hi; ++xo) row[xo] = srow[xo];
-          } else {
-            for (int64_t xo = xs.lo; xo < xs.hi; ++xo) row[xo] = srow[xo * g.sw];
-          }
-          for (int64_t xo = xs.hi; xo < g.ow; ++xo) row[xo] = T(0);
-        }
-      }
-    });
+    parallel_for(n * c * kk, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(len, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t t = b; t < e; ++t) {
+                     const int64_t ij = t % kk, nc = t / kk, i = ij / g.kw, j = ij % g.kw;
+                     const T* plane = in + nc * h * w;
+                     T* dst = o + t * len;
+                     const Span ys = valid(g.oh, h, g.sh, g.ph, i * g.dh),
+                                xs = valid(g.ow, w, g.sw, g.pw, j * g.dw);
+                     for (int64_t y = 0; y < g.oh; ++y) {
+                       T* row = dst + y * g.ow;
+                       if (y < ys.lo || y >= ys.hi) {
+                         for (int64_t xo = 0; xo < g.ow; ++xo) row[xo] = T(0);
+                         continue;
+                       }
+                       const T* srow = plane + (y * g.sh - g.ph + i * g.dh) * w - g.pw + j * g.dw;
+                       for (int64_t xo = 0; xo < xs.lo; ++xo) row[xo] = T(0);
+                       if (g.sw == 1) {
+                         for (int64_t xo = xs.lo; xo < xs.hi; ++xo) row[xo] = srow[xo];
+                       } else {
+                         for (int64_t xo = xs.lo; xo < xs.hi; ++xo) row[xo] = srow[xo * g.sw];
+                       }
+                       for (int64_t xo = xs.hi; xo < g.ow; ++xo) row[xo] = T(0);
+                     }
+                   }
+                 });
   });
   return out;
 }
 
-Tensor col2im(const Tensor& cols, const Shape& input_size, const Shape& kernel_size, const Shape& stride,
-              const Shape& padding, const Shape& dilation) {
+Tensor col2im(const Tensor& cols, const Shape& input_size, const Shape& kernel_size,
+              const Shape& stride, const Shape& padding, const Shape& dilation) {
   cols.check_defined("col2im");
   if (is_half(cols.dtype()))  // Note [Storage dtypes]
-    return to_dtype(col2im(to_dtype(cols, DType::Float32), input_size, kernel_size, stride, padding, dilation),
-                    cols.dtype());
+    return to_dtype(
+        col2im(to_dtype(cols, DType::Float32), input_size, kernel_size, stride, padding, dilation),
+        cols.dtype());
   if (cols.dim() != 3 || !is_floating(cols.dtype()))
     throw ValueError("col2im: expected a 3-D (N, C*kh*kw, L) floating tensor, got shape " +
                      shape_str(cols.sizes()) + " of dtype " + dtype_name(cols.dtype()));
@@ -124,9 +129,10 @@ Tensor col2im(const Tensor& cols, const Shape& input_size, const Shape& kernel_s
   const Window2d g = window2d("col2im", h, w, kernel_size, stride, padding, dilation);
   const int64_t kk = g.kh * g.kw, len = g.oh * g.ow, n = cols.size(0);
   if (cols.size(1) % kk != 0 || cols.size(2) != len)
-    throw ValueError("col2im: columns of shape " + shape_str(cols.sizes()) + " do not match kernel_size " +
-                     shape_str(kernel_size) + " and output size " + shape_str({g.oh, g.ow}) +
-                     " (expected (N, C*" + std::to_string(kk) + ", " + std::to_string(len) + "))");
+    throw ValueError("col2im: columns of shape " + shape_str(cols.sizes()) +
+                     " do not match kernel_size " + shape_str(kernel_size) + " and output size " +
+                     shape_str({g.oh, g.ow}) + " (expected (N, C*" + std::to_string(kk) + ", " +
+                     std::to_string(len) + "))");
   const int64_t c = cols.size(1) / kk;
   Tensor src = as_contiguous(cols);
   Tensor out = Tensor::empty({n, c, h, w}, cols.dtype());
@@ -135,22 +141,24 @@ Tensor col2im(const Tensor& cols, const Shape& input_size, const Shape& kernel_s
     const T* in = src.data<T>();
     T* o = out.data<T>();
     // one task per (image, channel): it owns its output plane, so no two tasks write one value
-    parallel_for(n * c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(len * kk, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t nc = b; nc < e; ++nc) {
-        T* plane = o + nc * h * w;
-        for (int64_t q = 0; q < h * w; ++q) plane[q] = T(0);
-        for (int64_t ij = 0; ij < kk; ++ij) {
-          const int64_t i = ij / g.kw, j = ij % g.kw;
-          const T* srcp = in + (nc * kk + ij) * len;
-          const Span ys = valid(g.oh, h, g.sh, g.ph, i * g.dh), xs = valid(g.ow, w, g.sw, g.pw, j * g.dw);
-          for (int64_t y = ys.lo; y < ys.hi; ++y) {
-            T* drow = plane + (y * g.sh - g.ph + i * g.dh) * w - g.pw + j * g.dw;
-            const T* row = srcp + y * g.ow;
-            for (int64_t xo = xs.lo; xo < xs.hi; ++xo) drow[xo * g.sw] += row[xo];
-          }
-        }
-      }
-    });
+    parallel_for(n * c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(len * kk, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t nc = b; nc < e; ++nc) {
+                     T* plane = o + nc * h * w;
+                     for (int64_t q = 0; q < h * w; ++q) plane[q] = T(0);
+                     for (int64_t ij = 0; ij < kk; ++ij) {
+                       const int64_t i = ij / g.kw, j = ij % g.kw;
+                       const T* srcp = in + (nc * kk + ij) * len;
+                       const Span ys = valid(g.oh, h, g.sh, g.ph, i * g.dh),
+                                  xs = valid(g.ow, w, g.sw, g.pw, j * g.dw);
+                       for (int64_t y = ys.lo; y < ys.hi; ++y) {
+                         T* drow = plane + (y * g.sh - g.ph + i * g.dh) * w - g.pw + j * g.dw;
+                         const T* row = srcp + y * g.ow;
+                         for (int64_t xo = xs.lo; xo < xs.hi; ++xo) drow[xo * g.sw] += row[xo];
+                       }
+                     }
+                   }
+                 });
   });
   return out;
 }

@@ -13,7 +13,8 @@ void fill(const Tensor& out, double value) {
     using T = typename decltype(tag)::type;
     const T v = convert_element<T, double>(value);
     T* p = out.data<T>();
-    parallel_for(out.numel(), kGrainCheap * 2, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
+    parallel_for(out.numel(), kGrainCheap * 2,
+                 [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
   });
 }
 }  // namespace
@@ -42,8 +43,10 @@ Tensor scalar_like(const Tensor& x, double value) {
   // is floating (float32 for float16/bfloat16: the value is not rounded to half first); next to
   // an integer or bool tensor int64 for an integral value, else the default dtype.
   DType d = x.dtype();
-  if (is_floating(d)) d = compute_dtype(d);
-  else d = (std::isfinite(value) && value == std::floor(value)) ? DType::Int64 : default_dtype();
+  if (is_floating(d))
+    d = compute_dtype(d);
+  else
+    d = (std::isfinite(value) && value == std::floor(value)) ? DType::Int64 : default_dtype();
   Tensor out = Tensor::empty(Shape{}, d);
   dispatch_storage(d, [&](auto tag) {
     using T = typename decltype(tag)::type;

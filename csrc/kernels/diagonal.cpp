@@ -11,11 +11,12 @@ using namespace detail;
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   x.check_defined("diagonal");
   if (x.dim() < 2)
-    throw ValueError("diagonal: expected a tensor of at least 2 dims, got shape " + shape_str(x.sizes()));
+    throw ValueError("diagonal: expected a tensor of at least 2 dims, got shape " +
+                     shape_str(x.sizes()));
   int64_t d1 = wrap_dim(dim1, x.dim(), x.sizes()), d2 = wrap_dim(dim2, x.dim(), x.sizes());
   if (d1 == d2)
-    throw ValueError("diagonal: dim1 and dim2 cannot be the same dim (" + std::to_string(dim1) + ", " +
-                     std::to_string(dim2) + ")");
+    throw ValueError("diagonal: dim1 and dim2 cannot be the same dim (" + std::to_string(dim1) +
+                     ", " + std::to_string(dim2) + ")");
   int64_t s1 = x.sizes()[d1], s2 = x.sizes()[d2];
   int64_t length = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
   length = std::max<int64_t>(length, 0);
@@ -39,11 +40,12 @@ Tensor diagonal_scatter(const Tensor& x, const Tensor& source, int64_t offset, i
   Tensor out = clone(x);
   Tensor diag = diagonal(out, offset, dim1, dim2);
   if (source.sizes() != diag.sizes())
-    throw ValueError("diagonal_scatter: source has shape " + shape_str(source.sizes()) + ", expected " +
-                     shape_str(diag.sizes()) + " (the diagonal of x " + shape_str(x.sizes()) + ")");
+    throw ValueError("diagonal_scatter: source has shape " + shape_str(source.sizes()) +
+                     ", expected " + shape_str(diag.sizes()) + " (the diagonal of x " +
+                     shape_str(x.sizes()) + ")");
   if (source.dtype() != x.dtype())
-    throw TypeError(std::string("diagonal_scatter: source has dtype ") + dtype_name(source.dtype()) +
-                    ", x has " + dtype_name(x.dtype()));
+    throw TypeError(std::string("diagonal_scatter: source has dtype ") +
+                    dtype_name(source.dtype()) + ", x has " + dtype_name(x.dtype()));
   copy_into(diag, source);
   return out;
 }

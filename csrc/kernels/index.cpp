@@ -15,21 +15,25 @@ namespace {
 void check_index_dtype(const Tensor& index, const char* name) {
   index.check_defined(name);
   if (index.dtype() != DType::Int64)
-    throw ValueError(std::string(name) + ": index must be an int64 tensor, got " + dtype_name(index.dtype()));
+    throw ValueError(std::string(name) + ": index must be an int64 tensor, got " +
+                     dtype_name(index.dtype()));
 }
 
 // torch's words first, then which kernel and the tensor's shape.
-[[noreturn]] void throw_index(const char* name, int64_t i, int64_t size, int64_t dim, const Shape& shape) {
-  throw IndexError("index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(dim) +
-                   " with size " + std::to_string(size) + " (" + name + " on a tensor of shape " +
-                   shape_str(shape) + ")");
+[[noreturn]] void throw_index(const char* name, int64_t i, int64_t size, int64_t dim,
+                              const Shape& shape) {
+  throw IndexError("index " + std::to_string(i) + " is out of bounds for dimension " +
+                   std::to_string(dim) + " with size " + std::to_string(size) + " (" + name +
+                   " on a tensor of shape " + shape_str(shape) + ")");
 }
 
 // The entries of a 0-d or 1-D index, bounds-checked against `size` (no wrapping).
-std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, const Shape& shape, const char* name) {
+std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, const Shape& shape,
+                                const char* name) {
   check_index_dtype(index, name);
   if (index.dim() > 1)
-    throw ValueError(std::string(name) + ": index must be 0-d or 1-D, got shape " + shape_str(index.sizes()));
+    throw ValueError(std::string(name) + ": index must be 0-d or 1-D, got shape " +
+                     shape_str(index.sizes()));
   const int64_t n = index.numel();
   std::vector<int64_t> out(n);
   const int64_t* p = index.data<int64_t>();
@@ -50,9 +54,12 @@ struct Around {
 Around around(const Shape& s, int64_t d) {
   Around a;
   for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-    if (i < d) a.outer *= s[i];
-    else if (i == d) a.n = s[i];
-    else a.inner *= s[i];
+    if (i < d)
+      a.outer *= s[i];
+    else if (i == d)
+      a.n = s[i];
+    else
+      a.inner *= s[i];
   }
   return a;
 }
@@ -62,18 +69,20 @@ void select_rows(char* out, const char* x, const std::vector<int64_t>& idx, cons
   const int64_t nidx = static_cast<int64_t>(idx.size());
   E* o = reinterpret_cast<E*>(out);
   const E* p = reinterpret_cast<const E*>(x);
-  parallel_for(a.outer * nidx, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(a.inner, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const int64_t oi = k / nidx, j = k % nidx;
-      const E* src = p + (oi * a.n + idx[j]) * a.inner;
-      E* dst = o + k * a.inner;
-      for (int64_t i = 0; i < a.inner; ++i) dst[i] = src[i];
-    }
-  });
+  parallel_for(a.outer * nidx, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(a.inner, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t k = b; k < e; ++k) {
+                   const int64_t oi = k / nidx, j = k % nidx;
+                   const E* src = p + (oi * a.n + idx[j]) * a.inner;
+                   E* dst = o + k * a.inner;
+                   for (int64_t i = 0; i < a.inner; ++i) dst[i] = src[i];
+                 }
+               });
 }
 
 int64_t check_dim(const Tensor& x, int64_t dim, const char* name) {
-  if (x.dim() == 0) throw ValueError(std::string(name) + ": expected a tensor with at least one dimension");
+  if (x.dim() == 0)
+    throw ValueError(std::string(name) + ": expected a tensor with at least one dimension");
   return wrap_dim(dim, x.dim(), x.sizes());
 }
 
@@ -92,10 +101,18 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   char* o = static_cast<char*>(out.data_ptr());
   const char* p = static_cast<const char*>(xc.data_ptr());
   switch (x.itemsize()) {
-    case 1: select_rows<uint8_t>(o, p, idx, a); break;
-    case 2: select_rows<uint16_t>(o, p, idx, a); break;
-    case 4: select_rows<uint32_t>(o, p, idx, a); break;
-    default: select_rows<uint64_t>(o, p, idx, a); break;
+    case 1:
+      select_rows<uint8_t>(o, p, idx, a);
+      break;
+    case 2:
+      select_rows<uint16_t>(o, p, idx, a);
+      break;
+    case 4:
+      select_rows<uint32_t>(o, p, idx, a);
+      break;
+    default:
+      select_rows<uint64_t>(o, p, idx, a);
+      break;
   }
   return out;
 }
@@ -104,15 +121,17 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   x.check_defined("index_add");
   source.check_defined("index_add");
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return to_dtype(index_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source), x.dtype());
+    return to_dtype(index_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source),
+                    x.dtype());
   int64_t d = check_dim(x, dim, "index_add");
   std::vector<int64_t> idx = read_index(index, x.sizes()[d], d, x.sizes(), "index_add");
   Shape want = x.sizes();
   want[d] = static_cast<int64_t>(idx.size());
   if (source.sizes() != want)
-    throw ValueError("index_add: source of shape " + shape_str(source.sizes()) + " does not match " +
-                     shape_str(want) + " (x of shape " + shape_str(x.sizes()) + " with " +
-                     std::to_string(idx.size()) + " indices along dim " + std::to_string(d) + ")");
+    throw ValueError("index_add: source of shape " + shape_str(source.sizes()) +
+                     " does not match " + shape_str(want) + " (x of shape " + shape_str(x.sizes()) +
+                     " with " + std::to_string(idx.size()) + " indices along dim " +
+                     std::to_string(d) + ")");
   Tensor out = clone(x);
   Tensor src = as_contiguous(to_dtype(source, x.dtype()));
   Around a = around(x.sizes(), d);
@@ -122,14 +141,15 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
     T* o = out.data<T>();
     const T* s = src.data<T>();
     // Rows of different outer indices never collide: split over outer.
-    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(nidx * a.inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t oi = b; oi < e; ++oi)
-        for (int64_t j = 0; j < nidx; ++j) {
-          T* dst = o + (oi * a.n + idx[j]) * a.inner;
-          const T* sr = s + (oi * nidx + j) * a.inner;
-          for (int64_t i = 0; i < a.inner; ++i) dst[i] = T(dst[i] + sr[i]);
-        }
-    });
+    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(nidx * a.inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t oi = b; oi < e; ++oi)
+                     for (int64_t j = 0; j < nidx; ++j) {
+                       T* dst = o + (oi * a.n + idx[j]) * a.inner;
+                       const T* sr = s + (oi * nidx + j) * a.inner;
+                       for (int64_t i = 0; i < a.inner; ++i) dst[i] = T(dst[i] + sr[i]);
+                     }
+                 });
   });
   return out;
 }
@@ -141,8 +161,8 @@ void check_gather_shapes(const Tensor& x, const Tensor& index, int64_t d, const 
   for (int64_t i = 0; ok && i < x.dim(); ++i) ok = i == d || index.sizes()[i] <= x.sizes()[i];
   if (!ok)
     throw ValueError(std::string(name) + ": index of shape " + shape_str(index.sizes()) +
-                     " does not fit x of shape " + shape_str(x.sizes()) + " along dims other than " +
-                     std::to_string(d));
+                     " does not fit x of shape " + shape_str(x.sizes()) +
+                     " along dims other than " + std::to_string(d));
   if (source) {
     bool sok = source->dim() == index.dim();
     for (int64_t i = 0; sok && i < x.dim(); ++i) sok = index.sizes()[i] <= source->sizes()[i];
@@ -199,14 +219,18 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   x.check_defined("scatter_add");
   source.check_defined("scatter_add");
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return to_dtype(scatter_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source), x.dtype());
+    return to_dtype(scatter_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source),
+                    x.dtype());
   check_index_dtype(index, "scatter_add");
   if (index.dim() != x.dim() || source.dim() != x.dim())
-    throw ValueError("scatter_add: x, index and source must have the same number of dimensions, got shapes " +
-                     shape_str(x.sizes()) + ", " + shape_str(index.sizes()) + ", " + shape_str(source.sizes()));
+    throw ValueError(
+        "scatter_add: x, index and source must have the same number of dimensions, got shapes " +
+        shape_str(x.sizes()) + ", " + shape_str(index.sizes()) + ", " + shape_str(source.sizes()));
   if (x.dim() == 0) {
     wrap_dim(dim, 0, x.sizes());
-    auto one = [](const Tensor& t) { return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t; };
+    auto one = [](const Tensor& t) {
+      return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t;
+    };
     Tensor r = scatter_add(one(x), 0, one(index), one(source));
     return r.view(Shape{}, Shape{}, r.offset());
   }
@@ -242,14 +266,15 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   return out;
 }
 
-Tensor slice_scatter(const Tensor& x, const Tensor& source, int64_t dim, std::optional<int64_t> start,
-                     std::optional<int64_t> stop, int64_t step) {
+Tensor slice_scatter(const Tensor& x, const Tensor& source, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
   x.check_defined("slice_scatter");
   source.check_defined("slice_scatter");
   Tensor view = slice_view(x, dim, start, stop, step, "slice_scatter");
   if (view.sizes() != source.sizes())
-    throw ValueError("slice_scatter: source has shape " + shape_str(source.sizes()) + " but the slice of x " +
-                     shape_str(x.sizes()) + " has shape " + shape_str(view.sizes()));
+    throw ValueError("slice_scatter: source has shape " + shape_str(source.sizes()) +
+                     " but the slice of x " + shape_str(x.sizes()) + " has shape " +
+                     shape_str(view.sizes()));
   Tensor out = clone(x);
   copy_into(slice_view(out, dim, start, stop, step, "slice_scatter"), source);
   return out;
@@ -260,9 +285,9 @@ Tensor select_scatter(const Tensor& x, const Tensor& source, int64_t dim, int64_
   source.check_defined("select_scatter");
   Tensor view = select(x, dim, index);
   if (view.sizes() != source.sizes())
-    throw ValueError("select_scatter: source has shape " + shape_str(source.sizes()) + ", expected " +
-                     shape_str(view.sizes()) + " (x " + shape_str(x.sizes()) + " without dimension " +
-                     std::to_string(dim) + ")");
+    throw ValueError("select_scatter: source has shape " + shape_str(source.sizes()) +
+                     ", expected " + shape_str(view.sizes()) + " (x " + shape_str(x.sizes()) +
+                     " without dimension " + std::to_string(dim) + ")");
   Tensor out = clone(x);
   copy_into(select(out, dim, index), source);
   return out;

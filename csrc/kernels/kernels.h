@@ -8,5 +8,5 @@
 // shape.cpp, index.cpp, linalg.cpp, conv.cpp, pool.cpp, nn_misc.cpp, diagonal.cpp.
 #pragma once
 
-#include "kernel_decls.h"  // generated: every declaration of signatures.py
+#include "kernel_decls.h"        // generated: every declaration of signatures.py
 #include "kernels/kernels_nn.h"  // helpers of the neural-network kernels (window geometry)

@@ -18,8 +18,8 @@ namespace detail {
 struct Window2d {
   int64_t kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 };
-Window2d window2d(const char* name, int64_t h, int64_t w, const Shape& kernel_size, const Shape& stride,
-                  const Shape& padding, const Shape& dilation);
+Window2d window2d(const char* name, int64_t h, int64_t w, const Shape& kernel_size,
+                  const Shape& stride, const Shape& padding, const Shape& dilation);
 
 }  // namespace detail
 }  // namespace tg::kernel

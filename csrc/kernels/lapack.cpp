@@ -20,20 +20,22 @@
 
 extern "C" {
 void TG_LAPACK(dgetrf)(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void TG_LAPACK(dgesv)(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b,
-                      const int* ldb, int* info);
+void TG_LAPACK(dgesv)(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv,
+                      double* b, const int* ldb, int* info);
 void TG_LAPACK(dpotrf)(const char* uplo, const int* n, double* a, const int* lda, int* info);
-void TG_LAPACK(dtrsm)(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
-                      const int* n, const double* alpha, const double* a, const int* lda, double* b, const int* ldb);
-void TG_LAPACK(dsyevd)(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
-                       double* work, const int* lwork, int* iwork, const int* liwork, int* info);
-void TG_LAPACK(dgeqrf)(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
-                       const int* lwork, int* info);
-void TG_LAPACK(dorgqr)(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+void TG_LAPACK(dtrsm)(const char* side, const char* uplo, const char* transa, const char* diag,
+                      const int* m, const int* n, const double* alpha, const double* a,
+                      const int* lda, double* b, const int* ldb);
+void TG_LAPACK(dsyevd)(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+                       double* w, double* work, const int* lwork, int* iwork, const int* liwork,
+                       int* info);
+void TG_LAPACK(dgeqrf)(const int* m, const int* n, double* a, const int* lda, double* tau,
                        double* work, const int* lwork, int* info);
-void TG_LAPACK(dgesdd)(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
-                       double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
-                       int* iwork, int* info);
+void TG_LAPACK(dorgqr)(const int* m, const int* n, const int* k, double* a, const int* lda,
+                       const double* tau, double* work, const int* lwork, int* info);
+void TG_LAPACK(dgesdd)(const char* jobz, const int* m, const int* n, double* a, const int* lda,
+                       double* s, double* u, const int* ldu, double* vt, const int* ldvt,
+                       double* work, const int* lwork, int* iwork, int* info);
 }
 
 namespace tg::kernel {
@@ -54,9 +56,11 @@ Batch square_batch(const Tensor& x, const char* name) {
   const int64_t n = x.sizes()[x.dim() - 1];
   if (x.sizes()[x.dim() - 2] != n)
     throw RuntimeError(std::string(name) + ": A must be batches of square matrices, but they are " +
-                       std::to_string(x.sizes()[x.dim() - 2]) + " by " + std::to_string(n) + " matrices");
+                       std::to_string(x.sizes()[x.dim() - 2]) + " by " + std::to_string(n) +
+                       " matrices");
   if (!is_floating(x.dtype()))
-    throw RuntimeError(std::string(name) + ": Expected a floating point tensor as input. Got " + dtype_name(x.dtype()));
+    throw RuntimeError(std::string(name) + ": Expected a floating point tensor as input. Got " +
+                       dtype_name(x.dtype()));
   Shape batch(x.sizes().begin(), x.sizes().end() - 2);
   int64_t count = 1;
   for (int64_t s : batch) count *= s;
@@ -72,7 +76,8 @@ std::vector<double> column_major(const double* p, int64_t n, int64_t m) {
 }
 
 int to_int(int64_t v, const char* name) {
-  if (v > std::numeric_limits<int>::max()) throw ValueError(std::string(name) + ": matrix too large for LAPACK");
+  if (v > std::numeric_limits<int>::max())
+    throw ValueError(std::string(name) + ": matrix too large for LAPACK");
   return static_cast<int>(v);
 }
 
@@ -99,7 +104,8 @@ std::pair<double, double> slogdet_one(const double* p, int64_t n64) {
 
 std::tuple<Tensor, Tensor> slogdet(const Tensor& x) {
   Batch b = square_batch(x, "linalg.slogdet");
-  Tensor sign = Tensor::empty(b.batch, DType::Float64), logabs = Tensor::empty(b.batch, DType::Float64);
+  Tensor sign = Tensor::empty(b.batch, DType::Float64),
+         logabs = Tensor::empty(b.batch, DType::Float64);
   const double* p = b.data.data<double>();
   for (int64_t k = 0; k < b.count; ++k) {
     auto [s, l] = slogdet_one(p + k * b.n * b.n, b.n);
@@ -146,8 +152,10 @@ Tensor solve(const Tensor& a, const Tensor& rhs) {
     std::vector<int> piv(static_cast<size_t>(b.n));
     int info = 0;
     const int ldb = n;
-    if (m > 0) TG_LAPACK(dgesv)(&n, &nrhs, ac.data(), &n, piv.data(), bc.data(), &ldb, &info);
-    else TG_LAPACK(dgetrf)(&n, &n, ac.data(), &n, piv.data(), &info);
+    if (m > 0)
+      TG_LAPACK(dgesv)(&n, &nrhs, ac.data(), &n, piv.data(), bc.data(), &ldb, &info);
+    else
+      TG_LAPACK(dgetrf)(&n, &n, ac.data(), &n, piv.data(), &info);
     if (info > 0)
       throw RuntimeError("linalg.solve: The solver failed because the input matrix is singular.");
     double* o = out.data<double>() + k * b.n * m;
@@ -165,8 +173,9 @@ Tensor inverse(const Tensor& x) {
   try {
     return to_dtype(solve(x, eye), x.dtype());
   } catch (const RuntimeError&) {
-    throw RuntimeError("linalg.inv: The diagonal element is zero, the inversion could not be completed "
-                       "because the input matrix is singular.");
+    throw RuntimeError(
+        "linalg.inv: The diagonal element is zero, the inversion could not be completed "
+        "because the input matrix is singular.");
   }
 }
 
@@ -192,11 +201,13 @@ Rect matrix_batch(const Tensor& x, const char* name) {
   if (x.dim() < 2)
     throw RuntimeError(std::string(name) + ": The input tensor A must have at least 2 dimensions.");
   if (!is_floating(x.dtype()))
-    throw RuntimeError(std::string(name) + ": Expected a floating point tensor as input. Got " + dtype_name(x.dtype()));
+    throw RuntimeError(std::string(name) + ": Expected a floating point tensor as input. Got " +
+                       dtype_name(x.dtype()));
   Shape batch(x.sizes().begin(), x.sizes().end() - 2);
   int64_t count = 1;
   for (int64_t s : batch) count *= s;
-  return {batch, count, x.sizes()[x.dim() - 2], x.sizes()[x.dim() - 1], contiguous(to_dtype(x, DType::Float64))};
+  return {batch, count, x.sizes()[x.dim() - 2], x.sizes()[x.dim() - 1],
+          contiguous(to_dtype(x, DType::Float64))};
 }
 
 Shape with_matrix(Shape batch, int64_t rows, int64_t cols) {
@@ -223,9 +234,12 @@ Tensor cholesky(const Tensor& x, bool upper) {
     int info = 0;
     if (n > 0) TG_LAPACK(dpotrf)(&uplo, &n, a.data(), &n, &info);
     if (info > 0)
-      throw RuntimeError("linalg.cholesky: " + std::string(b.batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ") +
-                         "The factorization could not be completed because the input is not positive-definite "
-                         "(the leading minor of order " + std::to_string(info) + " is not positive-definite).");
+      throw RuntimeError(
+          "linalg.cholesky: " +
+          std::string(b.batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ") +
+          "The factorization could not be completed because the input is not positive-definite "
+          "(the leading minor of order " +
+          std::to_string(info) + " is not positive-definite).");
     double* o = out.data<double>() + k * b.n * b.n;
     row_major(a.data(), b.n, b.n, b.n, o);
     for (int64_t i = 0; i < b.n; ++i)  // the other triangle holds the input: zero it
@@ -239,8 +253,9 @@ Tensor solve_triangular(const Tensor& a, const Tensor& rhs, bool upper, bool uni
   Batch b = square_batch(a, "linalg.solve_triangular");
   rhs.check_defined("linalg.solve_triangular");
   if (rhs.dim() < 2 || rhs.sizes()[rhs.dim() - 2] != b.n)
-    throw RuntimeError("linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (" +
-                       shape_str(a.sizes()) + " and " + shape_str(rhs.sizes()) + ")");
+    throw RuntimeError(
+        "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (" +
+        shape_str(a.sizes()) + " and " + shape_str(rhs.sizes()) + ")");
   const int64_t m = rhs.sizes()[rhs.dim() - 1];
   Shape rbatch(rhs.sizes().begin(), rhs.sizes().end() - 2);
   Shape batch = broadcast_shapes(b.batch, rbatch, "linalg.solve_triangular");
@@ -273,17 +288,21 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& x, bool upper) {
     std::vector<double> a = column_major(b.data.data<double>() + k * b.n * b.n, b.n, b.n);
     double wq = 0;
     int iwq = 0, lwork = -1, liwork = -1, info = 0;
-    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, &wq, &lwork, &iwq, &liwork, &info);
+    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, &wq, &lwork, &iwq,
+                      &liwork, &info);
     lwork = static_cast<int>(wq);
     liwork = iwq;
     std::vector<double> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
-    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, work.data(), &lwork, iwork.data(),
-                      &liwork, &info);
+    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, work.data(),
+                      &lwork, iwork.data(), &liwork, &info);
     if (info > 0)
-      throw RuntimeError("linalg.eigh: " + std::string(b.batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ") +
-                         "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                         "many repeated eigenvalues (error code: " + std::to_string(info) + ").");
+      throw RuntimeError(
+          "linalg.eigh: " +
+          std::string(b.batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ") +
+          "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+          "many repeated eigenvalues (error code: " +
+          std::to_string(info) + ").");
     row_major(a.data(), b.n, b.n, b.n, v.data<double>() + k * b.n * b.n);
   }
   return {to_dtype(w, x.dtype()), to_dtype(v, x.dtype())};
@@ -314,11 +333,13 @@ std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete) {
     std::vector<double> work(static_cast<size_t>(lwork));
     TG_LAPACK(dgeqrf)(&m, &n, a.data(), &m, tau.data(), work.data(), &lwork, &info);
     for (int64_t i = 0; i < qcols; ++i)  // R: the upper triangle of the first qcols rows
-      for (int64_t j = 0; j < b.n; ++j) ro[i * b.n + j] = (j >= i && i < b.m) ? a[static_cast<size_t>(i + j * b.m)] : 0.0;
+      for (int64_t j = 0; j < b.n; ++j)
+        ro[i * b.n + j] = (j >= i && i < b.m) ? a[static_cast<size_t>(i + j * b.m)] : 0.0;
     // Q: the reflectors in an m x qcols buffer (the first min(n, qcols) columns of a)
     std::vector<double> qa(static_cast<size_t>(b.m * qcols), 0.0);
     for (int64_t j = 0; j < std::min(b.n, qcols); ++j)
-      for (int64_t i = 0; i < b.m; ++i) qa[static_cast<size_t>(i + j * b.m)] = a[static_cast<size_t>(i + j * b.m)];
+      for (int64_t i = 0; i < b.m; ++i)
+        qa[static_cast<size_t>(i + j * b.m)] = a[static_cast<size_t>(i + j * b.m)];
     lwork = -1;
     TG_LAPACK(dorgqr)(&m, &qc, &k, qa.data(), &m, tau.data(), &wq, &lwork, &info);
     lwork = std::max(1, static_cast<int>(wq));
@@ -332,8 +353,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete) {
 namespace {
 
 // dgesdd on one row-major m x n matrix: s (min(m, n)), and u/vt column-major when jobz != 'N'.
-void gesdd_one(const double* p, int64_t m64, int64_t n64, char jobz, double* s, std::vector<double>& u,
-               std::vector<double>& vt, int64_t ucols, int64_t vrows) {
+void gesdd_one(const double* p, int64_t m64, int64_t n64, char jobz, double* s,
+               std::vector<double>& u, std::vector<double>& vt, int64_t ucols, int64_t vrows) {
   std::vector<double> a = column_major(p, m64, n64);
   const int m = to_int(m64, "linalg.svd"), n = to_int(n64, "linalg.svd");
   const int ldu = std::max(1, m), ldvt = std::max(1, static_cast<int>(vrows));
@@ -342,14 +363,17 @@ void gesdd_one(const double* p, int64_t m64, int64_t n64, char jobz, double* s, 
   std::vector<int> iwork(static_cast<size_t>(8 * std::min(m, n) + 1));
   double wq = 0;
   int lwork = -1, info = 0;
-  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, &wq, &lwork, iwork.data(), &info);
+  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, &wq, &lwork,
+                    iwork.data(), &info);
   lwork = std::max(1, static_cast<int>(wq));
   std::vector<double> work(static_cast<size_t>(lwork));
-  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, work.data(), &lwork,
-                    iwork.data(), &info);
+  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, work.data(),
+                    &lwork, iwork.data(), &info);
   if (info > 0)
-    throw RuntimeError("linalg.svd: The algorithm failed to converge because the input matrix is ill-conditioned "
-                       "or has too many repeated singular values (error code: " + std::to_string(info) + ").");
+    throw RuntimeError(
+        "linalg.svd: The algorithm failed to converge because the input matrix is ill-conditioned "
+        "or has too many repeated singular values (error code: " +
+        std::to_string(info) + ").");
 }
 
 }  // namespace
@@ -369,8 +393,8 @@ std::tuple<Tensor, Tensor> svd(const Tensor& x, bool full_matrices) {
       for (int64_t i = 0; i < vrows * b.n; ++i) vo[i] = (i % (b.n + 1) == 0) ? 1.0 : 0.0;
       continue;
     }
-    gesdd_one(b.data.data<double>() + t * b.m * b.n, b.m, b.n, full_matrices ? 'A' : 'S', s.data(), uc, vc, ucols,
-              vrows);
+    gesdd_one(b.data.data<double>() + t * b.m * b.n, b.m, b.n, full_matrices ? 'A' : 'S', s.data(),
+              uc, vc, ucols, vrows);
     row_major(uc.data(), b.m, ucols, b.m, uo);
     row_major(vc.data(), vrows, b.n, vrows, vo);
   }
@@ -385,7 +409,8 @@ Tensor svdvals(const Tensor& x) {
   Tensor s = Tensor::empty(sshape, DType::Float64);
   std::vector<double> uc, vc;
   for (int64_t t = 0; t < b.count && kk > 0; ++t)
-    gesdd_one(b.data.data<double>() + t * b.m * b.n, b.m, b.n, 'N', s.data<double>() + t * kk, uc, vc, 1, 1);
+    gesdd_one(b.data.data<double>() + t * b.m * b.n, b.m, b.n, 'N', s.data<double>() + t * kk, uc,
+              vc, 1, 1);
   return to_dtype(s, x.dtype());
 }
 
@@ -401,12 +426,14 @@ using namespace detail;
 
 namespace {
 
-void square_matmul(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out, int64_t n) {
+void square_matmul(const std::vector<double>& a, const std::vector<double>& b,
+                   std::vector<double>& out, int64_t n) {
   std::fill(out.begin(), out.end(), 0.0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < n; ++k) {
       const double aik = a[static_cast<size_t>(i * n + k)];
-      for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(i * n + j)] += aik * b[static_cast<size_t>(k * n + j)];
+      for (int64_t j = 0; j < n; ++j)
+        out[static_cast<size_t>(i * n + j)] += aik * b[static_cast<size_t>(k * n + j)];
     }
 }
 
@@ -457,8 +484,8 @@ Tensor matrix_exp(const Tensor& x) {
 // (getrs, batch dims of the factors and of b broadcast) and lu_permutation (the P of A = P L U).
 
 extern "C" {
-void TG_LAPACK(dgetrs)(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
-                       const int* ipiv, double* b, const int* ldb, int* info);
+void TG_LAPACK(dgetrs)(const char* trans, const int* n, const int* nrhs, const double* a,
+                       const int* lda, const int* ipiv, double* b, const int* ldb, int* info);
 }
 
 namespace tg::kernel {
@@ -470,8 +497,10 @@ namespace {
 Tensor pivot_batch(const Tensor& pivots, const char* name) {
   pivots.check_defined(name);
   if (is_floating(pivots.dtype()) || pivots.dtype() == DType::Bool)
-    throw RuntimeError(std::string(name) + ": Expected pivots to be an integer tensor, got " + dtype_name(pivots.dtype()));
-  if (pivots.dim() < 1) throw RuntimeError(std::string(name) + ": pivots must have at least 1 dimension");
+    throw RuntimeError(std::string(name) + ": Expected pivots to be an integer tensor, got " +
+                       dtype_name(pivots.dtype()));
+  if (pivots.dim() < 1)
+    throw RuntimeError(std::string(name) + ": pivots must have at least 1 dimension");
   return contiguous(to_dtype(pivots, DType::Int64));
 }
 
@@ -506,14 +535,16 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool 
                        std::to_string(b.n) + "x" + std::to_string(b.n) + " and " +
                        (rhs.dim() < 2 ? shape_str(rhs.sizes())
                                       : std::to_string(rhs.sizes()[rhs.dim() - 2]) + "x" +
-                                            std::to_string(rhs.sizes()[rhs.dim() - 1])) + ")");
+                                            std::to_string(rhs.sizes()[rhs.dim() - 1])) +
+                       ")");
   if (pv.sizes()[pv.dim() - 1] != b.n)
-    throw RuntimeError("linalg.lu_solve: Expected pivots to have " + std::to_string(b.n) + " entries, got " +
-                       std::to_string(pv.sizes()[pv.dim() - 1]));
+    throw RuntimeError("linalg.lu_solve: Expected pivots to have " + std::to_string(b.n) +
+                       " entries, got " + std::to_string(pv.sizes()[pv.dim() - 1]));
   const int64_t k = rhs.sizes()[rhs.dim() - 1];
   Shape rbatch(rhs.sizes().begin(), rhs.sizes().end() - 2);
   Shape pbatch(pv.sizes().begin(), pv.sizes().end() - 1);
-  Shape batch = broadcast_shapes(broadcast_shapes(b.batch, pbatch, "linalg.lu_solve"), rbatch, "linalg.lu_solve");
+  Shape batch = broadcast_shapes(broadcast_shapes(b.batch, pbatch, "linalg.lu_solve"), rbatch,
+                                 "linalg.lu_solve");
   Tensor av = contiguous(expand(b.data, with_matrix(batch, b.n, b.n)));
   Shape pfull = batch;
   pfull.push_back(b.n);
@@ -531,8 +562,8 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool 
     const int64_t* p = pe.data<int64_t>() + t * b.n;
     for (int64_t i = 0; i < b.n; ++i) {
       if (p[i] < 1 || p[i] > b.n)
-        throw RuntimeError("linalg.lu_solve: pivots must be between 1 and " + std::to_string(b.n) + ", got " +
-                           std::to_string(p[i]));
+        throw RuntimeError("linalg.lu_solve: pivots must be between 1 and " + std::to_string(b.n) +
+                           ", got " + std::to_string(p[i]));
       ipiv[static_cast<size_t>(i)] = static_cast<int>(p[i]);
     }
     int info = 0;
@@ -547,8 +578,10 @@ Tensor lu_permutation(const Tensor& pivots, const Tensor& lu) {
   Tensor pv = pivot_batch(pivots, "lu_unpack");
   const int64_t kk = std::min(b.m, b.n);
   if (pv.sizes()[pv.dim() - 1] != kk)
-    throw RuntimeError("lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), LU_data.size(-2)), but got " +
-                       std::to_string(pv.sizes()[pv.dim() - 1]) + " and " + std::to_string(kk));
+    throw RuntimeError(
+        "lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), LU_data.size(-2)), but "
+        "got " +
+        std::to_string(pv.sizes()[pv.dim() - 1]) + " and " + std::to_string(kk));
   Shape pbatch(pv.sizes().begin(), pv.sizes().end() - 1);
   Shape batch = broadcast_shapes(b.batch, pbatch, "lu_unpack");
   Shape pfull = batch;
@@ -565,13 +598,14 @@ Tensor lu_permutation(const Tensor& pivots, const Tensor& lu) {
     for (int64_t i = 0; i < kk; ++i) {
       const int64_t j = p[i] - 1;
       if (j < 0 || j >= b.m)
-        throw RuntimeError("lu_unpack: pivots must be between 1 and " + std::to_string(b.m) + ", got " +
-                           std::to_string(p[i]));
+        throw RuntimeError("lu_unpack: pivots must be between 1 and " + std::to_string(b.m) +
+                           ", got " + std::to_string(p[i]));
       std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
     }
     double* o = out.data<double>() + t * b.m * b.m;
     std::fill(o, o + b.m * b.m, 0.0);
-    for (int64_t i = 0; i < b.m; ++i) o[perm[static_cast<size_t>(i)] * b.m + i] = 1.0;  // P = (P^T)^T
+    for (int64_t i = 0; i < b.m; ++i)
+      o[perm[static_cast<size_t>(i)] * b.m + i] = 1.0;  // P = (P^T)^T
   }
   return to_dtype(out, lu.dtype());
 }

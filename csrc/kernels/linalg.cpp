@@ -50,16 +50,16 @@ constexpr int64_t kParallelGemm = int64_t(1) << 22;
 constexpr int64_t kGemmBlock = 32;
 
 template <class T>
-void gemm1(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-           T* c, int64_t ldc) {
+void gemm1(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+           int64_t ldb, T* c, int64_t ldc) {
   blas::gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, T(0), c, ldc);
 }
 
 // C (m x n, row-major, ldc) = op(A) op(B); large products split over the pool by blocks of
 // rows of C (or of columns when C is short and wide).
 template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T* c, int64_t ldc) {
   blas::single_threaded();
   if (m * n * k < kParallelGemm || get_num_threads() <= 1) {
     gemm1<T>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
@@ -78,8 +78,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 }
 
 template <class T>
-void naive_mm(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs,
-              int64_t bcs, T* c) {
+void naive_mm(int64_t m, int64_t n, int64_t k, const T* a, int64_t ars, int64_t acs, const T* b,
+              int64_t brs, int64_t bcs, T* c) {
   for (int64_t i = 0; i < m; ++i) {
     T* crow = c + i * n;
     for (int64_t j = 0; j < n; ++j) crow[j] = T(0);
@@ -105,14 +105,17 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     const DType c = compute_dtype(dt);
     return to_dtype(matmul(to_dtype(a_in, c), to_dtype(b_in, c)), dt);
   }
-  if (dt == DType::Bool) return cast(matmul(cast(a_in, DType::Int64), cast(b_in, DType::Int64)), DType::Bool);
+  if (dt == DType::Bool)
+    return cast(matmul(cast(a_in, DType::Int64), cast(b_in, DType::Int64)), DType::Bool);
   Tensor a = to_dtype(a_in, dt), b = to_dtype(b_in, dt);
   const int64_t m = a.sizes()[a.dim() - 2], k = a.sizes()[a.dim() - 1];
   const int64_t k2 = b.sizes()[b.dim() - 2], n = b.sizes()[b.dim() - 1];
   if (k != k2)
-    throw ValueError("matmul: shapes " + shape_str(a_in.sizes()) + " and " + shape_str(b_in.sizes()) +
-                     " are not aligned (" + std::to_string(k) + " != " + std::to_string(k2) + ")");
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw ValueError("matmul: matrix dims too large for BLAS");
+    throw ValueError("matmul: shapes " + shape_str(a_in.sizes()) + " and " +
+                     shape_str(b_in.sizes()) + " are not aligned (" + std::to_string(k) +
+                     " != " + std::to_string(k2) + ")");
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    throw ValueError("matmul: matrix dims too large for BLAS");
   Shape batch;  // broadcast batch dims (none for two matrices: no allocation on that path)
   if (a.dim() > 2 || b.dim() > 2)
     batch = broadcast_shapes(Shape(a.sizes().begin(), a.sizes().end() - 2),
@@ -158,8 +161,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
       const T *pa = a.data<T>(), *pb = b.data<T>();
       T* pc = out.data<T>();
       for (int64_t bi = 0; bi < nbatch; ++bi)
-        naive_mm<T>(m, n, k, pa + batch_offset(bi, sa), ars, acs, pb + batch_offset(bi, sb), brs, bcs,
-                    pc + bi * m * n);
+        naive_mm<T>(m, n, k, pa + batch_offset(bi, sa), ars, acs, pb + batch_offset(bi, sb), brs,
+                    bcs, pc + bi * m * n);
     });
     return out;
   }
@@ -198,8 +201,8 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
       return;
     }
     for (int64_t bi = 0; bi < nbatch; ++bi)
-      gemm<T>(la.trans, lb.trans, m, n, k, pa + batch_offset(bi, sa), la.ld, pb + batch_offset(bi, sb), lb.ld,
-              pc + bi * m * n, n);
+      gemm<T>(la.trans, lb.trans, m, n, k, pa + batch_offset(bi, sa), la.ld,
+              pb + batch_offset(bi, sb), lb.ld, pc + bi * m * n, n);
   });
   return out;
 }

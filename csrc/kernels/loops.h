@@ -44,7 +44,8 @@ TG_INLINE void unary_inner(char** p, const int64_t* s, int64_t n, F f) {
     TO v = f(*in);
     for (int64_t i = 0; i < n; ++i) o[i] = v;
   } else {
-    const int64_t so = s[0] / static_cast<int64_t>(sizeof(TO)), si = s[1] / static_cast<int64_t>(sizeof(TI));
+    const int64_t so = s[0] / static_cast<int64_t>(sizeof(TO)),
+                  si = s[1] / static_cast<int64_t>(sizeof(TI));
     for (int64_t i = 0; i < n; ++i) o[i * so] = f(in[i * si]);
   }
 }
@@ -61,7 +62,8 @@ Tensor unary_op(const Tensor& x, int64_t grain, F f) {
   } else {
     StridedPlan plan;
     build_plan(plan, x.sizes(), {&out, &x});
-    plan_run(plan, grain, [&](char** p, const int64_t* s, int64_t m) { unary_inner<TO, TI>(p, s, m, f); });
+    plan_run(plan, grain,
+             [&](char** p, const int64_t* s, int64_t m) { unary_inner<TO, TI>(p, s, m, f); });
   }
   return out;
 }
@@ -91,7 +93,8 @@ TG_INLINE void binary_inner(char** p, const int64_t* s, int64_t n, F f) {
     if (s[1] == 0 && s[2] == sizeof(TB)) return binary_contig_sa(o, *a, b, n, f);
   }
   const int64_t so = s[0] / static_cast<int64_t>(sizeof(TO));
-  const int64_t sa = s[1] / static_cast<int64_t>(sizeof(TA)), sb = s[2] / static_cast<int64_t>(sizeof(TB));
+  const int64_t sa = s[1] / static_cast<int64_t>(sizeof(TA)),
+                sb = s[2] / static_cast<int64_t>(sizeof(TB));
   for (int64_t i = 0; i < n; ++i) o[i * so] = f(a[i * sa], b[i * sb]);
 }
 
@@ -105,7 +108,8 @@ Tensor binary_op(const Tensor& a, const Tensor& b, const char* name, int64_t gra
       TO* o = out.data<TO>();
       const TA* pa = a.data<TA>();
       const TB* pb = b.data<TB>();
-      parallel_for(na, grain, [&](int64_t s, int64_t e) { binary_contig(o + s, pa + s, pb + s, e - s, f); });
+      parallel_for(na, grain,
+                   [&](int64_t s, int64_t e) { binary_contig(o + s, pa + s, pb + s, e - s, f); });
       return out;
     }
   } else if (nb == 1 && a.is_contiguous() && a.dim() >= b.dim()) {
@@ -113,20 +117,23 @@ Tensor binary_op(const Tensor& a, const Tensor& b, const char* name, int64_t gra
     TO* o = out.data<TO>();
     const TA* pa = a.data<TA>();
     const TB vb = *b.data<TB>();
-    parallel_for(na, grain, [&](int64_t s, int64_t e) { binary_contig_sb(o + s, pa + s, vb, e - s, f); });
+    parallel_for(na, grain,
+                 [&](int64_t s, int64_t e) { binary_contig_sb(o + s, pa + s, vb, e - s, f); });
     return out;
   } else if (na == 1 && b.is_contiguous() && b.dim() >= a.dim()) {
     Tensor out = Tensor::empty(b.sizes(), dtype_of<TO>());
     TO* o = out.data<TO>();
     const TA va = *a.data<TA>();
     const TB* pb = b.data<TB>();
-    parallel_for(nb, grain, [&](int64_t s, int64_t e) { binary_contig_sa(o + s, va, pb + s, e - s, f); });
+    parallel_for(nb, grain,
+                 [&](int64_t s, int64_t e) { binary_contig_sa(o + s, va, pb + s, e - s, f); });
     return out;
   }
   Tensor out = Tensor::empty(broadcast_shapes(a.sizes(), b.sizes(), name), dtype_of<TO>());
   StridedPlan plan;
   build_plan(plan, out.sizes(), {&out, &a, &b});
-  plan_run(plan, grain, [&](char** p, const int64_t* s, int64_t m) { binary_inner<TO, TA, TB>(p, s, m, f); });
+  plan_run(plan, grain,
+           [&](char** p, const int64_t* s, int64_t m) { binary_inner<TO, TA, TB>(p, s, m, f); });
   return out;
 }
 
@@ -166,7 +173,8 @@ inline Operand as_dtype(const Tensor& x, DType d) {
 // (torch's add, mul and div of float16/bfloat16 read a scalar in float32: half * 1.1 is
 // float32(h) * float32(1.1) rounded once).
 inline Tensor storage_operand(const Tensor& x, DType common, DType c, bool opmath) {
-  if (x.dtype() == common || (opmath && x.dim() == 0 && is_floating(x.dtype()))) return to_dtype(x, c);
+  if (x.dtype() == common || (opmath && x.dim() == 0 && is_floating(x.dtype())))
+    return to_dtype(x, c);
   return to_dtype(to_dtype(x, common), c);
 }
 
@@ -186,6 +194,6 @@ Tensor as_contiguous(const Tensor& x);
 
 namespace tg::kernel {
 // slice with the calling kernel's name in error messages (shape.cpp).
-Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
-                  int64_t step, const char* name);
+Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+                  std::optional<int64_t> stop, int64_t step, const char* name);
 }  // namespace tg::kernel

@@ -2,8 +2,8 @@
 // translator/signatures.py. Each reads a contiguous copy of its input (as_contiguous) and writes
 // a fresh contiguous output; sort/topk are stable (ties keep the lower index; nan is largest).
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -21,9 +21,12 @@ struct Lines {  // a contiguous shape seen as (outer, n, inner) around one dim
 Lines lines(const Shape& s, int64_t d) {
   Lines l;
   for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-    if (i < d) l.outer *= s[i];
-    else if (i == d) l.n = s[i];
-    else l.inner *= s[i];
+    if (i < d)
+      l.outer *= s[i];
+    else if (i == d)
+      l.n = s[i];
+    else
+      l.inner *= s[i];
   }
   return l;
 }
@@ -34,8 +37,9 @@ int64_t wrap_dim0(int64_t dim, const Tensor& x, const char* name) {
   const int64_t n = std::max<int64_t>(x.dim(), 1);
   if (dim < -n || dim >= n)
     throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of shape " + shape_str(x.sizes()) + " (expected a dim in [" +
-                     std::to_string(-n) + ", " + std::to_string(n - 1) + "])");
+                     " is out of range for a tensor of shape " + shape_str(x.sizes()) +
+                     " (expected a dim in [" + std::to_string(-n) + ", " + std::to_string(n - 1) +
+                     "])");
   return x.dim() == 0 ? 0 : (dim < 0 ? dim + n : dim);
 }
 
@@ -50,9 +54,11 @@ inline bool before(T a, T b, bool descending) {
 }
 
 // Sorted values and indices along dim, the first k of each line kept.
-std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, bool descending, const char* name) {
+std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, bool descending,
+                                        const char* name) {
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return with_values_as(sorted_lines(to_dtype(x, compute_dtype(x.dtype())), d, k, descending, name), x.dtype());
+    return with_values_as(
+        sorted_lines(to_dtype(x, compute_dtype(x.dtype())), d, k, descending, name), x.dtype());
   Tensor src = as_contiguous(x);
   const Lines l = lines(x.sizes(), d);
   Shape out_shape = x.sizes();
@@ -64,22 +70,23 @@ std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, b
     const T* in = src.data<T>();
     T* vo = values.data<T>();
     int64_t* io = indices.data<int64_t>();
-    parallel_for(l.outer * l.inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(l.n, 1)), [&](int64_t b, int64_t e) {
-      std::vector<int64_t> order(l.n);
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t o = t / l.inner, i = t % l.inner;
-        const T* line = in + o * l.n * l.inner + i;
-        std::iota(order.begin(), order.end(), int64_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
-          return before(line[p * l.inner], line[q * l.inner], descending);
-        });
-        const int64_t base = o * k * l.inner + i;
-        for (int64_t j = 0; j < k; ++j) {
-          vo[base + j * l.inner] = line[order[j] * l.inner];
-          io[base + j * l.inner] = order[j];
-        }
-      }
-    });
+    parallel_for(l.outer * l.inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(l.n, 1)),
+                 [&](int64_t b, int64_t e) {
+                   std::vector<int64_t> order(l.n);
+                   for (int64_t t = b; t < e; ++t) {
+                     const int64_t o = t / l.inner, i = t % l.inner;
+                     const T* line = in + o * l.n * l.inner + i;
+                     std::iota(order.begin(), order.end(), int64_t{0});
+                     std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+                       return before(line[p * l.inner], line[q * l.inner], descending);
+                     });
+                     const int64_t base = o * k * l.inner + i;
+                     for (int64_t j = 0; j < k; ++j) {
+                       vo[base + j * l.inner] = line[order[j] * l.inner];
+                       io[base + j * l.inner] = order[j];
+                     }
+                   }
+                 });
   });
   (void)name;
   return {values, indices};
@@ -100,15 +107,17 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
     using T = typename decltype(tag)::type;
     const T* in = src.data<T>();
     T* o = out.data<T>();
-    parallel_for(l.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l.n * l.inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t oi = b; oi < e; ++oi) {
-        const T* s = in + oi * l.n * l.inner;
-        T* t = o + oi * l.n * l.inner;
-        for (int64_t i = 0; i < l.inner; ++i) t[i] = s[i];
-        for (int64_t k = 1; k < l.n; ++k)
-          for (int64_t i = 0; i < l.inner; ++i) t[k * l.inner + i] = t[(k - 1) * l.inner + i] + s[k * l.inner + i];
-      }
-    });
+    parallel_for(l.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l.n * l.inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t oi = b; oi < e; ++oi) {
+                     const T* s = in + oi * l.n * l.inner;
+                     T* t = o + oi * l.n * l.inner;
+                     for (int64_t i = 0; i < l.inner; ++i) t[i] = s[i];
+                     for (int64_t k = 1; k < l.n; ++k)
+                       for (int64_t i = 0; i < l.inner; ++i)
+                         t[k * l.inner + i] = t[(k - 1) * l.inner + i] + s[k * l.inner + i];
+                   }
+                 });
   });
   return out;
 }
@@ -150,26 +159,30 @@ namespace {
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower, const char* name) {
   x.check_defined(name);
   if (x.dim() < 2)
-    throw ValueError(std::string(name) + ": expected a tensor with at least 2 dimensions, got shape " +
+    throw ValueError(std::string(name) +
+                     ": expected a tensor with at least 2 dimensions, got shape " +
                      shape_str(x.sizes()));
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return to_dtype(triangle(to_dtype(x, compute_dtype(x.dtype())), diagonal, lower, name), x.dtype());
+    return to_dtype(triangle(to_dtype(x, compute_dtype(x.dtype())), diagonal, lower, name),
+                    x.dtype());
   Tensor src = as_contiguous(x);
   Tensor out = Tensor::empty(x.sizes(), x.dtype());
-  const int64_t rows = x.size(-2), cols = x.size(-1), mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
+  const int64_t rows = x.size(-2), cols = x.size(-1),
+                mats = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
   dispatch_all(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = src.data<T>();
     T* o = out.data<T>();
-    parallel_for(mats * rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t mr = b; mr < e; ++mr) {
-        const int64_t r = mr % rows;
-        for (int64_t c = 0; c < cols; ++c) {
-          const bool keep = lower ? c - r <= diagonal : c - r >= diagonal;
-          o[mr * cols + c] = keep ? in[mr * cols + c] : T(0);
-        }
-      }
-    });
+    parallel_for(mats * rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t mr = b; mr < e; ++mr) {
+                     const int64_t r = mr % rows;
+                     for (int64_t c = 0; c < cols; ++c) {
+                       const bool keep = lower ? c - r <= diagonal : c - r >= diagonal;
+                       o[mr * cols + c] = keep ? in[mr * cols + c] : T(0);
+                     }
+                   }
+                 });
   });
   return out;
 }
@@ -186,7 +199,8 @@ Tensor pad(const Tensor& x, const Shape& pads, double value) {
     return to_dtype(pad(to_dtype(x, compute_dtype(x.dtype())), pads, value), x.dtype());
   const int64_t nd = x.dim();
   if (pads.size() % 2 != 0 || static_cast<int64_t>(pads.size() / 2) > nd)
-    throw ValueError("pad: pads " + shape_str(pads) + " must have an even length of at most 2 * ndim for a tensor of shape " +
+    throw ValueError("pad: pads " + shape_str(pads) +
+                     " must have an even length of at most 2 * ndim for a tensor of shape " +
                      shape_str(x.sizes()));
   Shape out_shape = x.sizes(), src_lo(nd, 0), dst_lo(nd, 0), len = x.sizes();
   for (size_t k = 0; k < pads.size() / 2; ++k) {
@@ -195,15 +209,19 @@ Tensor pad(const Tensor& x, const Shape& pads, double value) {
     // In 128 bits: size + lo + hi and -lo overflow int64 for hostile pads (Note [Checked sizes]).
     const __int128 padded = static_cast<__int128>(size) + lo + hi;
     if (padded > std::numeric_limits<int64_t>::max())
-      throw RuntimeError("Storage size calculation overflowed: pads " + shape_str(pads) + " make dimension " +
-                         std::to_string(d) + " of a tensor of shape " + shape_str(x.sizes()) +
-                         " larger than int64 can count");
-    out_shape[d] = static_cast<int64_t>(std::max<__int128>(padded, std::numeric_limits<int64_t>::min()));
+      throw RuntimeError("Storage size calculation overflowed: pads " + shape_str(pads) +
+                         " make dimension " + std::to_string(d) + " of a tensor of shape " +
+                         shape_str(x.sizes()) + " larger than int64 can count");
+    out_shape[d] =
+        static_cast<int64_t>(std::max<__int128>(padded, std::numeric_limits<int64_t>::min()));
     if (padded < 0)
-      throw ValueError("pad: pads " + shape_str(pads) + " give a negative size in dimension " + std::to_string(d) +
-                       " of a tensor of shape " + shape_str(x.sizes()));
-    const auto clip = [size](__int128 v) { return static_cast<int64_t>(std::min<__int128>(size, std::max<__int128>(0, v))); };
-    const int64_t start = clip(-static_cast<__int128>(lo)), stop = size - clip(-static_cast<__int128>(hi));
+      throw ValueError("pad: pads " + shape_str(pads) + " give a negative size in dimension " +
+                       std::to_string(d) + " of a tensor of shape " + shape_str(x.sizes()));
+    const auto clip = [size](__int128 v) {
+      return static_cast<int64_t>(std::min<__int128>(size, std::max<__int128>(0, v)));
+    };
+    const int64_t start = clip(-static_cast<__int128>(lo)),
+                  stop = size - clip(-static_cast<__int128>(hi));
     len[d] = std::max<int64_t>(0, stop - start);
     src_lo[d] = start;
     dst_lo[d] = std::max<int64_t>(0, lo);
@@ -246,8 +264,9 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
   const int64_t d = wrap_dim0(dim, x, "topk");
   const int64_t size = x.dim() == 0 ? 1 : x.sizes()[d];
   if (k < 0 || k > size)
-    throw ValueError("topk: k " + std::to_string(k) + " is out of range for dimension " + std::to_string(dim) +
-                     " of size " + std::to_string(size) + " (tensor of shape " + shape_str(x.sizes()) + ")");
+    throw ValueError("topk: k " + std::to_string(k) + " is out of range for dimension " +
+                     std::to_string(dim) + " of size " + std::to_string(size) +
+                     " (tensor of shape " + shape_str(x.sizes()) + ")");
   return sorted_lines(x, d, k, largest, "topk");
 }
 

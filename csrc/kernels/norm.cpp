@@ -27,7 +27,8 @@ struct Channels {
 Channels channels_of(const char* name, const Tensor& x) {
   x.check_defined(name);
   if (x.dim() < 2)
-    throw ValueError(std::string(name) + ": expected an (N, C, ...) input of at least 2 dims, got shape " +
+    throw ValueError(std::string(name) +
+                     ": expected an (N, C, ...) input of at least 2 dims, got shape " +
                      shape_str(x.sizes()));
   if (!is_floating(x.dtype()))
     throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(x.dtype()) +
@@ -38,14 +39,16 @@ Channels channels_of(const char* name, const Tensor& x) {
 }
 
 // A per-channel operand (C,) of x's dtype, contiguous.
-Tensor per_channel(const char* name, const char* what, const Tensor& t, const Tensor& x, int64_t c) {
+Tensor per_channel(const char* name, const char* what, const Tensor& t, const Tensor& x,
+                   int64_t c) {
   t.check_defined(name);
   if (t.dim() != 1 || t.size(0) != c)
     throw ValueError(std::string(name) + ": " + what + " must have shape (" + std::to_string(c) +
-                     ",) for an input of shape " + shape_str(x.sizes()) + ", got " + shape_str(t.sizes()));
+                     ",) for an input of shape " + shape_str(x.sizes()) + ", got " +
+                     shape_str(t.sizes()));
   if (t.dtype() != x.dtype())
-    throw ValueError(std::string(name) + ": " + what + " has dtype " + dtype_name(t.dtype()) + ", the input " +
-                     dtype_name(x.dtype()));
+    throw ValueError(std::string(name) + ": " + what + " has dtype " + dtype_name(t.dtype()) +
+                     ", the input " + dtype_name(x.dtype()));
   return as_contiguous(t);
 }
 
@@ -92,7 +95,9 @@ TG_INLINE double run_sq(const T* __restrict p, T m, int64_t n) {
   return total;
 }
 
-int64_t channel_grain(const Channels& s) { return std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(s.n * s.l, 1)); }
+int64_t channel_grain(const Channels& s) {
+  return std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(s.n * s.l, 1));
+}
 
 }  // namespace
 
@@ -141,28 +146,30 @@ Tensor channel_affine(const Tensor& x, const Tensor& scale, const Tensor& shift)
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* o = out.data<T>();
-    parallel_for(s.n * s.c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(s.l, 1)), [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        const T k = pa[r % s.c], d = pb[r % s.c];
-        const T* __restrict p = in + r * s.l;
-        T* __restrict q = o + r * s.l;
-        for (int64_t i = 0; i < s.l; ++i) q[i] = p[i] * k + d;
-      }
-    });
+    parallel_for(s.n * s.c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(s.l, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t r = lo; r < hi; ++r) {
+                     const T k = pa[r % s.c], d = pb[r % s.c];
+                     const T* __restrict p = in + r * s.l;
+                     T* __restrict q = o + r * s.l;
+                     for (int64_t i = 0; i < s.l; ++i) q[i] = p[i] * k + d;
+                   }
+                 });
   });
   return out;
 }
 
-std::tuple<Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean,
-                                               const Tensor& rstd, const Tensor& weight) {
+std::tuple<Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& x,
+                                               const Tensor& mean, const Tensor& rstd,
+                                               const Tensor& weight) {
   const Channels s = channels_of("batch_norm_backward", x);
   grad.check_defined("batch_norm_backward");
   if (grad.sizes() != x.sizes())
-    throw ValueError("batch_norm_backward: grad of shape " + shape_str(grad.sizes()) + " for an input of shape " +
-                     shape_str(x.sizes()));
+    throw ValueError("batch_norm_backward: grad of shape " + shape_str(grad.sizes()) +
+                     " for an input of shape " + shape_str(x.sizes()));
   if (grad.dtype() != x.dtype())
-    throw ValueError(std::string("batch_norm_backward: grad has dtype ") + dtype_name(grad.dtype()) +
-                     ", the input " + dtype_name(x.dtype()));
+    throw ValueError(std::string("batch_norm_backward: grad has dtype ") +
+                     dtype_name(grad.dtype()) + ", the input " + dtype_name(x.dtype()));
   if (is_half(x.dtype())) {  // Note [Storage dtypes]
     auto f = [](const Tensor& t) { return t.defined() ? to_dtype(t, DType::Float32) : t; };
     auto [gx, sums] = batch_norm_backward(f(grad), f(x), f(mean), f(rstd), f(weight));
@@ -170,7 +177,8 @@ std::tuple<Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor&
   }
   Tensor pm = per_channel("batch_norm_backward", "mean", mean, x, s.c);
   Tensor pr = per_channel("batch_norm_backward", "rstd", rstd, x, s.c);
-  Tensor pw = weight.defined() ? per_channel("batch_norm_backward", "weight", weight, x, s.c) : Tensor();
+  Tensor pw =
+      weight.defined() ? per_channel("batch_norm_backward", "weight", weight, x, s.c) : Tensor();
   Tensor g = as_contiguous(grad), src = as_contiguous(x);
   Tensor gx = Tensor::empty(x.sizes(), x.dtype());
   Tensor sums = Tensor::empty({2, s.c}, x.dtype());

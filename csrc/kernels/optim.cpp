@@ -34,7 +34,8 @@ namespace tg::kernel {
 namespace {
 
 template <class T>
-TG_INLINE T lerp(T self, T end, T w, bool small) {  // torch's lerp, vectorised form; small: |w| < 0.5
+TG_INLINE T lerp(T self, T end, T w,
+                 bool small) {  // torch's lerp, vectorised form; small: |w| < 0.5
   return small ? std::fma(w, end - self, self) : std::fma(w - T(1), end - self, end);
 }
 
@@ -49,21 +50,90 @@ TG_INLINE T maximum(T a, T b) {  // torch.maximum: NaN wins
 // (exact). The TG_FLAGS_* macros turn the runtime combination into the instantiation.
 #define TG_FLAGS_2(CALL) \
   switch (flags) {       \
-    case 0: CALL(0); break; \
-    default: CALL(1); break; \
+    case 0:              \
+      CALL(0);           \
+      break;             \
+    default:             \
+      CALL(1);           \
+      break;             \
   }
-#define TG_FLAGS_8(CALL)                                                                       \
-  switch (flags) {                                                                             \
-    case 0: CALL(0); break; case 1: CALL(1); break; case 2: CALL(2); break; case 3: CALL(3); break; \
-    case 4: CALL(4); break; case 5: CALL(5); break; case 6: CALL(6); break; default: CALL(7); break; \
+#define TG_FLAGS_8(CALL) \
+  switch (flags) {       \
+    case 0:              \
+      CALL(0);           \
+      break;             \
+    case 1:              \
+      CALL(1);           \
+      break;             \
+    case 2:              \
+      CALL(2);           \
+      break;             \
+    case 3:              \
+      CALL(3);           \
+      break;             \
+    case 4:              \
+      CALL(4);           \
+      break;             \
+    case 5:              \
+      CALL(5);           \
+      break;             \
+    case 6:              \
+      CALL(6);           \
+      break;             \
+    default:             \
+      CALL(7);           \
+      break;             \
   }
-#define TG_FLAGS_16(CALL)                                                                          \
-  switch (flags) {                                                                                 \
-    case 0: CALL(0); break; case 1: CALL(1); break; case 2: CALL(2); break; case 3: CALL(3); break;     \
-    case 4: CALL(4); break; case 5: CALL(5); break; case 6: CALL(6); break; case 7: CALL(7); break;     \
-    case 8: CALL(8); break; case 9: CALL(9); break; case 10: CALL(10); break; case 11: CALL(11); break; \
-    case 12: CALL(12); break; case 13: CALL(13); break; case 14: CALL(14); break;                      \
-    default: CALL(15); break;                                                                      \
+#define TG_FLAGS_16(CALL) \
+  switch (flags) {        \
+    case 0:               \
+      CALL(0);            \
+      break;              \
+    case 1:               \
+      CALL(1);            \
+      break;              \
+    case 2:               \
+      CALL(2);            \
+      break;              \
+    case 3:               \
+      CALL(3);            \
+      break;              \
+    case 4:               \
+      CALL(4);            \
+      break;              \
+    case 5:               \
+      CALL(5);            \
+      break;              \
+    case 6:               \
+      CALL(6);            \
+      break;              \
+    case 7:               \
+      CALL(7);            \
+      break;              \
+    case 8:               \
+      CALL(8);            \
+      break;              \
+    case 9:               \
+      CALL(9);            \
+      break;              \
+    case 10:              \
+      CALL(10);           \
+      break;              \
+    case 11:              \
+      CALL(11);           \
+      break;              \
+    case 12:              \
+      CALL(12);           \
+      break;              \
+    case 13:              \
+      CALL(13);           \
+      break;              \
+    case 14:              \
+      CALL(14);           \
+      break;              \
+    default:              \
+      CALL(15);           \
+      break;              \
   }
 
 constexpr unsigned kDecay = 1;  // every optimizer: weight decay added to the gradient (or AdamW's)
@@ -99,7 +169,8 @@ TG_INLINE void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict bu
 
 template <class T>
 struct AdamScalars {
-  T sign, one_minus_beta1, beta2, one_minus_beta2, eps, weight_decay, decay_factor, neg_step_size, bc2_sqrt;
+  T sign, one_minus_beta1, beta2, one_minus_beta2, eps, weight_decay, decay_factor, neg_step_size,
+      bc2_sqrt;
   bool lerp_small;
 };
 constexpr unsigned kAdamDecoupled = 2, kAdamAmsgrad = 4;
@@ -136,8 +207,9 @@ struct RmspropScalars {
 constexpr unsigned kRmsCentered = 2, kRmsMomentum = 4;
 
 template <class T, unsigned F>
-TG_INLINE void rmsprop_loop(T* __restrict p, const T* __restrict g, T* __restrict sq, T* __restrict ga,
-                            T* __restrict buf, int64_t n, const RmspropScalars<T> s) {
+TG_INLINE void rmsprop_loop(T* __restrict p, const T* __restrict g, T* __restrict sq,
+                            T* __restrict ga, T* __restrict buf, int64_t n,
+                            const RmspropScalars<T> s) {
   for (int64_t i = 0; i < n; ++i) {
     T gi = g[i] * s.sign;
     if constexpr (F & kDecay) gi = std::fma(p[i], s.weight_decay, gi);
@@ -185,25 +257,26 @@ TG_INLINE void adagrad_loop(T* __restrict p, const T* __restrict g, T* __restric
 #define TG_ADAM(F) adam_loop<T, F>(p, g, m, v, vmax, n, s)
 #define TG_RMS(F) rmsprop_loop<T, F>(p, g, sq, ga, b, n, s)
 #define TG_ADAGRAD(F) adagrad_loop<T, F>(p, g, sum, n, s)
-#define TG_ENTRY_POINTS(TYPE, SUFFIX)                                                                          \
-  TG_CLONES void sgd_##SUFFIX(TYPE* p, const TYPE* g, TYPE* b, int64_t n, unsigned flags, const SgdScalars<TYPE>& s) { \
-    using T = TYPE;                                                                                         \
-    TG_FLAGS_16(TG_SGD)                                                                                     \
-  }                                                                                                         \
-  TG_CLONES void adam_##SUFFIX(TYPE* p, const TYPE* g, TYPE* m, TYPE* v, TYPE* vmax, int64_t n, unsigned flags,           \
-                               const AdamScalars<TYPE>& s) {                                                   \
-    using T = TYPE;                                                                                         \
-    TG_FLAGS_8(TG_ADAM)                                                                                     \
-  }                                                                                                         \
-  TG_CLONES void rmsprop_##SUFFIX(TYPE* p, const TYPE* g, TYPE* sq, TYPE* ga, TYPE* b, int64_t n, unsigned flags,         \
-                                  const RmspropScalars<TYPE>& s) {                                             \
-    using T = TYPE;                                                                                         \
-    TG_FLAGS_8(TG_RMS)                                                                                      \
-  }                                                                                                         \
-  TG_CLONES void adagrad_##SUFFIX(TYPE* p, const TYPE* g, TYPE* sum, int64_t n, unsigned flags,                     \
-                                  const AdagradScalars<TYPE>& s) {                                             \
-    using T = TYPE;                                                                                         \
-    TG_FLAGS_2(TG_ADAGRAD)                                                                                  \
+#define TG_ENTRY_POINTS(TYPE, SUFFIX)                                                             \
+  TG_CLONES void sgd_##SUFFIX(TYPE* p, const TYPE* g, TYPE* b, int64_t n, unsigned flags,         \
+                              const SgdScalars<TYPE>& s) {                                        \
+    using T = TYPE;                                                                               \
+    TG_FLAGS_16(TG_SGD)                                                                           \
+  }                                                                                               \
+  TG_CLONES void adam_##SUFFIX(TYPE* p, const TYPE* g, TYPE* m, TYPE* v, TYPE* vmax, int64_t n,   \
+                               unsigned flags, const AdamScalars<TYPE>& s) {                      \
+    using T = TYPE;                                                                               \
+    TG_FLAGS_8(TG_ADAM)                                                                           \
+  }                                                                                               \
+  TG_CLONES void rmsprop_##SUFFIX(TYPE* p, const TYPE* g, TYPE* sq, TYPE* ga, TYPE* b, int64_t n, \
+                                  unsigned flags, const RmspropScalars<TYPE>& s) {                \
+    using T = TYPE;                                                                               \
+    TG_FLAGS_8(TG_RMS)                                                                            \
+  }                                                                                               \
+  TG_CLONES void adagrad_##SUFFIX(TYPE* p, const TYPE* g, TYPE* sum, int64_t n, unsigned flags,   \
+                                  const AdagradScalars<TYPE>& s) {                                \
+    using T = TYPE;                                                                               \
+    TG_FLAGS_2(TG_ADAGRAD)                                                                        \
   }
 TG_ENTRY_POINTS(float, f32)
 TG_ENTRY_POINTS(double, f64)
@@ -215,8 +288,8 @@ void check_list(const char* op, const char* what, const std::vector<Tensor>& par
                 const std::vector<Tensor>& list, bool optional) {
   if (optional && list.empty()) return;
   if (list.size() != params.size())
-    throw ValueError(std::string(op) + ": expected " + std::to_string(params.size()) + " " + what + ", got " +
-                     std::to_string(list.size()));
+    throw ValueError(std::string(op) + ": expected " + std::to_string(params.size()) + " " + what +
+                     ", got " + std::to_string(list.size()));
   for (size_t i = 0; i < list.size(); ++i) {
     const Tensor& p = params[i];
     const Tensor& t = list[i];
@@ -225,11 +298,13 @@ void check_list(const char* op, const char* what, const std::vector<Tensor>& par
     if (p.dtype() != DType::Float32 && p.dtype() != DType::Float64)
       throw ValueError(std::string(op) + ": parameter " + std::to_string(i) + " has dtype " +
                        dtype_name(p.dtype()) + " (expected float32 or float64)");
-    if (t.dtype() != p.dtype() || t.numel() != p.numel() || !t.is_contiguous() || !p.is_contiguous())
+    if (t.dtype() != p.dtype() || t.numel() != p.numel() || !t.is_contiguous() ||
+        !p.is_contiguous())
       throw ValueError(std::string(op) + ": " + what + " " + std::to_string(i) +
                        " must be a contiguous tensor of its parameter's dtype and size (" +
-                       dtype_name(p.dtype()) + ", " + std::to_string(p.numel()) + " elements), got " +
-                       dtype_name(t.dtype()) + ", " + std::to_string(t.numel()) + " elements" +
+                       dtype_name(p.dtype()) + ", " + std::to_string(p.numel()) +
+                       " elements), got " + dtype_name(t.dtype()) + ", " +
+                       std::to_string(t.numel()) + " elements" +
                        (t.is_contiguous() ? "" : ", non-contiguous"));
   }
 }
@@ -245,9 +320,10 @@ void bump(std::vector<Tensor>& list, size_t i) {
 
 }  // namespace
 
-void sgd_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& bufs,
-               const std::vector<bool>& first, double lr, double momentum, double dampening,
-               double weight_decay, bool nesterov, bool maximize) {
+void sgd_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               std::vector<Tensor>& bufs, const std::vector<bool>& first, double lr,
+               double momentum, double dampening, double weight_decay, bool nesterov,
+               bool maximize) {
   const char* op = "sgd_step_";
   check_list(op, "grads", params, grads, false);
   check_list(op, "momentum buffers", params, bufs, momentum == 0);
@@ -255,10 +331,10 @@ void sgd_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
     throw ValueError("sgd_step_: expected one `first` flag per parameter");
   for (size_t i = 0; i < params.size(); ++i) {
     const int64_t n = params[i].numel();
-    const unsigned flags = (weight_decay != 0 ? kDecay : 0) |
-                           (momentum != 0 ? kSgdMomentum | (nesterov ? kSgdNesterov : 0) |
-                                                (first[i] ? kSgdFirst : 0)
-                                          : 0);
+    const unsigned flags =
+        (weight_decay != 0 ? kDecay : 0) |
+        (momentum != 0 ? kSgdMomentum | (nesterov ? kSgdNesterov : 0) | (first[i] ? kSgdFirst : 0)
+                       : 0);
     const double sign = maximize ? -1.0 : 1.0;
     if (params[i].dtype() == DType::Float32) {
       const SgdScalars<float> s{float(sign), float(-lr), float(momentum), float(1.0 - dampening),
@@ -266,24 +342,26 @@ void sgd_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
       sgd_f32(params[i].data<float>(), grads[i].data<float>(), data<float>(bufs, i), n, flags, s);
     } else {
       const SgdScalars<double> s{sign, -lr, momentum, 1.0 - dampening, weight_decay};
-      sgd_f64(params[i].data<double>(), grads[i].data<double>(), data<double>(bufs, i), n, flags, s);
+      sgd_f64(params[i].data<double>(), grads[i].data<double>(), data<double>(bufs, i), n, flags,
+              s);
     }
     params[i].bump_version();
     bump(bufs, i);
   }
 }
 
-void adam_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& exp_avgs,
-                std::vector<Tensor>& exp_avg_sqs, std::vector<Tensor>& max_exp_avg_sqs,
-                const std::vector<double>& step_sizes, const std::vector<double>& bc2_sqrts, double lr,
-                double beta1, double beta2, double eps, double weight_decay, bool decoupled, bool amsgrad,
-                bool maximize) {
+void adam_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<Tensor>& exp_avgs, std::vector<Tensor>& exp_avg_sqs,
+                std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& step_sizes,
+                const std::vector<double>& bc2_sqrts, double lr, double beta1, double beta2,
+                double eps, double weight_decay, bool decoupled, bool amsgrad, bool maximize) {
   const char* op = "adam_step_";
   check_list(op, "grads", params, grads, false);
   check_list(op, "exp_avgs", params, exp_avgs, false);
   check_list(op, "exp_avg_sqs", params, exp_avg_sqs, false);
   check_list(op, "max_exp_avg_sqs", params, max_exp_avg_sqs, !amsgrad);
-  if (amsgrad && max_exp_avg_sqs.empty()) throw ValueError("adam_step_: amsgrad needs max_exp_avg_sqs");
+  if (amsgrad && max_exp_avg_sqs.empty())
+    throw ValueError("adam_step_: amsgrad needs max_exp_avg_sqs");
   if (step_sizes.size() != params.size() || bc2_sqrts.size() != params.size())
     throw ValueError("adam_step_: expected one step size and bias correction per parameter");
   const unsigned flags = (weight_decay != 0 ? kDecay : 0) | (decoupled ? kAdamDecoupled : 0) |
@@ -293,15 +371,30 @@ void adam_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, s
     const int64_t n = params[i].numel();
     if (params[i].dtype() == DType::Float32) {
       const float w = float(1.0 - beta1);
-      const AdamScalars<float> s{float(sign), w, float(beta2), float(1.0 - beta2), float(eps),
-                                 float(weight_decay), float(1.0 - lr * weight_decay), float(-step_sizes[i]),
-                                 float(bc2_sqrts[i]), std::fabs(w) < 0.5f};
+      const AdamScalars<float> s{float(sign),
+                                 w,
+                                 float(beta2),
+                                 float(1.0 - beta2),
+                                 float(eps),
+                                 float(weight_decay),
+                                 float(1.0 - lr * weight_decay),
+                                 float(-step_sizes[i]),
+                                 float(bc2_sqrts[i]),
+                                 std::fabs(w) < 0.5f};
       adam_f32(params[i].data<float>(), grads[i].data<float>(), exp_avgs[i].data<float>(),
                exp_avg_sqs[i].data<float>(), data<float>(max_exp_avg_sqs, i), n, flags, s);
     } else {
       const double w = 1.0 - beta1;
-      const AdamScalars<double> s{sign, w, beta2, 1.0 - beta2, eps, weight_decay, 1.0 - lr * weight_decay,
-                                  -step_sizes[i], bc2_sqrts[i], std::fabs(w) < 0.5};
+      const AdamScalars<double> s{sign,
+                                  w,
+                                  beta2,
+                                  1.0 - beta2,
+                                  eps,
+                                  weight_decay,
+                                  1.0 - lr * weight_decay,
+                                  -step_sizes[i],
+                                  bc2_sqrts[i],
+                                  std::fabs(w) < 0.5};
       adam_f64(params[i].data<double>(), grads[i].data<double>(), exp_avgs[i].data<double>(),
                exp_avg_sqs[i].data<double>(), data<double>(max_exp_avg_sqs, i), n, flags, s);
     }
@@ -312,8 +405,9 @@ void adam_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, s
   }
 }
 
-void rmsprop_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& square_avgs,
-                   std::vector<Tensor>& grad_avgs, std::vector<Tensor>& bufs, double lr, double alpha, double eps,
+void rmsprop_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   std::vector<Tensor>& square_avgs, std::vector<Tensor>& grad_avgs,
+                   std::vector<Tensor>& bufs, double lr, double alpha, double eps,
                    double weight_decay, double momentum, bool centered, bool maximize) {
   const char* op = "rmsprop_step_";
   check_list(op, "grads", params, grads, false);
@@ -329,13 +423,15 @@ void rmsprop_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads
     const int64_t n = params[i].numel();
     if (params[i].dtype() == DType::Float32) {
       const float w = float(1.0 - alpha);
-      const RmspropScalars<float> s{float(sign), float(-lr), float(alpha), w, float(eps), float(weight_decay),
-                                    float(momentum), std::fabs(w) < 0.5f};
+      const RmspropScalars<float> s{
+          float(sign), float(-lr),          float(alpha),    w,
+          float(eps),  float(weight_decay), float(momentum), std::fabs(w) < 0.5f};
       rmsprop_f32(params[i].data<float>(), grads[i].data<float>(), square_avgs[i].data<float>(),
                   data<float>(grad_avgs, i), data<float>(bufs, i), n, flags, s);
     } else {
       const double w = 1.0 - alpha;
-      const RmspropScalars<double> s{sign, -lr, alpha, w, eps, weight_decay, momentum, std::fabs(w) < 0.5};
+      const RmspropScalars<double> s{sign, -lr,          alpha,    w,
+                                     eps,  weight_decay, momentum, std::fabs(w) < 0.5};
       rmsprop_f64(params[i].data<double>(), grads[i].data<double>(), square_avgs[i].data<double>(),
                   data<double>(grad_avgs, i), data<double>(bufs, i), n, flags, s);
     }
@@ -346,22 +442,26 @@ void rmsprop_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads
   }
 }
 
-void adagrad_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& sums,
-                   const std::vector<double>& clrs, double weight_decay, double eps, bool maximize) {
+void adagrad_step_(std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   std::vector<Tensor>& sums, const std::vector<double>& clrs, double weight_decay,
+                   double eps, bool maximize) {
   const char* op = "adagrad_step_";
   check_list(op, "grads", params, grads, false);
   check_list(op, "sums", params, sums, false);
-  if (clrs.size() != params.size()) throw ValueError("adagrad_step_: expected one learning rate per parameter");
+  if (clrs.size() != params.size())
+    throw ValueError("adagrad_step_: expected one learning rate per parameter");
   const unsigned flags = weight_decay != 0 ? kDecay : 0;
   const double sign = maximize ? -1.0 : 1.0;
   for (size_t i = 0; i < params.size(); ++i) {
     const int64_t n = params[i].numel();
     if (params[i].dtype() == DType::Float32) {
       const AdagradScalars<float> s{float(sign), float(-clrs[i]), float(eps), float(weight_decay)};
-      adagrad_f32(params[i].data<float>(), grads[i].data<float>(), sums[i].data<float>(), n, flags, s);
+      adagrad_f32(params[i].data<float>(), grads[i].data<float>(), sums[i].data<float>(), n, flags,
+                  s);
     } else {
       const AdagradScalars<double> s{sign, -clrs[i], eps, weight_decay};
-      adagrad_f64(params[i].data<double>(), grads[i].data<double>(), sums[i].data<double>(), n, flags, s);
+      adagrad_f64(params[i].data<double>(), grads[i].data<double>(), sums[i].data<double>(), n,
+                  flags, s);
     }
     params[i].bump_version();
     sums[i].bump_version();

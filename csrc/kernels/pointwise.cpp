@@ -4,12 +4,12 @@
 // Conventions: Note [Kernel conventions] (translator/signatures.py); edges: Note [Special
 // function edges] (special.cpp).
 #include <cmath>
-#include <type_traits>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/kernels.h"
-#include "kernels/special_scalar.h"
 #include "kernels/loops.h"
+#include "kernels/special_scalar.h"
 
 namespace tg::kernel {
 using namespace detail;
@@ -20,7 +20,8 @@ namespace {
 template <class F>
 Tensor float_unary(const Tensor& x, const char* name, F f) {
   x.check_defined(name);
-  if (is_half(x.dtype())) return to_dtype(float_unary(to_dtype(x, DType::Float32), name, f), x.dtype());
+  if (is_half(x.dtype()))
+    return to_dtype(float_unary(to_dtype(x, DType::Float32), name, f), x.dtype());
   Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
   return dispatch_floating(xf->dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -42,7 +43,8 @@ Tensor float_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
   return dispatch_floating(common, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return binary_op<T, T, T>(*ac, *bc, name, kGrainExpensive, [&](T x, T y) { return T(f(x, y)); });
+    return binary_op<T, T, T>(*ac, *bc, name, kGrainExpensive,
+                              [&](T x, T y) { return T(f(x, y)); });
   });
 }
 
@@ -56,8 +58,8 @@ Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   if (common == DType::Bool) common = DType::Int64;
   if (common > DType::Float64) {  // Note [Storage dtypes]
     const DType c = compute_dtype(common);
-    return to_dtype(numeric_binary(storage_operand(a, common, c, false), storage_operand(b, common, c, false),
-                                   name, f),
+    return to_dtype(numeric_binary(storage_operand(a, common, c, false),
+                                   storage_operand(b, common, c, false), name, f),
                     common);
   }
   Operand ac = as_dtype(a, common), bc = as_dtype(b, common);
@@ -65,7 +67,8 @@ Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
     Tensor flat = contiguous(*bc);
     const int64_t* p = flat.data<int64_t>();
     for (int64_t i = 0; i < flat.numel(); ++i)
-      if (p[i] == 0) throw RuntimeError(std::string(name) + ": ZeroDivisionError (an int64 divisor is 0)");
+      if (p[i] == 0)
+        throw RuntimeError(std::string(name) + ": ZeroDivisionError (an int64 divisor is 0)");
   }
   return dispatch_numeric(common, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -111,8 +114,10 @@ T floor_div_scalar(T a, T b) {
 
 }  // namespace
 
-#define TG_LIBM_UNARY(NAME, EXPR) \
-  Tensor NAME(const Tensor& x) { return float_unary(x, #NAME, [](auto v) { return EXPR; }); }
+#define TG_LIBM_UNARY(NAME, EXPR)                              \
+  Tensor NAME(const Tensor& x) {                               \
+    return float_unary(x, #NAME, [](auto v) { return EXPR; }); \
+  }
 TG_LIBM_UNARY(sinh, std::sinh(v))
 TG_LIBM_UNARY(cosh, std::cosh(v))
 TG_LIBM_UNARY(asinh, std::asinh(v))
@@ -139,7 +144,8 @@ Tensor trunc(const Tensor& x) {
   return float_unary(x, "trunc", [](auto v) { return std::trunc(v); });
 }
 
-Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
   x.check_defined("nan_to_num");
   if (!is_floating(x.dtype())) return clone(x);
   return dispatch_floating(x.dtype(), "nan_to_num", [&](auto tag) {
@@ -148,8 +154,10 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
     const T vp = posinf ? T(*posinf) : std::numeric_limits<T>::max();
     const T vm = neginf ? T(*neginf) : std::numeric_limits<T>::lowest();
     return unary_op<T, T>(x, kGrainCheap, [=](T v) {
-      return v != v ? vn : (v == std::numeric_limits<T>::infinity() ? vp
-                                                                    : (v == -std::numeric_limits<T>::infinity() ? vm : v));
+      return v != v ? vn
+                    : (v == std::numeric_limits<T>::infinity()
+                           ? vp
+                           : (v == -std::numeric_limits<T>::infinity() ? vm : v));
     });
   });
 }
@@ -162,26 +170,33 @@ Tensor hypot(const Tensor& a, const Tensor& b) {
 }
 Tensor fmod(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "fmod", [](auto x, auto y) {
-    if constexpr (std::is_integral_v<decltype(x)>) return int_mod(x, y);
-    else return std::fmod(x, y);
+    if constexpr (std::is_integral_v<decltype(x)>)
+      return int_mod(x, y);
+    else
+      return std::fmod(x, y);
   });
 }
 Tensor remainder(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "remainder", [](auto x, auto y) {
     using T = decltype(x);
     T r;
-    if constexpr (std::is_integral_v<T>) r = int_mod(x, y);
-    else r = std::fmod(x, y);
+    if constexpr (std::is_integral_v<T>)
+      r = int_mod(x, y);
+    else
+      r = std::fmod(x, y);
     return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? T(r + y) : r;
   });
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  return numeric_binary(a, b, "floor_divide", [](auto x, auto y) { return floor_div_scalar(x, y); });
+  return numeric_binary(a, b, "floor_divide",
+                        [](auto x, auto y) { return floor_div_scalar(x, y); });
 }
 Tensor trunc_divide(const Tensor& a, const Tensor& b) {
   return numeric_binary(a, b, "trunc_divide", [](auto x, auto y) {
-    if constexpr (std::is_integral_v<decltype(x)>) return int_div(x, y);
-    else return std::trunc(x / y);
+    if constexpr (std::is_integral_v<decltype(x)>)
+      return int_div(x, y);
+    else
+      return std::trunc(x / y);
   });
 }
 

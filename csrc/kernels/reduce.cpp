@@ -40,11 +40,15 @@ DimMask parse_dims(const Tensor& x, const Shape& dims, const char* name) {
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd, x.sizes());
     if (nd == 0) {
-      if (seen0) throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " + shape_str(dims));
+      if (seen0)
+        throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " +
+                         shape_str(dims));
       seen0 = true;
       continue;
     }
-    if (m.reduce[w]) throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " + shape_str(dims));
+    if (m.reduce[w])
+      throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " +
+                       shape_str(dims));
     m.reduce[w] = true;
     ++m.count;
   }
@@ -55,8 +59,10 @@ Shape kept_shape(const Tensor& x, const DimMask& m, bool keepdim) {
   Shape s;
   s.reserve(x.dim());
   for (int64_t i = 0; i < x.dim(); ++i) {
-    if (!m.reduce[i]) s.push_back(x.sizes()[i]);
-    else if (keepdim) s.push_back(1);
+    if (!m.reduce[i])
+      s.push_back(x.sizes()[i]);
+    else if (keepdim)
+      s.push_back(1);
   }
   return s;
 }
@@ -167,18 +173,28 @@ enum class Kind { Sum, Max, Min };
 template <class T, Kind K>
 struct Reducer {
   static T init() {
-    if constexpr (K == Kind::Sum) return T(0);
-    else if constexpr (K == Kind::Max) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-    else return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    if constexpr (K == Kind::Sum)
+      return T(0);
+    else if constexpr (K == Kind::Max)
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest();
+    else
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::max();
   }
   static TG_INLINE T combine(T a, T b) {
-    if constexpr (K == Kind::Sum) return a + b;
-    else if constexpr (K == Kind::Max) return max_op(a, b);
-    else return min_op(a, b);
+    if constexpr (K == Kind::Sum)
+      return a + b;
+    else if constexpr (K == Kind::Max)
+      return max_op(a, b);
+    else
+      return min_op(a, b);
   }
   static T run(const T* p, int64_t n) {
-    if constexpr (K == Kind::Sum) return sum_contig(p, n);
-    else return minmax_contig<T, K == Kind::Max>(p, n, init());
+    if constexpr (K == Kind::Sum)
+      return sum_contig(p, n);
+    else
+      return minmax_contig<T, K == Kind::Max>(p, n, init());
   }
 };
 
@@ -224,7 +240,8 @@ void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
         T parts[kMaxParts];
         parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
           for (int64_t c = b; c < e; ++c) {
-            const int64_t lo = split_point(total, chunks, c), hi = split_point(total, chunks, c + 1);
+            const int64_t lo = split_point(total, chunks, c),
+                          hi = split_point(total, chunks, c + 1);
             parts[c] = R::run(p + lo, hi - lo);
           }
         });
@@ -233,17 +250,20 @@ void reduce_into(const Tensor& out, const Tensor& x, const DimMask& m) {
         o[0] = r;
         return;
       }
-      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) o[r] = R::run(p + r * inner, inner);
-      });
+      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(inner, 1)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t r = b; r < e; ++r) o[r] = R::run(p + r * inner, inner);
+                   });
       return;
     }
     if (last_red < first_kept) {  // columns: sum of `rows` rows of length nout
       const int64_t rows = total / nout;
-      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(rows, 1)), [&](int64_t b, int64_t e) {
-        std::copy(p + b, p + e, o + b);
-        for (int64_t r = 1; r < rows; ++r) combine_rows<T, R>(o + b, p + r * nout + b, e - b);
-      });
+      parallel_for(nout, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(rows, 1)),
+                   [&](int64_t b, int64_t e) {
+                     std::copy(p + b, p + e, o + b);
+                     for (int64_t r = 1; r < rows; ++r)
+                       combine_rows<T, R>(o + b, p + r * nout + b, e - b);
+                   });
       return;
     }
   }
@@ -286,7 +306,8 @@ Tensor reduce_to(const Tensor& x, const DimMask& m, const Shape& out_shape, cons
   DType dt = x.dtype();
   if (K == Kind::Sum && !is_floating(dt)) dt = DType::Int64;
   // bool as int64; storage dtypes in their compute dtype (Note [Storage dtypes])
-  Tensor xin = x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : to_dtype(x, compute_dtype(x.dtype()));
+  Tensor xin =
+      x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : to_dtype(x, compute_dtype(x.dtype()));
   Tensor out = Tensor::empty(out_shape, xin.dtype());
   dispatch_numeric(xin.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -305,7 +326,8 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, const char* name
         throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(i) +
                          " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
   }
-  if (m.count == 0) return cast(x, K == Kind::Sum && !is_floating(x.dtype()) ? DType::Int64 : x.dtype());
+  if (m.count == 0)
+    return cast(x, K == Kind::Sum && !is_floating(x.dtype()) ? DType::Int64 : x.dtype());
   return reduce_to<K>(x, m, kept_shape(x, m, keepdim), name);
 }
 
@@ -316,18 +338,23 @@ struct Around {
 Around around(const Tensor& x, int64_t d) {
   Around a;
   for (int64_t i = 0; i < x.dim(); ++i) {
-    if (i < d) a.outer *= x.sizes()[i];
-    else if (i == d) a.n = x.sizes()[i];
-    else a.inner *= x.sizes()[i];
+    if (i < d)
+      a.outer *= x.sizes()[i];
+    else if (i == d)
+      a.n = x.sizes()[i];
+    else
+      a.inner *= x.sizes()[i];
   }
   return a;
 }
 
 template <bool IsMax>
-std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim, const char* name) {
+std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim,
+                                      const char* name) {
   x.check_defined(name);
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return with_values_as(arg_reduce<IsMax>(to_dtype(x, compute_dtype(x.dtype())), dim, keepdim, name), x.dtype());
+    return with_values_as(
+        arg_reduce<IsMax>(to_dtype(x, compute_dtype(x.dtype())), dim, keepdim, name), x.dtype());
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
   Tensor xc = as_contiguous(x.dtype() == DType::Bool ? to_dtype(x, DType::Int64) : x);
   if (x.dim() == 0) {
@@ -353,25 +380,26 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
       if (cand != cand) return true;
       return IsMax ? cand > best : cand < best;
     };
-    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(1, a.n * a.inner)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) {
-        const T* base = p + o * a.n * a.inner;
-        T* vo = v + o * a.inner;
-        int64_t* io = ix + o * a.inner;
-        for (int64_t i = 0; i < a.inner; ++i) {
-          vo[i] = base[i];
-          io[i] = 0;
-        }
-        for (int64_t r = 1; r < a.n; ++r) {
-          const T* row = base + r * a.inner;
-          for (int64_t i = 0; i < a.inner; ++i)
-            if (better(row[i], vo[i])) {
-              vo[i] = row[i];
-              io[i] = r;
-            }
-        }
-      }
-    });
+    parallel_for(a.outer, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(1, a.n * a.inner)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o) {
+                     const T* base = p + o * a.n * a.inner;
+                     T* vo = v + o * a.inner;
+                     int64_t* io = ix + o * a.inner;
+                     for (int64_t i = 0; i < a.inner; ++i) {
+                       vo[i] = base[i];
+                       io[i] = 0;
+                     }
+                     for (int64_t r = 1; r < a.n; ++r) {
+                       const T* row = base + r * a.inner;
+                       for (int64_t i = 0; i < a.inner; ++i)
+                         if (better(row[i], vo[i])) {
+                           vo[i] = row[i];
+                           io[i] = r;
+                         }
+                     }
+                   }
+                 });
   });
   if (x.dtype() == DType::Bool) values = to_dtype(values, DType::Bool);
   if (!keepdim) {
@@ -383,8 +411,9 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
   return {values, indices};
 }
 
-Tensor floating(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64); }
-
+Tensor floating(const Tensor& x) {
+  return is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
+}
 
 // Row kernels (contiguous rows of length n), restrict pointers so that they vectorise.
 template <class T>
@@ -440,12 +469,12 @@ TG_INLINE void soft_rows(T* out, const T* x, int64_t b, int64_t e, int64_t n) {
   }
 }
 
-#define TG_SOFT_ROWS(NAME, KIND)                                                              \
-  TG_CLONES void NAME##_f32(float* out, const float* x, int64_t b, int64_t e, int64_t n) {     \
-    soft_rows<float, KIND>(out, x, b, e, n);                                                  \
-  }                                                                                           \
-  TG_CLONES void NAME##_f64(double* out, const double* x, int64_t b, int64_t e, int64_t n) {   \
-    soft_rows<double, KIND>(out, x, b, e, n);                                                 \
+#define TG_SOFT_ROWS(NAME, KIND)                                                             \
+  TG_CLONES void NAME##_f32(float* out, const float* x, int64_t b, int64_t e, int64_t n) {   \
+    soft_rows<float, KIND>(out, x, b, e, n);                                                 \
+  }                                                                                          \
+  TG_CLONES void NAME##_f64(double* out, const double* x, int64_t b, int64_t e, int64_t n) { \
+    soft_rows<double, KIND>(out, x, b, e, n);                                                \
   }
 TG_SOFT_ROWS(softmax_rows, SoftKind::Softmax)
 TG_SOFT_ROWS(log_softmax_rows, SoftKind::LogSoftmax)
@@ -454,17 +483,24 @@ TG_SOFT_ROWS(logsumexp_rows, SoftKind::LogSumExp)
 
 template <class T, SoftKind S>
 void run_soft_rows(T* out, const T* x, int64_t rows, int64_t n) {
-  parallel_for(rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-    if constexpr (std::is_same_v<T, float>) {
-      if constexpr (S == SoftKind::Softmax) softmax_rows_f32(out, x, b, e, n);
-      else if constexpr (S == SoftKind::LogSoftmax) log_softmax_rows_f32(out, x, b, e, n);
-      else logsumexp_rows_f32(out, x, b, e, n);
-    } else {
-      if constexpr (S == SoftKind::Softmax) softmax_rows_f64(out, x, b, e, n);
-      else if constexpr (S == SoftKind::LogSoftmax) log_softmax_rows_f64(out, x, b, e, n);
-      else logsumexp_rows_f64(out, x, b, e, n);
-    }
-  });
+  parallel_for(rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(n, 1)),
+               [&](int64_t b, int64_t e) {
+                 if constexpr (std::is_same_v<T, float>) {
+                   if constexpr (S == SoftKind::Softmax)
+                     softmax_rows_f32(out, x, b, e, n);
+                   else if constexpr (S == SoftKind::LogSoftmax)
+                     log_softmax_rows_f32(out, x, b, e, n);
+                   else
+                     logsumexp_rows_f32(out, x, b, e, n);
+                 } else {
+                   if constexpr (S == SoftKind::Softmax)
+                     softmax_rows_f64(out, x, b, e, n);
+                   else if constexpr (S == SoftKind::LogSoftmax)
+                     log_softmax_rows_f64(out, x, b, e, n);
+                   else
+                     logsumexp_rows_f64(out, x, b, e, n);
+                 }
+               });
 }
 
 // softmax / log_softmax along the middle axis of [outer, n, inner], x contiguous.
@@ -472,33 +508,36 @@ template <class T, SoftKind S>
 void softmax_rows(T* out, const T* x, const Around& a) {
   if (a.inner == 1) return run_soft_rows<T, S>(out, x, a.outer, a.n);
   const int64_t per = a.n * a.inner;
-  parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(per, 1)), [&](int64_t b, int64_t e) {
-    std::vector<T> mx(a.inner), sm(a.inner);
-    for (int64_t o = b; o < e; ++o) {
-      const T* base = x + o * per;
-      T* obase = out + o * per;
-      std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
-      for (int64_t r = 0; r < a.n; ++r)
-        for (int64_t i = 0; i < a.inner; ++i) mx[i] = max_op(mx[i], base[r * a.inner + i]);
-      for (int64_t i = 0; i < a.inner; ++i) mx[i] = finite_or_zero(mx[i]);
-      std::fill(sm.begin(), sm.end(), T(0));
-      for (int64_t r = 0; r < a.n; ++r)
-        for (int64_t i = 0; i < a.inner; ++i) {
-          T ev = vec::exp(base[r * a.inner + i] - mx[i]);
-          obase[r * a.inner + i] = ev;
-          sm[i] += ev;
-        }
-      if constexpr (S == SoftKind::Softmax) {
-        for (int64_t i = 0; i < a.inner; ++i) sm[i] = T(1) / sm[i];
-        for (int64_t r = 0; r < a.n; ++r)
-          for (int64_t i = 0; i < a.inner; ++i) obase[r * a.inner + i] *= sm[i];
-      } else {
-        for (int64_t i = 0; i < a.inner; ++i) sm[i] = mx[i] + std::log(sm[i]);
-        for (int64_t r = 0; r < a.n; ++r)
-          for (int64_t i = 0; i < a.inner; ++i) obase[r * a.inner + i] = base[r * a.inner + i] - sm[i];
-      }
-    }
-  });
+  parallel_for(a.outer, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(per, 1)),
+               [&](int64_t b, int64_t e) {
+                 std::vector<T> mx(a.inner), sm(a.inner);
+                 for (int64_t o = b; o < e; ++o) {
+                   const T* base = x + o * per;
+                   T* obase = out + o * per;
+                   std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
+                   for (int64_t r = 0; r < a.n; ++r)
+                     for (int64_t i = 0; i < a.inner; ++i)
+                       mx[i] = max_op(mx[i], base[r * a.inner + i]);
+                   for (int64_t i = 0; i < a.inner; ++i) mx[i] = finite_or_zero(mx[i]);
+                   std::fill(sm.begin(), sm.end(), T(0));
+                   for (int64_t r = 0; r < a.n; ++r)
+                     for (int64_t i = 0; i < a.inner; ++i) {
+                       T ev = vec::exp(base[r * a.inner + i] - mx[i]);
+                       obase[r * a.inner + i] = ev;
+                       sm[i] += ev;
+                     }
+                   if constexpr (S == SoftKind::Softmax) {
+                     for (int64_t i = 0; i < a.inner; ++i) sm[i] = T(1) / sm[i];
+                     for (int64_t r = 0; r < a.n; ++r)
+                       for (int64_t i = 0; i < a.inner; ++i) obase[r * a.inner + i] *= sm[i];
+                   } else {
+                     for (int64_t i = 0; i < a.inner; ++i) sm[i] = mx[i] + std::log(sm[i]);
+                     for (int64_t r = 0; r < a.n; ++r)
+                       for (int64_t i = 0; i < a.inner; ++i)
+                         obase[r * a.inner + i] = base[r * a.inner + i] - sm[i];
+                   }
+                 }
+               });
 }
 
 template <SoftKind S>
@@ -526,9 +565,15 @@ Tensor soft(const Tensor& x, int64_t dim, const char* name) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Sum>(x, dims, keepdim, "sum"); }
-Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Max>(x, dims, keepdim, "amax"); }
-Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) { return reduce<Kind::Min>(x, dims, keepdim, "amin"); }
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim) {
+  return reduce<Kind::Sum>(x, dims, keepdim, "sum");
+}
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+  return reduce<Kind::Max>(x, dims, keepdim, "amax");
+}
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+  return reduce<Kind::Min>(x, dims, keepdim, "amin");
+}
 
 std::tuple<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim) {
   return arg_reduce<true>(x, dim, keepdim, "max_dim");
@@ -565,15 +610,18 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) { return soft<SoftKind::Softmax>(x, dim, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return soft<SoftKind::LogSoftmax>(x, dim, "log_softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  return soft<SoftKind::LogSoftmax>(x, dim, "log_softmax");
+}
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {
   x.check_defined("sum_to");
   if (x.sizes() == shape) return clone(x);
   const int64_t nd = x.dim(), ns = static_cast<int64_t>(shape.size());
   auto fail = [&]() {
-    throw ValueError("sum_to: a tensor of shape " + shape_str(x.sizes()) + " cannot be summed to shape " +
-                     shape_str(shape) + " (the target must be broadcastable to it)");
+    throw ValueError("sum_to: a tensor of shape " + shape_str(x.sizes()) +
+                     " cannot be summed to shape " + shape_str(shape) +
+                     " (the target must be broadcastable to it)");
   };
   if (ns > nd) fail();
   Shape dims;
@@ -582,8 +630,10 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
   for (int64_t i = 0; i < ns; ++i) {
     int64_t have = x.sizes()[lead + i];
     if (shape[i] == have) continue;
-    if (shape[i] == 1) dims.push_back(lead + i);
-    else fail();
+    if (shape[i] == 1)
+      dims.push_back(lead + i);
+    else
+      fail();
   }
   DimMask m = parse_dims(x, dims, "sum_to");
   return reduce_to<Kind::Sum>(x, m, shape, "sum_to");

@@ -1,8 +1,8 @@
 // Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer and
-// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer runs in one
-// kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o);
-// the backward recomputes the activations from the gates (Note [The LSTM cell recomputes its
-// gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
+// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer
+// runs in one kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i,
+// f, g, o); the backward recomputes the activations from the gates (Note [The LSTM cell recomputes
+// its gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
 // compute in the gates' dtype in the same order of operations, here with vecmath.h's sigmoid and
 // tanh (a few ulp from numpy's) so that the loop over a row vectorises, and compiled twice
 // (Note [SIMD clones] in unary.cpp).
@@ -28,10 +28,12 @@ using detail::as_contiguous;
 namespace {
 
 // Checks gates (N, 4H) and each state (N, H) of the same floating dtype; returns H.
-int64_t check_cell(const char* name, const Tensor& gates, std::initializer_list<const Tensor*> states) {
+int64_t check_cell(const char* name, const Tensor& gates,
+                   std::initializer_list<const Tensor*> states) {
   gates.check_defined(name);
   if (gates.dim() != 2 || gates.size(1) % 4 != 0)
-    throw ValueError(std::string(name) + ": gates must be (N, 4H), got shape " + shape_str(gates.sizes()));
+    throw ValueError(std::string(name) + ": gates must be (N, 4H), got shape " +
+                     shape_str(gates.sizes()));
   if (!is_floating(gates.dtype()))
     throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(gates.dtype()) +
                      " (expected float32 or float64)");
@@ -39,12 +41,12 @@ int64_t check_cell(const char* name, const Tensor& gates, std::initializer_list<
   for (const Tensor* s : states) {
     s->check_defined(name);
     if (s->dim() != 2 || s->size(0) != n || s->size(1) != h)
-      throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(n) + ", " +
-                       std::to_string(h) + ") for gates of shape " + shape_str(gates.sizes()) + ", got " +
-                       shape_str(s->sizes()));
+      throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(n) +
+                       ", " + std::to_string(h) + ") for gates of shape " +
+                       shape_str(gates.sizes()) + ", got " + shape_str(s->sizes()));
     if (s->dtype() != gates.dtype())
-      throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(gates.dtype()) + ", state " +
-                       dtype_name(s->dtype()));
+      throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(gates.dtype()) +
+                       ", state " + dtype_name(s->dtype()));
   }
   return h;
 }
@@ -65,7 +67,8 @@ TG_INLINE Gates<T> gates_of(const T* row, int64_t hid) {
 
 // One row of the forward: gates (4H), previous cell c (H) -> h, c_new (H each).
 template <class T>
-TG_INLINE void lstm_row(Gates<T> a, const T* __restrict c, T* __restrict h, T* __restrict c_new, int64_t hid) {
+TG_INLINE void lstm_row(Gates<T> a, const T* __restrict c, T* __restrict h, T* __restrict c_new,
+                        int64_t hid) {
   for (int64_t k = 0; k < hid; ++k) {
     const T i = vec::sigmoid(a.i[k]), f = vec::sigmoid(a.f[k]);
     const T g = vec::tanh(a.g[k]), o = vec::sigmoid(a.o[k]);
@@ -77,8 +80,8 @@ TG_INLINE void lstm_row(Gates<T> a, const T* __restrict c, T* __restrict h, T* _
 
 // One row of the backward: -> grad of the gates (4H, written through d) and of the cell (H).
 template <class T>
-TG_INLINE void lstm_row_backward(Gates<T> a, const T* __restrict c, const T* __restrict gh, const T* __restrict gc,
-                                 T* d, T* __restrict dc, int64_t hid) {
+TG_INLINE void lstm_row_backward(Gates<T> a, const T* __restrict c, const T* __restrict gh,
+                                 const T* __restrict gc, T* d, T* __restrict dc, int64_t hid) {
   T* __restrict di = d;
   T* __restrict df = d + hid;
   T* __restrict dg = d + 2 * hid;
@@ -97,26 +100,33 @@ TG_INLINE void lstm_row_backward(Gates<T> a, const T* __restrict c, const T* __r
 }
 
 // Non-template entry points, so that GCC can clone them per target (target_clones).
-TG_CLONES void lstm_rows(const float* a, const float* c, float* h, float* cn, int64_t n, int64_t hid) {
-  for (int64_t r = 0; r < n; ++r) lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
-}
-TG_CLONES void lstm_rows(const double* a, const double* c, double* h, double* cn, int64_t n, int64_t hid) {
-  for (int64_t r = 0; r < n; ++r) lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
-}
-TG_CLONES void lstm_rows_backward(const float* a, const float* c, const float* gh, const float* gc, float* d,
-                                  float* dc, int64_t n, int64_t hid) {
+TG_CLONES void lstm_rows(const float* a, const float* c, float* h, float* cn, int64_t n,
+                         int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
-    lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid, d + r * 4 * hid, dc + r * hid, hid);
+    lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
 }
-TG_CLONES void lstm_rows_backward(const double* a, const double* c, const double* gh, const double* gc, double* d,
-                                  double* dc, int64_t n, int64_t hid) {
+TG_CLONES void lstm_rows(const double* a, const double* c, double* h, double* cn, int64_t n,
+                         int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
-    lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid, d + r * 4 * hid, dc + r * hid, hid);
+    lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
+}
+TG_CLONES void lstm_rows_backward(const float* a, const float* c, const float* gh, const float* gc,
+                                  float* d, float* dc, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid,
+                      d + r * 4 * hid, dc + r * hid, hid);
+}
+TG_CLONES void lstm_rows_backward(const double* a, const double* c, const double* gh,
+                                  const double* gc, double* d, double* dc, int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid,
+                      d + r * 4 * hid, dc + r * hid, hid);
 }
 
 // One row of the GRU forward: gi, gh (3H each, (r, z, n)), h (H) -> the new h.
 template <class T>
-TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __restrict out, int64_t hid) {
+TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __restrict out,
+                       int64_t hid) {
   const T* __restrict ir = gi;
   const T* __restrict iz = gi + hid;
   const T* __restrict in = gi + 2 * hid;
@@ -130,29 +140,37 @@ TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __res
   }
 }
 
-TG_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out, int64_t n, int64_t hid) {
-  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+TG_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out, int64_t n,
+                        int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
 }
-TG_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out, int64_t n, int64_t hid) {
-  for (int64_t r = 0; r < n; ++r) gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+TG_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out, int64_t n,
+                        int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
 }
 
 // Checks a sequence (T, N, width * H) against w_hh (4H, H) and a state c0 (N, H) of its dtype;
 // width 0 accepts any last dim. Returns H.
-int64_t check_layer(const char* name, const Tensor& seq, const Tensor& c0, const Tensor& w_hh, int64_t width) {
+int64_t check_layer(const char* name, const Tensor& seq, const Tensor& c0, const Tensor& w_hh,
+                    int64_t width) {
   for (const Tensor* t : {&seq, &c0, &w_hh}) t->check_defined(name);
   if (!is_floating(seq.dtype()))
     throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(seq.dtype()) +
                      " (expected float32 or float64)");
   if (w_hh.dim() != 2 || w_hh.size(0) != 4 * w_hh.size(1))
-    throw ValueError(std::string(name) + ": w_hh must be (4H, H), got shape " + shape_str(w_hh.sizes()));
+    throw ValueError(std::string(name) + ": w_hh must be (4H, H), got shape " +
+                     shape_str(w_hh.sizes()));
   const int64_t hid = w_hh.size(1);
   if (seq.dim() != 3 || (width && seq.size(2) != width * hid))
-    throw ValueError(std::string(name) + ": expected a sequence (T, N, " + std::to_string(width * hid) +
-                     ") for w_hh of shape " + shape_str(w_hh.sizes()) + ", got " + shape_str(seq.sizes()));
+    throw ValueError(std::string(name) + ": expected a sequence (T, N, " +
+                     std::to_string(width * hid) + ") for w_hh of shape " +
+                     shape_str(w_hh.sizes()) + ", got " + shape_str(seq.sizes()));
   if (c0.dim() != 2 || c0.size(0) != seq.size(1) || c0.size(1) != hid)
-    throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(seq.size(1)) + ", " +
-                     std::to_string(hid) + "), got " + shape_str(c0.sizes()));
+    throw ValueError(std::string(name) + ": expected a state of shape (" +
+                     std::to_string(seq.size(1)) + ", " + std::to_string(hid) + "), got " +
+                     shape_str(c0.sizes()));
   for (const Tensor* t : {&c0, &w_hh})
     if (t->dtype() != seq.dtype())
       throw ValueError(std::string(name) + ": dtypes differ: " + dtype_name(seq.dtype()) + " and " +
@@ -161,11 +179,12 @@ int64_t check_layer(const char* name, const Tensor& seq, const Tensor& c0, const
 }
 
 // Checks an optional operand: undefined, or of ``sizes`` and ``like``'s dtype.
-void check_optional(const char* name, const char* what, const Tensor& t, const Shape& sizes, const Tensor& like) {
+void check_optional(const char* name, const char* what, const Tensor& t, const Shape& sizes,
+                    const Tensor& like) {
   if (!t.defined()) return;
   if (t.sizes() != sizes)
-    throw ValueError(std::string(name) + ": expected " + what + " of shape " + shape_str(sizes) + ", got " +
-                     shape_str(t.sizes()));
+    throw ValueError(std::string(name) + ": expected " + what + " of shape " + shape_str(sizes) +
+                     ", got " + shape_str(t.sizes()));
   if (t.dtype() != like.dtype())
     throw ValueError(std::string(name) + ": dtypes differ: " + dtype_name(like.dtype()) + " and " +
                      dtype_name(t.dtype()));
@@ -236,16 +255,18 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
   return {h, c_new};
 }
 
-std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor& c, const Tensor& gh,
-                                              const Tensor& gc) {
+std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor& c,
+                                              const Tensor& gh, const Tensor& gc) {
   const int64_t hid = check_cell("lstm_cell_backward", gates, {&c, &gh, &gc});
   const int64_t n = gates.size(0);
-  Tensor a = as_contiguous(gates), cp = as_contiguous(c), g_h = as_contiguous(gh), g_c = as_contiguous(gc);
-  Tensor d_gates = Tensor::empty({n, 4 * hid}, gates.dtype()), d_c = Tensor::empty({n, hid}, gates.dtype());
+  Tensor a = as_contiguous(gates), cp = as_contiguous(c), g_h = as_contiguous(gh),
+         g_c = as_contiguous(gc);
+  Tensor d_gates = Tensor::empty({n, 4 * hid}, gates.dtype()),
+         d_c = Tensor::empty({n, hid}, gates.dtype());
   dispatch_floating(gates.dtype(), "lstm_cell_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    lstm_rows_backward(a.data<T>(), cp.data<T>(), g_h.data<T>(), g_c.data<T>(), d_gates.data<T>(), d_c.data<T>(), n,
-                       hid);
+    lstm_rows_backward(a.data<T>(), cp.data<T>(), g_h.data<T>(), g_c.data<T>(), d_gates.data<T>(),
+                       d_c.data<T>(), n, hid);
   });
   return {d_gates, d_c};
 }
@@ -259,9 +280,9 @@ Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
                      " (expected float32 or float64)");
   const int64_t n = gi.size(0), hid = gi.size(1) / 3;
   if (gh.sizes() != gi.sizes() || h.dim() != 2 || h.size(0) != n || h.size(1) != hid)
-    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) + " and h of shape (" +
-                     std::to_string(n) + ", " + std::to_string(hid) + "), got " + shape_str(gh.sizes()) + " and " +
-                     shape_str(h.sizes()));
+    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) +
+                     " and h of shape (" + std::to_string(n) + ", " + std::to_string(hid) +
+                     "), got " + shape_str(gh.sizes()) + " and " + shape_str(h.sizes()));
   if (gh.dtype() != gi.dtype() || h.dtype() != gi.dtype())
     throw ValueError(std::string("gru_cell: dtypes differ: ") + dtype_name(gi.dtype()) + ", " +
                      dtype_name(gh.dtype()) + ", " + dtype_name(h.dtype()));
@@ -276,8 +297,9 @@ Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
 
 // The layer's forward: gates = x @ w_ih.T + bias for every step in one GEMM, then for each step
 // (from the last when reversed) gates[t] += h @ w_hh.T and the cell.
-std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
-                                              const Tensor& w_hh, const Tensor& bias, bool reverse) {
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0,
+                                              const Tensor& w_ih, const Tensor& w_hh,
+                                              const Tensor& bias, bool reverse) {
   const int64_t hid = check_layer("lstm_layer", x, c0, w_hh, 0);
   const int64_t steps = x.size(0), n = x.size(1), in = x.size(2), g4 = 4 * hid;
   check_optional("lstm_layer", "h0", h0, c0.sizes(), x);
@@ -285,9 +307,11 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0,
   check_optional("lstm_layer", "w_ih", w_ih, {g4, in}, x);
   w_ih.check_defined("lstm_layer");
   check_optional("lstm_layer", "bias", bias, {g4}, x);
-  Tensor xc = as_contiguous(x), h0c = as_contiguous(h0), c0c = as_contiguous(c0), wi = as_contiguous(w_ih),
-         wh = as_contiguous(w_hh), b = bias.defined() ? as_contiguous(bias) : bias;
-  Tensor hs = Tensor::empty({steps, n, hid}, x.dtype()), cs = Tensor::empty({steps, n, hid}, x.dtype());
+  Tensor xc = as_contiguous(x), h0c = as_contiguous(h0), c0c = as_contiguous(c0),
+         wi = as_contiguous(w_ih), wh = as_contiguous(w_hh),
+         b = bias.defined() ? as_contiguous(bias) : bias;
+  Tensor hs = Tensor::empty({steps, n, hid}, x.dtype()),
+         cs = Tensor::empty({steps, n, hid}, x.dtype());
   Tensor gates = Tensor::empty({steps, n, g4}, x.dtype());
   dispatch_floating(x.dtype(), "lstm_layer", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -298,7 +322,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0,
       for (int64_t r = 0; r < rows; ++r) std::copy(b.data<T>(), b.data<T>() + g4, g + r * g4);
     }
     if (in > 0) {
-      blas::gemm<T>(false, true, rows, g4, in, xc.data<T>(), in, wi.data<T>(), in, b.defined() ? T(1) : T(0), g, g4);
+      blas::gemm<T>(false, true, rows, g4, in, xc.data<T>(), in, wi.data<T>(), in,
+                    b.defined() ? T(1) : T(0), g, g4);
     } else if (!b.defined()) {
       std::fill(g, g + rows * g4, T(0));
     }
@@ -322,8 +347,9 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0,
 // Backpropagation through time: for each step from the last the forward ran, the cell's backward
 // from gh = grad_hs[t] + (the next step's grad_gates) @ w_hh and gc = grad_cs[t] + (the next
 // step's grad of its starting cell state).
-std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs, const Tensor& c0, const Tensor& w_hh,
-                                           const Tensor& grad_hs, const Tensor& grad_cs, const Tensor& grad_gates,
+std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs, const Tensor& c0,
+                                           const Tensor& w_hh, const Tensor& grad_hs,
+                                           const Tensor& grad_cs, const Tensor& grad_gates,
                                            bool reverse) {
   const int64_t hid = check_layer("lstm_layer_bptt", gates, c0, w_hh, 4);
   const int64_t steps = gates.size(0), n = gates.size(1), g4 = 4 * hid;
@@ -333,11 +359,13 @@ std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs
   check_optional("lstm_layer_bptt", "grad_hs", grad_hs, state, gates);
   check_optional("lstm_layer_bptt", "grad_cs", grad_cs, state, gates);
   check_optional("lstm_layer_bptt", "grad_gates", grad_gates, gates.sizes(), gates);
-  Tensor a = as_contiguous(gates), csc = as_contiguous(cs), c0c = as_contiguous(c0), wh = as_contiguous(w_hh);
+  Tensor a = as_contiguous(gates), csc = as_contiguous(cs), c0c = as_contiguous(c0),
+         wh = as_contiguous(w_hh);
   Tensor ghs = grad_hs.defined() ? as_contiguous(grad_hs) : grad_hs;
   Tensor gcs = grad_cs.defined() ? as_contiguous(grad_cs) : grad_cs;
   Tensor ggs = grad_gates.defined() ? as_contiguous(grad_gates) : grad_gates;
-  Tensor d_gates = Tensor::empty({steps, n, g4}, gates.dtype()), d_cs = Tensor::empty(state, gates.dtype());
+  Tensor d_gates = Tensor::empty({steps, n, g4}, gates.dtype()),
+         d_cs = Tensor::empty(state, gates.dtype());
   Tensor work = Tensor::empty({3, n, hid}, gates.dtype());  // dh (from the next step), gh, gc
   dispatch_floating(gates.dtype(), "lstm_layer_bptt", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -22,7 +22,8 @@ std::vector<float> pack(const float* b, int64_t ldb, bool trans, int64_t k, int6
     float* dst = out.data() + p * k * kPanel;
     const int64_t j0 = p * kPanel, width = std::min(kPanel, n - j0);
     for (int64_t r = 0; r < k; ++r)
-      for (int64_t j = 0; j < width; ++j) dst[r * kPanel + j] = trans ? b[(j0 + j) * ldb + r] : b[r * ldb + j0 + j];
+      for (int64_t j = 0; j < width; ++j)
+        dst[r * kPanel + j] = trans ? b[(j0 + j) * ldb + r] : b[r * ldb + j0 + j];
   }
   return out;
 }
@@ -35,12 +36,14 @@ namespace {
 
 // ROWS x 32 of C from ROWS rows of A and one packed panel; ``width`` (<= 32) columns are stored.
 template <int ROWS>
-__attribute__((target("avx512f"))) void tile(int64_t k, const float* a, int64_t lda, const float* panel, float* c,
-                                             int64_t ldc, int64_t width, bool accumulate) {
+__attribute__((target("avx512f"))) void tile(int64_t k, const float* a, int64_t lda,
+                                             const float* panel, float* c, int64_t ldc,
+                                             int64_t width, bool accumulate) {
   __m512 lo[ROWS], hi[ROWS];
   for (int i = 0; i < ROWS; ++i) lo[i] = hi[i] = _mm512_setzero_ps();
   for (int64_t r = 0; r < k; ++r) {
-    const __m512 b0 = _mm512_loadu_ps(panel + r * kPanel), b1 = _mm512_loadu_ps(panel + r * kPanel + 16);
+    const __m512 b0 = _mm512_loadu_ps(panel + r * kPanel),
+                 b1 = _mm512_loadu_ps(panel + r * kPanel + 16);
     for (int i = 0; i < ROWS; ++i) {
       const __m512 x = _mm512_set1_ps(a[i * lda + r]);
       lo[i] = _mm512_fmadd_ps(x, b0, lo[i]);
@@ -62,13 +65,15 @@ __attribute__((target("avx512f"))) void tile(int64_t k, const float* a, int64_t 
   }
 }
 
-using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t, bool);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>, tile<7>, tile<8>};
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int64_t,
+                        bool);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
+                                      tile<5>, tile<6>, tile<7>, tile<8>};
 
 }  // namespace
 
-void packed_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
-                 int64_t ldc, bool accumulate) {
+void packed_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed,
+                 float* c, int64_t ldc, bool accumulate) {
   const int64_t panels = (n + kPanel - 1) / kPanel;
   for (int64_t p = 0; p < panels; ++p) {
     const float* panel = packed + p * k * kPanel;
@@ -84,7 +89,8 @@ void packed_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, c
 
 bool available() { return false; }
 
-void packed_gemm(int64_t, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, bool) {}
+void packed_gemm(int64_t, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t,
+                 bool) {}
 
 #endif
 

@@ -24,7 +24,7 @@ std::vector<float> pack(const float* b, int64_t ldb, bool trans, int64_t k, int6
 
 // C (m x n, row-major, ldc) = A (m x k, row-major, lda) @ B (packed by pack) + (accumulate ? C
 // : 0). Requires available().
-void packed_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed, float* c,
-                 int64_t ldc, bool accumulate);
+void packed_gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed,
+                 float* c, int64_t ldc, bool accumulate);
 
 }  // namespace tg::kernel::rnn_gemm

@@ -18,9 +18,10 @@ namespace {
 int64_t wrap_scan_dim(int64_t dim, const Tensor& x, const char* name) {
   const int64_t n = std::max<int64_t>(x.dim(), 1);
   if (dim < -n || dim >= n)
-    throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) + " is out of range for a tensor of shape " +
-                     shape_str(x.sizes()) + " (expected a dim in [" + std::to_string(-n) + ", " +
-                     std::to_string(n - 1) + "])");
+    throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) +
+                     " is out of range for a tensor of shape " + shape_str(x.sizes()) +
+                     " (expected a dim in [" + std::to_string(-n) + ", " + std::to_string(n - 1) +
+                     "])");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -55,9 +56,10 @@ Tensor float_scan(const Tensor& x, int64_t dim, const char* name, F f) {
     using T = typename decltype(tag)::type;
     const T* in = r.data.data<T>();
     T* o = out.data<T>();
-    parallel_for(r.rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(r.n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) f(in + row * r.n, o + row * r.n, r.n);
-    });
+    parallel_for(r.rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(r.n, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t row = b; row < e; ++row) f(in + row * r.n, o + row * r.n, r.n);
+                 });
   });
   return from_rows(out, x, d);
 }
@@ -66,11 +68,13 @@ template <bool kMax>
 std::tuple<Tensor, Tensor> cum_extremum(const Tensor& x, int64_t dim, const char* name) {
   x.check_defined(name);
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
-    return with_values_as(cum_extremum<kMax>(to_dtype(x, compute_dtype(x.dtype())), dim, name), x.dtype());
+    return with_values_as(cum_extremum<kMax>(to_dtype(x, compute_dtype(x.dtype())), dim, name),
+                          x.dtype());
   const int64_t d = wrap_scan_dim(dim, x, name);
   const DType dt = x.dtype() == DType::Bool ? DType::Int64 : x.dtype();
   Rows r = rows_along(x, d, dt);
-  Tensor values = Tensor::empty(r.data.sizes(), dt), indices = Tensor::empty(r.data.sizes(), DType::Int64);
+  Tensor values = Tensor::empty(r.data.sizes(), dt),
+         indices = Tensor::empty(r.data.sizes(), DType::Int64);
   dispatch_numeric(dt, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = r.data.data<T>();
@@ -111,7 +115,8 @@ Tensor prod(const Tensor& x, const Shape& dims, bool keepdim) {
   for (int64_t dim : dims) {
     const int64_t d = wrap_scan_dim(dim, x, "prod");
     if (reduced[static_cast<size_t>(d)])
-      throw ValueError("prod: dim " + std::to_string(d) + " appears multiple times in the list of dims");
+      throw ValueError("prod: dim " + std::to_string(d) +
+                       " appears multiple times in the list of dims");
     reduced[static_cast<size_t>(d)] = true;
   }
   Shape order, out_shape;
@@ -164,16 +169,24 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim) {
       const T hi = acc > v ? acc : v, lo = acc > v ? v : acc;
       // log(e^acc + e^v) = hi + log1p(e^(lo - hi)); NaN propagates, -inf + -inf stays -inf,
       // and equal values (inf included) add log 2.
-      if (v != v || acc != acc) acc = v + acc;
-      else if (lo == -std::numeric_limits<T>::infinity()) acc = hi;
-      else if (lo == hi) acc = hi + T(0.69314718055994530942);
-      else acc = hi + std::log1p(std::exp(lo - hi));
+      if (v != v || acc != acc)
+        acc = v + acc;
+      else if (lo == -std::numeric_limits<T>::infinity())
+        acc = hi;
+      else if (lo == hi)
+        acc = hi + T(0.69314718055994530942);
+      else
+        acc = hi + std::log1p(std::exp(lo - hi));
       o[i] = acc;
     }
   });
 }
 
-std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return cum_extremum<true>(x, dim, "cummax"); }
-std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) { return cum_extremum<false>(x, dim, "cummin"); }
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
+  return cum_extremum<true>(x, dim, "cummax");
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
+  return cum_extremum<false>(x, dim, "cummin");
+}
 
 }  // namespace tg::kernel

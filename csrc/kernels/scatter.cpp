@@ -27,19 +27,21 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   source.check_defined("scatter");
   index.check_defined("scatter");
   if (index.dtype() != DType::Int64)
-    throw RuntimeError(std::string("scatter(): Expected dtype int64 for index, got ") + dtype_name(index.dtype()));
+    throw RuntimeError(std::string("scatter(): Expected dtype int64 for index, got ") +
+                       dtype_name(index.dtype()));
   const int64_t nd = x.dim();
   if (index.dim() != nd || source.dim() != nd)
     throw RuntimeError("Index tensor must have the same number of dimensions as self tensor");
   const int64_t n = std::max<int64_t>(nd, 1);
   if (dim < -n || dim >= n)
-    throw IndexError("scatter: dimension " + std::to_string(dim) + " is out of range for a tensor of shape " +
-                     shape_str(x.sizes()));
+    throw IndexError("scatter: dimension " + std::to_string(dim) +
+                     " is out of range for a tensor of shape " + shape_str(x.sizes()));
   const int64_t d = dim < 0 ? dim + n : dim;
   for (int64_t i = 0; i < nd; ++i)
     if ((i != d && index.sizes()[i] > x.sizes()[i]) || index.sizes()[i] > source.sizes()[i])
-      throw RuntimeError("Expected index " + shape_str(index.sizes()) + " to be no larger than self " +
-                         shape_str(x.sizes()) + " apart from dimension " + std::to_string(d) +
+      throw RuntimeError("Expected index " + shape_str(index.sizes()) +
+                         " to be no larger than self " + shape_str(x.sizes()) +
+                         " apart from dimension " + std::to_string(d) +
                          " and to be no larger size than src " + shape_str(source.sizes()));
   Tensor out = contiguous(clone(x));
   Tensor ix = contiguous(index);
@@ -55,8 +57,8 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
     for (int64_t k = 0; k < ix.numel(); ++k) {
       int64_t v = ip[k];
       if (v < -size || v >= size)
-        throw IndexError("index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(d) +
-                         " with size " + std::to_string(size));
+        throw IndexError("index " + std::to_string(v) + " is out of bounds for dimension " +
+                         std::to_string(d) + " with size " + std::to_string(size));
       if (v < 0) v += size;
       int64_t xo = 0, so = 0;
       for (int64_t i = 0; i < nd; ++i) {
@@ -100,7 +102,8 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
   const bool* m = mv.data<bool>();
   int64_t count = 0;
   for (int64_t i = 0; i < mv.numel(); ++i) count += m[i];
-  if (count > source.numel()) throw RuntimeError("Number of elements of source < number of ones in mask");
+  if (count > source.numel())
+    throw RuntimeError("Number of elements of source < number of ones in mask");
   Tensor out = contiguous(clone(x));
   Tensor src = contiguous(to_dtype(source, x.dtype()));
   dispatch_storage(x.dtype(), [&](auto tag) {

@@ -15,7 +15,8 @@ std::string dims_str(const Shape& d) { return shape_str(d); }
 
 // Strides for viewing (old_sizes, old_strides) as new_sizes without a copy (PyTorch's
 // computeStride): nullopt when the memory layout does not allow it.
-std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strides, const Shape& new_sizes) {
+std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strides,
+                                  const Shape& new_sizes) {
   Shape new_strides(new_sizes.size());
   if (old_sizes.empty()) {
     std::fill(new_strides.begin(), new_strides.end(), 1);
@@ -51,9 +52,10 @@ std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strid
 struct SliceSpec {
   int64_t start, length, step;
 };
-SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step,
-                     const char* name) {
-  if (step <= 0) throw ValueError(std::string(name) + ": step must be positive, got " + std::to_string(step));
+SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<int64_t> stop,
+                     int64_t step, const char* name) {
+  if (step <= 0)
+    throw ValueError(std::string(name) + ": step must be positive, got " + std::to_string(step));
   int64_t lo, hi;
   if (step > 0) {
     lo = start ? *start : 0;
@@ -67,11 +69,15 @@ SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<i
   }
   lo = start ? *start : size - 1;
   hi = stop ? *stop : -size - 1;  // "before the first element"
-  if (lo < 0) lo = std::max<int64_t>(lo + size, -1);
-  else lo = std::min(lo, size - 1);
+  if (lo < 0)
+    lo = std::max<int64_t>(lo + size, -1);
+  else
+    lo = std::min(lo, size - 1);
   if (stop) {
-    if (hi < 0) hi = std::max<int64_t>(hi + size, -1);
-    else hi = std::min(hi, size - 1);
+    if (hi < 0)
+      hi = std::max<int64_t>(hi + size, -1);
+    else
+      hi = std::min(hi, size - 1);
   } else {
     hi = -1;
   }
@@ -81,8 +87,8 @@ SliceSpec slice_spec(int64_t size, std::optional<int64_t> start, std::optional<i
 
 }  // namespace
 
-Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
-                  int64_t step, const char* name);
+Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+                  std::optional<int64_t> stop, int64_t step, const char* name);
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
   x.check_defined("reshape");
@@ -90,26 +96,29 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   int64_t infer = -1, known = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
-      if (infer >= 0) throw ValueError("reshape: only one dimension can be -1, got " + shape_str(shape));
+      if (infer >= 0)
+        throw ValueError("reshape: only one dimension can be -1, got " + shape_str(shape));
       infer = static_cast<int64_t>(i);
     } else if (sizes[i] < 0) {
       throw ValueError("reshape: invalid shape " + shape_str(shape));
     } else if (__builtin_mul_overflow(known, sizes[i], &known)) {  // Note [Checked sizes]
-      throw RuntimeError("reshape: shape " + shape_str(shape) + " has more elements than int64 can count");
+      throw RuntimeError("reshape: shape " + shape_str(shape) +
+                         " has more elements than int64 can count");
     }
   }
   const int64_t numel = x.numel();
   if (infer >= 0) {
     if (known == 0 || numel % known != 0)
-      throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) + " into " +
-                       shape_str(shape));
+      throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) +
+                       " into " + shape_str(shape));
     sizes[infer] = numel / known;
   } else if (known != numel) {
     throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) + " (" +
                      std::to_string(numel) + " elements) into " + shape_str(shape));
   }
   if (x.is_contiguous()) return x.view(sizes, contiguous_strides(sizes), x.offset());
-  if (auto st = view_strides(x.sizes(), x.strides(), sizes)) return x.view(sizes, std::move(*st), x.offset());
+  if (auto st = view_strides(x.sizes(), x.strides(), sizes))
+    return x.view(sizes, std::move(*st), x.offset());
   Tensor c = Tensor::empty(x.sizes(), x.dtype());
   copy_into(c, x);
   return c.view(sizes, contiguous_strides(sizes), 0);
@@ -127,7 +136,8 @@ Tensor expand(const Tensor& x, const Shape& shape) {
     int64_t want = shape[i];
     if (j < 0) {
       if (want < 0)
-        throw ValueError("expand: -1 is not allowed for a new leading dim (shape " + shape_str(shape) + ")");
+        throw ValueError("expand: -1 is not allowed for a new leading dim (shape " +
+                         shape_str(shape) + ")");
       sizes[i] = want;
       strides[i] = 0;
       continue;
@@ -142,8 +152,8 @@ Tensor expand(const Tensor& x, const Shape& shape) {
       strides[i] = 0;
     } else {
       throw ValueError("expand: cannot expand a tensor of shape " + shape_str(x.sizes()) + " to " +
-                       shape_str(shape) + " (dim " + std::to_string(i) + ": " + std::to_string(have) +
-                       " vs " + std::to_string(want) + ")");
+                       shape_str(shape) + " (dim " + std::to_string(i) + ": " +
+                       std::to_string(have) + " vs " + std::to_string(want) + ")");
     }
   }
   return x.view(std::move(sizes), std::move(strides), x.offset());
@@ -153,7 +163,8 @@ Tensor permute(const Tensor& x, const Shape& dims) {
   x.check_defined("permute");
   const int64_t nd = x.dim();
   if (static_cast<int64_t>(dims.size()) != nd)
-    throw ValueError("permute: dims " + dims_str(dims) + " do not match a tensor of shape " + shape_str(x.sizes()));
+    throw ValueError("permute: dims " + dims_str(dims) + " do not match a tensor of shape " +
+                     shape_str(x.sizes()));
   Shape sizes(nd), strides(nd);
   uint64_t seen_small = 0;
   std::vector<bool> seen_big;
@@ -162,8 +173,10 @@ Tensor permute(const Tensor& x, const Shape& dims) {
     int64_t d = wrap_dim(dims[i], nd, x.sizes());
     bool dup = nd > 64 ? seen_big[d] : ((seen_small >> d) & 1);
     if (dup) throw ValueError("permute: repeated dim in " + dims_str(dims));
-    if (nd > 64) seen_big[d] = true;
-    else seen_small |= uint64_t(1) << d;
+    if (nd > 64)
+      seen_big[d] = true;
+    else
+      seen_small |= uint64_t(1) << d;
     sizes[i] = x.sizes()[d];
     strides[i] = x.strides()[d];
   }
@@ -201,7 +214,9 @@ Tensor squeeze(const Tensor& x, const Shape& dims) {
   std::vector<bool> seen(nd > 0 ? nd : 1, false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd, x.sizes());
-    if (seen[w]) throw ValueError("squeeze: dim " + std::to_string(d) + " appears more than once in " + shape_str(dims));
+    if (seen[w])
+      throw ValueError("squeeze: dim " + std::to_string(d) + " appears more than once in " +
+                       shape_str(dims));
     seen[w] = true;
     if (nd > 0 && x.sizes()[w] == 1) drop[w] = true;
   }
@@ -216,12 +231,13 @@ Tensor squeeze(const Tensor& x, const Shape& dims) {
   return x.view(std::move(sizes), std::move(strides), x.offset());
 }
 
-Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step) {
   return slice_view(x, dim, start, stop, step, "slice");
 }
 
-Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
-                  int64_t step, const char* name) {
+Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start,
+                  std::optional<int64_t> stop, int64_t step, const char* name) {
   x.check_defined(name);
   if (x.dim() == 0) throw IndexError(std::string(name) + ": cannot slice a 0-d tensor");
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
@@ -229,7 +245,8 @@ Tensor slice_view(const Tensor& x, int64_t dim, std::optional<int64_t> start, st
   Shape sizes = x.sizes(), strides = x.strides();
   int64_t offset = x.offset() + (s.length > 0 ? s.start * strides[d] : 0);
   sizes[d] = s.length;
-  if (s.length > 1) strides[d] *= s.step;  // then step < size: the product fits (a huge step overflowed)
+  if (s.length > 1)
+    strides[d] *= s.step;  // then step < size: the product fits (a huge step overflowed)
   return x.view(std::move(sizes), std::move(strides), offset);
 }
 
@@ -239,8 +256,9 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
   int64_t size = x.sizes()[d];
   if (index < -size || index >= size)
-    throw IndexError("select: index " + std::to_string(index) + " is out of bounds for dim " + std::to_string(dim) +
-                     " of size " + std::to_string(size) + " (tensor of shape " + shape_str(x.sizes()) + ")");
+    throw IndexError("select: index " + std::to_string(index) + " is out of bounds for dim " +
+                     std::to_string(dim) + " of size " + std::to_string(size) +
+                     " (tensor of shape " + shape_str(x.sizes()) + ")");
   if (index < 0) index += size;
   Shape sizes = x.sizes(), strides = x.strides();
   int64_t offset = x.offset() + index * strides[d];
@@ -305,7 +323,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) {
     if (t.sizes() != s0)
-      throw ValueError("stack: expects tensors of equal shape, got " + shape_str(s0) + " and " + shape_str(t.sizes()));
+      throw ValueError("stack: expects tensors of equal shape, got " + shape_str(s0) + " and " +
+                       shape_str(t.sizes()));
     parts.push_back(unsqueeze(t, d));
   }
   return cat(parts, d);

@@ -28,29 +28,31 @@ void copy_transposed(const StridedPlan& p) {
   int64_t outer = 1;
   for (int d = 2; d < p.ndim; ++d) outer *= p.size[d];
   const int64_t blocks1 = (n1 + B - 1) / B;
-  parallel_for(outer * blocks1, std::max<int64_t>(1, kGrainCheap / (B * n0)), [&](int64_t b, int64_t e) {
-    for (int64_t job = b; job < e; ++job) {
-      int64_t o = job / blocks1, j0 = (job % blocks1) * B;
-      char* dbase = p.base[0];
-      const char* sbase = p.base[1];
-      for (int d = 2, rem = 0; d < p.ndim; ++d) {
-        (void)rem;
-        int64_t i = o % p.size[d];
-        o /= p.size[d];
-        dbase += i * p.stride[0][d];
-        sbase += i * p.stride[1][d];
-      }
-      const int64_t j1 = std::min(n1, j0 + B);
-      for (int64_t i0 = 0; i0 < n0; i0 += B) {
-        const int64_t i1 = std::min(n0, i0 + B);
-        for (int64_t j = j0; j < j1; ++j) {
-          E* drow = reinterpret_cast<E*>(dbase + j * d1);
-          const char* scol = sbase + j * static_cast<int64_t>(sizeof(E));
-          for (int64_t i = i0; i < i1; ++i) drow[i] = *reinterpret_cast<const E*>(scol + i * s0);
-        }
-      }
-    }
-  });
+  parallel_for(outer * blocks1, std::max<int64_t>(1, kGrainCheap / (B * n0)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t job = b; job < e; ++job) {
+                   int64_t o = job / blocks1, j0 = (job % blocks1) * B;
+                   char* dbase = p.base[0];
+                   const char* sbase = p.base[1];
+                   for (int d = 2, rem = 0; d < p.ndim; ++d) {
+                     (void)rem;
+                     int64_t i = o % p.size[d];
+                     o /= p.size[d];
+                     dbase += i * p.stride[0][d];
+                     sbase += i * p.stride[1][d];
+                   }
+                   const int64_t j1 = std::min(n1, j0 + B);
+                   for (int64_t i0 = 0; i0 < n0; i0 += B) {
+                     const int64_t i1 = std::min(n0, i0 + B);
+                     for (int64_t j = j0; j < j1; ++j) {
+                       E* drow = reinterpret_cast<E*>(dbase + j * d1);
+                       const char* scol = sbase + j * static_cast<int64_t>(sizeof(E));
+                       for (int64_t i = i0; i < i1; ++i)
+                         drow[i] = *reinterpret_cast<const E*>(scol + i * s0);
+                     }
+                   }
+                 }
+               });
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
@@ -78,14 +80,23 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   build_plan(plan, dst.sizes(), {&dst, &src});
   if (dst.dtype() == src.dtype() && plan.ndim >= 2) {
     const int64_t item = static_cast<int64_t>(dst.itemsize());
-    // A transpose (src walks dim 1 of the plan linearly, dst dim 0): tiles keep both sides in cache.
+    // A transpose (src walks dim 1 of the plan linearly, dst dim 0): tiles keep both sides in
+    // cache.
     if (plan.stride[0][0] == item && plan.stride[1][1] == item && plan.stride[1][0] != item &&
         plan.stride[0][1] != item) {
       switch (item) {
-        case 1: copy_transposed<uint8_t>(plan); return;
-        case 2: copy_transposed<uint16_t>(plan); return;
-        case 4: copy_transposed<uint32_t>(plan); return;
-        default: copy_transposed<uint64_t>(plan); return;
+        case 1:
+          copy_transposed<uint8_t>(plan);
+          return;
+        case 2:
+          copy_transposed<uint16_t>(plan);
+          return;
+        case 4:
+          copy_transposed<uint32_t>(plan);
+          return;
+        default:
+          copy_transposed<uint64_t>(plan);
+          return;
       }
     }
   }
@@ -158,33 +169,34 @@ Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF
   return out;
 }
 
-#define TG_SIMD_LOOPS(NAME)                                                             \
-  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
-    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
-  }                                                                                     \
-  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
-    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
+#define TG_SIMD_LOOPS(NAME)                                                                 \
+  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {   \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                                \
+  }                                                                                         \
+  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                                \
   }
 // float32: blocks whose arguments are all small take the float reduction, others the double one.
-#define TG_TRIG_LOOPS(NAME)                                                             \
-  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {    \
-    for (int64_t b = 0; b < n; b += 256) {                                              \
-      const int64_t m = n - b < 256 ? n - b : 256;                                      \
-      int32_t big = 0;                                                                  \
-      for (int64_t i = 0; i < m; ++i) big += (in[b + i] > vec::kTrigFastF) | (in[b + i] < -vec::kTrigFastF); \
-      if (big == 0) {                                                                   \
-        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME##_fast(in[b + i]);         \
-      } else {                                                                          \
-        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME(in[b + i]);                \
-        for (int64_t i = 0; i < m; ++i)                                                 \
-          if (vec::trig_needs_libm(in[b + i])) o[b + i] = std::NAME(in[b + i]);         \
-      }                                                                                 \
-    }                                                                                   \
-  }                                                                                     \
-  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) {  \
-    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                            \
-    for (int64_t i = 0; i < n; ++i)                                                     \
-      if (vec::trig_needs_libm(in[i])) o[i] = std::NAME(in[i]);                         \
+#define TG_TRIG_LOOPS(NAME)                                                                 \
+  TG_CLONES void NAME##_f32(float* __restrict o, const float* __restrict in, int64_t n) {   \
+    for (int64_t b = 0; b < n; b += 256) {                                                  \
+      const int64_t m = n - b < 256 ? n - b : 256;                                          \
+      int32_t big = 0;                                                                      \
+      for (int64_t i = 0; i < m; ++i)                                                       \
+        big += (in[b + i] > vec::kTrigFastF) | (in[b + i] < -vec::kTrigFastF);              \
+      if (big == 0) {                                                                       \
+        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME##_fast(in[b + i]);             \
+      } else {                                                                              \
+        for (int64_t i = 0; i < m; ++i) o[b + i] = vec::NAME(in[b + i]);                    \
+        for (int64_t i = 0; i < m; ++i)                                                     \
+          if (vec::trig_needs_libm(in[b + i])) o[b + i] = std::NAME(in[b + i]);             \
+      }                                                                                     \
+    }                                                                                       \
+  }                                                                                         \
+  TG_CLONES void NAME##_f64(double* __restrict o, const double* __restrict in, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::NAME(in[i]);                                \
+    for (int64_t i = 0; i < n; ++i)                                                         \
+      if (vec::trig_needs_libm(in[i])) o[i] = std::NAME(in[i]);                             \
   }
 TG_TRIG_LOOPS(sin)
 TG_TRIG_LOOPS(cos)
@@ -197,16 +209,17 @@ TG_SIMD_LOOPS(sigmoid)
 
 }  // namespace
 
-#define TG_FLOAT_UNARY(NAME, GRAIN, EXPR)                                 \
-  Tensor NAME(const Tensor& x) {                                          \
-    return floating_unary(x, #NAME, GRAIN, [](auto v) {                   \
-      using T = decltype(v);                                              \
-      return T(EXPR);                                                     \
-    });                                                                   \
+#define TG_FLOAT_UNARY(NAME, GRAIN, EXPR)               \
+  Tensor NAME(const Tensor& x) {                        \
+    return floating_unary(x, #NAME, GRAIN, [](auto v) { \
+      using T = decltype(v);                            \
+      return T(EXPR);                                   \
+    });                                                 \
   }
-#define TG_SIMD_UNARY(NAME)                                                                 \
-  Tensor NAME(const Tensor& x) {                                                            \
-    return floating_unary_simd(x, #NAME, NAME##_f32, NAME##_f64, [](auto v) { return vec::NAME(v); }); \
+#define TG_SIMD_UNARY(NAME)                                          \
+  Tensor NAME(const Tensor& x) {                                     \
+    return floating_unary_simd(x, #NAME, NAME##_f32, NAME##_f64,     \
+                               [](auto v) { return vec::NAME(v); }); \
   }
 
 TG_SIMD_UNARY(exp)
@@ -252,7 +265,8 @@ Tensor neg(const Tensor& x) {
   x.check_defined("neg");
   if (x.dtype() == DType::Bool)
     throw ValueError("neg: negation of a bool tensor is not supported; use logical_not");
-  if (x.dtype() > DType::Float64) return to_dtype(neg(to_dtype(x, compute_dtype(x.dtype()))), x.dtype());
+  if (x.dtype() > DType::Float64)
+    return to_dtype(neg(to_dtype(x, compute_dtype(x.dtype()))), x.dtype());
   return dispatch_numeric(x.dtype(), "neg", [&](auto tag) {
     using T = typename decltype(tag)::type;
     return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(-v); });
@@ -280,11 +294,11 @@ Tensor relu(const Tensor& x) {
   });
 }
 
-
 Tensor pow_scalar(const Tensor& x, double exponent) {
   x.check_defined("pow_scalar");
   if (!is_floating(x.dtype())) return pow_scalar(to_dtype(x, DType::Float64), exponent);
-  if (is_half(x.dtype())) return to_dtype(pow_scalar(to_dtype(x, DType::Float32), exponent), x.dtype());
+  if (is_half(x.dtype()))
+    return to_dtype(pow_scalar(to_dtype(x, DType::Float32), exponent), x.dtype());
   return dispatch_floating(x.dtype(), "pow_scalar", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T e = static_cast<T>(exponent);
@@ -295,7 +309,8 @@ Tensor pow_scalar(const Tensor& x, double exponent) {
     if (exponent == 0.5) return unary_op<T, T>(x, kGrainCheap, [](T v) { return std::sqrt(v); });
     if (exponent == -1.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / v; });
     if (exponent == -2.0) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / (v * v); });
-    if (exponent == -0.5) return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / std::sqrt(v); });
+    if (exponent == -0.5)
+      return unary_op<T, T>(x, kGrainCheap, [](T v) { return T(1) / std::sqrt(v); });
     return unary_op<T, T>(x, kGrainExpensive, [e](T v) { return std::pow(v, e); });
   });
 }

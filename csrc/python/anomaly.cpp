@@ -29,7 +29,8 @@ struct PyStackTrace final : autograd::AnomalyMetadata {
     try {
       py::list fs;
       for (const Frame& f : frames) fs.append(py::make_tuple(f.file, f.line, f.function));
-      return py::module_::import("transgrad._api.anomaly").attr("format_frames")(fs)
+      return py::module_::import("transgrad._api.anomaly")
+          .attr("format_frames")(fs)
           .cast<std::string>();
     } catch (py::error_already_set& e) {
       return "  (the forward traceback could not be formatted: " + std::string(e.what()) + ")\n";
@@ -54,8 +55,8 @@ std::unique_ptr<autograd::AnomalyMetadata> capture_python_stack() {
   PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get());  // new reference
   while (frame != nullptr) {
     PyCodeObject* code = PyFrame_GetCode(frame);  // new reference
-    trace->frames.push_back({utf8(code->co_filename), PyFrame_GetLineNumber(frame),
-                             utf8(code->co_name)});
+    trace->frames.push_back(
+        {utf8(code->co_filename), PyFrame_GetLineNumber(frame), utf8(code->co_name)});
     Py_DECREF(code);
     PyFrameObject* back = PyFrame_GetBack(frame);  // new reference
     Py_DECREF(frame);

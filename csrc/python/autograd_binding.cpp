@@ -94,11 +94,12 @@ struct PyTensorHook {
     Tensor out = tensor_or_undefined(r, "a hook's return value");
     if (out.defined() && grad.defined() && out.sizes() != grad.sizes())
       // torch's words first (as the reference engine's _call_hooks)
-      throw RuntimeError("hook '" + py::str(py::getattr(ref.object(), "__name__", py::str("?")))
-                                        .cast<std::string>() +
-                         "' has changed the size of value: it returned a gradient of shape " +
-                         shape_str(out.sizes()) + " for a gradient of shape " +
-                         shape_str(grad.sizes()) + "; a hook must keep the gradient's shape");
+      throw RuntimeError(
+          "hook '" +
+          py::str(py::getattr(ref.object(), "__name__", py::str("?"))).cast<std::string>() +
+          "' has changed the size of value: it returned a gradient of shape " +
+          shape_str(out.sizes()) + " for a gradient of shape " + shape_str(grad.sizes()) +
+          "; a hook must keep the gradient's shape");
     return out;
   }
 };
@@ -121,8 +122,10 @@ struct PyPackedTensor final : PackedTensor {
     py::gil_scoped_acquire gil;
     py::object r = unpack_hook.object()(packed.object());
     if (!py::isinstance<Tensor>(r))
-      throw TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result "
-                      "of type " + py::str(py::type::of(r).attr("__name__")).cast<std::string>());
+      throw TypeError(
+          "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+          "of type " +
+          py::str(py::type::of(r).attr("__name__")).cast<std::string>());
     return r.cast<Tensor>();
   }
 };
@@ -169,9 +172,8 @@ py::object node_getattr(const std::shared_ptr<Node>& n, const std::string& attr)
 py::dict node_metadata(Node& n) {
   if (!n.py_metadata) {
     py::dict d;
-    n.py_metadata = std::shared_ptr<void>(d.release().ptr(), [](void* p) {
-      gil_safe_decref(static_cast<PyObject*>(p));
-    });
+    n.py_metadata = std::shared_ptr<void>(
+        d.release().ptr(), [](void* p) { gil_safe_decref(static_cast<PyObject*>(p)); });
   }
   return py::reinterpret_borrow<py::dict>(static_cast<PyObject*>(n.py_metadata.get()));
 }
@@ -257,8 +259,9 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
   bool record = any_requires_grad(inputs);
   for (Tensor d : ctx.dirty) {
     if (record && d.is_leaf() && d.requires_grad())
-      throw RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                         "operation.");
+      throw RuntimeError(
+          "a leaf Variable that requires grad is being used in an in-place "
+          "operation.");
     d.bump_version();
   }
   if (!record) return outputs;
@@ -377,8 +380,9 @@ py::tuple saved_tensors(FunctionCtx& ctx) {
   if (!ctx.recorded) return to_py_tuple(ctx.to_save);
   auto node = ctx.node.lock();
   if (!node)
-    throw RuntimeError("the saved tensors of this Function are no longer available (its graph "
-                       "was freed)");
+    throw RuntimeError(
+        "the saved tensors of this Function are no longer available (its graph "
+        "was freed)");
   variable_list out;
   for (const auto& s : node->saved_) out.push_back(s.unpack(std::static_pointer_cast<Node>(node)));
   return to_py_tuple(out);
@@ -494,34 +498,40 @@ void init_autograd(py::module_& m) {
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
           py::arg("create_graph") = false, py::arg("inputs") = py::none())
-      .def("register_hook", [](const Tensor& self, py::function fn) {
-        uint64_t id = register_hook(self, py_tensor_hook(std::move(fn)));
-        std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
-        std::weak_ptr<Node> node = self.grad_fn();
-        return RemovableHandle{[meta, node, id] {
-          if (auto n = node.lock())
-            if (n->remove_hook(id)) return;
-          if (auto mm = meta.lock()) remove_hook(*mm, id);
-        }};
-      })
-      .def("register_post_accumulate_grad_hook", [](const Tensor& self, py::function fn) {
-        uint64_t id = register_post_accumulate_grad_hook(self, PyLeafHook{PyObjectRef(std::move(fn))});
-        std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
-        return RemovableHandle{[meta, id] {
-          if (auto mm = meta.lock()) remove_hook(*mm, id);
-        }};
-      }, "hook(tensor) runs after the leaf's .grad was accumulated in backward.");
+      .def("register_hook",
+           [](const Tensor& self, py::function fn) {
+             uint64_t id = register_hook(self, py_tensor_hook(std::move(fn)));
+             std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
+             std::weak_ptr<Node> node = self.grad_fn();
+             return RemovableHandle{[meta, node, id] {
+               if (auto n = node.lock())
+                 if (n->remove_hook(id)) return;
+               if (auto mm = meta.lock()) remove_hook(*mm, id);
+             }};
+           })
+      .def(
+          "register_post_accumulate_grad_hook",
+          [](const Tensor& self, py::function fn) {
+            uint64_t id =
+                register_post_accumulate_grad_hook(self, PyLeafHook{PyObjectRef(std::move(fn))});
+            std::weak_ptr<AutogradMeta> meta = autograd_meta_shared(self);
+            return RemovableHandle{[meta, id] {
+              if (auto mm = meta.lock()) remove_hook(*mm, id);
+            }};
+          },
+          "hook(tensor) runs after the leaf's .grad was accumulated in backward.");
 
   py::class_<RawSavedTensor>(m, "SavedTensor")
-      .def("register_hooks",
-           [](RawSavedTensor& r, py::function pack, py::function unpack) {
-             PySavedTensorHooks hooks;
-             hooks.pack_hook = PyObjectRef(std::move(pack));
-             hooks.unpack_hook = PyObjectRef(std::move(unpack));
-             r.saved->register_hooks(hooks);
-           },
-           py::arg("pack_hook"), py::arg("unpack_hook"),
-           "pack_hook(tensor) runs now; unpack_hook(packed) on each use of the saved tensor.")
+      .def(
+          "register_hooks",
+          [](RawSavedTensor& r, py::function pack, py::function unpack) {
+            PySavedTensorHooks hooks;
+            hooks.pack_hook = PyObjectRef(std::move(pack));
+            hooks.unpack_hook = PyObjectRef(std::move(unpack));
+            r.saved->register_hooks(hooks);
+          },
+          py::arg("pack_hook"), py::arg("unpack_hook"),
+          "pack_hook(tensor) runs now; unpack_hook(packed) on each use of the saved tensor.")
       .def_property_readonly("data", [](RawSavedTensor& r) -> py::object {
         if (!r.saved->defined()) return py::none();
         return py::cast(detach(r.saved->unpack(r.node)));
@@ -548,16 +558,18 @@ void init_autograd(py::module_& m) {
   ag.def("_push_saved_tensors_hooks_disabled", &push_saved_tensor_hooks_disabled,
          py::arg("message"));
   ag.def("_pop_saved_tensors_hooks", &pop_saved_tensor_hooks);
-  ag.def("_current_graph_task_id", [](){ return current_graph_task_id(); },
-         "The id of the backward running on this thread, 0 outside backward.");
+  ag.def(
+      "_current_graph_task_id", []() { return current_graph_task_id(); },
+      "The id of the backward running on this thread, 0 outside backward.");
   ag.def("_will_engine_execute_node",
          [](const std::shared_ptr<Node>& n) { return will_engine_execute_node(n.get()); });
-  ag.def("_grad_node",
-         [](const Tensor& t) -> py::object {
-           Edge e = gradient_edge(t);
-           return e.valid() ? py::cast(e.function) : py::object(py::none());
-         },
-         "grad_fn, or a leaf's AccumulateGrad node (None when t does not require grad).");
+  ag.def(
+      "_grad_node",
+      [](const Tensor& t) -> py::object {
+        Edge e = gradient_edge(t);
+        return e.valid() ? py::cast(e.function) : py::object(py::none());
+      },
+      "grad_fn, or a leaf's AccumulateGrad node (None when t does not require grad).");
   ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
   ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, py::arg("mode"));
 
@@ -566,7 +578,8 @@ void init_autograd(py::module_& m) {
       .def("save_for_backward",
            [](FunctionCtx& ctx, py::args tensors) {
              ctx.to_save.clear();
-             for (py::handle t : tensors) ctx.to_save.push_back(tensor_or_undefined(t, "save_for_backward"));
+             for (py::handle t : tensors)
+               ctx.to_save.push_back(tensor_or_undefined(t, "save_for_backward"));
            })
       .def_property_readonly("saved_tensors", &saved_tensors)
       .def("mark_dirty",

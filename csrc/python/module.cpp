@@ -34,7 +34,8 @@ PYBIND11_MODULE(_C, m) {
   tg::python::init_autograd(m);
   py::module_ kernels = m.def_submodule("_kernels", "Raw, non-differentiable kernels.");
   register_kernels(kernels);
-  py::module_ optim = m.def_submodule("_optim", "Multi-tensor optimizer steps (csrc/kernels/optim.h).");
+  py::module_ optim =
+      m.def_submodule("_optim", "Multi-tensor optimizer steps (csrc/kernels/optim.h).");
   register_optim(optim);
   py::module_ ops = m.def_submodule("ops", "The formulas, compiled (differentiable ops).");
   register_ops(ops);

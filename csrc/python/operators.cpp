@@ -49,7 +49,8 @@ bool scalar_operand(py::handle obj, const Tensor& like, Tensor& out) {
 // The Tensor held by `h` when h is exactly a _C.Tensor (not a subclass), without pybind11's
 // type lookups (several per call otherwise); null when the slow path must decide.
 const Tensor* exact_tensor(py::handle h) {
-  static PyTypeObject* const tensor_type = reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());
+  static PyTypeObject* const tensor_type =
+      reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());
   if (Py_TYPE(h.ptr()) != tensor_type) return nullptr;
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;

@@ -19,10 +19,10 @@ namespace tg::python {
 // was compiled for: its init calls check_extension_abi with the transgrad version of the headers
 // it saw and its own PYBIND11_VERSION_HEX (pybind11 types are shared through internals that are
 // versioned), and refuses to load, naming both versions, when either differs from this library's.
-const char* runtime_version();     // the version of the running libtransgrad, e.g. "0.1.0"
+const char* runtime_version();             // the version of the running libtransgrad, e.g. "0.1.0"
 unsigned long runtime_pybind11_version();  // the PYBIND11_VERSION_HEX it was built with
 // Throws pybind11::import_error naming `module`, both versions and what to do.
 TG_PYTHON_API void check_extension_abi(const char* module, const char* built_version,
-                         unsigned long built_pybind11_version);
+                                       unsigned long built_pybind11_version);
 
 }  // namespace tg::python

@@ -42,7 +42,7 @@ py::object& numpy_dtype_cache(DType d) {
   if (cache[i] == nullptr) {  // leaked on purpose: lives until the interpreter exits
     // numpy has no bfloat16: ml_dtypes' (the JAX team's numpy extension type) stands in.
     py::object spelled = d == DType::BFloat16 ? py::module_::import("ml_dtypes").attr("bfloat16")
-                                               : py::object(py::str(dtype_name(d)));
+                                              : py::object(py::str(dtype_name(d)));
     cache[i] = new py::object(py::module_::import("numpy").attr("dtype")(spelled));
   }
   return *cache[i];
@@ -62,16 +62,26 @@ py::object* dtype_objects() {
 
 const char* buffer_format(DType d) {
   switch (d) {
-    case DType::Bool: return "?";
-    case DType::Int64: return "q";
-    case DType::Float32: return "f";
-    case DType::Float64: return "d";
-    case DType::Int8: return "b";
-    case DType::Int16: return "h";
-    case DType::Int32: return "i";
-    case DType::UInt8: return "B";
-    case DType::Float16: return "e";
-    case DType::BFloat16: break;  // no struct format character (def_buffer refuses it)
+    case DType::Bool:
+      return "?";
+    case DType::Int64:
+      return "q";
+    case DType::Float32:
+      return "f";
+    case DType::Float64:
+      return "d";
+    case DType::Int8:
+      return "b";
+    case DType::Int16:
+      return "h";
+    case DType::Int32:
+      return "i";
+    case DType::UInt8:
+      return "B";
+    case DType::Float16:
+      return "e";
+    case DType::BFloat16:
+      break;  // no struct format character (def_buffer refuses it)
   }
   return "?";
 }
@@ -91,11 +101,13 @@ DType dtype_from_numpy(const py::dtype& dt) {
     if (kind == 'i' && size == 2) return DType::Int16;
     if (kind == 'i' && size == 4) return DType::Int32;
     if (kind == 'u' && size == 1) return DType::UInt8;
-    if (kind == 'V' && size == 2 && py::str(dt).cast<std::string>() == "bfloat16") return DType::BFloat16;
+    if (kind == 'V' && size == 2 && py::str(dt).cast<std::string>() == "bfloat16")
+      return DType::BFloat16;
   }
-  throw TypeError("unsupported dtype " + py::str(dt).cast<std::string>() +
-                  ": transgrad tensors are bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
-                  "float32 or float64");
+  throw TypeError(
+      "unsupported dtype " + py::str(dt).cast<std::string>() +
+      ": transgrad tensors are bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
+      "float32 or float64");
 }
 
 Shape shape_of(const py::array& a) {
@@ -136,16 +148,17 @@ Tensor tensor_from_numpy(const py::array& a) {
   for (size_t i = 0; i < sizes.size(); ++i) {
     py::ssize_t st = a.strides(static_cast<py::ssize_t>(i));
     if (st % item != 0)
-      throw ValueError("from_numpy: the array's strides are not a multiple of its itemsize; "
-                       "pass np.ascontiguousarray(a)");
+      throw ValueError(
+          "from_numpy: the array's strides are not a multiple of its itemsize; "
+          "pass np.ascontiguousarray(a)");
     strides[i] = st / item;
   }
   PyObject* obj = a.ptr();
   Py_INCREF(obj);
   std::shared_ptr<void> owner(static_cast<void*>(obj),
                               [](void* p) { gil_safe_decref(static_cast<PyObject*>(p)); });
-  Tensor t = Tensor::from_external(const_cast<void*>(a.data()), std::move(sizes), std::move(strides),
-                                   dt, std::move(owner));
+  Tensor t = Tensor::from_external(const_cast<void*>(a.data()), std::move(sizes),
+                                   std::move(strides), dt, std::move(owner));
   t.storage()->read_only = !a.writeable();  // Note [Read-only numpy memory]
   return t;
 }
@@ -189,7 +202,8 @@ Tensor tensor_from_data(py::handle data, py::object dtype, bool requires_grad) {
     Tensor view = tensor_from_numpy(arr);
     out = Tensor::empty(view.sizes(), view.dtype());
     if (view.numel() > 0)
-      std::memcpy(out.data_ptr(), view.data_ptr(), static_cast<size_t>(view.numel()) * view.itemsize());
+      std::memcpy(out.data_ptr(), view.data_ptr(),
+                  static_cast<size_t>(view.numel()) * view.itemsize());
   }
   if (requires_grad) out.set_requires_grad(true);
   return out;
@@ -201,11 +215,16 @@ py::object item_of(const Tensor& t) {
     throw RuntimeError("a Tensor with " + std::to_string(t.numel()) +
                        " elements cannot be converted to Scalar");
   switch (t.dtype()) {
-    case DType::Bool: return py::bool_(*t.data<bool>());
-    case DType::Int64: return py::int_(*t.data<int64_t>());
-    case DType::Float32: return py::float_(static_cast<double>(*t.data<float>()));
-    case DType::Float64: return py::float_(*t.data<double>());
-    default: break;
+    case DType::Bool:
+      return py::bool_(*t.data<bool>());
+    case DType::Int64:
+      return py::int_(*t.data<int64_t>());
+    case DType::Float32:
+      return py::float_(static_cast<double>(*t.data<float>()));
+    case DType::Float64:
+      return py::float_(*t.data<double>());
+    default:
+      break;
   }
   if (is_floating(t.dtype())) return py::float_(kernel::item(t));
   return py::int_(static_cast<int64_t>(kernel::item(t)));  // int8..int32, uint8: exact in double
@@ -226,8 +245,8 @@ py::object size_object(const Shape& s) {
   }();
   py::tuple items = shape_tuple(s);
   py::tuple args = py::make_tuple(items);
-  PyObject* out = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_type), args.ptr(),
-                                      nullptr);
+  PyObject* out =
+      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_type), args.ptr(), nullptr);
   if (out == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(out);
 }
@@ -281,15 +300,17 @@ void inplace(Tensor& dst, const Tensor& src) {
   dst.check_defined("inplace_");
   src.check_defined("inplace_");
   if (dst.storage()->read_only)  // Note [Read-only numpy memory]
-    throw RuntimeError("cannot write into this tensor: its storage is read-only (an expanded view, "
-                       "or a read-only numpy array); clone() it first");
+    throw RuntimeError(
+        "cannot write into this tensor: its storage is read-only (an expanded view, "
+        "or a read-only numpy array); clone() it first");
   if (src.sizes() != dst.sizes())
     throw ValueError("inplace_: cannot write a tensor of shape " + shape_str(src.sizes()) +
                      " into one of shape " + shape_str(dst.sizes()));
   for (int64_t d = 0; d < dst.dim(); ++d)
     if (dst.strides()[d] == 0 && dst.sizes()[d] > 1)
-      throw RuntimeError("cannot write into this tensor: it is an expanded view (several "
-                         "elements share memory); clone() it first");
+      throw RuntimeError(
+          "cannot write into this tensor: it is an expanded view (several "
+          "elements share memory); clone() it first");
   kernel::detail::copy_into(dst, src);
   dst.bump_version();
   if (const auto& fn = src.grad_fn()) {
@@ -393,13 +414,14 @@ void init_tensor(py::module_& m) {
   py::implicitly_convertible<py::str, DType>();
   py::implicitly_convertible<py::object, DType>();
 
-  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(), py::custom_type_setup(&setup_tensor_type));
+  py::class_<Tensor> cls(m, "Tensor", py::buffer_protocol(),
+                         py::custom_type_setup(&setup_tensor_type));
   // torch's legacy constructor, Tensor(2, 3), Tensor([1, 2]), Tensor(other), ...: parsed by
   // transgrad._api.legacy.legacy_new, shared with FloatTensor(...) and the reference engine
   // (Note [The legacy constructor] there). A subclass (nn.Parameter) passes a detached tensor.
   cls.def(py::init([](py::args args, py::kwargs kwargs) {
-            py::object made = py::module_::import("transgrad._compiled")
-                                  .attr("_legacy_new")(args, kwargs);
+            py::object made =
+                py::module_::import("transgrad._compiled").attr("_legacy_new")(args, kwargs);
             return made.cast<Tensor>();  // a fresh tensor: this object takes it over
           }),
           "torch's legacy constructor: Tensor(*sizes), Tensor(size), Tensor(data), "
@@ -420,11 +442,9 @@ void init_tensor(py::module_& m) {
            "shape and dtype (checked by transgrad._api.methods._set_data).")
       .def("_shares_storage", &Tensor::shares_storage)
       .def("_is_same", &Tensor::is_same)
-      .def("data_ptr",
-           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def_property(
-          "requires_grad", &Tensor::requires_grad,
-          [](Tensor& t, bool flag) { t.set_requires_grad(flag); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def_property("requires_grad", &Tensor::requires_grad,
+                    [](Tensor& t, bool flag) { t.set_requires_grad(flag); })
       .def(
           "requires_grad_",
           [](Tensor& t, bool flag) {
@@ -433,7 +453,8 @@ void init_tensor(py::module_& m) {
           },
           py::arg("requires_grad") = true)
       .def_property(
-          "grad", [](const Tensor& t) -> py::object {
+          "grad",
+          [](const Tensor& t) -> py::object {
             Tensor g = t.grad();
             // As torch: only when the grad is missing (backward(inputs=...) may set one).
             if (!g.defined() && !t.is_leaf() && !autograd::retains_grad(t) &&
@@ -475,8 +496,9 @@ void init_tensor(py::module_& m) {
             // As torch: a write through the array would bypass autograd (.numpy() of the API
             // layer's own callers goes through _to_numpy or a detached tensor).
             if (t.defined() && t.requires_grad() && !force)
-              throw RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                                 "tensor.detach().numpy() instead.");
+              throw RuntimeError(
+                  "Can't call numpy() on Tensor that requires grad. Use "
+                  "tensor.detach().numpy() instead.");
             return tensor_to_numpy(t);
           },
           py::kw_only(), py::arg("force") = false)
@@ -496,7 +518,8 @@ void init_tensor(py::module_& m) {
       .def_buffer([](Tensor& t) {
         // The buffer protocol has no bfloat16 format: numpy then takes __array__ (exact).
         if (t.dtype() == DType::BFloat16)
-          throw py::buffer_error("bfloat16 tensors have no buffer format; use numpy() or __array__");
+          throw py::buffer_error(
+              "bfloat16 tensors have no buffer format; use numpy() or __array__");
         std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
         std::vector<py::ssize_t> strides(t.strides().size());
         for (size_t i = 0; i < strides.size(); ++i)
@@ -512,8 +535,9 @@ void init_tensor(py::module_& m) {
              return t.sizes()[0];
            })
       // Identity hash, kept when the API layer defines an elementwise __eq__.
-      .def("__hash__",
-           [](py::handle self) { return static_cast<py::ssize_t>(reinterpret_cast<intptr_t>(self.ptr()) >> 4); });
+      .def("__hash__", [](py::handle self) {
+        return static_cast<py::ssize_t>(reinterpret_cast<intptr_t>(self.ptr()) >> 4);
+      });
 
   m.def(
       "from_numpy",
@@ -539,7 +563,8 @@ void init_tensor(py::module_& m) {
   m.def(
       "full",
       [](const Shape& shape, double value, py::object dtype, bool requires_grad) {
-        Tensor t = kernel::full(shape, value, dtype.is_none() ? DType::Float32 : dtype_from_py(dtype));
+        Tensor t =
+            kernel::full(shape, value, dtype.is_none() ? DType::Float32 : dtype_from_py(dtype));
         if (requires_grad) t.set_requires_grad(true);
         return t;
       },

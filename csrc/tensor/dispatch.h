@@ -18,50 +18,76 @@ struct TypeTag {
 template <class T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<bool>() { return DType::Bool; }
+constexpr DType dtype_of<bool>() {
+  return DType::Bool;
+}
 template <>
-constexpr DType dtype_of<int64_t>() { return DType::Int64; }
+constexpr DType dtype_of<int64_t>() {
+  return DType::Int64;
+}
 template <>
-constexpr DType dtype_of<float>() { return DType::Float32; }
+constexpr DType dtype_of<float>() {
+  return DType::Float32;
+}
 template <>
-constexpr DType dtype_of<double>() { return DType::Float64; }
+constexpr DType dtype_of<double>() {
+  return DType::Float64;
+}
 
 template <>
-constexpr DType dtype_of<int8_t>() { return DType::Int8; }
+constexpr DType dtype_of<int8_t>() {
+  return DType::Int8;
+}
 template <>
-constexpr DType dtype_of<int16_t>() { return DType::Int16; }
+constexpr DType dtype_of<int16_t>() {
+  return DType::Int16;
+}
 template <>
-constexpr DType dtype_of<int32_t>() { return DType::Int32; }
+constexpr DType dtype_of<int32_t>() {
+  return DType::Int32;
+}
 template <>
-constexpr DType dtype_of<uint8_t>() { return DType::UInt8; }
+constexpr DType dtype_of<uint8_t>() {
+  return DType::UInt8;
+}
 template <>
-constexpr DType dtype_of<Half>() { return DType::Float16; }
+constexpr DType dtype_of<Half>() {
+  return DType::Float16;
+}
 template <>
-constexpr DType dtype_of<BFloat16>() { return DType::BFloat16; }
+constexpr DType dtype_of<BFloat16>() {
+  return DType::BFloat16;
+}
 
 // A storage dtype reaching a kernel that has no loop for it (Note [Storage dtypes]): torch's
 // words ("\"exp\" not implemented for 'Half'") and what to do.
 [[noreturn]] inline void throw_not_implemented(const char* op, DType d) {
   throw TypeError(std::string("\"") + op + "\" not implemented for '" + dtype_torch_name(d) +
-                  "' (transgrad computes " + dtype_name(d) + " only in some kernels; cast with .to(" +
-                  dtype_name(compute_dtype(d)) + ") first)");
+                  "' (transgrad computes " + dtype_name(d) +
+                  " only in some kernels; cast with .to(" + dtype_name(compute_dtype(d)) +
+                  ") first)");
 }
 
 [[noreturn]] inline void throw_dtype(const char* op, DType d, const char* expected) {
   if (d > DType::Float64) throw_not_implemented(op, d);
   throw ValueError(std::string(op) + ": unsupported dtype " + dtype_name(d) + " (expected " +
-                  expected + ")");
+                   expected + ")");
 }
 
 // The four compute dtypes (Note [Storage dtypes]); a storage dtype raises.
 template <class F>
 decltype(auto) dispatch_all(DType d, F&& f) {
   switch (d) {
-    case DType::Bool: return f(TypeTag<bool>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    default: break;
+    case DType::Bool:
+      return f(TypeTag<bool>{});
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
+    default:
+      break;
   }
   throw_not_implemented("kernel", d);
 }
@@ -71,16 +97,26 @@ decltype(auto) dispatch_all(DType d, F&& f) {
 template <class F>
 decltype(auto) dispatch_storage(DType d, F&& f) {
   switch (d) {
-    case DType::Bool: return f(TypeTag<bool>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    case DType::Int8: return f(TypeTag<int8_t>{});
-    case DType::Int16: return f(TypeTag<int16_t>{});
-    case DType::Int32: return f(TypeTag<int32_t>{});
-    case DType::UInt8: return f(TypeTag<uint8_t>{});
-    case DType::Float16: return f(TypeTag<Half>{});
-    case DType::BFloat16: break;
+    case DType::Bool:
+      return f(TypeTag<bool>{});
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
+    case DType::Int8:
+      return f(TypeTag<int8_t>{});
+    case DType::Int16:
+      return f(TypeTag<int16_t>{});
+    case DType::Int32:
+      return f(TypeTag<int32_t>{});
+    case DType::UInt8:
+      return f(TypeTag<uint8_t>{});
+    case DType::Float16:
+      return f(TypeTag<Half>{});
+    case DType::BFloat16:
+      break;
   }
   return f(TypeTag<BFloat16>{});
 }
@@ -119,10 +155,14 @@ decltype(auto) dispatch_floating(DType d, const char* op, F&& f) {
 template <class F>
 decltype(auto) dispatch_numeric(DType d, const char* op, F&& f) {
   switch (d) {
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    case DType::Bool: break;
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
+    case DType::Bool:
+      break;
   }
   throw_dtype(op, d, "int64, float32 or float64");
 }

@@ -41,7 +41,8 @@ void build_plan(StridedPlan& p, const Shape& shape, std::initializer_list<const 
     for (const Tensor* t : ops) {
       int tdim = static_cast<int>(t->dim()) - (ndim - d);
       int64_t s = 0;
-      if (tdim >= 0 && t->sizes()[tdim] != 1) s = t->strides()[tdim] * static_cast<int64_t>(t->itemsize());
+      if (tdim >= 0 && t->sizes()[tdim] != 1)
+        s = t->strides()[tdim] * static_cast<int64_t>(t->itemsize());
       st[k++] = s;
     }
     bool merge = nd > 0;

@@ -70,8 +70,10 @@ class ThreadPool {
     t_in_parallel = false;
     // A worker may have been descheduled mid-chunk: spin briefly, then yield the core to it.
     for (int spins = 0; done_chunks_.load(std::memory_order_acquire) < chunks_; ++spins) {
-      if (spins < 4096) TG_PAUSE();
-      else std::this_thread::yield();
+      if (spins < 4096)
+        TG_PAUSE();
+      else
+        std::this_thread::yield();
     }
     claim_.store(0, std::memory_order_release);
     if (error_) std::rethrow_exception(error_);
@@ -112,7 +114,8 @@ class ThreadPool {
       }
       if (generation_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(m_);
-        cv_.wait(lk, [&] { return generation_.load(std::memory_order_acquire) != seen || shutdown_; });
+        cv_.wait(lk,
+                 [&] { return generation_.load(std::memory_order_acquire) != seen || shutdown_; });
       }
       if (shutdown_) return;
       seen = generation_.load(std::memory_order_acquire);
@@ -199,17 +202,20 @@ ThreadPool& pool() {
 
 int get_num_threads() { return pool().num_threads(); }
 void set_num_threads(int n) {
-  if (n < 1) throw ValueError("set_num_threads: expected a positive number of threads, got " + std::to_string(n));
+  if (n < 1)
+    throw ValueError("set_num_threads: expected a positive number of threads, got " +
+                     std::to_string(n));
   if (n > kMaxThreads)
-    throw ValueError("set_num_threads: " + std::to_string(n) + " threads is more than the pool supports (at most " +
+    throw ValueError("set_num_threads: " + std::to_string(n) +
+                     " threads is more than the pool supports (at most " +
                      std::to_string(kMaxThreads) + ")");
   try {
     pool().resize(n);
   } catch (const std::system_error& e) {
     // The OS refused a thread: fall back to a serial pool rather than a half-built one.
     pool().resize(1);
-    throw RuntimeError("set_num_threads: could not start " + std::to_string(n) + " threads (" + e.what() +
-                       "); the pool now runs on 1 thread");
+    throw RuntimeError("set_num_threads: could not start " + std::to_string(n) + " threads (" +
+                       e.what() + "); the pool now runs on 1 thread");
   }
 }
 

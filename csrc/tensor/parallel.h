@@ -60,7 +60,7 @@ inline int64_t split_point(int64_t n, int64_t chunks, int64_t c) {
 }
 
 // Elements above which elementwise/reduction kernels split work across threads.
-constexpr int64_t kGrainCheap = 32768;      // add, mul, copy: memory bound
-constexpr int64_t kGrainExpensive = 4096;   // exp, tanh, erf, pow: compute bound
+constexpr int64_t kGrainCheap = 32768;     // add, mul, copy: memory bound
+constexpr int64_t kGrainExpensive = 4096;  // exp, tanh, erf, pow: compute bound
 
 }  // namespace tg

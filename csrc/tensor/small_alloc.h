@@ -37,9 +37,13 @@ struct SmallAlloc {
   void deallocate(T* p, size_t n) noexcept { small_free(p, n * sizeof(T)); }
 
   template <class U>
-  bool operator==(const SmallAlloc<U>&) const noexcept { return true; }
+  bool operator==(const SmallAlloc<U>&) const noexcept {
+    return true;
+  }
   template <class U>
-  bool operator!=(const SmallAlloc<U>&) const noexcept { return false; }
+  bool operator!=(const SmallAlloc<U>&) const noexcept {
+    return false;
+  }
 };
 
 }  // namespace tg

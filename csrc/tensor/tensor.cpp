@@ -13,32 +13,52 @@ constexpr size_t kAlignment = 64;
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::Bool: return "bool";
-    case DType::Int64: return "int64";
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int8: return "int8";
-    case DType::Int16: return "int16";
-    case DType::Int32: return "int32";
-    case DType::UInt8: return "uint8";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
+    case DType::Bool:
+      return "bool";
+    case DType::Int64:
+      return "int64";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
+    case DType::Int8:
+      return "int8";
+    case DType::Int16:
+      return "int16";
+    case DType::Int32:
+      return "int32";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
   }
   return "?";
 }
 
 const char* dtype_torch_name(DType d) {
   switch (d) {
-    case DType::Bool: return "Bool";
-    case DType::Int64: return "Long";
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Int8: return "Char";
-    case DType::Int16: return "Short";
-    case DType::Int32: return "Int";
-    case DType::UInt8: return "Byte";
-    case DType::Float16: return "Half";
-    case DType::BFloat16: return "BFloat16";
+    case DType::Bool:
+      return "Bool";
+    case DType::Int64:
+      return "Long";
+    case DType::Float32:
+      return "Float";
+    case DType::Float64:
+      return "Double";
+    case DType::Int8:
+      return "Char";
+    case DType::Int16:
+      return "Short";
+    case DType::Int32:
+      return "Int";
+    case DType::UInt8:
+      return "Byte";
+    case DType::Float16:
+      return "Half";
+    case DType::BFloat16:
+      return "BFloat16";
   }
   return "?";
 }
@@ -59,7 +79,8 @@ DType promote_dtypes_slow(DType a, DType b) {
   const int ca = category(a), cb = category(b);
   if (ca != cb) return ca > cb ? a : b;
   if (ca == 2) {
-    if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+    if ((a == DType::Float16 && b == DType::BFloat16) ||
+        (a == DType::BFloat16 && b == DType::Float16))
       return DType::Float32;
     return itemsize(a) >= itemsize(b) ? a : b;
   }
@@ -86,7 +107,8 @@ DType result_type_slow(const Tensor& a, const Tensor& b) {
 
 DType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
 void set_default_dtype(DType d) {
-  if (!is_floating(d)) throw TypeError("only floating-point types are supported as the default type");
+  if (!is_floating(d))
+    throw TypeError("only floating-point types are supported as the default type");
   g_default_dtype.store(d, std::memory_order_relaxed);
 }
 
@@ -160,7 +182,8 @@ void* take_buffer(size_t rounded) {
 void give_buffer(void* p, size_t rounded) {
   if (rounded >= kCacheMinBytes && rounded <= kCacheBytes / 4 && !t_cache_closed) {
     BufferCache& c = buffer_cache();
-    while (!c.entries.empty() && (c.entries.size() >= kCacheEntries || c.bytes + rounded > kCacheBytes)) {
+    while (!c.entries.empty() &&
+           (c.entries.size() >= kCacheEntries || c.bytes + rounded > kCacheBytes)) {
       ::operator delete(c.entries.front().second, std::align_val_t(kAlignment));
       c.bytes -= c.entries.front().first;
       c.entries.erase(c.entries.begin());
@@ -214,7 +237,8 @@ int64_t shape_numel(const Shape& sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (s < 0) continue;  // callers report negative sizes with their own wording
-    if (__builtin_mul_overflow(n, s, &n)) throw RuntimeError("numel: integer multiplication overflow");
+    if (__builtin_mul_overflow(n, s, &n))
+      throw RuntimeError("numel: integer multiplication overflow");
   }
   return n;
 }
@@ -223,7 +247,8 @@ size_t checked_nbytes(const Shape& sizes, DType dtype) {
   int64_t n = 1, bytes = 0;
   for (int64_t s : sizes)
     if (__builtin_mul_overflow(n, s, &n)) storage_overflow(sizes);
-  if (__builtin_mul_overflow(n, static_cast<int64_t>(tg::itemsize(dtype)), &bytes)) storage_overflow(sizes);
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(tg::itemsize(dtype)), &bytes))
+    storage_overflow(sizes);
   return static_cast<size_t>(bytes);
 }
 
@@ -259,9 +284,10 @@ Shape contiguous_strides(const Shape& sizes) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape) {
   int64_t lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
   if (dim < lo || dim > hi)
-    throw IndexError("dimension " + std::to_string(dim) + " is out of range for a tensor of shape " +
-                     shape_str(shape) + " (expected a dim in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "])");
+    throw IndexError("dimension " + std::to_string(dim) +
+                     " is out of range for a tensor of shape " + shape_str(shape) +
+                     " (expected a dim in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "])");
   return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim;
 }
 

@@ -33,7 +33,18 @@ struct Node;
 //     return to_dtype(my_kernel(to_dtype(x, compute_dtype(x.dtype())), ...), x.dtype());
 // (with_values_as in kernels/loops.h for a (values, indices) result), or, when it only moves
 // elements, dispatches with dispatch_storage (dispatch.h), whose types include Half/BFloat16.
-enum class DType : uint8_t { Bool, Int64, Float32, Float64, Int8, Int16, Int32, UInt8, Float16, BFloat16 };
+enum class DType : uint8_t {
+  Bool,
+  Int64,
+  Float32,
+  Float64,
+  Int8,
+  Int16,
+  Int32,
+  UInt8,
+  Float16,
+  BFloat16
+};
 constexpr int kNumDTypes = 10;
 // Sizes, strides (in elements), dims. Their blocks come from the small-object cache: every
 // tensor has two (Note [Small object cache]).
@@ -49,13 +60,17 @@ inline size_t itemsize(DType d) {
   switch (d) {
     case DType::Bool:
     case DType::Int8:
-    case DType::UInt8: return 1;
+    case DType::UInt8:
+      return 1;
     case DType::Int16:
     case DType::Float16:
-    case DType::BFloat16: return 2;
+    case DType::BFloat16:
+      return 2;
     case DType::Float32:
-    case DType::Int32: return 4;
-    default: return 8;
+    case DType::Int32:
+      return 4;
+    default:
+      return 8;
   }
 }
 inline bool is_floating(DType d) {
@@ -152,7 +167,8 @@ class Tensor {  // a cheap, copyable handle; may be undefined
     return static_cast<T*>(impl_->storage->data) + impl_->offset;
   }
   void* data_ptr() const {  // element [0, ..., 0], untyped
-    return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
+    return static_cast<char*>(impl_->storage->data) +
+           impl_->offset * static_cast<int64_t>(itemsize());
   }
   uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
   void bump_version() { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
