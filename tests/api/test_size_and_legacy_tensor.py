@@ -141,7 +141,8 @@ def test_legacy_constructor_errors_as_torch(engine):
     for args in [(40, 1), (torch.Size([2, 3]),), ([1, 2],), ((2, 3),), (), (2, True)]:
         ours_args = tuple(engine.Size(a) if isinstance(a, torch.Size) else a for a in args)
         ours, theirs = engine.Tensor(*ours_args), torch.Tensor(*args)
-        assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype) == "float32"
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert str(ours.dtype) == str(theirs.dtype) == "torch.float32"
         assert theirs.dtype == torch.float32
         if args and type(args[0]) in (list, tuple):  # data, not sizes (uninitialised)
             assert ours.tolist() == theirs.tolist()

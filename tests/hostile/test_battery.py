@@ -14,11 +14,8 @@ KNOWN = {
     # Order-dependent in torch itself: unfold's windows overlap and torch does not detect it.
     "layout.unfold_overlap_add": "torch's own answer depends on its loop order",
     # Found by the battery, not fixed yet (issue 11's report lists them):
-    "int.clamp_int8_float": "clamp of an integer tensor by float bounds does not promote",
     "int.clamp_uint8_neg@transgrad": "the compiled clamp casts a negative bound of uint8 "
                                      "differently from torch (and the reference refuses it)",
-    "int.div_int_zero": "integer / integer is float64, torch's default float32 (issue 13)",
-    "int.true_div_int8": "integer / integer is float64, torch's default float32 (issue 13)",
     "int.floordiv_int8_min@transgrad.reference": "the reference's int8 // is int64",
     "int.remainder_int8_min@transgrad.reference": "the reference's int8 % is int64",
     "int.remainder_uint8_zero@transgrad.reference": "the reference's uint8 % 0 gives 0",

@@ -102,8 +102,8 @@ def test_bitwise_operators_refuse_floats(engine):
 # --- integer dtypes ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("data, dtype", [
-    ([300], "int8"), ([-1], "uint8"), ([float("nan")], "int64"), ([2.0**63], "int64"),
-    ([float("inf")], "int32")])
+    ([300], "int8"), ([256], "uint8"), ([-256], "uint8"), ([-1.0], "uint8"), ([127.5], "int8"),
+    ([float("nan")], "int64"), ([2.0**64], "int64"), ([float("inf")], "int32")])
 def test_tensor_of_a_value_the_dtype_cannot_hold(engine, data, dtype):
     with pytest.raises(RuntimeError, match=f"value cannot be converted to type {dtype} without "
                        "overflow"):
@@ -112,6 +112,8 @@ def test_tensor_of_a_value_the_dtype_cannot_hold(engine, data, dtype):
 
 def test_tensor_in_range_values_convert(engine):
     assert engine.tensor([127, -128], dtype=engine.int8).tolist() == [127, -128]
+    # a Python int wraps into an unsigned type from -max on, as torch's (c10's overflows())
+    assert engine.tensor([-1, -255], dtype=engine.uint8).tolist() == [255, 1]
     assert engine.tensor([1.9, -1.9], dtype=engine.int64).tolist() == [1, -1]  # truncates
     # arrays and tensors convert as numpy/torch's casts, unchecked
     assert engine.tensor(np.array([300]), dtype=engine.int8).tolist() == [44]

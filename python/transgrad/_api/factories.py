@@ -133,17 +133,19 @@ class Factories:
             if (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
                     and target.kind in "iu" and a.dtype.kind in "fiu" and a.size):
                 # torch checks each Python number against an integer dtype's range (a NaN or an
-                # out-of-range value would otherwise wrap silently, as numpy's astype does)
+                # out-of-range value would otherwise wrap silently, as numpy's astype does), by
+                # c10's overflows(): a float must lie in [lowest, max] compared in double (NaN
+                # and inf never do); an int may also wrap into an unsigned type from -max on
                 info = np.iinfo(target)
-                if a.dtype.kind == "f":  # max + 1 is exact in float64, max may round up
-                    v = np.trunc(a)
-                    fits = np.isfinite(a).all() and (v >= info.min).all() and (
-                        v < float(info.max) + 1).all()
+                if a.dtype.kind == "f":
+                    fits = (np.isfinite(a) & (a >= info.min) & (a <= float(info.max))).all()
+                elif info.min == 0:
+                    fits = ((a <= info.max) & (a >= -info.max)).all()
                 else:
-                    fits = (a >= info.min).all() and (a <= info.max).all()
+                    fits = ((a >= info.min) & (a <= info.max)).all()
                 if not fits:
-                    raise RuntimeError(f"value cannot be converted to type {target} without "
-                                       "overflow")
+                    raise RuntimeError(f"value cannot be converted to type "
+                                       f"{np.dtype(target).name} without overflow")
             a = a.astype(target, copy=False)
         elif (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
               and a.dtype.kind == "f"):
