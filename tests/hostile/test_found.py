@@ -114,6 +114,10 @@ def test_tensor_in_range_values_convert(engine):
     assert engine.tensor([127, -128], dtype=engine.int8).tolist() == [127, -128]
     # a Python int wraps into an unsigned type from -max on, as torch's (c10's overflows())
     assert engine.tensor([-1, -255], dtype=engine.uint8).tolist() == [255, 1]
+    assert engine.full((2,), -1, dtype=engine.uint8).tolist() == [255, 255]  # the same rule
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without "
+                       "overflow"):
+        engine.full((2,), -256, dtype=engine.uint8)
     assert engine.tensor([1.9, -1.9], dtype=engine.int64).tolist() == [1, -1]  # truncates
     # arrays and tensors convert as numpy/torch's casts, unchecked
     assert engine.tensor(np.array([300]), dtype=engine.int8).tolist() == [44]

@@ -133,17 +133,8 @@ class Factories:
             if (not isinstance(data, (np.ndarray, np.generic)) and not is_tensor(data)
                     and target.kind in "iu" and a.dtype.kind in "fiu" and a.size):
                 # torch checks each Python number against an integer dtype's range (a NaN or an
-                # out-of-range value would otherwise wrap silently, as numpy's astype does), by
-                # c10's overflows(): a float must lie in [lowest, max] compared in double (NaN
-                # and inf never do); an int may also wrap into an unsigned type from -max on
-                info = np.iinfo(target)
-                if a.dtype.kind == "f":
-                    fits = (np.isfinite(a) & (a >= info.min) & (a <= float(info.max))).all()
-                elif info.min == 0:
-                    fits = ((a <= info.max) & (a >= -info.max)).all()
-                else:
-                    fits = ((a >= info.min) & (a <= info.max)).all()
-                if not fits:
+                # out-of-range value would otherwise wrap silently, as numpy's astype does)
+                if not _fits_integer(a, target):
                     raise RuntimeError(f"value cannot be converted to type "
                                        f"{np.dtype(target).name} without overflow")
             a = a.astype(target, copy=False)
@@ -196,7 +187,11 @@ class Factories:
                 fill_value, (bool, np.bool_)):
             _check_fits(float(fill_value) if isinstance(fill_value, (float, np.floating))
                         else int(fill_value), as_dtype(dtype))
-        return self._wrap(np.full(shape, fill_value, as_dtype(dtype)), requires_grad, device)
+        d = as_dtype(dtype)
+        if isinstance(fill_value, (int, np.integer)) and not isinstance(fill_value, bool) and (
+                d.kind == "u" and fill_value < 0):  # checked above: wraps as torch's cast
+            fill_value = np.array(int(fill_value), np.int64).astype(d)
+        return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
 
     def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Any:
@@ -469,12 +464,24 @@ def _check_fits(v: Any, d: Any) -> None:
     if name is None or isinstance(v, complex):
         return
     if d.kind in "iu":
-        info = np.iinfo(d)
-        ok = math.isfinite(v) and info.min <= v <= info.max
+        ok = _fits_integer(np.asarray(v), d)
     else:
         ok = not math.isfinite(v) or abs(v) <= float(_finfo_max(d))
     if not ok:
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _fits_integer(a: np.ndarray, d: Any) -> bool:
+    """Whether every value of ``a`` (Python numbers as an array) converts to the integer dtype
+    ``d`` without overflow, by c10's ``overflows()`` as torch checks scalars: a float must lie in
+    [lowest, max] compared in double (NaN and inf never do); an int may also wrap into an
+    unsigned type from -max on (``tensor([-1], dtype=uint8)`` and ``full((2,), -1, dtype=uint8)``
+    are 255)."""
+    info = np.iinfo(d)
+    if a.dtype.kind == "f":
+        return bool((np.isfinite(a) & (a >= info.min) & (a <= float(info.max))).all())
+    low = -info.max if info.min == 0 else info.min
+    return bool(((a >= low) & (a <= info.max)).all())
 
 
 def _finfo_max(d: np.dtype) -> float:
