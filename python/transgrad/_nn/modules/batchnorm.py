@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as F
-from ..module import Module
+from ..module import Module, dtype_arg
 
 
 class _BatchNorm(Module):
@@ -34,7 +34,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
         self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         if self.affine:
             self.weight = self.Parameter(m.ones(self.num_features, dtype=dt))
             if bias:
