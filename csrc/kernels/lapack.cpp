@@ -126,7 +126,10 @@ Tensor det(const Tensor& x) {
   return to_dtype(out, x.dtype());
 }
 
-Tensor solve(const Tensor& a, const Tensor& rhs) {
+namespace {
+
+// solve's body; ``inverting`` words a singular matrix as inv does (torch's two messages).
+Tensor solve_impl(const Tensor& a, const Tensor& rhs, bool inverting) {
   Batch b = square_batch(a, "linalg.solve");
   rhs.check_defined("linalg.solve");
   if (rhs.dim() < 2 || rhs.sizes()[rhs.dim() - 2] != b.n)
@@ -156,8 +159,15 @@ Tensor solve(const Tensor& a, const Tensor& rhs) {
       TG_LAPACK(dgesv)(&n, &nrhs, ac.data(), &n, piv.data(), bc.data(), &ldb, &info);
     else
       TG_LAPACK(dgetrf)(&n, &n, ac.data(), &n, piv.data(), &info);
-    if (info > 0)
-      throw RuntimeError("linalg.solve: The solver failed because the input matrix is singular.");
+    if (info > 0) {
+      const std::string where = batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ";
+      if (inverting)  // torch's inv reports getrf's zero pivot (dgesv's info is the same)
+        throw LinAlgError("linalg.inv: " + where + "The diagonal element " + std::to_string(info) +
+                          " is zero, the inversion could not be completed because the input "
+                          "matrix is singular.");
+      throw LinAlgError("torch.linalg.solve: " + where +
+                        "The solver failed because the input matrix is singular.");
+    }
     double* o = out.data<double>() + k * b.n * m;
     for (int64_t i = 0; i < b.n; ++i)
       for (int64_t j = 0; j < m; ++j) o[i * m + j] = bc[static_cast<size_t>(i + j * b.n)];
@@ -165,18 +175,16 @@ Tensor solve(const Tensor& a, const Tensor& rhs) {
   return to_dtype(out, promote_types(a.dtype(), rhs.dtype()));
 }
 
+}  // namespace
+
+Tensor solve(const Tensor& a, const Tensor& rhs) { return solve_impl(a, rhs, false); }
+
 Tensor inverse(const Tensor& x) {
   Batch b = square_batch(x, "linalg.inv");
   Shape eye_shape{b.n, b.n};
   Tensor eye = Tensor::empty(eye_shape, DType::Float64);
   for (int64_t i = 0; i < b.n * b.n; ++i) eye.data<double>()[i] = (i % (b.n + 1) == 0) ? 1.0 : 0.0;
-  try {
-    return to_dtype(solve(x, eye), x.dtype());
-  } catch (const RuntimeError&) {
-    throw RuntimeError(
-        "linalg.inv: The diagonal element is zero, the inversion could not be completed "
-        "because the input matrix is singular.");
-  }
+  return to_dtype(solve_impl(x, eye, /*inverting=*/true), x.dtype());
 }
 
 }  // namespace tg::kernel
@@ -234,7 +242,7 @@ Tensor cholesky(const Tensor& x, bool upper) {
     int info = 0;
     if (n > 0) TG_LAPACK(dpotrf)(&uplo, &n, a.data(), &n, &info);
     if (info > 0)
-      throw RuntimeError(
+      throw LinAlgError(
           "linalg.cholesky: " +
           std::string(b.batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ") +
           "The factorization could not be completed because the input is not positive-definite "

@@ -110,10 +110,19 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   Tensor a = to_dtype(a_in, dt), b = to_dtype(b_in, dt);
   const int64_t m = a.sizes()[a.dim() - 2], k = a.sizes()[a.dim() - 1];
   const int64_t k2 = b.sizes()[b.dim() - 2], n = b.sizes()[b.dim() - 1];
-  if (k != k2)
-    throw ValueError("matmul: shapes " + shape_str(a_in.sizes()) + " and " +
-                     shape_str(b_in.sizes()) + " are not aligned (" + std::to_string(k) +
-                     " != " + std::to_string(k2) + ")");
+  if (k != k2) {  // torch's words: mm's when b is a matrix (a's batch folds into rows), else bmm's
+    if (b.dim() == 2)
+      throw RuntimeError("mat1 and mat2 shapes cannot be multiplied (" +
+                         std::to_string(k == 0 ? 0 : a.numel() / k) + "x" + std::to_string(k) +
+                         " and " + std::to_string(k2) + "x" + std::to_string(n) + ")");
+    int64_t nb = 1;
+    for (int64_t s : broadcast_shapes(Shape(a.sizes().begin(), a.sizes().end() - 2),
+                                      Shape(b.sizes().begin(), b.sizes().end() - 2), "matmul"))
+      nb *= s;
+    throw RuntimeError("Expected size for first two dimensions of batch2 tensor to be: [" +
+                       std::to_string(nb) + ", " + std::to_string(k) + "] but got: [" +
+                       std::to_string(nb) + ", " + std::to_string(k2) + "].");
+  }
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
     throw ValueError("matmul: matrix dims too large for BLAS");
   Shape batch;  // broadcast batch dims (none for two matrices: no allocation on that path)

@@ -31,16 +31,9 @@ Lines lines(const Shape& s, int64_t d) {
   return l;
 }
 
-// A dim wrapped into [0, ndim); a 0-d tensor accepts 0 and -1 (as PyTorch). The error names
-// the kernel and the shape.
-int64_t wrap_dim0(int64_t dim, const Tensor& x, const char* name) {
-  const int64_t n = std::max<int64_t>(x.dim(), 1);
-  if (dim < -n || dim >= n)
-    throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of shape " + shape_str(x.sizes()) +
-                     " (expected a dim in [" + std::to_string(-n) + ", " + std::to_string(n - 1) +
-                     "])");
-  return x.dim() == 0 ? 0 : (dim < 0 ? dim + n : dim);
+// A dim wrapped into [0, ndim); a 0-d tensor accepts 0 and -1 (as PyTorch), with torch's error.
+int64_t wrap_dim0(int64_t dim, const Tensor& x, const char*) {
+  return wrap_dim(dim, x.dim(), x.sizes());
 }
 
 template <class T>
@@ -128,7 +121,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim0(d, x, "flip");
-    if (flipped[w]) throw ValueError("flip: dim " + shape_str(dims) + " appears more than once");
+    if (flipped[w]) throw RuntimeError(dim_repeated(w));
     flipped[w] = true;
   }
   Tensor src = as_contiguous(x);
@@ -263,10 +256,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
   x.check_defined("topk");
   const int64_t d = wrap_dim0(dim, x, "topk");
   const int64_t size = x.dim() == 0 ? 1 : x.sizes()[d];
-  if (k < 0 || k > size)
-    throw ValueError("topk: k " + std::to_string(k) + " is out of range for dimension " +
-                     std::to_string(dim) + " of size " + std::to_string(size) +
-                     " (tensor of shape " + shape_str(x.sizes()) + ")");
+  if (k < 0 || k > size) throw RuntimeError("selected index k out of range");  // torch's words
   return sorted_lines(x, d, k, largest, "topk");
 }
 

@@ -40,15 +40,11 @@ DimMask parse_dims(const Tensor& x, const Shape& dims, const char* name) {
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd, x.sizes());
     if (nd == 0) {
-      if (seen0)
-        throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " +
-                         shape_str(dims));
+      if (seen0) throw RuntimeError(dim_repeated(w));
       seen0 = true;
       continue;
     }
-    if (m.reduce[w])
-      throw ValueError(std::string(name) + ": dim " + std::to_string(d) + " appears twice in " +
-                       shape_str(dims));
+    if (m.reduce[w]) throw RuntimeError(dim_repeated(w));
     m.reduce[w] = true;
     ++m.count;
   }
@@ -320,11 +316,16 @@ template <Kind K>
 Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, const char* name) {
   x.check_defined(name);
   DimMask m = parse_dims(x, dims, name);
-  if (K != Kind::Sum) {
+  if (K != Kind::Sum) {  // an extremum of nothing does not exist: torch's words
     for (int64_t i = 0; i < x.dim(); ++i)
-      if (m.reduce[i] && x.sizes()[i] == 0)
-        throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(i) +
-                         " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
+      if (m.reduce[i] && x.sizes()[i] == 0) {
+        if (m.count == x.dim())
+          throw RuntimeError(std::string(name) +
+                             "(): Expected reduction dim to be specified for input.numel() == 0. "
+                             "Specify the reduction dim with the 'dim' argument.");
+        throw IndexError(std::string(name) + "(): Expected reduction dim " + std::to_string(i) +
+                         " to have non-zero size.");
+      }
   }
   if (m.count == 0)
     return cast(x, K == Kind::Sum && !is_floating(x.dtype()) ? DType::Int64 : x.dtype());
@@ -362,9 +363,9 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
     *idx.data<int64_t>() = 0;
     return {clone(x), idx};
   }
-  if (x.sizes()[d] == 0)
-    throw ValueError(std::string(name) + ": cannot reduce over dim " + std::to_string(dim) +
-                     " of size 0 (tensor of shape " + shape_str(x.sizes()) + ")");
+  if (x.sizes()[d] == 0)  // torch's words, under torch's name (max, not max_dim)
+    throw IndexError(std::string(name).substr(0, 3) + "(): Expected reduction dim " +
+                     std::to_string(d) + " to have non-zero size.");
   Around a = around(xc, d);
   Shape ks = xc.sizes();
   ks[d] = 1;

@@ -15,14 +15,8 @@ using namespace detail;
 
 namespace {
 
-int64_t wrap_scan_dim(int64_t dim, const Tensor& x, const char* name) {
-  const int64_t n = std::max<int64_t>(x.dim(), 1);
-  if (dim < -n || dim >= n)
-    throw IndexError(std::string(name) + ": dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of shape " + shape_str(x.sizes()) +
-                     " (expected a dim in [" + std::to_string(-n) + ", " + std::to_string(n - 1) +
-                     "])");
-  return dim < 0 ? dim + n : dim;
+int64_t wrap_scan_dim(int64_t dim, const Tensor& x, const char*) {
+  return wrap_dim(dim, x.dim(), x.sizes());
 }
 
 // x with dim `d` moved last, contiguous, in dtype `dt`; rows of length n.
@@ -114,9 +108,7 @@ Tensor prod(const Tensor& x, const Shape& dims, bool keepdim) {
   std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t dim : dims) {
     const int64_t d = wrap_scan_dim(dim, x, "prod");
-    if (reduced[static_cast<size_t>(d)])
-      throw ValueError("prod: dim " + std::to_string(d) +
-                       " appears multiple times in the list of dims");
+    if (reduced[static_cast<size_t>(d)]) throw RuntimeError(dim_repeated(d));
     reduced[static_cast<size_t>(d)] = true;
   }
   Shape order, out_shape;

@@ -32,11 +32,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   const int64_t nd = x.dim();
   if (index.dim() != nd || source.dim() != nd)
     throw RuntimeError("Index tensor must have the same number of dimensions as self tensor");
-  const int64_t n = std::max<int64_t>(nd, 1);
-  if (dim < -n || dim >= n)
-    throw IndexError("scatter: dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of shape " + shape_str(x.sizes()));
-  const int64_t d = dim < 0 ? dim + n : dim;
+  const int64_t d = wrap_dim(dim, nd, x.sizes());
   for (int64_t i = 0; i < nd; ++i)
     if ((i != d && index.sizes()[i] > x.sizes()[i]) || index.sizes()[i] > source.sizes()[i])
       throw RuntimeError("Expected index " + shape_str(index.sizes()) +

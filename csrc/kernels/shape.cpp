@@ -96,11 +96,11 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   int64_t infer = -1, known = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
-      if (infer >= 0)
-        throw ValueError("reshape: only one dimension can be -1, got " + shape_str(shape));
+      if (infer >= 0) throw RuntimeError("only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else if (sizes[i] < 0) {
-      throw ValueError("reshape: invalid shape " + shape_str(shape));
+      throw RuntimeError("invalid shape dimension " + std::to_string(sizes[i]) + " at index " +
+                         std::to_string(i) + " of shape " + list_str(shape));
     } else if (__builtin_mul_overflow(known, sizes[i], &known)) {  // Note [Checked sizes]
       throw RuntimeError("reshape: shape " + shape_str(shape) +
                          " has more elements than int64 can count");
@@ -108,13 +108,17 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   }
   const int64_t numel = x.numel();
   if (infer >= 0) {
+    if (known == 0 && numel == 0)
+      throw RuntimeError("cannot reshape tensor of 0 elements into shape " + list_str(shape) +
+                         " because the unspecified dimension size -1 can be any value and is "
+                         "ambiguous");
     if (known == 0 || numel % known != 0)
-      throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) +
-                       " into " + shape_str(shape));
+      throw RuntimeError("shape '" + list_str(shape) + "' is invalid for input of size " +
+                         std::to_string(numel));
     sizes[infer] = numel / known;
   } else if (known != numel) {
-    throw ValueError("reshape: cannot reshape a tensor of shape " + shape_str(x.sizes()) + " (" +
-                     std::to_string(numel) + " elements) into " + shape_str(shape));
+    throw RuntimeError("shape '" + list_str(shape) + "' is invalid for input of size " +
+                       std::to_string(numel));
   }
   if (x.is_contiguous()) return x.view(sizes, contiguous_strides(sizes), x.offset());
   if (auto st = view_strides(x.sizes(), x.strides(), sizes))
@@ -128,16 +132,18 @@ Tensor expand(const Tensor& x, const Shape& shape) {
   x.check_defined("expand");
   const int64_t nd = static_cast<int64_t>(shape.size()), xd = x.dim();
   if (nd < xd)
-    throw ValueError("expand: cannot expand a tensor of shape " + shape_str(x.sizes()) + " to " +
-                     shape_str(shape) + " (fewer dims)");
+    throw RuntimeError("expand: the number of sizes provided (" + std::to_string(nd) +
+                       ") must be greater or equal to the number of dimensions in the tensor (" +
+                       std::to_string(xd) + ")");
   Shape sizes(nd), strides(nd);
   for (int64_t i = 0; i < nd; ++i) {
     int64_t j = i - (nd - xd);
     int64_t want = shape[i];
     if (j < 0) {
       if (want < 0)
-        throw ValueError("expand: -1 is not allowed for a new leading dim (shape " +
-                         shape_str(shape) + ")");
+        throw RuntimeError("The expanded size of the tensor (" + std::to_string(want) +
+                           ") isn't allowed in a leading, non-existing dimension " +
+                           std::to_string(i));
       sizes[i] = want;
       strides[i] = 0;
       continue;
@@ -151,9 +157,10 @@ Tensor expand(const Tensor& x, const Shape& shape) {
       sizes[i] = want;
       strides[i] = 0;
     } else {
-      throw ValueError("expand: cannot expand a tensor of shape " + shape_str(x.sizes()) + " to " +
-                       shape_str(shape) + " (dim " + std::to_string(i) + ": " +
-                       std::to_string(have) + " vs " + std::to_string(want) + ")");
+      throw RuntimeError("The expanded size of the tensor (" + std::to_string(shape[i]) +
+                         ") must match the existing size (" + std::to_string(have) +
+                         ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                         list_str(shape) + ".  Tensor sizes: " + list_str(x.sizes()));
     }
   }
   return x.view(std::move(sizes), std::move(strides), x.offset());
@@ -214,9 +221,7 @@ Tensor squeeze(const Tensor& x, const Shape& dims) {
   std::vector<bool> seen(nd > 0 ? nd : 1, false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd, x.sizes());
-    if (seen[w])
-      throw ValueError("squeeze: dim " + std::to_string(d) + " appears more than once in " +
-                       shape_str(dims));
+    if (seen[w]) throw RuntimeError(dim_repeated(w));
     seen[w] = true;
     if (nd > 0 && x.sizes()[w] == 1) drop[w] = true;
   }
@@ -287,17 +292,25 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   for (const Tensor& t : tensors) t.check_defined("cat");
   const Tensor& first = tensors[0];
   const int64_t nd = first.dim();
-  if (nd == 0) throw ValueError("cat: zero-dimensional tensors cannot be concatenated");
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].dim() == 0)
+      throw RuntimeError("zero-dimensional tensor (at position " + std::to_string(i) +
+                         ") cannot be concatenated");
   int64_t d = wrap_dim(dim, nd, first.sizes());
   DType dtype = first.dtype();
   Shape out_sizes = first.sizes();
   out_sizes[d] = 0;
-  for (const Tensor& t : tensors) {
-    bool ok = t.dim() == nd;
-    for (int64_t i = 0; ok && i < nd; ++i) ok = i == d || t.sizes()[i] == first.sizes()[i];
-    if (!ok)
-      throw ValueError("cat: shapes " + shape_str(first.sizes()) + " and " + shape_str(t.sizes()) +
-                       " must match except in dim " + std::to_string(d));
+  for (size_t k = 0; k < tensors.size(); ++k) {  // torch's words (cat_check_no_zero_dim...)
+    const Tensor& t = tensors[k];
+    if (t.dim() != nd)
+      throw RuntimeError("Tensors must have same number of dimensions: got " + std::to_string(nd) +
+                         " and " + std::to_string(t.dim()));
+    for (int64_t i = 0; i < nd; ++i)
+      if (i != d && t.sizes()[i] != first.sizes()[i])
+        throw RuntimeError("Sizes of tensors must match except in dimension " + std::to_string(d) +
+                           ". Expected size " + std::to_string(first.sizes()[i]) +
+                           " but got size " + std::to_string(t.sizes()[i]) + " for tensor number " +
+                           std::to_string(k) + " in the list.");
     out_sizes[d] += t.sizes()[d];
     dtype = promote_types(dtype, t.dtype());
   }
@@ -315,16 +328,18 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) throw ValueError("stack: expected a non-empty sequence of tensors");
+  if (tensors.empty()) throw RuntimeError("stack expects a non-empty TensorList");
   for (const Tensor& t : tensors) t.check_defined("stack");
   const Shape& s0 = tensors[0].sizes();
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, s0);
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
-  for (const Tensor& t : tensors) {
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor& t = tensors[k];
     if (t.sizes() != s0)
-      throw ValueError("stack: expects tensors of equal shape, got " + shape_str(s0) + " and " +
-                       shape_str(t.sizes()));
+      throw RuntimeError("stack expects each tensor to be equal size, but got " + list_str(s0) +
+                         " at entry 0 and " + list_str(t.sizes()) + " at entry " +
+                         std::to_string(k));
     parts.push_back(unsqueeze(t, d));
   }
   return cat(parts, d);

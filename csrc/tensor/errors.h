@@ -1,5 +1,6 @@
 // Exceptions thrown by the C++ core. The Python bindings map them to ValueError, IndexError,
-// TypeError and RuntimeError; everything else that derives std::exception becomes RuntimeError.
+// TypeError, RuntimeError and transgrad.linalg.LinAlgError; everything else that derives
+// std::exception becomes RuntimeError.
 #pragma once
 
 #include <stdexcept>
@@ -18,6 +19,11 @@ struct TypeError : std::runtime_error {
 };
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// A linear algebra routine failed on its input (singular, not positive-definite): Python's
+// transgrad.linalg.LinAlgError, a RuntimeError, as torch.linalg.LinAlgError.
+struct LinAlgError : RuntimeError {
+  using RuntimeError::RuntimeError;
 };
 
 }  // namespace tg

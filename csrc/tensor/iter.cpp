@@ -2,11 +2,13 @@
 
 namespace tg {
 
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+// Checked from the last dim, with torch's words (at::infer_size), so the mismatch reported is
+// the one torch reports.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char*) {
   if (a == b) return a;
   size_t n = a.size() > b.size() ? a.size() : b.size();
   Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = n; i-- > 0;) {
     int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (sa == sb || sb == 1) {
@@ -14,9 +16,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     } else if (sa == 1) {
       out[i] = sb;
     } else {
-      throw ValueError(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
-                       " cannot be broadcast together (dim " + std::to_string(i) + ": " +
-                       std::to_string(sa) + " vs " + std::to_string(sb) + ")");
+      throw RuntimeError("The size of tensor a (" + std::to_string(sa) +
+                         ") must match the size of tensor b (" + std::to_string(sb) +
+                         ") at non-singleton dimension " + std::to_string(i));
     }
   }
   return out;

@@ -122,6 +122,19 @@ std::string shape_str(const Shape& s) {
   return out + ")";
 }
 
+std::string dim_repeated(int64_t wrapped_dim) {
+  return "dim " + std::to_string(wrapped_dim) + " appears multiple times in the list of dims";
+}
+
+std::string list_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "]";
+}
+
 namespace {
 void* inline_data(Storage& s) {
   auto p = reinterpret_cast<uintptr_t>(s.inline_buf);
@@ -281,13 +294,12 @@ Shape contiguous_strides(const Shape& sizes) {
   return st;
 }
 
-int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape) {
+// torch's words (c10::maybe_wrap_dim), so code matching on them works unchanged.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape&) {
   int64_t lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
   if (dim < lo || dim > hi)
-    throw IndexError("dimension " + std::to_string(dim) +
-                     " is out of range for a tensor of shape " + shape_str(shape) +
-                     " (expected a dim in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                     "])");
+    throw IndexError("Dimension out of range (expected to be in range of [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "], but got " + std::to_string(dim) + ")");
   return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim;
 }
 

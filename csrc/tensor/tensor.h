@@ -100,6 +100,10 @@ DType default_dtype();
 void set_default_dtype(DType);
 // "(2, 3)" / "()": shapes in error messages, Python style.
 std::string shape_str(const Shape&);
+// "[2, 3]" / "[]": sizes as torch prints them in its messages (IntArrayRef).
+std::string list_str(const Shape&);
+// torch's message for a dim list naming one (wrapped) dim twice.
+std::string dim_repeated(int64_t wrapped_dim);
 
 // A buffer plus a version counter shared by every view of it. The buffer is either owned
 // (64-byte aligned) or external, kept alive by `owner` (e.g. a numpy array). Owned buffers of

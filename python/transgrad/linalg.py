@@ -25,9 +25,10 @@ from transgrad._api.factorizations import linalg_qr as qr  # noqa: F401
 from transgrad._api.factorizations import linalg_svd as svd  # noqa: F401
 from transgrad._api.functions import matmul  # noqa: F401
 from transgrad._api.linalg import det, inverse, slogdet, solve  # noqa: F401
+from transgrad._errors import LinAlgError  # noqa: F401
 
 inv = inverse
 
-__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "lu",
-           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "pinv",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
+           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "pinv",
            "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]

@@ -94,6 +94,16 @@ def _same_padding(x: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tupl
 # -- convolution -----------------------------------------------------------------------
 
 
+def _check_channels(x: Any, weight: Any, groups: int) -> None:
+    """torch's error for an input whose channels do not fit the weight (the formula refuses it
+    too, in its own words; users' code matches torch's)."""
+    want = weight.shape[1] * groups
+    if weight.ndim == x.ndim and groups >= 1 and x.shape[1] != want:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {want} channels, but got "
+                           f"{x.shape[1]} channels instead")
+
+
 def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Any:
     """2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) with ``weight``."""
@@ -108,6 +118,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
             x, p = _same_padding(x, k, d, s)
         else:
             p = _pair(padding, "padding")
+        _check_channels(x, weight, int(groups))
         return ops.conv2d(x, weight, bias, s, p, d, int(groups))
 
     return _unbatched(input, 4, run)
@@ -126,6 +137,7 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
             x, (p,) = _same_padding(x, (weight.shape[2],), (d,), (s,))
         else:
             p = _single(padding, "padding")
+        _check_channels(x, weight, int(groups))
         return ops.conv1d(x, weight, bias, s, p, d, int(groups))
 
     return _unbatched(input, 3, run)
@@ -339,8 +351,8 @@ def mv(mat: Any, vec: Any) -> Any:
     """The product of a matrix and a vector."""
     ops = backend_of(mat).ops
     if mat.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"mv: expected a matrix and a vector, got shapes "
-                         f"{tuple(mat.shape)} and {tuple(vec.shape)}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
+    functions._check_vector_product(mat, vec)
     return ops.matmul(mat, vec)
 
 

@@ -74,12 +74,18 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 
 def dims_arg(dim: Any, ndim: int) -> tuple:
-    """``dim`` as a tuple of dims: None -> all, int -> (int,)."""
+    """``dim`` as a tuple of dims: None -> all, int -> (int,); each checked against ``ndim``
+    and named once, with torch's errors (the dims themselves are passed on as given)."""
     if dim is None:
         return tuple(range(ndim))
-    if isinstance(dim, (int, np.integer)):
-        return (int(dim),)
-    return tuple(int(d) for d in dim)
+    dims = (int(dim),) if isinstance(dim, (int, np.integer)) else tuple(int(d) for d in dim)
+    seen: set = set()
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return dims
 
 
 def shape_arg(shape: Sequence[Any]) -> tuple:
@@ -90,11 +96,20 @@ def shape_arg(shape: Sequence[Any]) -> tuple:
 
 
 def infer_shape(shape: tuple, numel: int) -> tuple:
-    """Resolve one ``-1`` entry of a target shape."""
+    """Resolve one ``-1`` entry of a target shape, with torch's errors (at::infer_size)."""
     if -1 not in shape:
         return shape
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     known = math.prod(s for s in shape if s != -1)
-    if shape.count(-1) > 1 or known == 0 or numel % known:
+    if known == 0 and numel == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                           "because the unspecified dimension size -1 can be any value and is "
+                           "ambiguous")
+    if known == 0 or numel % known:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return tuple(numel // known if s == -1 else s for s in shape)
 
@@ -561,6 +576,11 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any 
     if dtype is not None:
         x = cast(x, dtype)
     ops = backend_of(x).ops
+    if isinstance(p, str) and p != "fro":
+        return _matrix_norm(x, p, dim, keepdim)
+    if not is_floating_or_complex(x.dtype):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_TORCH_NAMES.get(str(np.dtype(x.dtype)), x.dtype)}")
     dims = dims_arg(dim, x.ndim)
     if p == 2 or p == "fro":  # 0 gradient at a zero group, as torch (formulas/reduce.py)
         return ops.norm2(x, dims, keepdim)
@@ -568,8 +588,34 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any 
         return ops.sum(ops.abs(x), dims, keepdim)
     if p == float("inf"):
         return ops.amax(ops.abs(x), dims, keepdim)
+    if p == -float("inf"):
+        return ops.amin(ops.abs(x), dims, keepdim)
+    if p == 0:  # the count of nonzero entries (no gradient, as torch's)
+        return ops.sum(cast(ops.ne(x, scalar(x, 0.0)), x.dtype), dims, keepdim)
     return ops.pow_scalar(ops.sum(ops.pow_scalar(ops.abs(x), float(p)), dims, keepdim),
                           1.0 / p)
+
+
+def _matrix_norm(x: Any, p: str, dim: Any, keepdim: bool) -> Any:
+    """``norm(x, "nuc")``: the sum of the singular values over two dims (torch's
+    linalg.matrix_norm, with its errors)."""
+    if p != "nuc":
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if x.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    dims = tuple(range(x.ndim)) if dim is None else dims_arg(dim, x.ndim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    from transgrad._api.factorizations import svdvals
+
+    d0, d1 = wrap_dim(dims[0], x.ndim), wrap_dim(dims[1], x.ndim)
+    rest = [d for d in range(x.ndim) if d not in (d0, d1)]
+    out = sum(svdvals(permute(x, (*rest, d0, d1))), -1)
+    for d in sorted((d0, d1)) if keepdim else ():
+        out = unsqueeze(out, d)
+    return out
 
 # -- shape -----------------------------------------------------------------------------
 
@@ -628,8 +674,9 @@ def expand(x: Any, *sizes: Any) -> Any:
     sizes = shape_arg(sizes)
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be "
-                           f"greater or equal to the number of dimensions ({x.ndim})")
+        raise RuntimeError(f"expand({x.type()}{{{list(x.shape)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({x.ndim})")
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s
                   for i, s in enumerate(sizes))
     return ops.expand(x, shape)
@@ -775,10 +822,21 @@ def _index(x: Any, index: Any) -> Any:
         np.asarray(index, dtype=_I64, order="C"))
 
 
+def _index_in_self(x: Any, dim: int, index: Any) -> Any:
+    """``index`` as a tensor, with torch's error for an entry outside ``x``'s ``dim`` (the
+    kernels' own message is torch's for Python indexing, which shares them)."""
+    idx = _index(x, index)
+    size = x.shape[wrap_dim(dim, x.ndim)] if x.ndim else 1
+    a = np.asarray(idx)
+    if a.size and a.dtype.kind in "iu" and (a.min() < 0 or a.max() >= size):
+        raise IndexError("index out of range in self")
+    return idx
+
+
 def index_select(x: Any, dim: int, index: Any) -> Any:
     """The entries ``index`` (1-D int64) of ``x`` along ``dim``."""
     ops = backend_of(x).ops
-    return ops.index_select(x, dim, _index(x, index))
+    return ops.index_select(x, dim, _index_in_self(x, dim, index))
 
 
 def gather(x: Any, dim: int, index: Any) -> Any:
@@ -793,7 +851,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     ops = backend_of(x).ops
     if alpha != 1:
         source = mul(source, alpha)
-    return ops.index_add(x, dim, _index(x, index), source)
+    return ops.index_add(x, dim, _index_in_self(x, dim, index), source)
 
 
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
@@ -837,11 +895,28 @@ def diagonal_scatter(x: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int
 # -- linear algebra --------------------------------------------------------------------
 
 
+def _check_vector_product(x: Any, other: Any) -> None:
+    """torch's errors for the products with a 1-D operand, whose shapes the kernel no longer
+    sees as the user gave them (the formula makes vectors matrices)."""
+    if x.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{x.ndim}D and {other.ndim}D")
+    if other.ndim == 1 and x.shape[-1] != other.shape[0]:
+        if x.ndim == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and "
+                               f"src [{other.shape[0]}] to have the same number of elements, "
+                               f"but got {x.shape[0]} and {other.shape[0]} elements respectively")
+        rows = math.prod(x.shape[:-1])
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{x.shape[-1]}), "
+                           f"vec ({other.shape[0]})")
+
+
 def matmul(x: Any, other: Any) -> Any:
     """The matrix product with numpy/torch's rules for 1-D and batched operands."""
     ops = backend_of(x).ops
     if not is_tensor(other):
         other = as_tensor(other, x)
+    _check_vector_product(x, other)
     return ops.matmul(x, other)
 
 
@@ -849,8 +924,7 @@ def mm(x: Any, other: Any) -> Any:
     """The matrix product of two 2-D tensors."""
     ops = backend_of(x).ops
     if x.ndim != 2 or other.ndim != 2:
-        raise RuntimeError(f"mm: both arguments must be 2-D, got shapes {tuple(x.shape)} "
-                           f"and {tuple(other.shape)}")
+        raise RuntimeError("self must be a matrix" if x.ndim != 2 else "mat2 must be a matrix")
     return ops.matmul(x, other)
 
 
@@ -858,8 +932,7 @@ def bmm(x: Any, other: Any) -> Any:
     """Batched matrix product of two 3-D tensors."""
     ops = backend_of(x).ops
     if x.ndim != 3 or other.ndim != 3:
-        raise RuntimeError(f"bmm: both arguments must be 3-D, got shapes {tuple(x.shape)} "
-                           f"and {tuple(other.shape)}")
+        raise RuntimeError(f"batch{1 if x.ndim != 3 else 2} must be a 3D tensor")
     return ops.matmul(x, other)
 
 
@@ -869,6 +942,7 @@ def dot(x: Any, other: Any) -> Any:
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
                            f"{x.ndim}D and {other.ndim}D tensors")
+    _check_vector_product(x, other)
     return ops.matmul(x, other)
 
 
@@ -889,30 +963,51 @@ def _from(like: Any, a: Any) -> Any:
     return backend_of(like).from_numpy(np.asarray(a, order="C"))
 
 
-def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
-    """The index of the maximum (of the flattened tensor, or along ``dim``); int64."""
+def _arg_reduce(name: str, find: Any, x: Any, dim: Optional[int], keepdim: bool) -> Any:
+    """argmax/argmin with torch's checks: a dim in range, and no reduction over zero elements
+    (an index of nothing does not exist)."""
     a = _data(x)
     if dim is None:
-        return _from(x, np.array(np.argmax(a), dtype=_I64))
-    return _from(x, np.argmax(a, axis=dim, keepdims=keepdim).astype(_I64))
+        if a.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
+        out = np.array(find(a), dtype=_I64)
+        return _from(x, out.reshape((1,) * a.ndim) if keepdim else out)
+    d = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return _from(x, np.array(0, dtype=_I64))
+    if a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return _from(x, find(a, axis=d, keepdims=keepdim).astype(_I64))
+
+
+def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """The index of the maximum (of the flattened tensor, or along ``dim``); int64."""
+    return _arg_reduce("argmax", np.argmax, x, dim, keepdim)
 
 
 def argmin(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The index of the minimum (of the flattened tensor, or along ``dim``); int64."""
-    a = _data(x)
-    if dim is None:
-        return _from(x, np.array(np.argmin(a), dtype=_I64))
-    return _from(x, np.argmin(a, axis=dim, keepdims=keepdim).astype(_I64))
+    return _arg_reduce("argmin", np.argmin, x, dim, keepdim)
+
+
+def _axes(dim: Any, ndim: int) -> Any:
+    """A ``dim`` argument as numpy axes, checked as torch checks it (None: every dim)."""
+    if dim is None or ndim == 0:
+        if dim is not None:
+            dims_arg(dim, 0)
+        return None
+    return tuple(wrap_dim(d, ndim) for d in dims_arg(dim, ndim))
 
 
 def all(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
     """Whether every element is true (over ``dim`` when given); not differentiable."""
-    return _from(x, np.all(_data(x), axis=dim, keepdims=keepdim))
+    return _from(x, np.all(_data(x), axis=_axes(dim, x.ndim), keepdims=keepdim))
 
 
 def any(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
     """Whether some element is true (over ``dim`` when given); not differentiable."""
-    return _from(x, np.any(_data(x), axis=dim, keepdims=keepdim))
+    return _from(x, np.any(_data(x), axis=_axes(dim, x.ndim), keepdims=keepdim))
 
 
 def logical_not(x: Any) -> Any:

@@ -124,8 +124,11 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None,
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     flat = input.reshape(-1)
+    ids = E.numpy(flat)
+    if ids.size and (ids.min() < 0 or ids.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")  # torch's words (its index_select's)
     if max_norm is not None:
-        _renorm_rows_(E, weight, E.numpy(flat), float(max_norm), float(norm_type))
+        _renorm_rows_(E, weight, ids, float(max_norm), float(norm_type))
     rows = E.op("index_select")(weight, 0, flat)
     if padding_idx is not None:
         keep = (flat != padding_idx).unsqueeze(1)
@@ -236,8 +239,9 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(normalized_shape):]) != normalized_shape:
-        raise ValueError(f"layer_norm: normalized_shape {normalized_shape} does not match the "
-                         f"trailing dims of an input of shape {tuple(input.shape)}")
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                           f"shape [*, {', '.join(str(s) for s in normalized_shape)}], but got "
+                           f"input of size{list(input.shape)}")
     if np.dtype(input.dtype).name in ("float16", "bfloat16"):
         # torch computes a half input's statistics in float32: in float16 the variance of
         # [60000, -60000] overflows and the output was [0, 0] where torch gives [1, -1]
@@ -1706,8 +1710,15 @@ def _cast(E: Backend, t: Any, dtype: Any) -> Any:
     return t.to(dtype) if hasattr(t, "to") else E.op("cast")(t, dtype)
 
 
-def _has_ignored(E: Backend, target: Any, ignore_index: int) -> bool:
-    return bool((E.numpy(target) == ignore_index).any())
+def _has_ignored(E: Backend, target: Any, ignore_index: int, n_classes: int) -> bool:
+    """Whether some target is ``ignore_index``; torch's error for a class index outside
+    [0, n_classes) that is not (one pass over the targets)."""
+    t = E.numpy(target)
+    ignored = t == ignore_index
+    bad = ~ignored & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    return bool(ignored.any())
 
 
 def nll_loss(input: Any, target: Any, weight: Any = None, size_average: bool | None = None,
@@ -1718,6 +1729,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: bool | N
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_batch(input, target)
     logp, t, shape = _rows(input, target)
+    _has_ignored(E, t, ignore_index, logp.shape[1])
     if reduction != "none":
         return E.op("nll_loss")(logp, t, weight, int(ignore_index), reduction == "mean")
     return _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
@@ -1762,8 +1774,8 @@ def cross_entropy(input: Any, target: Any, weight: Any = None,
                         f"shape {tuple(input.shape)}")
     _check_batch(input, target)
     logits, t, shape = _rows(input, target)
-    if (weight is None and label_smoothing == 0.0 and reduction != "none"
-            and not _has_ignored(E, t, ignore_index)):
+    ignored = _has_ignored(E, t, ignore_index, logits.shape[1])
+    if weight is None and label_smoothing == 0.0 and reduction != "none" and not ignored:
         return E.op("cross_entropy")(logits, t, reduction == "mean")
     logp = log_softmax(logits, 1)
     if reduction == "none":

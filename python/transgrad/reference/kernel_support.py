@@ -204,16 +204,17 @@ def _wrap_dim(dim: int, ndim: int, name: str, extra: int = 0) -> int:
     dim = operator.index(dim)
     n = max(ndim + extra, 1)
     if not -n <= dim < n:
-        raise IndexError(f"{name}: dimension out of range (expected to be in range of "
-                         f"[{-n}, {n - 1}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
     return dim + n if dim < 0 else dim
 
 
 def _wrap_dims(dims: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
     """Normalised reduction axes: distinct, wrapped; () for a 0-d tensor."""
     out = tuple(_wrap_dim(d, ndim, name) for d in dims)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{name}: dim {tuple(dims)} appears more than once")
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out if ndim > 0 else ()
 
 
@@ -243,8 +244,25 @@ def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     except ValueError:
-        shapes = " and ".join(str(_shape(a)) for a in arrays)
-        raise ValueError(f"{name}: shapes {shapes} are not broadcastable") from None
+        out: tuple[int, ...] = ()
+        for a in arrays:
+            out = broadcast_pair(out, a.shape)
+        raise AssertionError("numpy and broadcast_pair disagree") from None
+
+
+def broadcast_pair(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast of two shapes, checked from the last dim with torch's words
+    (at::infer_size), as the compiled engine's ``broadcast_shapes``."""
+    n = max(len(a), len(b))
+    out = [0] * n
+    for i in reversed(range(n)):
+        sa = a[i - n + len(a)] if i >= n - len(a) else 1
+        sb = b[i - n + len(b)] if i >= n - len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sa if sb == 1 else sb
+    return tuple(out)
 
 
 def _number_like(x: np.ndarray, value: Any) -> np.ndarray:

@@ -70,6 +70,7 @@ from transgrad.reference.kernel_support import (  # noqa: F401 - shared with ker
     _view,
     _wrap_dim,
     _wrap_dims,
+    broadcast_pair,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -294,9 +295,13 @@ def _extremum(np_fn: Callable[..., np.ndarray], name: str) -> Callable[..., Any]
         a = _arr(x)
         dims = range(a.ndim) if dims is None else dims  # Note [Kernel defaults]
         axes = _wrap_dims(dims, a.ndim, name)
-        if any(a.shape[d] == 0 for d in axes):
-            raise ValueError(f"{name}: cannot reduce over a zero-size dimension (shape "
-                             f"{_shape(a)}, dims {tuple(dims)})")
+        for d in axes:  # an extremum of nothing does not exist: torch's words
+            if a.shape[d] == 0:
+                if len(axes) == a.ndim:
+                    raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                                       "input.numel() == 0. Specify the reduction dim with the "
+                                       "'dim' argument.")
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         return _new(np_fn(a, axis=axes, keepdims=bool(keepdim)))
 
     kernel.__name__ = kernel.__qualname__ = name
@@ -314,9 +319,8 @@ def _arg_extremum(np_arg: Callable[..., np.ndarray], name: str) -> Callable[...,
         d = _wrap_dim(dim, a.ndim, name)
         if a.ndim == 0:
             return _new(a.copy()), _new(np.zeros((), _INT))
-        if a.shape[d] == 0:
-            raise ValueError(f"{name}: cannot reduce over a zero-size dimension (shape "
-                             f"{_shape(a)}, dim {dim})")
+        if a.shape[d] == 0:  # torch's words, under torch's name (max, not max_dim)
+            raise IndexError(f"{name[:3]}(): Expected reduction dim {d} to have non-zero size.")
         idx = np.expand_dims(np_arg(a, axis=d), d)
         values = np.take_along_axis(a, idx, axis=d)
         if not keepdim:
@@ -388,16 +392,21 @@ def sum_to(x: Any, shape: Sequence[int]) -> Any:
 def reshape(x: Any, shape: Sequence[int]) -> Any:
     a = _arr(x)
     shape = _check_shape(shape, "reshape")
+    given = list(shape)  # torch's messages print the sizes asked for
     free = [i for i, s in enumerate(shape) if s == -1]
+    if len(free) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {given}")
     known = math.prod(s for s in shape if s != -1)
-    bad = len(free) > 1 or any(s < -1 for s in shape)
-    if not bad and free:
-        bad = known == 0 or a.size % known != 0
-        if not bad:
-            shape = shape[:free[0]] + (a.size // known,) + shape[free[0] + 1:]
-    if bad or math.prod(shape) != a.size:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {_shape(a)} "
-                         f"({a.size} elements) into shape {tuple(shape)}")
+    if free and known == 0 and a.size == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {given} because the "
+                           "unspecified dimension size -1 can be any value and is ambiguous")
+    if free and known != 0 and a.size % known == 0:
+        shape = shape[:free[0]] + (a.size // known,) + shape[free[0] + 1:]
+    if -1 in shape or math.prod(shape) != a.size:
+        raise RuntimeError(f"shape '{given}' is invalid for input of size {a.size}")
     out = a.reshape(shape)
     return _view(out, x) if np.may_share_memory(out, a) else _new(out.copy())
 
@@ -407,15 +416,21 @@ def expand(x: Any, shape: Sequence[int]) -> Any:
     shape = _check_shape(shape, "expand")
     lead = len(shape) - a.ndim
     target = list(shape)
-    ok = lead >= 0 and all(s >= 0 for s in shape[:lead])
-    for i in range(max(lead, 0), len(shape)):
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({a.ndim})")
+    for i, s in enumerate(shape[:lead]):
+        if s < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
+    for i in range(lead, len(shape)):
         have = a.shape[i - lead]
         if target[i] == -1:
             target[i] = have
-        ok = ok and (target[i] == have or have == 1) and target[i] >= 0
-    if not ok:
-        raise ValueError(f"expand: cannot expand a tensor of shape {_shape(a)} to shape "
-                         f"{tuple(shape)}")
+        if not (target[i] == have or have == 1) or target[i] < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[i]}) must match the "
+                               f"existing size ({have}) at non-singleton dimension {i}.  "
+                               f"Target sizes: {list(shape)}.  Tensor sizes: {list(a.shape)}")
     _check_size(target, a.dtype)
     return _view(np.broadcast_to(a, tuple(target)), x)
 
@@ -498,24 +513,33 @@ def cat(tensors: Sequence[Any], dim: int) -> Any:
     arrays = [_arr(t) for t in tensors]
     if not arrays:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    if any(a.ndim == 0 for a in arrays):
-        raise ValueError("cat: zero-dimensional tensors cannot be concatenated; use stack")
+    for k, a in enumerate(arrays):
+        if a.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be "
+                               "concatenated")
     d = _wrap_dim(dim, arrays[0].ndim, "cat")
     first = arrays[0].shape
-    for a in arrays[1:]:
-        if a.ndim != len(first) or a.shape[:d] + a.shape[d + 1:] != first[:d] + first[d + 1:]:
-            raise ValueError(f"cat: shapes {', '.join(str(_shape(b)) for b in arrays)} must "
-                             f"match except in dimension {dim}")
+    for k, a in enumerate(arrays):  # torch's words
+        if a.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {a.ndim}")
+        for i in range(a.ndim):
+            if i != d and a.shape[i] != first[i]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {first[i]} but got size {a.shape[i]} for "
+                                   f"tensor number {k} in the list.")
     return _new(np.concatenate(_same_dtype(arrays), axis=d))
 
 
 def stack(tensors: Sequence[Any], dim: int) -> Any:
     arrays = [_arr(t) for t in tensors]
     if not arrays:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
-    if any(a.shape != arrays[0].shape for a in arrays):
-        raise ValueError(f"stack: expects tensors of equal shape, got "
-                         f"{', '.join(str(_shape(b)) for b in arrays)}")
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for k, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at "
+                               f"entry {k}")
     d = _wrap_dim(dim, arrays[0].ndim, "stack", extra=1)
     return _new(np.stack(_same_dtype(arrays), axis=d))
 
@@ -641,14 +665,15 @@ def matmul(a: Any, b: Any) -> Any:
     if x.ndim < 2 or y.ndim < 2:
         raise ValueError(f"matmul: expected operands with at least 2 dimensions, got shapes "
                          f"{_shape(x)} and {_shape(y)} (ops.matmul handles 1-D operands)")
-    if x.shape[-1] != y.shape[-2]:
-        raise ValueError(f"matmul: shapes {_shape(x)} and {_shape(y)} cannot be multiplied "
-                         f"({x.shape[-1]} != {y.shape[-2]})")
-    try:
-        np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch dimensions of shapes {_shape(x)} and {_shape(y)} are "
-                         "not broadcastable") from None
+    k, k2 = x.shape[-1], y.shape[-2]
+    if k != k2:  # torch's words: mm's when y is a matrix (x's batch folds into rows), else bmm's
+        if y.ndim == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({x.size // k if k else 0}x{k} and {k2}x{y.shape[-1]})")
+        nb = math.prod(broadcast_pair(x.shape[:-2], y.shape[:-2]))
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{nb}, {k}] but got: [{nb}, {k2}].")
+    broadcast_pair(x.shape[:-2], y.shape[:-2])
     dt = _promote(x.dtype, y.dtype)
     ct = _F32 if _is_half(dt) else dt  # float16/bfloat16 through float32, rounded back
     return _new(np.matmul(x.astype(ct, copy=False), y.astype(ct, copy=False)).astype(dt))

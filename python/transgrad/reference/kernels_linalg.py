@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernel_support import _F64, _arr, _new
+from transgrad._errors import LinAlgError
+from transgrad.reference.kernel_support import _F64, _arr, _new, broadcast_pair
 
 __all__ = ["cholesky", "eigh", "lu_factor", "lu_permutation", "lu_solve", "matrix_exp", "qr",
            "solve_triangular", "svd", "svdvals"]
@@ -54,7 +55,7 @@ def cholesky(x: Any, upper: bool) -> Any:
             out[k] = np.linalg.cholesky(m) if m.size else m
         except np.linalg.LinAlgError:
             where = f"(Batch element {k}): " if a.ndim > 2 else ""
-            raise RuntimeError(
+            raise LinAlgError(
                 f"linalg.cholesky: {where}The factorization could not be completed because the "
                 f"input is not positive-definite (the leading minor of order "
                 f"{_leading_minor(m)} is not positive-definite).") from None
@@ -72,7 +73,7 @@ def solve_triangular(a: Any, b: Any, upper: bool, unitriangular: bool) -> Any:
     if unitriangular:
         n = m.shape[-1]
         tri = tri * (1 - np.eye(n)) + np.eye(n)
-    batch = np.broadcast_shapes(m.shape[:-2], r.shape[:-2])
+    batch = broadcast_pair(m.shape[:-2], r.shape[:-2])
     tb = np.broadcast_to(tri, batch + tri.shape[-2:])
     rb = np.broadcast_to(r, batch + r.shape[-2:]).astype(_F64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -166,6 +167,23 @@ def lu_factor(x: Any) -> tuple:
             _new(piv.reshape(a.shape[:-2] + (k,))))
 
 
+def singular_error(a: np.ndarray, inverting: bool) -> LinAlgError:
+    """torch's error for the singular matrices ``a`` (..., n, n): the first batch element whose
+    LU factor (getrf's) has a zero on its diagonal, and for ``inv`` that diagonal's position."""
+    lu = _arr(lu_factor(_new(np.ascontiguousarray(a, dtype=_F64)))[0])
+    diag = _batch(lu).diagonal(axis1=-2, axis2=-1)
+    k = int(np.argmax((diag == 0).any(axis=-1))) if diag.size else 0
+    zero = np.flatnonzero(diag[k] == 0) if diag.size else np.array([0])
+    where = f"(Batch element {k}): " if a.ndim > 2 else ""
+    if inverting:
+        info = int(zero[0]) + 1 if zero.size else 1
+        return LinAlgError(f"linalg.inv: {where}The diagonal element {info} is zero, the "
+                           "inversion could not be completed because the input matrix is "
+                           "singular.")
+    return LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input "
+                       "matrix is singular.")
+
+
 def _pivots(pivots: Any, name: str) -> np.ndarray:
     p = _arr(pivots)
     if p.dtype.kind not in "iu":
@@ -198,7 +216,7 @@ def lu_permutation(pivots: Any, lu: Any) -> Any:
     if p.shape[-1] != min(m, n):
         raise RuntimeError("lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), "
                            f"LU_data.size(-2)), but got {p.shape[-1]} and {min(m, n)}")
-    batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1])
+    batch = broadcast_pair(a.shape[:-2], p.shape[:-1])
     count = int(np.prod(batch))
     piv = np.broadcast_to(p, batch + p.shape[-1:]).reshape(count, p.shape[-1])
     perm = _permutations(piv, m, "lu_unpack")
@@ -221,7 +239,7 @@ def lu_solve(lu: Any, pivots: Any, b: Any, adjoint: bool) -> Any:
         raise RuntimeError(f"linalg.lu_solve: Expected pivots to have {n} entries, got "
                            f"{p.shape[-1]}")
     dtype = a.dtype if r.dtype.kind != "f" or r.dtype == a.dtype else _F64
-    batch = np.broadcast_shapes(a.shape[:-2], p.shape[:-1], r.shape[:-2])
+    batch = broadcast_pair(broadcast_pair(a.shape[:-2], p.shape[:-1]), r.shape[:-2])
     count = int(np.prod(batch))
     perm = _permutations(np.broadcast_to(p, batch + (n,)).reshape(count, n), n,
                          "linalg.lu_solve")

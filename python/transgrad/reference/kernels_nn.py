@@ -232,8 +232,7 @@ def topk(x: Any, k: int, dim: int, largest: bool) -> tuple:
     d = _wrap_dim(dim, a.ndim, "topk")
     size = a.shape[d] if a.ndim else 1
     if not 0 <= k <= size:
-        raise ValueError(f"topk: k {k} is out of range for dimension {dim} of size {size} "
-                         f"(tensor of shape {_shape(a)})")
+        raise RuntimeError("selected index k out of range")  # torch's words
     values, idx = sort(x, dim, largest)
     if a.ndim == 0:
         return values, idx

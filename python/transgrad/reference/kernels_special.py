@@ -28,6 +28,7 @@ from transgrad.reference.kernel_support import (
     _quiet,
     _wrap_dim,
     _wrap_dims,
+    broadcast_pair,
 )
 
 __all__ = [
@@ -467,8 +468,9 @@ def inverse(x: Any) -> Any:
     try:
         return _new(np.linalg.inv(a.astype(_F64)).astype(a.dtype))
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element is zero, the inversion could not be "
-                           "completed because the input matrix is singular.") from None
+        from transgrad.reference.kernels_linalg import singular_error
+
+        raise singular_error(a, inverting=True) from None
 
 
 def solve(a: Any, b: Any) -> Any:
@@ -477,12 +479,13 @@ def solve(a: Any, b: Any) -> Any:
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({tuple(m.shape)} and {tuple(r.shape)})")
     dtype = m.dtype if r.dtype.kind != "f" or r.dtype == m.dtype else _F64
-    batch = np.broadcast_shapes(m.shape[:-2], r.shape[:-2])
+    batch = broadcast_pair(m.shape[:-2], r.shape[:-2])
     mb = np.broadcast_to(m, batch + m.shape[-2:]).astype(_F64)
     rb = np.broadcast_to(r, batch + r.shape[-2:]).astype(_F64)
     try:
         out = np.linalg.solve(mb, rb) if mb.size and rb.size else np.zeros(rb.shape)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
+        from transgrad.reference.kernels_linalg import singular_error
+
+        raise singular_error(mb, inverting=False) from None
     return _new(out.astype(dtype))

@@ -72,9 +72,11 @@ class _BatchNorm(Module):
             want = " or ".join(f"{d}D" for d in self._dims)
             raise ValueError(f"{type(self).__name__}: expected {want} input (got {x.ndim}D "
                              f"input)")
-        if x.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}({self.num_features}): input has "
-                             f"{x.shape[1]} channels (dim 1), shape {tuple(x.shape)}")
+        if x.shape[1] != self.num_features and (self.track_running_stats or self.affine):
+            # torch's words, from its batch_norm kernel (which checks the tensors it holds)
+            what = "running_mean" if self.track_running_stats else "weight"
+            raise RuntimeError(f"{what} should contain {x.shape[1]} elements not "
+                               f"{self.num_features}")
         factor = 0.0 if self.momentum is None else float(self.momentum)
         if self.training and self.track_running_stats:
             n = self.num_batches_tracked
