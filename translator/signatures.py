@@ -156,6 +156,9 @@ gru_cell(Tensor gi, Tensor gh, Tensor h) -> Tensor
 # (T, N, H): step t's grad of the cell state it started from).
 lstm_layer(Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Optional[Tensor] bias, bool reverse) -> (Tensor, Tensor, Tensor)
 lstm_layer_bptt(Tensor gates, Tensor cs, Tensor c0, Tensor w_hh, Optional[Tensor] grad_hs, Optional[Tensor] grad_cs, Optional[Tensor] grad_gates, bool reverse) -> (Tensor, Tensor)
+# lstm_layer_weight_grads: from grad_gates (T, N, 4H), the layer's x (T, N, I), hs (T, N, H) and h0
+# (N, H) -> (grad_w_ih (4H, I), grad_w_hh (4H, H), grad_bias (4H)), each summed over the steps.
+lstm_layer_weight_grads(Tensor d_gates, Tensor x, Tensor hs, Tensor h0, bool reverse) -> (Tensor, Tensor, Tensor)
 
 # ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.

@@ -78,6 +78,7 @@ NODE_NAMES: dict[str, str] = {
     "lstm_cell_backward": "LstmCellBackwardBackward0",
     "lstm_layer": "LstmLayerBackward0",
     "lstm_layer_bptt": "LstmLayerBpttBackward0",
+    "lstm_layer_weight_grads": "LstmLayerWeightGradsBackward0",
     "lu_factor": "LuFactorBackward0",
     "lu_solve": "LinalgLuSolveBackward0",
     "lu_unpack": "LuUnpackBackward0",

@@ -692,6 +692,7 @@ from transgrad.reference.kernels_rnn import (  # noqa: E402, F401 - re-exported 
     lstm_cell_backward,
     lstm_layer,
     lstm_layer_bptt,
+    lstm_layer_weight_grads,
 )
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The reference engine's recurrent kernels: numpy implementations of the recurrent section of
-translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer and
-lstm_layer_bptt, and gru_cell). Re-exported by ``kernels.py``; same conventions (Note [Kernel
-conventions], Note [Reference kernels]). The C++ twin is csrc/kernels/rnn.cpp; both compute in
-the gates' dtype, in the same order of operations.
+translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer,
+lstm_layer_bptt and lstm_layer_weight_grads, and gru_cell). Re-exported by ``kernels.py``; same
+conventions (Note [Kernel conventions], Note [Reference kernels]). The C++ twin is
+csrc/kernels/rnn.cpp; both compute in the gates' dtype, in the same order of operations.
 
 Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o); Note [The LSTM cell recomputes
 its gates] in formulas/rnn.py says why the backward takes the gates rather than saved
@@ -146,6 +146,35 @@ def lstm_layer_bptt(gates: Any, cs: Any, c0: Any, w_hh: Any, grad_hs: Any, grad_
         d_gates[t], d_cs[t] = dg, g_cn * f
         dh, dc = dg @ w, d_cs[t]
     return _new(d_gates), _new(d_cs)
+
+
+@_quiet
+def lstm_layer_weight_grads(d_gates: Any, x: Any, hs: Any, h0: Any,
+                            reverse: bool) -> tuple[Any, Any, Any]:
+    d, xa, ha, h = _arr(d_gates), _arr(x), _arr(hs), _arr(h0)
+    if d.dtype.kind != "f":
+        raise ValueError(f"lstm_layer_weight_grads: unsupported dtype {d.dtype} (expected "
+                         f"float32 or float64)")
+    if d.ndim != 3 or d.shape[2] % 4 or xa.ndim != 3 or ha.ndim != 3 or h.ndim != 2:
+        raise ValueError(f"lstm_layer_weight_grads: expected d_gates (T, N, 4H), x (T, N, I), "
+                         f"hs (T, N, H) and h0 (N, H), got {_shape(d)}, {_shape(xa)}, "
+                         f"{_shape(ha)} and {_shape(h)}")
+    steps, n, hid = d.shape[0], d.shape[1], d.shape[2] // 4
+    if xa.shape[:2] != (steps, n) or _shape(ha) != (steps, n, hid) or _shape(h) != (n, hid):
+        raise ValueError(f"lstm_layer_weight_grads: expected x ({steps}, {n}, I), hs "
+                         f"{(steps, n, hid)} and h0 {(n, hid)} for d_gates of shape "
+                         f"{_shape(d)}, got {_shape(xa)}, {_shape(ha)} and {_shape(h)}")
+    for b in (xa, ha, h):
+        if b.dtype != d.dtype:
+            raise ValueError(f"lstm_layer_weight_grads: dtypes differ: {d.dtype} and {b.dtype}")
+    # each step's previous h: h0 for the first step the layer ran, else its neighbour in hs
+    prev = ha
+    if steps:
+        prev = np.concatenate([ha[1:], h[None]] if reverse else [h[None], ha[:-1]])
+    flat = d.reshape(steps * n, 4 * hid)
+    g_ih = flat.T @ xa.reshape(steps * n, xa.shape[2])
+    g_hh = flat.T @ prev.reshape(steps * n, hid)
+    return _new(g_ih), _new(g_hh), _new(flat.sum(axis=0))
 
 
 @_quiet

@@ -131,6 +131,8 @@ void register_kernel_table(py::module_& m) {
                (grad_cs ? *grad_cs : tg::Tensor()), (grad_gates ? *grad_gates : tg::Tensor()),
                reverse); }, py::arg("gates"), py::arg("cs"), py::arg("c0"), py::arg("w_hh"),
         py::arg("grad_hs"), py::arg("grad_cs"), py::arg("grad_gates"), py::arg("reverse"));
+  m.def("lstm_layer_weight_grads", &k::lstm_layer_weight_grads, py::arg("d_gates"), py::arg("x"),
+        py::arg("hs"), py::arg("h0"), py::arg("reverse"));
   m.def("diagonal", &k::diagonal, py::arg("x"), py::arg("offset"), py::arg("dim1"),
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),

@@ -148,6 +148,10 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(
 std::tuple<Tensor, Tensor> lstm_layer_bptt(
     const Tensor& gates, const Tensor& cs, const Tensor& c0, const Tensor& w_hh,
     const Tensor& grad_hs, const Tensor& grad_cs, const Tensor& grad_gates, bool reverse);
+// lstm_layer_weight_grads: from grad_gates (T, N, 4H), the layer's x (T, N, I), hs (T, N, H) and h0
+// (N, H) -> (grad_w_ih (4H, I), grad_w_hh (4H, H), grad_bias (4H)), each summed over the steps.
+std::tuple<Tensor, Tensor, Tensor> lstm_layer_weight_grads(
+    const Tensor& d_gates, const Tensor& x, const Tensor& hs, const Tensor& h0, bool reverse);
 
 // ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 // dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
