@@ -1,6 +1,7 @@
 """Recurrent formulas (issue 14 item 8): the fused LSTM cell (LSTMCell, and LSTM with
 proj_size or packed sequences of uneven lengths), a whole LSTM layer in one op (lstm_layer and
-its BPTT, lstm_layer_bptt: every other nn.LSTM) and the fused GRU cell (GRU, GRUCell).
+its BPTT, lstm_layer_bptt: every other nn.LSTM) and the fused GRU cell and its backward (GRU,
+GRUCell).
 
 ``lstm_cell(gates, c)`` takes the pre-activation gates (N, 4H), in torch's order (i, f, g, o),
 and the previous cell state c (N, H); it returns (h, c_new) with
@@ -107,21 +108,47 @@ def gate3(gates: Tensor, k: int) -> Tensor:
 def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
     """One GRU step from its input and hidden projections gi = x @ w_ih.T + b_ih and gh = h @
     w_hh.T + b_hh, each (N, 3H) in torch's order (r, z, n): ``n + z (h - n)`` with ``n = tanh(
-    gi_n + r gh_n)``. One kernel forward; the backward recomputes the gates with differentiable
-    ops (so double backward works), run by the engine without Python."""
+    gi_n + r gh_n)``. One kernel forward, one backward (gru_cell_backward, recomputing the gates
+    as Note [The LSTM cell recomputes its gates] says for the LSTM)."""
     result = kernel.gru_cell(gi, gh, h)
 
     def backward(grad):
-        r = ops.sigmoid(gate3(gi, 0) + gate3(gh, 0))
-        z = ops.sigmoid(gate3(gi, 1) + gate3(gh, 1))
-        h_n = gate3(gh, 2)
-        n = ops.tanh(gate3(gi, 2) + r * h_n)
-        g_n = grad * (1.0 - z) * (1.0 - n * n)
-        g_r = g_n * h_n * r * (1.0 - r)
-        g_z = grad * (h - n) * z * (1.0 - z)
-        return ops.cat([g_r, g_z, g_n], -1), ops.cat([g_r, g_z, g_n * r], -1), grad * z
+        g_gi, g_gh, g_h = ops.gru_cell_backward(gi, gh, h, grad)
+        return g_gi, g_gh, g_h
 
     return result, backward
+
+
+@samples(case(T(3, 6), T(3, 6), T(3, 2), T(3, 2)),
+         case(T(2, 9, low=-3.0, high=3.0), T(2, 9, low=-3.0, high=3.0), T(2, 3), T(2, 3)))
+@formula(materialize_grads=True)
+def gru_cell_backward(gi: Tensor, gh: Tensor, h: Tensor, grad: Tensor) -> (Tensor, Tensor, Tensor):
+    """The gradients (grad_gi, grad_gh, grad_h) of gru_cell for the grad of its output, in one
+    kernel. Its own backward is the gradient of ``S = <u_gi, grad_gi> + <u_gh, grad_gh> + <u_h,
+    grad_h>``, linear in grad, written out in differentiable ops."""
+    g_gi, g_gh, g_h = kernel.gru_cell_backward(gi, gh, h, grad)
+
+    def backward(u_gi, u_gh, u_h):
+        h_n = gate3(gh, 2)
+        r = ops.sigmoid(gate3(gi, 0) + gate3(gh, 0))
+        z = ops.sigmoid(gate3(gi, 1) + gate3(gh, 1))
+        n = ops.tanh(gate3(gi, 2) + r * h_n)
+        s_r, s_z, t_n = r * (1.0 - r), z * (1.0 - z), 1.0 - n * n
+        u_r = gate3(u_gi, 0) + gate3(u_gh, 0)
+        u_z = gate3(u_gi, 1) + gate3(u_gh, 1)
+        u_hn = gate3(u_gh, 2)
+        g_n = grad * (1.0 - z) * t_n  # the first order's grad of n's pre-activation
+        # S = p g_n + u_z g_z + u_h grad z, with g_z = grad (h - n) s_z
+        p = u_r * h_n * s_r + gate3(u_gi, 2) + r * u_hn
+        d_grad = p * (1.0 - z) * t_n + u_z * (h - n) * s_z + u_h * z
+        d_h = u_z * grad * s_z
+        s_an = t_n * (-2.0 * p * grad * (1.0 - z) * n - u_z * grad * s_z)
+        s_az = s_z * (grad * (u_z * (h - n) * (1.0 - 2.0 * z) + u_h - p * t_n))
+        s_ar = s_r * (g_n * (u_r * h_n * (1.0 - 2.0 * r) + u_hn) + s_an * h_n)
+        s_hn = g_n * u_r * s_r + s_an * r
+        return (ops.cat([s_ar, s_az, s_an], -1), ops.cat([s_ar, s_az, s_hn], -1), d_h, d_grad)
+
+    return (g_gi, g_gh, g_h), backward
 
 
 # ---------------------------------------------------------------------------------------------

@@ -148,6 +148,8 @@ lstm_cell_backward(Tensor gates, Tensor c, Tensor gh, Tensor gc) -> (Tensor, Ten
 # gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
 # and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
 gru_cell(Tensor gi, Tensor gh, Tensor h) -> Tensor
+# gru_cell_backward: its gradients for the grad of the new h -> (grad_gi, grad_gh, grad_h).
+gru_cell_backward(Tensor gi, Tensor gh, Tensor h, Tensor grad) -> (Tensor, Tensor, Tensor)
 # A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
 # x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
 # reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c

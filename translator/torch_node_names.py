@@ -57,6 +57,7 @@ NODE_NAMES: dict[str, str] = {
     "gather": "GatherBackward0",
     "gelu": "GeluBackward0",
     "gru_cell": "GruCellBackward0",
+    "gru_cell_backward": "GruCellBackwardBackward0",
     "hardshrink": "HardshrinkBackward0",
     "hypot": "HypotBackward0",
     "im2col": "Im2ColBackward0",

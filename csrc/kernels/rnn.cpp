@@ -1,11 +1,11 @@
-// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer and
-// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer
-// runs in one kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i,
-// f, g, o); the backward recomputes the activations from the gates (Note [The LSTM cell recomputes
-// its gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
-// compute in the gates' dtype in the same order of operations, here with vecmath.h's sigmoid and
-// tanh (a few ulp from numpy's) so that the loop over a row vectorises, and compiled twice
-// (Note [SIMD clones] in unary.cpp).
+// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer,
+// lstm_layer_bptt and lstm_layer_weight_grads, and gru_cell and gru_cell_backward (their section of
+// translator/signatures.py; Note [The LSTM layer runs in one kernel] in formulas/rnn.py). Gates are
+// (N, 4H), pre-activation, in torch's order (i, f, g, o); the backward recomputes the activations
+// from the gates (Note [The LSTM cell recomputes its gates] in formulas/rnn.py). The numpy twin is
+// python/transgrad/reference/kernels_rnn.py; both compute in the gates' dtype in the same order of
+// operations, here with vecmath.h's sigmoid and tanh (a few ulp from numpy's) so that the loop over
+// a row vectorises, and compiled twice (Note [SIMD clones] in unary.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")  // lets the vec:: selects vectorise (vecmath.h)
 #endif
@@ -36,27 +36,37 @@ using detail::as_contiguous;
 
 namespace {
 
-// Checks gates (N, 4H) and each state (N, H) of the same floating dtype; returns H.
-int64_t check_cell(const char* name, const Tensor& gates,
+// Checks a cell's operands: gates (N, count * H) (a second tensor of gates, GRU's gh, of the same
+// shape), each state (N, H), all of one floating dtype; returns H.
+int64_t check_cell(const char* name, int64_t count, std::initializer_list<const Tensor*> gates,
                    std::initializer_list<const Tensor*> states) {
-  gates.check_defined(name);
-  if (gates.dim() != 2 || gates.size(1) % 4 != 0)
-    throw ValueError(std::string(name) + ": gates must be (N, 4H), got shape " +
-                     shape_str(gates.sizes()));
-  if (!is_floating(gates.dtype()))
-    throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(gates.dtype()) +
+  const Tensor& a = **gates.begin();
+  a.check_defined(name);
+  if (a.dim() != 2 || a.size(1) % count != 0)
+    throw ValueError(std::string(name) + ": gates must be (N, " + std::to_string(count) +
+                     "H), got shape " + shape_str(a.sizes()));
+  if (!is_floating(a.dtype()))
+    throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(a.dtype()) +
                      " (expected float32 or float64)");
-  const int64_t n = gates.size(0), h = gates.size(1) / 4;
+  const int64_t n = a.size(0), h = a.size(1) / count;
+  for (const Tensor* t : gates) {
+    t->check_defined(name);
+    if (t->sizes() != a.sizes())
+      throw ValueError(std::string(name) + ": expected gates of shape " + shape_str(a.sizes()) +
+                       ", got " + shape_str(t->sizes()));
+  }
   for (const Tensor* s : states) {
     s->check_defined(name);
     if (s->dim() != 2 || s->size(0) != n || s->size(1) != h)
       throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(n) +
-                       ", " + std::to_string(h) + ") for gates of shape " +
-                       shape_str(gates.sizes()) + ", got " + shape_str(s->sizes()));
-    if (s->dtype() != gates.dtype())
-      throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(gates.dtype()) +
-                       ", state " + dtype_name(s->dtype()));
+                       ", " + std::to_string(h) + ") for gates of shape " + shape_str(a.sizes()) +
+                       ", got " + shape_str(s->sizes()));
   }
+  for (auto operands : {gates, states})
+    for (const Tensor* t : operands)
+      if (t->dtype() != a.dtype())
+        throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(a.dtype()) +
+                         ", " + dtype_name(t->dtype()));
   return h;
 }
 
@@ -160,6 +170,58 @@ TG_CELL_CLONES void gru_rows(const double* gi, const double* gh, const double* h
                              int64_t n, int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+
+// The three gates (r, z, n) of one row of GRU gates (3H), as separate restrict pointers (with
+// restrict locals instead, GCC did not vectorise the backward's loop).
+template <class P>
+struct Gates3 {
+  P __restrict r;
+  P __restrict z;
+  P __restrict n;
+};
+template <class P>
+TG_INLINE Gates3<P> gates3_of(P row, int64_t hid) {
+  return {row, row + hid, row + 2 * hid};
+}
+
+// One row of the GRU backward: gi, gh (3H each), h and the grad of the new h (H) -> the grads of
+// gi, gh (3H each) and of h (H).
+template <class T>
+TG_INLINE void gru_row_backward(Gates3<const T*> a, Gates3<const T*> b, const T* __restrict h,
+                                const T* __restrict g, Gates3<T*> da, Gates3<T*> db,
+                                T* __restrict dh, int64_t hid) {
+  for (int64_t k = 0; k < hid; ++k) {
+    const T r = vec::sigmoid(a.r[k] + b.r[k]), z = vec::sigmoid(a.z[k] + b.z[k]);
+    const T n = vec::tanh(a.n[k] + r * b.n[k]);
+    const T g_n = g[k] * (T(1) - z) * (T(1) - n * n);
+    const T g_r = g_n * b.n[k] * r * (T(1) - r);
+    const T g_z = g[k] * (h[k] - n) * z * (T(1) - z);
+    da.r[k] = g_r;
+    da.z[k] = g_z;
+    da.n[k] = g_n;
+    db.r[k] = g_r;
+    db.z[k] = g_z;
+    db.n[k] = g_n * r;
+    dh[k] = g[k] * z;
+  }
+}
+
+TG_CELL_CLONES void gru_rows_backward(const float* gi, const float* gh, const float* h,
+                                      const float* g, float* dgi, float* dgh, float* dh, int64_t n,
+                                      int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row_backward(gates3_of(gi + r * 3 * hid, hid), gates3_of(gh + r * 3 * hid, hid),
+                     h + r * hid, g + r * hid, gates3_of(dgi + r * 3 * hid, hid),
+                     gates3_of(dgh + r * 3 * hid, hid), dh + r * hid, hid);
+}
+TG_CELL_CLONES void gru_rows_backward(const double* gi, const double* gh, const double* h,
+                                      const double* g, double* dgi, double* dgh, double* dh,
+                                      int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row_backward(gates3_of(gi + r * 3 * hid, hid), gates3_of(gh + r * 3 * hid, hid),
+                     h + r * hid, g + r * hid, gates3_of(dgi + r * 3 * hid, hid),
+                     gates3_of(dgh + r * 3 * hid, hid), dh + r * hid, hid);
 }
 
 // Checks a sequence (T, N, width * H) against w_hh (4H, H) and a state c0 (N, H) of its dtype;
@@ -276,7 +338,7 @@ void layer_gemm(bool ta, int64_t m, int64_t n, int64_t k, const T* a, int64_t ld
 }  // namespace
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
-  const int64_t hid = check_cell("lstm_cell", gates, {&c});
+  const int64_t hid = check_cell("lstm_cell", 4, {&gates}, {&c});
   const int64_t n = gates.size(0);
   Tensor a = as_contiguous(gates), cp = as_contiguous(c);
   Tensor h = Tensor::empty({n, hid}, gates.dtype()), c_new = Tensor::empty({n, hid}, gates.dtype());
@@ -289,7 +351,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
 
 std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor& c,
                                               const Tensor& gh, const Tensor& gc) {
-  const int64_t hid = check_cell("lstm_cell_backward", gates, {&c, &gh, &gc});
+  const int64_t hid = check_cell("lstm_cell_backward", 4, {&gates}, {&c, &gh, &gc});
   const int64_t n = gates.size(0);
   Tensor a = as_contiguous(gates), cp = as_contiguous(c), g_h = as_contiguous(gh),
          g_c = as_contiguous(gc);
@@ -304,20 +366,8 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor&
 }
 
 Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
-  for (const Tensor* t : {&gi, &gh, &h}) t->check_defined("gru_cell");
-  if (gi.dim() != 2 || gi.size(1) % 3 != 0)
-    throw ValueError("gru_cell: gates must be (N, 3H), got shape " + shape_str(gi.sizes()));
-  if (!is_floating(gi.dtype()))
-    throw ValueError(std::string("gru_cell: unsupported dtype ") + dtype_name(gi.dtype()) +
-                     " (expected float32 or float64)");
-  const int64_t n = gi.size(0), hid = gi.size(1) / 3;
-  if (gh.sizes() != gi.sizes() || h.dim() != 2 || h.size(0) != n || h.size(1) != hid)
-    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) +
-                     " and h of shape (" + std::to_string(n) + ", " + std::to_string(hid) +
-                     "), got " + shape_str(gh.sizes()) + " and " + shape_str(h.sizes()));
-  if (gh.dtype() != gi.dtype() || h.dtype() != gi.dtype())
-    throw ValueError(std::string("gru_cell: dtypes differ: ") + dtype_name(gi.dtype()) + ", " +
-                     dtype_name(gh.dtype()) + ", " + dtype_name(h.dtype()));
+  const int64_t hid = check_cell("gru_cell", 3, {&gi, &gh}, {&h});
+  const int64_t n = gi.size(0);
   Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h);
   Tensor out = Tensor::empty({n, hid}, gi.dtype());
   dispatch_floating(gi.dtype(), "gru_cell", [&](auto tag) {
@@ -325,6 +375,22 @@ Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
     gru_rows(a.data<T>(), b.data<T>(), hp.data<T>(), out.data<T>(), n, hid);
   });
   return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> gru_cell_backward(const Tensor& gi, const Tensor& gh,
+                                                     const Tensor& h, const Tensor& grad) {
+  const int64_t hid = check_cell("gru_cell_backward", 3, {&gi, &gh}, {&h, &grad});
+  const int64_t n = gi.size(0);
+  Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h),
+         g = as_contiguous(grad);
+  Tensor d_gi = Tensor::empty({n, 3 * hid}, gi.dtype()),
+         d_gh = Tensor::empty({n, 3 * hid}, gi.dtype()), d_h = Tensor::empty({n, hid}, gi.dtype());
+  dispatch_floating(gi.dtype(), "gru_cell_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_rows_backward(a.data<T>(), b.data<T>(), hp.data<T>(), g.data<T>(), d_gi.data<T>(),
+                      d_gh.data<T>(), d_h.data<T>(), n, hid);
+  });
+  return {d_gi, d_gh, d_h};
 }
 
 // The layer's forward: gates = x @ w_ih.T + bias for every step in one GEMM, then for each step

@@ -170,6 +170,13 @@ def _add_lstm_layer_cases(case, rand, variants):
             gi, gh, h = rand((n, 3 * hid), dt), rand((n, 3 * hid), dt), rand((n, hid), dt)
             for v in variants(gi)[:2]:
                 case("gru_cell", v, gh, h)
+                case("gru_cell_backward", v, gh, h, rand((n, hid), dt))
+            case("gru_cell_backward", gi, variants(gh)[-1], h, variants(h)[1])
     case("gru_cell", rand((2, 7), np.float64), rand((2, 7), np.float64), rand((2, 2), np.float64))
     case("gru_cell", rand((2, 6), np.float64), rand((2, 6), np.float64), rand((3, 2), np.float64))
     case("gru_cell", rand((2, 6), np.float32), rand((2, 6), np.float64), rand((2, 2), np.float64))
+    g6, s2 = rand((2, 6), np.float64), rand((2, 2), np.float64)
+    case("gru_cell_backward", g6, g6, s2, rand((2, 3), np.float64))  # grad's width
+    case("gru_cell_backward", g6, rand((2, 9), np.float64), s2, s2)  # gh's width
+    case("gru_cell_backward", g6, g6, s2, s2.astype(np.float32))  # dtypes differ
+    case("gru_cell_backward", rand((2, 7), np.float64), rand((2, 7), np.float64), s2, s2)  # not 3H

@@ -115,6 +115,8 @@ void register_kernel_table(py::module_& m) {
   m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
         py::arg("gc"));
   m.def("gru_cell", &k::gru_cell, py::arg("gi"), py::arg("gh"), py::arg("h"));
+  m.def("gru_cell_backward", &k::gru_cell_backward, py::arg("gi"), py::arg("gh"), py::arg("h"),
+        py::arg("grad"));
   m.def("lstm_layer",
         [](const tg::Tensor& x, const tg::Tensor& h0, const tg::Tensor& c0, const tg::Tensor& w_ih,
            const tg::Tensor& w_hh, std::optional<tg::Tensor> bias,

@@ -136,6 +136,9 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(
 // gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
 // and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
 Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h);
+// gru_cell_backward: its gradients for the grad of the new h -> (grad_gi, grad_gh, grad_h).
+std::tuple<Tensor, Tensor, Tensor> gru_cell_backward(
+    const Tensor& gi, const Tensor& gh, const Tensor& h, const Tensor& grad);
 // A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
 // x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
 // reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c
