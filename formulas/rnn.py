@@ -1,6 +1,7 @@
 """Recurrent formulas (issue 14 item 8): the fused LSTM cell (LSTMCell, and LSTM with
 proj_size or packed sequences of uneven lengths), a whole LSTM layer in one op (lstm_layer and
-its BPTT, lstm_layer_bptt: every other nn.LSTM) and the fused GRU cell (GRU, GRUCell).
+its BPTT, lstm_layer_bptt: every other nn.LSTM) and the fused GRU cell and its backward (GRU,
+GRUCell).
 
 ``lstm_cell(gates, c)`` takes the pre-activation gates (N, 4H), in torch's order (i, f, g, o),
 and the previous cell state c (N, H); it returns (h, c_new) with
@@ -107,21 +108,47 @@ def gate3(gates: Tensor, k: int) -> Tensor:
 def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
     """One GRU step from its input and hidden projections gi = x @ w_ih.T + b_ih and gh = h @
     w_hh.T + b_hh, each (N, 3H) in torch's order (r, z, n): ``n + z (h - n)`` with ``n = tanh(
-    gi_n + r gh_n)``. One kernel forward; the backward recomputes the gates with differentiable
-    ops (so double backward works), run by the engine without Python."""
+    gi_n + r gh_n)``. One kernel forward, one backward (gru_cell_backward, recomputing the gates
+    as Note [The LSTM cell recomputes its gates] says for the LSTM)."""
     result = kernel.gru_cell(gi, gh, h)
 
     def backward(grad):
-        r = ops.sigmoid(gate3(gi, 0) + gate3(gh, 0))
-        z = ops.sigmoid(gate3(gi, 1) + gate3(gh, 1))
-        h_n = gate3(gh, 2)
-        n = ops.tanh(gate3(gi, 2) + r * h_n)
-        g_n = grad * (1.0 - z) * (1.0 - n * n)
-        g_r = g_n * h_n * r * (1.0 - r)
-        g_z = grad * (h - n) * z * (1.0 - z)
-        return ops.cat([g_r, g_z, g_n], -1), ops.cat([g_r, g_z, g_n * r], -1), grad * z
+        g_gi, g_gh, g_h = ops.gru_cell_backward(gi, gh, h, grad)
+        return g_gi, g_gh, g_h
 
     return result, backward
+
+
+@samples(case(T(3, 6), T(3, 6), T(3, 2), T(3, 2)),
+         case(T(2, 9, low=-3.0, high=3.0), T(2, 9, low=-3.0, high=3.0), T(2, 3), T(2, 3)))
+@formula(materialize_grads=True)
+def gru_cell_backward(gi: Tensor, gh: Tensor, h: Tensor, grad: Tensor) -> (Tensor, Tensor, Tensor):
+    """The gradients (grad_gi, grad_gh, grad_h) of gru_cell for the grad of its output, in one
+    kernel. Its own backward is the gradient of ``S = <u_gi, grad_gi> + <u_gh, grad_gh> + <u_h,
+    grad_h>``, linear in grad, written out in differentiable ops."""
+    g_gi, g_gh, g_h = kernel.gru_cell_backward(gi, gh, h, grad)
+
+    def backward(u_gi, u_gh, u_h):
+        h_n = gate3(gh, 2)
+        r = ops.sigmoid(gate3(gi, 0) + gate3(gh, 0))
+        z = ops.sigmoid(gate3(gi, 1) + gate3(gh, 1))
+        n = ops.tanh(gate3(gi, 2) + r * h_n)
+        s_r, s_z, t_n = r * (1.0 - r), z * (1.0 - z), 1.0 - n * n
+        u_r = gate3(u_gi, 0) + gate3(u_gh, 0)
+        u_z = gate3(u_gi, 1) + gate3(u_gh, 1)
+        u_hn = gate3(u_gh, 2)
+        g_n = grad * (1.0 - z) * t_n  # the first order's grad of n's pre-activation
+        # S = p g_n + u_z g_z + u_h grad z, with g_z = grad (h - n) s_z
+        p = u_r * h_n * s_r + gate3(u_gi, 2) + r * u_hn
+        d_grad = p * (1.0 - z) * t_n + u_z * (h - n) * s_z + u_h * z
+        d_h = u_z * grad * s_z
+        s_an = t_n * (-2.0 * p * grad * (1.0 - z) * n - u_z * grad * s_z)
+        s_az = s_z * (grad * (u_z * (h - n) * (1.0 - 2.0 * z) + u_h - p * t_n))
+        s_ar = s_r * (g_n * (u_r * h_n * (1.0 - 2.0 * r) + u_hn) + s_an * h_n)
+        s_hn = g_n * u_r * s_r + s_an * r
+        return (ops.cat([s_ar, s_az, s_an], -1), ops.cat([s_ar, s_az, s_hn], -1), d_h, d_grad)
+
+    return (g_gi, g_gh, g_h), backward
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,18 +209,57 @@ def lstm_layer(x: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor,
         n = x.shape[1]
         first = steps - 1 if reverse else 0
         flat = ops.reshape(d_gates, (steps * n, w_hh.shape[0]))
-        flat_t = ops.transpose(flat, 0, 1)
-        h_prev = previous_cells(hs, h0, reverse)
         g_x = ops.reshape(ops.matmul(flat, w_ih), x.shape) if input_grad else None
-        g_w_ih = ops.matmul(flat_t, ops.reshape(x, (steps * n, x.shape[2])))
-        g_w_hh = ops.matmul(flat_t, ops.reshape(h_prev, (steps * n, h0.shape[1])))
+        g_w_ih, g_w_hh, g_b = ops.lstm_layer_weight_grads(d_gates, x, hs, h0, reverse)
         g_h0 = (ops.zeros(h0.shape, h0.dtype) if steps == 0
                 else ops.matmul(time_step(d_gates, first), w_hh))
         g_c0 = ops.zeros(c0.shape, c0.dtype) if steps == 0 else time_step(d_cs, first)
-        g_bias = None if bias is None else ops.sum(flat, (0,))
+        g_bias = None if bias is None else g_b
         return g_x, g_h0, g_c0, g_w_ih, g_w_hh, g_bias
 
     return (hs, cs, gates), backward
+
+
+@helper
+def from_previous(g_prev: Tensor, reverse: bool) -> (Tensor, Tensor):
+    """The grads of (seq, first) for the grad ``g_prev`` (T, N, H) of ``previous_cells(seq,
+    first, reverse)``."""
+    steps = g_prev.shape[0]
+    zero_step = ops.zeros((1,) + g_prev.shape[1:], g_prev.dtype)
+    if reverse:
+        g_seq = ops.cat([zero_step, ops.slice(g_prev, 0, 0, steps - 1, 1)], 0)
+        return g_seq, time_step(g_prev, steps - 1)
+    g_seq = ops.cat([ops.slice(g_prev, 0, 1, steps, 1), zero_step], 0)
+    return g_seq, time_step(g_prev, 0)
+
+
+@samples(case(T(3, 2, 8), T(3, 2, 3), T(3, 2, 2), T(2, 2)),
+         case(T(2, 1, 12, low=-2.0, high=2.0), T(2, 1, 1), T(2, 1, 3), T(1, 3), True),
+         case(T(1, 3, 4), T(1, 3, 2), T(1, 3, 1), T(3, 1), True))
+@formula(materialize_grads=True)
+def lstm_layer_weight_grads(d_gates: Tensor, x: Tensor, hs: Tensor, h0: Tensor,
+                            reverse: bool = False) -> (Tensor, Tensor, Tensor):
+    """The weight gradients of lstm_layer from its gates' gradients d_gates (T, N, 4H), summed
+    over the steps in one kernel: (d_gates.T @ x, d_gates.T @ h_prev, d_gates' sum) with h_prev
+    each step's previous h (h0 for the first; Note [The LSTM layer runs in one kernel])."""
+    g_w_ih, g_w_hh, g_bias = kernel.lstm_layer_weight_grads(d_gates, x, hs, h0, reverse)
+
+    def backward(u_w_ih, u_w_hh, u_bias):
+        # bilinear in d_gates and (x, h_prev)
+        steps = x.shape[0]
+        rows = steps * x.shape[1]
+        if steps == 0:
+            return (ops.zeros(d_gates.shape, d_gates.dtype), ops.zeros(x.shape, x.dtype),
+                    ops.zeros(hs.shape, hs.dtype), ops.zeros(h0.shape, h0.dtype))
+        flat = ops.reshape(d_gates, (rows, d_gates.shape[2]))
+        h_prev = ops.reshape(previous_cells(hs, h0, reverse), (rows, h0.shape[1]))
+        g_flat = (ops.matmul(ops.reshape(x, (rows, x.shape[2])), ops.transpose(u_w_ih, 0, 1))
+                  + ops.matmul(h_prev, ops.transpose(u_w_hh, 0, 1)) + u_bias)
+        g_x = ops.reshape(ops.matmul(flat, u_w_ih), x.shape)
+        g_hs, g_h0 = from_previous(ops.reshape(ops.matmul(flat, u_w_hh), hs.shape), reverse)
+        return ops.reshape(g_flat, d_gates.shape), g_x, g_hs, g_h0
+
+    return (g_w_ih, g_w_hh, g_bias), backward
 
 
 @samples(case(T(3, 2, 8), T(3, 2, 2), T(2, 2), T(8, 2), T(3, 2, 2), T(3, 2, 2), None),
@@ -253,13 +319,10 @@ def lstm_layer_bptt(gates: Tensor, cs: Tensor, c0: Tensor, w_hh: Tensor,
             a_gc = add_step(a_gc, s_gc, reverse)
             a_dg = add_step(a_dg, u_dg, reverse)
         # step t's c_prev is cs[t -/+ 1], or c0 for the first step
-        first = steps - 1 if reverse else 0
-        zero_step = ops.zeros((1, n, hid), gates.dtype)
-        if reverse:
-            g_cs = ops.cat([zero_step, ops.slice(a_c_prev, 0, 0, steps - 1, 1)], 0)
+        if steps == 0:
+            g_cs, g_c0 = ops.zeros(cs.shape, cs.dtype), ops.zeros(c0.shape, c0.dtype)
         else:
-            g_cs = ops.cat([ops.slice(a_c_prev, 0, 1, steps, 1), zero_step], 0)
-        g_c0 = ops.zeros(c0.shape, c0.dtype) if steps == 0 else time_step(a_c_prev, first)
+            g_cs, g_c0 = from_previous(a_c_prev, reverse)
         return (a_gates, g_cs, g_c0, g_w_hh, None if grad_hs is None else a_gh,
                 None if grad_cs is None else a_gc, None if grad_gates is None else a_dg)
 

@@ -148,6 +148,8 @@ lstm_cell_backward(Tensor gates, Tensor c, Tensor gh, Tensor gc) -> (Tensor, Ten
 # gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
 # and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
 gru_cell(Tensor gi, Tensor gh, Tensor h) -> Tensor
+# gru_cell_backward: its gradients for the grad of the new h -> (grad_gi, grad_gh, grad_h).
+gru_cell_backward(Tensor gi, Tensor gh, Tensor h, Tensor grad) -> (Tensor, Tensor, Tensor)
 # A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
 # x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
 # reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c
@@ -156,6 +158,9 @@ gru_cell(Tensor gi, Tensor gh, Tensor h) -> Tensor
 # (T, N, H): step t's grad of the cell state it started from).
 lstm_layer(Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Optional[Tensor] bias, bool reverse) -> (Tensor, Tensor, Tensor)
 lstm_layer_bptt(Tensor gates, Tensor cs, Tensor c0, Tensor w_hh, Optional[Tensor] grad_hs, Optional[Tensor] grad_cs, Optional[Tensor] grad_gates, bool reverse) -> (Tensor, Tensor)
+# lstm_layer_weight_grads: from grad_gates (T, N, 4H), the layer's x (T, N, I), hs (T, N, H) and h0
+# (N, H) -> (grad_w_ih (4H, I), grad_w_hh (4H, H), grad_bias (4H)), each summed over the steps.
+lstm_layer_weight_grads(Tensor d_gates, Tensor x, Tensor hs, Tensor h0, bool reverse) -> (Tensor, Tensor, Tensor)
 
 # ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.

@@ -1,11 +1,11 @@
-// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer and
-// lstm_layer_bptt, and gru_cell (their section of translator/signatures.py; Note [The LSTM layer
-// runs in one kernel] in formulas/rnn.py). Gates are (N, 4H), pre-activation, in torch's order (i,
-// f, g, o); the backward recomputes the activations from the gates (Note [The LSTM cell recomputes
-// its gates] in formulas/rnn.py). The numpy twin is python/transgrad/reference/kernels_rnn.py; both
-// compute in the gates' dtype in the same order of operations, here with vecmath.h's sigmoid and
-// tanh (a few ulp from numpy's) so that the loop over a row vectorises, and compiled twice
-// (Note [SIMD clones] in unary.cpp).
+// Recurrent kernels: lstm_cell and lstm_cell_backward, the whole layer's lstm_layer,
+// lstm_layer_bptt and lstm_layer_weight_grads, and gru_cell and gru_cell_backward (their section of
+// translator/signatures.py; Note [The LSTM layer runs in one kernel] in formulas/rnn.py). Gates are
+// (N, 4H), pre-activation, in torch's order (i, f, g, o); the backward recomputes the activations
+// from the gates (Note [The LSTM cell recomputes its gates] in formulas/rnn.py). The numpy twin is
+// python/transgrad/reference/kernels_rnn.py; both compute in the gates' dtype in the same order of
+// operations, here with vecmath.h's sigmoid and tanh (a few ulp from numpy's) so that the loop over
+// a row vectorises, and compiled twice (Note [SIMD clones] in unary.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")  // lets the vec:: selects vectorise (vecmath.h)
 #endif
@@ -25,29 +25,48 @@
 namespace tg::kernel {
 using detail::as_contiguous;
 
+// The cells also get an x86-64-v4 (AVX-512) clone besides Note [SIMD clones]' two: the step's
+// cell is on the recurrence's critical path, and 16 lanes halve it (16 x 128 float cells: 9.3
+// us with AVX2, 4.8 us with AVX-512, the same values).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TG_NO_CLONES)
+#define TG_CELL_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define TG_CELL_CLONES TG_CLONES
+#endif
+
 namespace {
 
-// Checks gates (N, 4H) and each state (N, H) of the same floating dtype; returns H.
-int64_t check_cell(const char* name, const Tensor& gates,
+// Checks a cell's operands: gates (N, count * H) (a second tensor of gates, GRU's gh, of the same
+// shape), each state (N, H), all of one floating dtype; returns H.
+int64_t check_cell(const char* name, int64_t count, std::initializer_list<const Tensor*> gates,
                    std::initializer_list<const Tensor*> states) {
-  gates.check_defined(name);
-  if (gates.dim() != 2 || gates.size(1) % 4 != 0)
-    throw ValueError(std::string(name) + ": gates must be (N, 4H), got shape " +
-                     shape_str(gates.sizes()));
-  if (!is_floating(gates.dtype()))
-    throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(gates.dtype()) +
+  const Tensor& a = **gates.begin();
+  a.check_defined(name);
+  if (a.dim() != 2 || a.size(1) % count != 0)
+    throw ValueError(std::string(name) + ": gates must be (N, " + std::to_string(count) +
+                     "H), got shape " + shape_str(a.sizes()));
+  if (!is_floating(a.dtype()))
+    throw ValueError(std::string(name) + ": unsupported dtype " + dtype_name(a.dtype()) +
                      " (expected float32 or float64)");
-  const int64_t n = gates.size(0), h = gates.size(1) / 4;
+  const int64_t n = a.size(0), h = a.size(1) / count;
+  for (const Tensor* t : gates) {
+    t->check_defined(name);
+    if (t->sizes() != a.sizes())
+      throw ValueError(std::string(name) + ": expected gates of shape " + shape_str(a.sizes()) +
+                       ", got " + shape_str(t->sizes()));
+  }
   for (const Tensor* s : states) {
     s->check_defined(name);
     if (s->dim() != 2 || s->size(0) != n || s->size(1) != h)
       throw ValueError(std::string(name) + ": expected a state of shape (" + std::to_string(n) +
-                       ", " + std::to_string(h) + ") for gates of shape " +
-                       shape_str(gates.sizes()) + ", got " + shape_str(s->sizes()));
-    if (s->dtype() != gates.dtype())
-      throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(gates.dtype()) +
-                       ", state " + dtype_name(s->dtype()));
+                       ", " + std::to_string(h) + ") for gates of shape " + shape_str(a.sizes()) +
+                       ", got " + shape_str(s->sizes()));
   }
+  for (auto operands : {gates, states})
+    for (const Tensor* t : operands)
+      if (t->dtype() != a.dtype())
+        throw ValueError(std::string(name) + ": dtypes differ: gates " + dtype_name(a.dtype()) +
+                         ", " + dtype_name(t->dtype()));
   return h;
 }
 
@@ -100,24 +119,26 @@ TG_INLINE void lstm_row_backward(Gates<T> a, const T* __restrict c, const T* __r
 }
 
 // Non-template entry points, so that GCC can clone them per target (target_clones).
-TG_CLONES void lstm_rows(const float* a, const float* c, float* h, float* cn, int64_t n,
-                         int64_t hid) {
+TG_CELL_CLONES void lstm_rows(const float* a, const float* c, float* h, float* cn, int64_t n,
+                              int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
 }
-TG_CLONES void lstm_rows(const double* a, const double* c, double* h, double* cn, int64_t n,
-                         int64_t hid) {
+TG_CELL_CLONES void lstm_rows(const double* a, const double* c, double* h, double* cn, int64_t n,
+                              int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     lstm_row(gates_of(a + r * 4 * hid, hid), c + r * hid, h + r * hid, cn + r * hid, hid);
 }
-TG_CLONES void lstm_rows_backward(const float* a, const float* c, const float* gh, const float* gc,
-                                  float* d, float* dc, int64_t n, int64_t hid) {
+TG_CELL_CLONES void lstm_rows_backward(const float* a, const float* c, const float* gh,
+                                       const float* gc, float* d, float* dc, int64_t n,
+                                       int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid,
                       d + r * 4 * hid, dc + r * hid, hid);
 }
-TG_CLONES void lstm_rows_backward(const double* a, const double* c, const double* gh,
-                                  const double* gc, double* d, double* dc, int64_t n, int64_t hid) {
+TG_CELL_CLONES void lstm_rows_backward(const double* a, const double* c, const double* gh,
+                                       const double* gc, double* d, double* dc, int64_t n,
+                                       int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     lstm_row_backward(gates_of(a + r * 4 * hid, hid), c + r * hid, gh + r * hid, gc + r * hid,
                       d + r * 4 * hid, dc + r * hid, hid);
@@ -140,15 +161,67 @@ TG_INLINE void gru_row(const T* gi, const T* gh, const T* __restrict h, T* __res
   }
 }
 
-TG_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out, int64_t n,
-                        int64_t hid) {
+TG_CELL_CLONES void gru_rows(const float* gi, const float* gh, const float* h, float* out,
+                             int64_t n, int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
 }
-TG_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out, int64_t n,
-                        int64_t hid) {
+TG_CELL_CLONES void gru_rows(const double* gi, const double* gh, const double* h, double* out,
+                             int64_t n, int64_t hid) {
   for (int64_t r = 0; r < n; ++r)
     gru_row(gi + r * 3 * hid, gh + r * 3 * hid, h + r * hid, out + r * hid, hid);
+}
+
+// The three gates (r, z, n) of one row of GRU gates (3H), as separate restrict pointers (with
+// restrict locals instead, GCC did not vectorise the backward's loop).
+template <class P>
+struct Gates3 {
+  P __restrict r;
+  P __restrict z;
+  P __restrict n;
+};
+template <class P>
+TG_INLINE Gates3<P> gates3_of(P row, int64_t hid) {
+  return {row, row + hid, row + 2 * hid};
+}
+
+// One row of the GRU backward: gi, gh (3H each), h and the grad of the new h (H) -> the grads of
+// gi, gh (3H each) and of h (H).
+template <class T>
+TG_INLINE void gru_row_backward(Gates3<const T*> a, Gates3<const T*> b, const T* __restrict h,
+                                const T* __restrict g, Gates3<T*> da, Gates3<T*> db,
+                                T* __restrict dh, int64_t hid) {
+  for (int64_t k = 0; k < hid; ++k) {
+    const T r = vec::sigmoid(a.r[k] + b.r[k]), z = vec::sigmoid(a.z[k] + b.z[k]);
+    const T n = vec::tanh(a.n[k] + r * b.n[k]);
+    const T g_n = g[k] * (T(1) - z) * (T(1) - n * n);
+    const T g_r = g_n * b.n[k] * r * (T(1) - r);
+    const T g_z = g[k] * (h[k] - n) * z * (T(1) - z);
+    da.r[k] = g_r;
+    da.z[k] = g_z;
+    da.n[k] = g_n;
+    db.r[k] = g_r;
+    db.z[k] = g_z;
+    db.n[k] = g_n * r;
+    dh[k] = g[k] * z;
+  }
+}
+
+TG_CELL_CLONES void gru_rows_backward(const float* gi, const float* gh, const float* h,
+                                      const float* g, float* dgi, float* dgh, float* dh, int64_t n,
+                                      int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row_backward(gates3_of(gi + r * 3 * hid, hid), gates3_of(gh + r * 3 * hid, hid),
+                     h + r * hid, g + r * hid, gates3_of(dgi + r * 3 * hid, hid),
+                     gates3_of(dgh + r * 3 * hid, hid), dh + r * hid, hid);
+}
+TG_CELL_CLONES void gru_rows_backward(const double* gi, const double* gh, const double* h,
+                                      const double* g, double* dgi, double* dgh, double* dh,
+                                      int64_t n, int64_t hid) {
+  for (int64_t r = 0; r < n; ++r)
+    gru_row_backward(gates3_of(gi + r * 3 * hid, hid), gates3_of(gh + r * 3 * hid, hid),
+                     h + r * hid, g + r * hid, gates3_of(dgi + r * 3 * hid, hid),
+                     gates3_of(dgh + r * 3 * hid, hid), dh + r * hid, hid);
 }
 
 // Checks a sequence (T, N, width * H) against w_hh (4H, H) and a state c0 (N, H) of its dtype;
@@ -241,10 +314,31 @@ class StepGemm {
   std::vector<float> packed_;
 };
 
+// C (m x n, ldc) = A @ B (k x n, row-major, ldb) + (accumulate ? C : 0), A's element (i, r) at
+// a[ta ? r * lda + i : i * lda + r]: the layer's own tile for float32 on an AVX-512 CPU (Note
+// [The recurrent GEMM] in rnn_gemm.h), BLAS otherwise.
+template <class T>
+void layer_gemm(bool ta, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+                int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (rnn_gemm::available()) {
+      rnn_gemm::gemm(ta, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+      return;
+    }
+  }
+  blas::gemm<T>(ta, false, m, n, k, a, lda, b, ldb, accumulate ? T(1) : T(0), c, ldc);
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
-  const int64_t hid = check_cell("lstm_cell", gates, {&c});
+  const int64_t hid = check_cell("lstm_cell", 4, {&gates}, {&c});
   const int64_t n = gates.size(0);
   Tensor a = as_contiguous(gates), cp = as_contiguous(c);
   Tensor h = Tensor::empty({n, hid}, gates.dtype()), c_new = Tensor::empty({n, hid}, gates.dtype());
@@ -257,7 +351,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c) {
 
 std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor& c,
                                               const Tensor& gh, const Tensor& gc) {
-  const int64_t hid = check_cell("lstm_cell_backward", gates, {&c, &gh, &gc});
+  const int64_t hid = check_cell("lstm_cell_backward", 4, {&gates}, {&c, &gh, &gc});
   const int64_t n = gates.size(0);
   Tensor a = as_contiguous(gates), cp = as_contiguous(c), g_h = as_contiguous(gh),
          g_c = as_contiguous(gc);
@@ -272,20 +366,8 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor&
 }
 
 Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
-  for (const Tensor* t : {&gi, &gh, &h}) t->check_defined("gru_cell");
-  if (gi.dim() != 2 || gi.size(1) % 3 != 0)
-    throw ValueError("gru_cell: gates must be (N, 3H), got shape " + shape_str(gi.sizes()));
-  if (!is_floating(gi.dtype()))
-    throw ValueError(std::string("gru_cell: unsupported dtype ") + dtype_name(gi.dtype()) +
-                     " (expected float32 or float64)");
-  const int64_t n = gi.size(0), hid = gi.size(1) / 3;
-  if (gh.sizes() != gi.sizes() || h.dim() != 2 || h.size(0) != n || h.size(1) != hid)
-    throw ValueError("gru_cell: expected gh of shape " + shape_str(gi.sizes()) +
-                     " and h of shape (" + std::to_string(n) + ", " + std::to_string(hid) +
-                     "), got " + shape_str(gh.sizes()) + " and " + shape_str(h.sizes()));
-  if (gh.dtype() != gi.dtype() || h.dtype() != gi.dtype())
-    throw ValueError(std::string("gru_cell: dtypes differ: ") + dtype_name(gi.dtype()) + ", " +
-                     dtype_name(gh.dtype()) + ", " + dtype_name(h.dtype()));
+  const int64_t hid = check_cell("gru_cell", 3, {&gi, &gh}, {&h});
+  const int64_t n = gi.size(0);
   Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h);
   Tensor out = Tensor::empty({n, hid}, gi.dtype());
   dispatch_floating(gi.dtype(), "gru_cell", [&](auto tag) {
@@ -293,6 +375,22 @@ Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h) {
     gru_rows(a.data<T>(), b.data<T>(), hp.data<T>(), out.data<T>(), n, hid);
   });
   return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> gru_cell_backward(const Tensor& gi, const Tensor& gh,
+                                                     const Tensor& h, const Tensor& grad) {
+  const int64_t hid = check_cell("gru_cell_backward", 3, {&gi, &gh}, {&h, &grad});
+  const int64_t n = gi.size(0);
+  Tensor a = as_contiguous(gi), b = as_contiguous(gh), hp = as_contiguous(h),
+         g = as_contiguous(grad);
+  Tensor d_gi = Tensor::empty({n, 3 * hid}, gi.dtype()),
+         d_gh = Tensor::empty({n, 3 * hid}, gi.dtype()), d_h = Tensor::empty({n, hid}, gi.dtype());
+  dispatch_floating(gi.dtype(), "gru_cell_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_rows_backward(a.data<T>(), b.data<T>(), hp.data<T>(), g.data<T>(), d_gi.data<T>(),
+                      d_gh.data<T>(), d_h.data<T>(), n, hid);
+  });
+  return {d_gi, d_gh, d_h};
 }
 
 // The layer's forward: gates = x @ w_ih.T + bias for every step in one GEMM, then for each step
@@ -321,12 +419,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0,
     if (b.defined()) {
       for (int64_t r = 0; r < rows; ++r) std::copy(b.data<T>(), b.data<T>() + g4, g + r * g4);
     }
-    if (in > 0) {
-      blas::gemm<T>(false, true, rows, g4, in, xc.data<T>(), in, wi.data<T>(), in,
-                    b.defined() ? T(1) : T(0), g, g4);
-    } else if (!b.defined()) {
-      std::fill(g, g + rows * g4, T(0));
-    }
+    const StepGemm<T> project(wi.data<T>(), in, true, in, g4);  // x @ w_ih.T, all steps at once
+    project(rows, xc.data<T>(), in, g, g4, b.defined());
     const T* h = h0c.data<T>();
     const T* c = c0c.data<T>();
     const StepGemm<T> recur(wh.data<T>(), hid, true, hid, g4);  // h @ w_hh.T
@@ -402,6 +496,70 @@ std::tuple<Tensor, Tensor> lstm_layer_bptt(const Tensor& gates, const Tensor& cs
     }
   });
   return {d_gates, d_cs};
+}
+
+}  // namespace tg::kernel
+
+namespace tg::kernel {
+
+// The weight gradients of a layer from its gates' gradients D (T, N, 4H) as GEMMs over all steps:
+// D.T @ x, D.T @ (each step's previous h: h0 for the first step, else hs of the step before), and
+// D's column sums.
+std::tuple<Tensor, Tensor, Tensor> lstm_layer_weight_grads(const Tensor& d_gates, const Tensor& x,
+                                                           const Tensor& hs, const Tensor& h0,
+                                                           bool reverse) {
+  for (const Tensor* t : {&d_gates, &x, &hs, &h0}) t->check_defined("lstm_layer_weight_grads");
+  if (!is_floating(d_gates.dtype()))
+    throw ValueError(std::string("lstm_layer_weight_grads: unsupported dtype ") +
+                     dtype_name(d_gates.dtype()) + " (expected float32 or float64)");
+  if (d_gates.dim() != 3 || d_gates.size(2) % 4 != 0 || x.dim() != 3 || hs.dim() != 3 ||
+      h0.dim() != 2)
+    throw ValueError(
+        "lstm_layer_weight_grads: expected d_gates (T, N, 4H), x (T, N, I), hs (T, "
+        "N, H) and h0 (N, H), got " +
+        shape_str(d_gates.sizes()) + ", " + shape_str(x.sizes()) + ", " + shape_str(hs.sizes()) +
+        " and " + shape_str(h0.sizes()));
+  const int64_t steps = d_gates.size(0), n = d_gates.size(1), g4 = d_gates.size(2), hid = g4 / 4,
+                in = x.size(2);
+  if (x.size(0) != steps || x.size(1) != n || hs.sizes() != Shape{steps, n, hid} ||
+      h0.sizes() != Shape{n, hid})
+    throw ValueError("lstm_layer_weight_grads: expected x (" + std::to_string(steps) + ", " +
+                     std::to_string(n) + ", I), hs " + shape_str(Shape{steps, n, hid}) +
+                     " and h0 " + shape_str(Shape{n, hid}) + " for d_gates of shape " +
+                     shape_str(d_gates.sizes()) + ", got " + shape_str(x.sizes()) + ", " +
+                     shape_str(hs.sizes()) + " and " + shape_str(h0.sizes()));
+  for (const Tensor* t : {&x, &hs, &h0})
+    if (t->dtype() != d_gates.dtype())
+      throw ValueError(std::string("lstm_layer_weight_grads: dtypes differ: ") +
+                       dtype_name(d_gates.dtype()) + " and " + dtype_name(t->dtype()));
+  Tensor dg = as_contiguous(d_gates), xc = as_contiguous(x), hsc = as_contiguous(hs),
+         h0c = as_contiguous(h0);
+  Tensor g_ih = Tensor::empty({g4, in}, d_gates.dtype()),
+         g_hh = Tensor::empty({g4, hid}, d_gates.dtype()),
+         g_b = Tensor::empty({g4}, d_gates.dtype());
+  dispatch_floating(d_gates.dtype(), "lstm_layer_weight_grads", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* d = dg.data<T>();
+    const int64_t rows = steps * n;
+    layer_gemm<T>(true, g4, in, rows, d, g4, xc.data<T>(), in, g_ih.data<T>(), in, false);
+    // every step but the first (in the direction the layer ran) reads the h of its neighbour in
+    // hs; the first reads h0
+    const int64_t later = rows - n;
+    const T* d_later = reverse ? d : d + n * g4;
+    const T* d_first = reverse ? d + later * g4 : d;
+    const T* h_later = reverse ? hsc.data<T>() + n * hid : hsc.data<T>();
+    layer_gemm<T>(true, g4, hid, std::max<int64_t>(later, 0), d_later, g4, h_later, hid,
+                  g_hh.data<T>(), hid, false);
+    if (steps > 0)
+      layer_gemm<T>(true, g4, hid, n, d_first, g4, h0c.data<T>(), hid, g_hh.data<T>(), hid, true);
+    T* gb = g_b.data<T>();
+    std::fill(gb, gb + g4, T(0));
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = d + r * g4;
+      for (int64_t j = 0; j < g4; ++j) gb[j] += row[j];
+    }
+  });
+  return {g_ih, g_hh, g_b};
 }
 
 }  // namespace tg::kernel

@@ -433,7 +433,8 @@ def test_namespace_signature_is_torchs(ref, path):
 INTERNAL_FORMULAS = {
     "lstm_cell": "nn.LSTM / nn.LSTMCell", "lstm_cell_backward": "lstm_cell's backward",
     "lstm_layer": "nn.LSTM", "lstm_layer_bptt": "lstm_layer's backward",
-    "gru_cell": "nn.GRU / nn.GRUCell",
+    "lstm_layer_weight_grads": "lstm_layer's backward",
+    "gru_cell": "nn.GRU / nn.GRUCell", "gru_cell_backward": "gru_cell's backward",
     "batch_norm_train": "batch_norm(training=True)",
     "batch_norm_backward": "batch_norm_train's backward",
     "sdpa": "nn.functional.scaled_dot_product_attention",

@@ -132,6 +132,18 @@ def _add_lstm_layer_cases(case, rand, variants):
                     case("lstm_layer_bptt", gates, seq, c0, w_hh, *grads, reverse)
                 case("lstm_layer_bptt", variants(gates)[-1], variants(seq)[-1], c0,
                      variants(w_hh)[1], seq, seq, gates, reverse)
+                for xv in variants(x)[:2]:
+                    case("lstm_layer_weight_grads", gates, xv, seq, h0, reverse)
+                case("lstm_layer_weight_grads", variants(gates)[-1], x, variants(seq)[-1], h0,
+                     reverse)
+    # more rows than the layer GEMM's depth block (256) and widths off its 8 x 32 tile
+    steps, n, inp, hid = 9, 33, 70, 37
+    x, h0 = rand((steps, n, inp), np.float32), rand((n, hid), np.float32)
+    seq, gates = rand((steps, n, hid), np.float32), rand((steps, n, 4 * hid), np.float32)
+    for reverse in (False, True):
+        case("lstm_layer", x, h0, h0, rand((4 * hid, inp), np.float32),
+             rand((4 * hid, hid), np.float32), rand((4 * hid,), np.float32), reverse)
+        case("lstm_layer_weight_grads", gates, x, seq, h0, reverse)
     x, s = rand((3, 2, 4), np.float64), rand((2, 3), np.float64)
     w_ih, w_hh = rand((12, 4), np.float64), rand((12, 3), np.float64)
     case("lstm_layer", x, s, s, w_ih, rand((12, 4), np.float64), None, False)  # w_hh not (4H, H)
@@ -142,6 +154,13 @@ def _add_lstm_layer_cases(case, rand, variants):
     case("lstm_layer", rand((3, 4), np.float64), s, s, w_ih, w_hh, None, False)  # not 3-D
     case("lstm_layer", rand((3, 2, 4), np.int64), s, s, w_ih, w_hh, None, False)  # int64
     g, seq = rand((3, 2, 12), np.float64), rand((3, 2, 3), np.float64)
+    case("lstm_layer_weight_grads", g, x, seq, s, False)
+    case("lstm_layer_weight_grads", rand((3, 2, 10), np.float64), x, seq, s, False)  # not 4H
+    case("lstm_layer_weight_grads", g, x[:2], seq, s, False)  # x's steps
+    case("lstm_layer_weight_grads", g, x, seq[:, :1], s, False)  # hs's batch
+    case("lstm_layer_weight_grads", g, x, seq, rand((2, 2), np.float64), False)  # h0's width
+    case("lstm_layer_weight_grads", g, x.astype(np.float32), seq, s, False)  # dtypes differ
+    case("lstm_layer_weight_grads", g.astype(np.int64), x, seq, s, False)  # int64
     case("lstm_layer_bptt", rand((3, 2, 8), np.float64), seq, s, w_hh, None, None, None, False)
     case("lstm_layer_bptt", g, rand((3, 2, 2), np.float64), s, w_hh, None, None, None, False)
     case("lstm_layer_bptt", g, seq, s, w_hh, rand((2, 2, 3), np.float64), None, None, False)
@@ -151,6 +170,13 @@ def _add_lstm_layer_cases(case, rand, variants):
             gi, gh, h = rand((n, 3 * hid), dt), rand((n, 3 * hid), dt), rand((n, hid), dt)
             for v in variants(gi)[:2]:
                 case("gru_cell", v, gh, h)
+                case("gru_cell_backward", v, gh, h, rand((n, hid), dt))
+            case("gru_cell_backward", gi, variants(gh)[-1], h, variants(h)[1])
     case("gru_cell", rand((2, 7), np.float64), rand((2, 7), np.float64), rand((2, 2), np.float64))
     case("gru_cell", rand((2, 6), np.float64), rand((2, 6), np.float64), rand((3, 2), np.float64))
     case("gru_cell", rand((2, 6), np.float32), rand((2, 6), np.float64), rand((2, 2), np.float64))
+    g6, s2 = rand((2, 6), np.float64), rand((2, 2), np.float64)
+    case("gru_cell_backward", g6, g6, s2, rand((2, 3), np.float64))  # grad's width
+    case("gru_cell_backward", g6, rand((2, 9), np.float64), s2, s2)  # gh's width
+    case("gru_cell_backward", g6, g6, s2, s2.astype(np.float32))  # dtypes differ
+    case("gru_cell_backward", rand((2, 7), np.float64), rand((2, 7), np.float64), s2, s2)  # not 3H

@@ -1,8 +1,8 @@
 """The reference engine's recurrent kernels: numpy implementations of the recurrent section of
-translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer and
-lstm_layer_bptt, and gru_cell). Re-exported by ``kernels.py``; same conventions (Note [Kernel
-conventions], Note [Reference kernels]). The C++ twin is csrc/kernels/rnn.cpp; both compute in
-the gates' dtype, in the same order of operations.
+translator/signatures.py (lstm_cell, lstm_cell_backward, the whole layer's lstm_layer,
+lstm_layer_bptt and lstm_layer_weight_grads, gru_cell and gru_cell_backward). Re-exported by
+``kernels.py``; same conventions (Note [Kernel conventions], Note [Reference kernels]). The C++
+twin is csrc/kernels/rnn.cpp; both compute in the gates' dtype, in the same order of operations.
 
 Gates are (N, 4H), pre-activation, in torch's order (i, f, g, o); Note [The LSTM cell recomputes
 its gates] in formulas/rnn.py says why the backward takes the gates rather than saved
@@ -149,20 +149,75 @@ def lstm_layer_bptt(gates: Any, cs: Any, c0: Any, w_hh: Any, grad_hs: Any, grad_
 
 
 @_quiet
-def gru_cell(gi: Any, gh: Any, h: Any) -> Any:
+def lstm_layer_weight_grads(d_gates: Any, x: Any, hs: Any, h0: Any,
+                            reverse: bool) -> tuple[Any, Any, Any]:
+    d, xa, ha, h = _arr(d_gates), _arr(x), _arr(hs), _arr(h0)
+    if d.dtype.kind != "f":
+        raise ValueError(f"lstm_layer_weight_grads: unsupported dtype {d.dtype} (expected "
+                         f"float32 or float64)")
+    if d.ndim != 3 or d.shape[2] % 4 or xa.ndim != 3 or ha.ndim != 3 or h.ndim != 2:
+        raise ValueError(f"lstm_layer_weight_grads: expected d_gates (T, N, 4H), x (T, N, I), "
+                         f"hs (T, N, H) and h0 (N, H), got {_shape(d)}, {_shape(xa)}, "
+                         f"{_shape(ha)} and {_shape(h)}")
+    steps, n, hid = d.shape[0], d.shape[1], d.shape[2] // 4
+    if xa.shape[:2] != (steps, n) or _shape(ha) != (steps, n, hid) or _shape(h) != (n, hid):
+        raise ValueError(f"lstm_layer_weight_grads: expected x ({steps}, {n}, I), hs "
+                         f"{(steps, n, hid)} and h0 {(n, hid)} for d_gates of shape "
+                         f"{_shape(d)}, got {_shape(xa)}, {_shape(ha)} and {_shape(h)}")
+    for b in (xa, ha, h):
+        if b.dtype != d.dtype:
+            raise ValueError(f"lstm_layer_weight_grads: dtypes differ: {d.dtype} and {b.dtype}")
+    # each step's previous h: h0 for the first step the layer ran, else its neighbour in hs
+    prev = ha
+    if steps:
+        prev = np.concatenate([ha[1:], h[None]] if reverse else [h[None], ha[:-1]])
+    flat = d.reshape(steps * n, 4 * hid)
+    g_ih = flat.T @ xa.reshape(steps * n, xa.shape[2])
+    g_hh = flat.T @ prev.reshape(steps * n, hid)
+    return _new(g_ih), _new(g_hh), _new(flat.sum(axis=0))
+
+
+def _gru_operands(name: str, gi: Any, gh: Any, h: Any, *more: Any) -> tuple[np.ndarray, ...]:
+    """Checked (gi, gh, h, *more) arrays: gi and gh (N, 3H), the others (N, H), one dtype."""
     a, b, hp = (_arr(t) for t in (gi, gh, h))
+    rest = tuple(_arr(t) for t in more)
     if a.ndim != 2 or a.shape[1] % 3:
-        raise ValueError(f"gru_cell: gates must be (N, 3H), got shape {_shape(a)}")
+        raise ValueError(f"{name}: gates must be (N, 3H), got shape {_shape(a)}")
     if a.dtype.kind != "f":
-        raise ValueError(f"gru_cell: unsupported dtype {a.dtype} (expected float32 or float64)")
-    if _shape(b) != _shape(a) or _shape(hp) != (a.shape[0], a.shape[1] // 3):
-        raise ValueError(f"gru_cell: expected gh of shape {_shape(a)} and h of shape "
-                         f"{(a.shape[0], a.shape[1] // 3)}, got {_shape(b)} and {_shape(hp)}")
-    if b.dtype != a.dtype or hp.dtype != a.dtype:
-        raise ValueError(f"gru_cell: dtypes differ: {a.dtype}, {b.dtype}, {hp.dtype}")
+        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+    state = (a.shape[0], a.shape[1] // 3)
+    if _shape(b) != _shape(a) or any(_shape(t) != state for t in (hp,) + rest):
+        raise ValueError(f"{name}: expected gh of shape {_shape(a)} and h of shape "
+                         f"{state}, got {_shape(b)} and "
+                         f"{', '.join(str(_shape(t)) for t in (hp,) + rest)}")
+    if any(t.dtype != a.dtype for t in (b, hp) + rest):
+        raise ValueError(f"{name}: dtypes differ: "
+                         f"{', '.join(str(t.dtype) for t in (a, b, hp) + rest)}")
+    return (a, b, hp) + rest
+
+
+def _gru_gates(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(r, z, n, h_n) of a GRU step from gi and gh."""
     i_r, i_z, i_n = np.split(a, 3, axis=1)
     h_r, h_z, h_n = np.split(b, 3, axis=1)
     r = _sigmoid(i_r + h_r)
     z = _sigmoid(i_z + h_z)
-    n = np.tanh(i_n + r * h_n)
+    return r, z, np.tanh(i_n + r * h_n), h_n
+
+
+@_quiet
+def gru_cell(gi: Any, gh: Any, h: Any) -> Any:
+    a, b, hp = _gru_operands("gru_cell", gi, gh, h)
+    _, z, n, _ = _gru_gates(a, b)
     return _new(n + z * (hp - n))
+
+
+@_quiet
+def gru_cell_backward(gi: Any, gh: Any, h: Any, grad: Any) -> tuple[Any, Any, Any]:
+    a, b, hp, g = _gru_operands("gru_cell_backward", gi, gh, h, grad)
+    r, z, n, h_n = _gru_gates(a, b)
+    g_n = g * (1.0 - z) * (1.0 - n * n)
+    g_r = g_n * h_n * r * (1.0 - r)
+    g_z = g * (hp - n) * z * (1.0 - z)
+    return (_new(np.concatenate([g_r, g_z, g_n], axis=1)),
+            _new(np.concatenate([g_r, g_z, g_n * r], axis=1)), _new(g * z))

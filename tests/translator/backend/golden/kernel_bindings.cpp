@@ -115,6 +115,8 @@ void register_kernel_table(py::module_& m) {
   m.def("lstm_cell_backward", &k::lstm_cell_backward, py::arg("gates"), py::arg("c"), py::arg("gh"),
         py::arg("gc"));
   m.def("gru_cell", &k::gru_cell, py::arg("gi"), py::arg("gh"), py::arg("h"));
+  m.def("gru_cell_backward", &k::gru_cell_backward, py::arg("gi"), py::arg("gh"), py::arg("h"),
+        py::arg("grad"));
   m.def("lstm_layer",
         [](const tg::Tensor& x, const tg::Tensor& h0, const tg::Tensor& c0, const tg::Tensor& w_ih,
            const tg::Tensor& w_hh, std::optional<tg::Tensor> bias,
@@ -131,6 +133,8 @@ void register_kernel_table(py::module_& m) {
                (grad_cs ? *grad_cs : tg::Tensor()), (grad_gates ? *grad_gates : tg::Tensor()),
                reverse); }, py::arg("gates"), py::arg("cs"), py::arg("c0"), py::arg("w_hh"),
         py::arg("grad_hs"), py::arg("grad_cs"), py::arg("grad_gates"), py::arg("reverse"));
+  m.def("lstm_layer_weight_grads", &k::lstm_layer_weight_grads, py::arg("d_gates"), py::arg("x"),
+        py::arg("hs"), py::arg("h0"), py::arg("reverse"));
   m.def("diagonal", &k::diagonal, py::arg("x"), py::arg("offset"), py::arg("dim1"),
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),

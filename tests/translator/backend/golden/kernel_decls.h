@@ -136,6 +136,9 @@ std::tuple<Tensor, Tensor> lstm_cell_backward(
 // gru_cell: gi = x @ w_ih.T + b_ih and gh = h @ w_hh.T + b_hh (N, 3H), in torch's order (r, z, n),
 // and h (N, H) -> the new h: n + z (h - n), n = tanh(gi_n + r gh_n).
 Tensor gru_cell(const Tensor& gi, const Tensor& gh, const Tensor& h);
+// gru_cell_backward: its gradients for the grad of the new h -> (grad_gi, grad_gh, grad_h).
+std::tuple<Tensor, Tensor, Tensor> gru_cell_backward(
+    const Tensor& gi, const Tensor& gh, const Tensor& h, const Tensor& grad);
 // A whole LSTM layer in one direction (Note [The LSTM layer runs in one kernel] in formulas/rnn.py):
 // x (T, N, I), h0 and c0 (N, H), w_ih (4H, I), w_hh (4H, H), bias (4H) or None (b_ih + b_hh);
 // reverse runs the steps from T - 1 down to 0. lstm_layer -> (hs, cs, gates): every step's h and c
@@ -148,6 +151,10 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(
 std::tuple<Tensor, Tensor> lstm_layer_bptt(
     const Tensor& gates, const Tensor& cs, const Tensor& c0, const Tensor& w_hh,
     const Tensor& grad_hs, const Tensor& grad_cs, const Tensor& grad_gates, bool reverse);
+// lstm_layer_weight_grads: from grad_gates (T, N, 4H), the layer's x (T, N, I), hs (T, N, H) and h0
+// (N, H) -> (grad_w_ih (4H, I), grad_w_hh (4H, H), grad_bias (4H)), each summed over the steps.
+std::tuple<Tensor, Tensor, Tensor> lstm_layer_weight_grads(
+    const Tensor& d_gates, const Tensor& x, const Tensor& hs, const Tensor& h0, bool reverse);
 
 // ==== views for autograd (issue 4; csrc/kernels/kernels_views.h). diagonal is a view as torch's:
 // dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
