@@ -9,7 +9,6 @@
 #include <cblas.h>
 
 #include <cstdint>
-#include <mutex>
 #include <type_traits>
 
 #ifdef TG_CBLAS_UNPREFIXED
@@ -22,17 +21,28 @@
 
 namespace tg::kernel::blas {
 
+// One BLAS or LAPACK call in flight (Note [Threads at exit] in csrc/python/common.h): OpenBLAS's
+// static destructor frees its buffers at exit, while a daemon thread may still be inside a
+// gemm. Every call is a Section; an std::atexit handler, registered at the first (so after
+// OpenBLAS's constructors: it runs before OpenBLAS's destructor), waits for the calls in flight
+// to end, and a thread starting one after that sleeps until the process is gone.
+class Section {
+ public:
+  Section();
+  ~Section();
+  Section(const Section&) = delete;
+  Section& operator=(const Section&) = delete;
+};
+
 // OpenBLAS runs single-threaded, set once before the first gemm (Note [BLAS threads]).
-inline void single_threaded() {
-  static std::once_flag once;
-  std::call_once(once, [] { TG_OPENBLAS(set_num_threads)(1); });
-}
+void single_threaded();
 
 // C (m x n, row-major, ldc) = op(A) op(B) + beta C, one BLAS call on the calling thread.
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
   single_threaded();
+  Section section;
   const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
     TG_CBLAS(sgemm)(CblasRowMajor, TA, TB, int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb),

@@ -8,9 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/blas.h"
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
 #include "tensor/iter.h"
+
+// A LAPACK call inside a blas::Section (Note [Threads at exit] in csrc/python/common.h): the
+// temporary lives to the end of the call's full expression.
+#define TG_LAPACK_CALL(name) (::tg::kernel::blas::Section{}, TG_LAPACK(name))
 
 #ifdef TG_CBLAS_UNPREFIXED
 #define TG_LAPACK(name) name##_
@@ -88,7 +93,7 @@ std::pair<double, double> slogdet_one(const double* p, int64_t n64) {
   std::vector<int> piv(static_cast<size_t>(n64));
   const int n = to_int(n64, "det");
   int info = 0;
-  TG_LAPACK(dgetrf)(&n, &n, a.data(), &n, piv.data(), &info);
+  TG_LAPACK_CALL(dgetrf)(&n, &n, a.data(), &n, piv.data(), &info);
   if (info > 0) return {0.0, -std::numeric_limits<double>::infinity()};
   double sign = 1.0, logabs = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -156,9 +161,9 @@ Tensor solve_impl(const Tensor& a, const Tensor& rhs, bool inverting) {
     int info = 0;
     const int ldb = n;
     if (m > 0)
-      TG_LAPACK(dgesv)(&n, &nrhs, ac.data(), &n, piv.data(), bc.data(), &ldb, &info);
+      TG_LAPACK_CALL(dgesv)(&n, &nrhs, ac.data(), &n, piv.data(), bc.data(), &ldb, &info);
     else
-      TG_LAPACK(dgetrf)(&n, &n, ac.data(), &n, piv.data(), &info);
+      TG_LAPACK_CALL(dgetrf)(&n, &n, ac.data(), &n, piv.data(), &info);
     if (info > 0) {
       const std::string where = batch.empty() ? "" : "(Batch element " + std::to_string(k) + "): ";
       if (inverting)  // torch's inv reports getrf's zero pivot (dgesv's info is the same)
@@ -240,7 +245,7 @@ Tensor cholesky(const Tensor& x, bool upper) {
   for (int64_t k = 0; k < b.count; ++k) {
     std::vector<double> a = column_major(b.data.data<double>() + k * b.n * b.n, b.n, b.n);
     int info = 0;
-    if (n > 0) TG_LAPACK(dpotrf)(&uplo, &n, a.data(), &n, &info);
+    if (n > 0) TG_LAPACK_CALL(dpotrf)(&uplo, &n, a.data(), &n, &info);
     if (info > 0)
       throw LinAlgError(
           "linalg.cholesky: " +
@@ -278,7 +283,8 @@ Tensor solve_triangular(const Tensor& a, const Tensor& rhs, bool upper, bool uni
   for (int64_t k = 0; k < count && b.n > 0 && m > 0; ++k) {
     std::vector<double> ac = column_major(av.data<double>() + k * b.n * b.n, b.n, b.n);
     std::vector<double> bc = column_major(bv.data<double>() + k * b.n * m, b.n, m);
-    TG_LAPACK(dtrsm)(&side, &uplo, &trans, &diag, &n, &nrhs, &one, ac.data(), &n, bc.data(), &n);
+    TG_LAPACK_CALL(dtrsm)(&side, &uplo, &trans, &diag, &n, &nrhs, &one, ac.data(), &n, bc.data(),
+                          &n);
     row_major(bc.data(), b.n, m, b.n, out.data<double>() + k * b.n * m);
   }
   return to_dtype(out, promote_types(a.dtype(), rhs.dtype()));
@@ -296,14 +302,14 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& x, bool upper) {
     std::vector<double> a = column_major(b.data.data<double>() + k * b.n * b.n, b.n, b.n);
     double wq = 0;
     int iwq = 0, lwork = -1, liwork = -1, info = 0;
-    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, &wq, &lwork, &iwq,
-                      &liwork, &info);
+    TG_LAPACK_CALL(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, &wq, &lwork,
+                           &iwq, &liwork, &info);
     lwork = static_cast<int>(wq);
     liwork = iwq;
     std::vector<double> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
-    TG_LAPACK(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, work.data(),
-                      &lwork, iwork.data(), &liwork, &info);
+    TG_LAPACK_CALL(dsyevd)(&jobz, &uplo, &n, a.data(), &n, w.data<double>() + k * b.n, work.data(),
+                           &lwork, iwork.data(), &liwork, &info);
     if (info > 0)
       throw RuntimeError(
           "linalg.eigh: " +
@@ -336,10 +342,10 @@ std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete) {
     std::vector<double> tau(static_cast<size_t>(kk));
     double wq = 0;
     int lwork = -1, info = 0;
-    TG_LAPACK(dgeqrf)(&m, &n, a.data(), &m, tau.data(), &wq, &lwork, &info);
+    TG_LAPACK_CALL(dgeqrf)(&m, &n, a.data(), &m, tau.data(), &wq, &lwork, &info);
     lwork = std::max(1, static_cast<int>(wq));
     std::vector<double> work(static_cast<size_t>(lwork));
-    TG_LAPACK(dgeqrf)(&m, &n, a.data(), &m, tau.data(), work.data(), &lwork, &info);
+    TG_LAPACK_CALL(dgeqrf)(&m, &n, a.data(), &m, tau.data(), work.data(), &lwork, &info);
     for (int64_t i = 0; i < qcols; ++i)  // R: the upper triangle of the first qcols rows
       for (int64_t j = 0; j < b.n; ++j)
         ro[i * b.n + j] = (j >= i && i < b.m) ? a[static_cast<size_t>(i + j * b.m)] : 0.0;
@@ -349,10 +355,10 @@ std::tuple<Tensor, Tensor> qr(const Tensor& x, bool complete) {
       for (int64_t i = 0; i < b.m; ++i)
         qa[static_cast<size_t>(i + j * b.m)] = a[static_cast<size_t>(i + j * b.m)];
     lwork = -1;
-    TG_LAPACK(dorgqr)(&m, &qc, &k, qa.data(), &m, tau.data(), &wq, &lwork, &info);
+    TG_LAPACK_CALL(dorgqr)(&m, &qc, &k, qa.data(), &m, tau.data(), &wq, &lwork, &info);
     lwork = std::max(1, static_cast<int>(wq));
     work.assign(static_cast<size_t>(lwork), 0.0);
-    TG_LAPACK(dorgqr)(&m, &qc, &k, qa.data(), &m, tau.data(), work.data(), &lwork, &info);
+    TG_LAPACK_CALL(dorgqr)(&m, &qc, &k, qa.data(), &m, tau.data(), work.data(), &lwork, &info);
     row_major(qa.data(), b.m, qcols, b.m, qo);
   }
   return {to_dtype(q, x.dtype()), to_dtype(r, x.dtype())};
@@ -371,12 +377,12 @@ void gesdd_one(const double* p, int64_t m64, int64_t n64, char jobz, double* s,
   std::vector<int> iwork(static_cast<size_t>(8 * std::min(m, n) + 1));
   double wq = 0;
   int lwork = -1, info = 0;
-  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, &wq, &lwork,
-                    iwork.data(), &info);
+  TG_LAPACK_CALL(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, &wq,
+                         &lwork, iwork.data(), &info);
   lwork = std::max(1, static_cast<int>(wq));
   std::vector<double> work(static_cast<size_t>(lwork));
-  TG_LAPACK(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt, work.data(),
-                    &lwork, iwork.data(), &info);
+  TG_LAPACK_CALL(dgesdd)(&jobz, &m, &n, a.data(), &m, s, u.data(), &ldu, vt.data(), &ldvt,
+                         work.data(), &lwork, iwork.data(), &info);
   if (info > 0)
     throw RuntimeError(
         "linalg.svd: The algorithm failed to converge because the input matrix is ill-conditioned "
@@ -526,7 +532,7 @@ std::tuple<Tensor, Tensor> lu_factor(const Tensor& x) {
   for (int64_t t = 0; t < b.count && kk > 0; ++t) {
     std::vector<double> a = column_major(b.data.data<double>() + t * b.m * b.n, b.m, b.n);
     int info = 0;  // > 0: U[info, info] is exactly zero; the factorisation is complete
-    TG_LAPACK(dgetrf)(&m, &n, a.data(), &m, ipiv.data(), &info);
+    TG_LAPACK_CALL(dgetrf)(&m, &n, a.data(), &m, ipiv.data(), &info);
     row_major(a.data(), b.m, b.n, b.m, lu.data<double>() + t * b.m * b.n);
     int32_t* po = piv.data<int32_t>() + t * kk;
     for (int64_t i = 0; i < kk; ++i) po[i] = ipiv[static_cast<size_t>(i)];
@@ -575,7 +581,7 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool 
       ipiv[static_cast<size_t>(i)] = static_cast<int>(p[i]);
     }
     int info = 0;
-    TG_LAPACK(dgetrs)(&trans, &n, &nrhs, ac.data(), &n, ipiv.data(), bc.data(), &n, &info);
+    TG_LAPACK_CALL(dgetrs)(&trans, &n, &nrhs, ac.data(), &n, ipiv.data(), bc.data(), &n, &info);
     row_major(bc.data(), b.n, k, b.n, out.data<double>() + t * b.n * k);
   }
   return to_dtype(out, promote_types(lu.dtype(), rhs.dtype()));

@@ -13,7 +13,12 @@
 // thread, the engine) just runs them one after the other on the caller.
 // (Note [BLAS symbols] in blas.h.)
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include "kernels/blas.h"
 #include "kernels/kernels.h"
@@ -21,6 +26,47 @@
 #include "tensor/parallel.h"
 
 namespace tg::kernel {
+
+namespace blas {
+namespace {
+std::atomic<int> g_calls{0};
+std::atomic<bool> g_closed{false};
+
+[[noreturn]] void park() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+// std::atexit: no BLAS call from now on, and the ones in flight end first (a gemm takes
+// milliseconds; bounded all the same, so that exit never hangs on one).
+void close_at_exit() {
+  g_closed.store(true);
+  for (int i = 0; i < 10000 && g_calls.load() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+}  // namespace
+
+// Counted in before the check (both seq_cst), so close_at_exit either sees this call or this
+// call sees the close.
+Section::Section() {
+  static const int registered = std::atexit(close_at_exit);
+  (void)registered;
+  g_calls.fetch_add(1);
+  if (g_closed.load()) {
+    g_calls.fetch_sub(1);
+    park();
+  }
+}
+Section::~Section() { g_calls.fetch_sub(1); }
+
+void single_threaded() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Section section;
+    TG_OPENBLAS(set_num_threads)(1);
+  });
+}
+}  // namespace blas
+
 using namespace detail;
 
 namespace {

@@ -48,14 +48,20 @@ Tensor float_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   });
 }
 
-// f(a, b) broadcasting in the promoted dtype, int64 kept (bool as int64). An int64 division by
-// zero raises (as torch's ZeroDivisionError), checked before the loop.
+// f(a, b) broadcasting in the promoted dtype, int64 kept; bool raises, as torch. An integer
+// division by zero raises (as torch's ZeroDivisionError), checked before the loop.
 template <class F>
 Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
   a.check_defined(name);
   b.check_defined(name);
   DType common = result_type(a, b);
-  if (common == DType::Bool) common = DType::Int64;
+  if (common == DType::Bool) {  // torch has no bool kernel for these: its words
+    const std::string n = name;
+    const std::string cpu = n == "floor_divide"   ? "div_floor_cpu"
+                            : n == "trunc_divide" ? "div_trunc_cpu"
+                                                  : n + "_cpu";
+    throw RuntimeError("\"" + cpu + "\" not implemented for 'Bool'");
+  }
   if (common > DType::Float64) {  // Note [Storage dtypes]
     const DType c = compute_dtype(common);
     return to_dtype(numeric_binary(storage_operand(a, common, c, false),
@@ -68,7 +74,7 @@ Tensor numeric_binary(const Tensor& a, const Tensor& b, const char* name, F f) {
     const int64_t* p = flat.data<int64_t>();
     for (int64_t i = 0; i < flat.numel(); ++i)
       if (p[i] == 0)
-        throw RuntimeError(std::string(name) + ": ZeroDivisionError (an int64 divisor is 0)");
+        throw RuntimeError(std::string(name) + ": ZeroDivisionError (an integer divisor is 0)");
   }
   return dispatch_numeric(common, name, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -421,9 +421,15 @@ template <class T>
 TG_INLINE T row_max(const T* __restrict p, int64_t n) {
   return minmax_contig<T, true>(p, n, -std::numeric_limits<T>::infinity());
 }
+// Note [Shift of softmax and logsumexp]
+// Both subtract the row's max before exp, as torch. logsumexp shifts by 0 where the max is not
+// finite (torch's logsumexp masks an infinite max: [inf, inf] gives inf, [-inf, -inf] -inf);
+// softmax and log_softmax subtract the max as it is, so a row whose max is inf or -inf is NaN
+// throughout (inf - inf), as torch's softmax([inf, 1]) == [nan, nan]. The reference kernels
+// (reference/kernels.py, _shifted) do the same.
 template <class T>
 TG_INLINE T finite_or_zero(T m) {
-  return (m - m == T(0)) ? m : T(0);  // the reference shifts by 0 where the max is not finite
+  return (m - m == T(0)) ? m : T(0);
 }
 template <class T>
 TG_INLINE T row_sum_exp(const T* __restrict p, int64_t n, T m) {
@@ -457,7 +463,8 @@ template <class T, SoftKind S>
 TG_INLINE void soft_rows(T* out, const T* x, int64_t b, int64_t e, int64_t n) {
   for (int64_t r = b; r < e; ++r) {
     const T* row = x + r * n;
-    const T m = finite_or_zero(row_max(row, n));
+    // Note [Shift of softmax and logsumexp]
+    const T m = S == SoftKind::LogSumExp ? finite_or_zero(row_max(row, n)) : row_max(row, n);
     if constexpr (S == SoftKind::LogSumExp) {
       out[r] = m + std::log(row_sum_exp(row, n, m));
     } else if constexpr (S == SoftKind::LogSoftmax) {
@@ -519,7 +526,6 @@ void softmax_rows(T* out, const T* x, const Around& a) {
                    for (int64_t r = 0; r < a.n; ++r)
                      for (int64_t i = 0; i < a.inner; ++i)
                        mx[i] = max_op(mx[i], base[r * a.inner + i]);
-                   for (int64_t i = 0; i < a.inner; ++i) mx[i] = finite_or_zero(mx[i]);
                    std::fill(sm.begin(), sm.end(), T(0));
                    for (int64_t r = 0; r < a.n; ++r)
                      for (int64_t i = 0; i < a.inner; ++i) {

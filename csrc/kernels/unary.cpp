@@ -327,7 +327,17 @@ Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> m
   return dispatch_numeric(x.dtype(), "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool has_lo = min.has_value(), has_hi = max.has_value();
-    const T lo = has_lo ? static_cast<T>(*min) : T(0), hi = has_hi ? static_cast<T>(*max) : T(0);
+    // convert_element: an int64 bound out of range is defined (the API checked it already).
+    const T lo = has_lo ? convert_element<T, double>(*min) : T(0);
+    const T hi = has_hi ? convert_element<T, double>(*max) : T(0);
+    // A NaN bound makes every element NaN, as torch's max/min propagate it (the comparisons
+    // below would ignore it). Integer tensors never see one: a float bound promotes them.
+    if constexpr (std::is_floating_point_v<T>) {
+      if ((has_lo && std::isnan(lo)) || (has_hi && std::isnan(hi))) {
+        constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+        return unary_op<T, T>(x, kGrainCheap, [](T) { return kNaN; });
+      }
+    }
     if (has_lo && has_hi)
       return unary_op<T, T>(x, kGrainCheap, [lo, hi](T v) {
         T t = v < lo ? lo : v;  // NaN propagates; min > max gives max (as PyTorch)

@@ -25,7 +25,7 @@ struct PyStackTrace final : autograd::AnomalyMetadata {
 
   std::string format() const override {
     if (!Py_IsInitialized()) return "";
-    py::gil_scoped_acquire gil;
+    AcquireGil gil;
     try {
       py::list fs;
       for (const Frame& f : frames) fs.append(py::make_tuple(f.file, f.line, f.function));
@@ -50,7 +50,7 @@ std::string utf8(PyObject* s) {
 
 std::unique_ptr<autograd::AnomalyMetadata> capture_python_stack() {
   if (!Py_IsInitialized()) return nullptr;
-  py::gil_scoped_acquire gil;  // a node made in a backward (create_graph) runs without it
+  AcquireGil gil;  // a node made in a backward (create_graph) runs without it
   auto trace = std::make_unique<PyStackTrace>();
   PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get());  // new reference
   while (frame != nullptr) {

@@ -89,8 +89,8 @@ variable_list grads_from_py(py::handle result, const char* what) {
 struct PyTensorHook {
   PyObjectRef ref;
   Tensor operator()(const Tensor& grad) const {
-    py::gil_scoped_acquire gil;
-    py::object r = ref.object()(grad);
+    AcquireGil gil;
+    py::object r = call_or_park(ref.get(), grad);
     Tensor out = tensor_or_undefined(r, "a hook's return value");
     if (out.defined() && grad.defined() && out.sizes() != grad.sizes())
       // torch's words first (as the reference engine's _call_hooks)
@@ -106,8 +106,8 @@ struct PyTensorHook {
 struct PyLeafHook {
   PyObjectRef ref;
   void operator()(const Tensor& leaf) const {
-    py::gil_scoped_acquire gil;
-    if (!ref.object()(leaf).is_none())
+    AcquireGil gil;
+    if (!call_or_park(ref.get(), leaf).is_none())
       throw RuntimeError("Tensor post accumulate grad hooks should return None.");
   }
 };
@@ -119,8 +119,8 @@ TensorHook py_tensor_hook(py::function fn) { return PyTensorHook{PyObjectRef(std
 struct PyPackedTensor final : PackedTensor {
   PyObjectRef unpack_hook, packed;
   Tensor unpack() const override {
-    py::gil_scoped_acquire gil;
-    py::object r = unpack_hook.object()(packed.object());
+    AcquireGil gil;
+    py::object r = call_or_park(unpack_hook.get(), packed.get());
     if (!py::isinstance<Tensor>(r))
       throw TypeError(
           "Output of saved tensor unpack_hook expected to be a Tensor but got result "
@@ -132,9 +132,9 @@ struct PyPackedTensor final : PackedTensor {
 struct PySavedTensorHooks final : SavedTensorHooks {
   PyObjectRef pack_hook, unpack_hook;
   std::shared_ptr<PackedTensor> pack(const Tensor& t) const override {
-    py::gil_scoped_acquire gil;
+    AcquireGil gil;
     auto packed = std::make_shared<PyPackedTensor>();
-    packed->packed = PyObjectRef(pack_hook.object()(t));
+    packed->packed = PyObjectRef(call_or_park(pack_hook.get(), t));
     packed->unpack_hook = unpack_hook;
     return packed;
   }
@@ -225,7 +225,7 @@ struct PyFunctionNode final : Node {
     for (auto& s : saved_) s.reset();
   }
   variable_list apply(variable_list&& grads) override {
-    py::gil_scoped_acquire gil;
+    AcquireGil gil;
     py::tuple args(grads.size() + 1);
     args[0] = ctx_.object();
     for (size_t i = 0; i < grads.size(); ++i) {
@@ -234,7 +234,7 @@ struct PyFunctionNode final : Node {
         g = zeros_for_grad(static_cast<uint32_t>(i));
       args[i + 1] = to_py(g);
     }
-    py::object r = backward_.object()(*args);
+    py::object r = call_tuple_or_park(backward_.get(), args);
     variable_list out = grads_from_py(r, "a gradient returned by backward");
     // Extra trailing Nones (for non-tensor arguments) are allowed.
     while (out.size() > num_outputs() && !out.back().defined()) out.pop_back();
@@ -454,8 +454,9 @@ void init_autograd(py::module_& m) {
             PyObjectRef ref(std::move(fn));
             uint64_t id = n.add_post_hook(
                 [ref](const variable_list& grad_inputs, const variable_list& grad_outputs) {
-                  py::gil_scoped_acquire gil;
-                  py::object r = ref.object()(to_py_tuple(grad_inputs), to_py_tuple(grad_outputs));
+                  AcquireGil gil;
+                  py::object r =
+                      call_or_park(ref.get(), to_py_tuple(grad_inputs), to_py_tuple(grad_outputs));
                   if (r.is_none()) return variable_list();
                   return grads_from_py(r, "a node hook's return value");
                 });
@@ -470,8 +471,8 @@ void init_autograd(py::module_& m) {
           [](Node& n, py::function fn) {
             PyObjectRef ref(std::move(fn));
             uint64_t id = n.add_pre_hook([ref](const variable_list& grad_outputs) {
-              py::gil_scoped_acquire gil;
-              py::object r = ref.object()(to_py_tuple(grad_outputs));
+              AcquireGil gil;
+              py::object r = call_or_park(ref.get(), to_py_tuple(grad_outputs));
               if (r.is_none()) return variable_list();
               return grads_from_py(r, "a node pre-hook's return value");
             });

@@ -15,7 +15,8 @@ void register_optim(py::module_& m) {
   using tg::kernel::adam_step_;
   using tg::kernel::rmsprop_step_;
   using tg::kernel::sgd_step_;
-  const auto release = py::call_guard<py::gil_scoped_release>();
+  // ReleaseGil, not py::gil_scoped_release: a re-take at exit parks (Note [Threads at exit])
+  const auto release = py::call_guard<tg::python::ReleaseGil>();
   m.def("sgd_step_", &sgd_step_, release, py::arg("params"), py::arg("grads"),
         py::arg("momentum_buffers"), py::arg("first"), py::arg("lr"), py::arg("momentum"),
         py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"));

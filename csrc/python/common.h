@@ -5,10 +5,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cxxabi.h>
+
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -59,6 +62,32 @@ constexpr int64_t kReleaseGilNumel = 32768;
 // instead (what Python 3.14 does with its daemon threads): the process is exiting and the thread
 // must not run Python again. The guards' destructors are noexcept(false) for the window between
 // the check and the re-take, so CPython's unwind can still pass through them.
+//
+// Note [Threads at exit]
+// The rest of issue 11's segfault at exit (about one run in four under load; a core showed a
+// daemon thread in list_dealloc, without the GIL, while the main thread's final GC walked the
+// same lists). The window above is real: a thread passes the check, blocks in take_gil, the
+// main thread sets `finalizing` and drops the GIL, and take_gil ends the thread with
+// pthread_exit. The forced unwind then ran every destructor between take_gil and the bottom of
+// the thread: pybind11's argument casters and py::objects Py_DECREF'd without the GIL, in
+// parallel with finalization. The same happened when Python code called from C++ (a hook, a
+// Function's backward) was ended while it waited for the GIL in the eval loop. So, as torch's
+// engine threads never touch Python after finalization:
+//   - every place C++ takes the GIL (take_gil_or_park, AcquireGil, gil_safe_decref) first
+//     parks a thread that is not the finalizing one once finalization began, and catches the
+//     forced unwind right at the CPython call (abi::__forced_unwind) and parks there: no
+//     destructor of ours runs; a handler that never returns is allowed (only leaving it
+//     without a rethrow is std::terminate);
+//   - every call from C++ into user Python code that runs while C++ frames are below it goes
+//     through call_or_park, which does the same around PyObject_Call;
+//   - the finalizing thread is recognised (an `atexit` callback records it before CPython sets
+//     `finalizing`), so its own __del__s during finalization still take the GIL;
+//   - after the interpreter is gone, exit() runs the static destructors of the libraries:
+//     OpenBLAS's frees its buffers while a daemon thread may still be inside a gemm (the core
+//     showed one in sgemm_kernel). Every BLAS/LAPACK call is a counted section
+//     (kernels/blas.h, blas::Section) and an std::atexit handler closes them: it waits for the
+//     calls in flight, and a thread entering one later parks.
+// Parked threads hold no lock of ours and no GIL; the process ends around them.
 inline bool interpreter_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsFinalizing() != 0;
@@ -67,9 +96,55 @@ inline bool interpreter_finalizing() {
 #endif
 }
 
+// Sleeps for good: the thread of a process that is exiting (Note [Threads at exit]).
+[[noreturn]] TG_PYTHON_API void park_thread();
+// Whether this thread must not take the GIL: finalization began and this is not the thread
+// running it (Note [Threads at exit]).
+TG_PYTHON_API bool must_not_take_gil();
+
 inline void restore_thread_or_park(PyThreadState* saved) {
-  while (interpreter_finalizing()) std::this_thread::sleep_for(std::chrono::hours(1));
-  PyEval_RestoreThread(saved);
+  if (must_not_take_gil()) park_thread();
+  try {
+    PyEval_RestoreThread(saved);
+  } catch (abi::__forced_unwind&) {  // CPython ended the thread: park before any destructor
+    park_thread();
+  }
+}
+
+// py::gil_scoped_acquire for threads that may run at exit (Note [Threads at exit]).
+class AcquireGil {
+ public:
+  AcquireGil() {
+    if (must_not_take_gil()) park_thread();
+    try {
+      state_ = PyGILState_Ensure();
+    } catch (abi::__forced_unwind&) {
+      park_thread();
+    }
+  }
+  ~AcquireGil() { PyGILState_Release(state_); }
+  AcquireGil(const AcquireGil&) = delete;
+  AcquireGil& operator=(const AcquireGil&) = delete;
+
+ private:
+  PyGILState_STATE state_;
+};
+
+// fn(*args) from C++ with the GIL held, parking the thread if CPython ends it inside the call
+// (Note [Threads at exit]): the arguments are built before, so nothing is destroyed on the way.
+inline py::object call_tuple_or_park(py::handle fn, const py::tuple& args) {
+  PyObject* r = nullptr;
+  try {
+    r = PyObject_Call(fn.ptr(), args.ptr(), nullptr);
+  } catch (abi::__forced_unwind&) {
+    park_thread();
+  }
+  if (r == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+template <class... Args>
+py::object call_or_park(py::handle fn, Args&&... args) {
+  return call_tuple_or_park(fn, py::make_tuple(std::forward<Args>(args)...));
 }
 
 // The GIL released for the guard's scope (a backward: Note [GIL in backward]).

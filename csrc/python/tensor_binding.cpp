@@ -15,8 +15,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "autograd/autograd.h"
 #include "kernels/kernels.h"
@@ -27,9 +30,32 @@ namespace tg::python {
 
 using autograd::Node;
 
+// The thread that runs the interpreter's finalization, recorded by an `atexit` callback
+// (init_tensor) before CPython sets `finalizing` (Note [Threads at exit]).
+std::atomic<std::thread::id> g_exit_thread{};
+
+void park_thread() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+bool must_not_take_gil() {
+  if (!interpreter_finalizing()) return false;
+  const std::thread::id exit_thread = g_exit_thread.load();
+  // Without the record (finalization not started by Py_FinalizeEx's atexit step), the
+  // finalizing thread is the one holding the GIL.
+  if (exit_thread == std::thread::id()) return !PyGILState_Check();
+  return std::this_thread::get_id() != exit_thread;
+}
+
 void gil_safe_decref(PyObject* obj) {
-  if (obj == nullptr || !Py_IsInitialized()) return;
-  PyGILState_STATE state = PyGILState_Ensure();
+  // Leaked once the interpreter is finalizing on another thread (Note [Threads at exit]).
+  if (obj == nullptr || !Py_IsInitialized() || must_not_take_gil()) return;
+  PyGILState_STATE state;
+  try {
+    state = PyGILState_Ensure();
+  } catch (abi::__forced_unwind&) {
+    park_thread();
+  }
   Py_DECREF(obj);
   PyGILState_Release(state);
 }
@@ -397,6 +423,9 @@ void set_data(Tensor& self, const Tensor& other) {
 }  // namespace
 
 void init_tensor(py::module_& m) {
+  // Note [Threads at exit]: the thread running atexit callbacks is the one that finalizes.
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function([] { g_exit_thread.store(std::this_thread::get_id()); }));
   py::enum_<DType>(m, "DType")
       .value("bool", DType::Bool)
       .value("int64", DType::Int64)

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "tensor/half.h"
 #include "tensor/tensor.h"
@@ -121,10 +123,28 @@ decltype(auto) dispatch_storage(DType d, F&& f) {
   return f(TypeTag<BFloat16>{});
 }
 
+// Note [Float to integer casts]
+// C++ leaves a float -> integer conversion undefined when the truncated value does not fit
+// (NaN, inf, 1e20 -> int32), and the compiler is free to do anything with it. torch's casts
+// are what x86's cvttss2si/cvttsd2si give: truncation toward zero, and the "integer
+// indefinite" value (the type's minimum) for NaN and out of range. Measured on torch 2.13 for
+// float16/bfloat16/float32/float64 sources: int32, int16 and int8 truncate to int32 first
+// (INT32_MIN, then wrapped: 1e20 -> int8 is 0, 300.0 -> 44, 70000.0 -> int16 4464); uint8
+// truncates to int64 first (2**32 + 5 -> 5; NaN -> 0); int64 gives INT64_MIN. trunc_to<I>
+// writes that down for I = int32_t or int64_t; every cast, fill and bound goes through it
+// (convert_element below). The reference engine does the same (reference/kernels.py, cast).
+template <class I, class F>
+inline I trunc_to(F v) {
+  static_assert(std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>);
+  // [-2^(bits-1), 2^(bits-1)) exactly, in double: every float, double and limit is exact there
+  constexpr double kLimit = std::is_same_v<I, int32_t> ? 2147483648.0 : 9223372036854775808.0;
+  const double d = static_cast<double>(v);
+  return (d >= -kLimit && d < kLimit) ? static_cast<I>(d) : std::numeric_limits<I>::min();
+}
+
 // One element converted between any two storage types, as torch's casts: to bool is `!= 0`;
-// floating to integral truncates through int64 (so narrower integers wrap); integral to
-// narrower integral wraps; to float16/bfloat16 rounds a float to nearest even (Note [Half
-// conversions]).
+// floating to integral as Note [Float to integer casts]; integral to narrower integral wraps;
+// to float16/bfloat16 rounds a float to nearest even (Note [Half conversions]).
 template <class TO, class TI>
 inline TO convert_element(TI v) {
   if constexpr (std::is_same_v<TO, TI>) {
@@ -137,8 +157,13 @@ inline TO convert_element(TI v) {
     return bfloat16_from_float(convert_element<float, TI>(v));
   } else if constexpr (std::is_same_v<TO, bool>) {
     return v != TI(0);
-  } else if constexpr (std::is_integral_v<TO> && std::is_floating_point_v<TI> && sizeof(TO) < 8) {
-    return static_cast<TO>(static_cast<int64_t>(v));
+  } else if constexpr (std::is_integral_v<TO> && std::is_floating_point_v<TI>) {
+    // Note [Float to integer casts]: the narrowing of the int32/int64 is modular (C++20 rule,
+    // GCC's and Clang's behaviour before it)
+    if constexpr (std::is_signed_v<TO> && sizeof(TO) <= 4)
+      return static_cast<TO>(trunc_to<int32_t>(v));
+    else
+      return static_cast<TO>(trunc_to<int64_t>(v));
   } else {
     return static_cast<TO>(v);
   }

@@ -13,18 +13,6 @@ import pytest
 KNOWN = {
     # Order-dependent in torch itself: unfold's windows overlap and torch does not detect it.
     "layout.unfold_overlap_add": "torch's own answer depends on its loop order",
-    # Found by the battery, not fixed yet (issue 11's report lists them):
-    "int.clamp_uint8_neg@transgrad": "the compiled clamp casts a negative bound of uint8 "
-                                     "differently from torch (and the reference refuses it)",
-    "int.floordiv_int8_min@transgrad.reference": "the reference's int8 // is int64",
-    "int.remainder_int8_min@transgrad.reference": "the reference's int8 % is int64",
-    "int.remainder_uint8_zero@transgrad.reference": "the reference's uint8 % 0 gives 0",
-    "int.int32_from_1e20@transgrad": "float to int32 goes through int64 (undefined behaviour "
-                                     "for NaN/out of range; torch: INT32_MIN)",
-    "nan.clamp_nan_bound@transgrad": "the compiled clamp ignores a NaN bound (torch: NaN)",
-    "nan.mode": "mode's index of a NaN mode is the last NaN's (torch: the first)",
-    "nan.searchsorted": "searchsorted does not order NaN last in the sorted sequence",
-    "nan.softmax_inf": "softmax([inf, 1]) is [nan, 0] (torch: [nan, nan])",
 }
 # Cases where both engines answer correctly and torch raises only for a limit of its own.
 EXTENSIONS = {

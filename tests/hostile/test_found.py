@@ -280,3 +280,117 @@ def test_full_of_a_value_the_dtype_cannot_hold(engine):
         engine.full((1,), 300, dtype=engine.int8)
     assert engine.full((1,), float("inf")).tolist() == [float("inf")]
     assert engine.full((1,), -128, dtype=engine.int8).tolist() == [-128]
+
+
+# --- the battery's KNOWN list of issue 11, fixed: each against torch's values, both engines ---
+
+ODD = [float("nan"), float("inf"), -float("inf"), 1e20, -1e20, 300.0, -300.0, 70000.0,
+       2.0**31 + 5, 2.0**32 + 5, 2.5, -2.5, 255.9, -1.5]
+I32_MIN, I64_MIN = -2**31, -2**63
+
+
+@pytest.mark.parametrize("dtype, expected", [
+    # through int32 (INT32_MIN where it does not fit), then wrapped
+    ("int8", [0, 0, 0, 0, 0, 44, -44, 112, 0, 0, 2, -2, -1, -1]),
+    ("int16", [0, 0, 0, 0, 0, 300, -300, 4464, 0, 0, 2, -2, 255, -1]),
+    ("int32", [I32_MIN] * 5 + [300, -300, 70000, I32_MIN, I32_MIN, 2, -2, 255, -1]),
+    # through int64 (INT64_MIN where it does not fit), then wrapped
+    ("uint8", [0, 0, 0, 0, 0, 44, 212, 112, 5, 5, 2, 254, 255, 255]),
+    ("int64", [I64_MIN] * 5 + [300, -300, 70000, 2**31 + 5, 2**32 + 5, 2, -2, 255, -1]),
+])
+def test_float_to_integer_casts_are_torchs(engine, dtype, expected):
+    # Note [Float to integer casts]: defined for NaN, inf and out of range, as torch on x86
+    x = engine.tensor(ODD, dtype=engine.float64)
+    assert x.to(getattr(engine, dtype)).tolist() == expected
+    assert (x.repeat(9)[::3].to(getattr(engine, dtype)).tolist()
+            == (expected * 9)[::3])  # strided, and long enough for a vectorised loop
+
+
+def test_float32_to_int32_out_of_range_is_int32_min(engine):
+    assert engine.tensor([1e20, float("nan"), -3e9, 7.9]).int().tolist() == [I32_MIN] * 3 + [7]
+
+
+def test_clamp_with_a_nan_bound_is_nan(engine):
+    x = engine.tensor([0.5, 5.0])
+    for out in (x.clamp(min=float("nan")), x.clamp(max=float("nan")), x.clamp(0.0, float("nan")),
+                engine.arange(100.0).clamp(min=float("nan"))):
+        assert all(math.isnan(v) for v in out.tolist())
+
+
+def test_clamp_bounds_of_integer_tensors_convert_as_torchs(engine):
+    u8 = engine.tensor([5, 250], dtype=engine.uint8)
+    assert u8.clamp(min=-1).tolist() == [255, 255]  # -1 wraps to 255
+    assert u8.clamp(max=-1).tolist() == [5, 250]
+    for bad in (lambda: u8.clamp(min=300), lambda: u8.clamp(min=-300),
+                lambda: engine.tensor([5], dtype=engine.int8).clamp(min=-200)):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type u?int8_t "
+                                               "without overflow"):
+            bad()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_integer_floordiv_and_remainder_keep_the_dtype_and_wrap(engine, dtype):
+    lo = -2 ** (8 * {"int8": 1, "int16": 2, "int32": 4, "int64": 8}[dtype] - 1)
+    d = getattr(engine, dtype)
+    a, b = engine.tensor([lo, -7, 7], dtype=d), engine.tensor([-1, 2, -2], dtype=d)
+    q, r = a // b, a % b
+    assert q.dtype == d and r.dtype == d
+    assert q.tolist() == [lo, -4, -4]  # the most negative // -1 wraps, as torch
+    assert r.tolist() == [0, 1, -1]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+def test_integer_division_by_zero_raises(engine, dtype):
+    d = getattr(engine, dtype)
+    for op in (lambda a, b: a % b, lambda a, b: a // b, engine.fmod):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            op(engine.tensor([1], dtype=d), engine.tensor([0], dtype=d))
+
+
+@pytest.mark.parametrize("row, value, index", [
+    ([float("nan"), float("nan"), 1.0], float("nan"), 0),
+    ([1.0, float("nan"), float("nan")], 1.0, 0),
+    ([1.0, float("nan"), 1.0, float("nan"), float("nan")], 1.0, 0),  # NaN splits the runs
+    ([float("nan"), 2.0, float("nan"), 1.0, 1.0, 1.0], 1.0, 5),
+    ([2.0, 1.0, 2.0, 1.0], 1.0, 3),
+])
+def test_mode_with_nan_is_torchs(engine, row, value, index):
+    # Note [mode's index]: torch's sort-and-count, NaN included
+    v, i = engine.mode(engine.tensor(row))
+    assert (math.isnan(v.item()) if math.isnan(value) else v.item() == value)
+    assert i.item() == index
+
+
+def test_mode_index_matches_torch_on_long_rows(engine):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    for n in (17, 40, 97, 300):
+        for nan in (False, True):
+            row = rng.integers(0, 4, n).astype(np.float32)
+            if nan:
+                row[rng.random(n) < 0.3] = np.nan
+            tv, ti = torch.mode(torch.from_numpy(row))
+            v, i = engine.mode(engine.tensor(row.tolist()))
+            assert i.item() == ti.item(), (n, nan)
+            assert np.isnan(v.item()) == np.isnan(tv.item())
+
+
+def test_searchsorted_places_nan_as_torch(engine):
+    seq = engine.tensor([1.0, 2.0, float("nan")])
+    vals = engine.tensor([float("nan"), 1.5, 2.0])
+    assert engine.searchsorted(seq, vals).tolist() == [3, 1, 1]
+    assert engine.searchsorted(seq, vals, right=True).tolist() == [3, 1, 3]
+    middle = engine.tensor([1.0, float("nan"), 3.0, 4.0])
+    # a NaN met in the search sends it right: 0.0 lands after it, as torch
+    assert engine.searchsorted(middle, engine.tensor([0.0, 2.0, 3.5, 5.0])).tolist() == [2, 2, 3, 4]
+
+
+def test_softmax_of_an_infinite_max_is_nan(engine):
+    inf = float("inf")
+    for out in (engine.tensor([inf, 1.0]).softmax(0), engine.tensor([inf, 1.0]).log_softmax(0),
+                engine.tensor([-inf, -inf]).softmax(0),
+                engine.tensor([[inf, 1.0], [1.0, 2.0]]).softmax(0)[:, 0]):
+        assert all(math.isnan(v) for v in out.tolist())
+    assert engine.tensor([-inf, 0.0]).softmax(0).tolist() == [0.0, 1.0]
+    assert engine.tensor([inf, -inf]).logsumexp(0).item() == inf  # logsumexp keeps its mask
+    assert engine.tensor([-inf, -inf]).logsumexp(0).item() == -inf

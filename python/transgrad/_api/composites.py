@@ -397,21 +397,135 @@ def _nanmedian_dim(x: Any, dim: int, keepdim: bool) -> Any:
     return ValuesIndices(picked, index)
 
 
+# Note [mode's index]
+# torch's CPU mode sorts each row's (value, position) pairs with std::sort comparing values by
+# `<`, then takes the first longest run of equal neighbours (`!=` ends a run) and returns the
+# position at the end of that run. Which occurrence that is depends on libstdc++'s introsort
+# (not stable beyond 16 elements), and with NaN (`<` false both ways, `!=` true) the runs split
+# and a NaN can be the mode: mode([nan, nan, 1]) is (nan, 0), mode([1, nan, 1, nan, nan]) is
+# (1, 0). So the order is reproduced step by step: _std_sort_order follows libstdc++'s
+# std::sort (introsort with median-of-three, heap sort past the depth limit, final insertion
+# sort) on positions. Rows of at most 16 elements without NaN take a numpy shortcut (insertion
+# sort is stable there: the last occurrence of the smallest most frequent value).
+
+
+def _std_sort_order(row: list) -> list[int]:
+    """The positions of ``row`` in the order libstdc++'s std::sort(first, last, `<`) leaves
+    them (Note [mode's index])."""
+    idx = list(range(len(row)))
+
+    def lt(i: int, j: int) -> bool:
+        return bool(row[i] < row[j])
+
+    def linear_insert(k: int, lo: int) -> None:
+        val = idx[k]  # "unguarded" in libstdc++; bounded here (NaN voids its guarantee)
+        while k > lo and lt(val, idx[k - 1]):
+            idx[k] = idx[k - 1]
+            k -= 1
+        idx[k] = val
+
+    def insertion_sort(first: int, last: int) -> None:
+        for i in range(first + 1, last):
+            if lt(idx[i], idx[first]):
+                idx[first:i + 1] = [idx[i]] + idx[first:i]
+            else:
+                linear_insert(i, first)
+
+    def adjust_heap(first: int, hole: int, length: int, val: int) -> None:
+        top = child = hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if lt(idx[first + child], idx[first + child - 1]):
+                child -= 1
+            idx[first + hole] = idx[first + child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            idx[first + hole] = idx[first + child - 1]
+            hole = child - 1
+        parent = (hole - 1) // 2
+        while hole > top and lt(idx[first + parent], val):
+            idx[first + hole] = idx[first + parent]
+            hole, parent = parent, (parent - 1) // 2
+        idx[first + hole] = val
+
+    def heap_sort(first: int, last: int) -> None:
+        length = last - first
+        for parent in range((length - 2) // 2, -1, -1):
+            adjust_heap(first, parent, length, idx[first + parent])
+        while last - first > 1:
+            last -= 1
+            val, idx[last] = idx[last], idx[first]
+            adjust_heap(first, 0, last - first, val)
+
+    def median_to_first(r: int, a: int, b: int, c: int) -> None:
+        if lt(idx[a], idx[b]):
+            m = b if lt(idx[b], idx[c]) else c if lt(idx[a], idx[c]) else a
+        else:
+            m = a if lt(idx[a], idx[c]) else c if lt(idx[b], idx[c]) else b
+        idx[r], idx[m] = idx[m], idx[r]
+
+    def partition(first: int, last: int, pivot: int) -> int:
+        while True:
+            while lt(idx[first], idx[pivot]):
+                first += 1
+            last -= 1
+            while lt(idx[pivot], idx[last]):
+                last -= 1
+            if not first < last:
+                return first
+            idx[first], idx[last] = idx[last], idx[first]
+            first += 1
+
+    def introsort(first: int, last: int, depth: int) -> None:
+        while last - first > 16:
+            if depth == 0:
+                heap_sort(first, last)
+                return
+            depth -= 1
+            median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
+            cut = partition(first + 1, last, first)
+            introsort(cut, last, depth)
+            last = cut
+
+    n = len(row)
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        insertion_sort(0, min(n, 16))
+        for i in range(16, n):
+            linear_insert(i, 0)
+    return idx
+
+
+def _mode_index(row: np.ndarray) -> int:
+    """The position torch's mode reports for one row (Note [mode's index])."""
+    if row.size <= 16 and not (row.dtype.kind == "f" and np.isnan(row).any()):
+        values, counts = np.unique(row, return_counts=True)
+        return int(np.flatnonzero(row == values[np.argmax(counts)])[-1])
+    vals = row.tolist()
+    order = _std_sort_order(vals)
+    best = freq = max_freq = 0
+    for i, k in enumerate(order):
+        freq += 1
+        if i == len(order) - 1 or vals[k] != vals[order[i + 1]]:
+            if freq > max_freq:
+                best, max_freq = k, freq
+            freq = 0
+    return best
+
+
 def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
-    """The most frequent value along ``dim`` (the smallest among equally frequent ones) and the
-    index of its last occurrence, as torch; the gradient goes to that element."""
+    """The most frequent value along ``dim`` and the index torch reports for it (Note [mode's
+    index]); the gradient goes to that element."""
     x = input
     d = wrap_dim(dim, max(x.ndim, 1))
     a = np.moveaxis(np.asarray(x.detach().numpy()).reshape(x.shape or (1,)), d, -1)
     flat = a.reshape(-1, a.shape[-1]) if a.shape[-1] else a.reshape(-1, 0)
     if flat.shape[-1] == 0:
         raise IndexError("mode(): Expected reduction dim 0 to have non-zero size.")
-    best = np.empty(flat.shape[0], dtype=np.int64)
-    for r, row in enumerate(flat):
-        values, counts = np.unique(row, return_counts=True)  # sorted: ties take the smallest
-        top = values[np.argmax(counts)]
-        best[r] = np.flatnonzero(row == top)[-1] if not np.isnan(top) else (
-            np.flatnonzero(np.isnan(row))[-1])
+    if flat.dtype.kind not in "biuf":  # float16/bfloat16 compare as float32, as torch's
+        flat = flat.astype(np.float32)
+    best = np.array([_mode_index(row) for row in flat], dtype=np.int64)
     index = np.moveaxis(best.reshape(a.shape[:-1] + (1,)), -1, d)
     if x.ndim == 0:
         index = index.reshape(())

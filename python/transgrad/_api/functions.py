@@ -31,6 +31,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from transgrad._api.factories import _check_fits
 from transgrad._api.views import track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
 from transgrad._dtypes import (
@@ -390,8 +391,18 @@ def clamp(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
             raise NotImplementedError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
         if d != x.dtype:
             x = ops.cast(x, d.name)
+        if not is_floating_or_complex(d):  # integer bounds of an integer tensor
+            min, max = (None if b is None else _integer_bound(b, d) for b in (min, max))
     return ops.clamp(x, None if min is None else float(min),
                      None if max is None else float(max))
+
+
+def _integer_bound(bound: Any, d: Any) -> int:
+    """A number bound of clamp converted to the integer dtype ``d`` as torch converts it: an
+    overflow raises torch's error, a negative bound of an unsigned dtype wraps (uint8's
+    clamp(min=-1) clamps at 255), by c10's overflows() (_api/factories.py, _check_fits)."""
+    _check_fits(bound, d.dtype)
+    return int(np.array(int(bound), dtype=np.int64).astype(d.dtype))
 
 
 def square(x: Any) -> Any:

@@ -54,6 +54,31 @@ def bincount(input: Any, weights: Any = None, minlength: int = 0) -> Any:
                                    minlength=minlength).astype(out_dtype))
 
 
+# Note [searchsorted and NaN]
+# torch's searchsorted is a binary search whose step goes left when `seq[mid] >= v` (`>` for
+# right=True) and right otherwise; a NaN compares false both ways, so a NaN value lands past
+# the end (searchsorted([1, 2, nan], nan) is 3) and a NaN in the sequence sends the search to
+# its right. numpy's searchsorted orders NaN last instead (its NaN value lands before a NaN of
+# the sequence: 2 there), so the search is written out: the same steps, every value at once.
+def _binary_search(seq: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
+    """torch's insertion points of ``vals`` in the 1-d ``seq`` (Note [searchsorted and NaN])."""
+    v = vals.reshape(-1)
+    n = seq.shape[-1]
+    lo = np.zeros(v.shape, np.int64)
+    hi = np.full(v.shape, n, np.int64)
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = lo + ((hi - lo) >> 1)
+        at = seq[np.minimum(mid, max(n - 1, 0))] if n else v
+        with np.errstate(invalid="ignore"):
+            left = (at > v) if right else (at >= v)
+        hi = np.where(active & left, mid, hi)
+        lo = np.where(active & ~left, mid + 1, lo)
+    return lo.reshape(vals.shape)
+
+
 def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
                  right: bool = False, side: Optional[str] = None, sorter: Any = None) -> Any:
     """For each of ``values``, the index in ``sorted_sequence`` (sorted along its last dim,
@@ -71,9 +96,8 @@ def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
     if sorter is not None:
         seq = np.take_along_axis(seq, _values(sorter), axis=-1)
     vals = _values(values) if is_tensor(values) else np.asarray(values)
-    which: Any = "right" if right else "left"
     if seq.ndim <= 1:
-        out = np.searchsorted(seq, vals, side=which)
+        out = _binary_search(seq, vals, right)
     else:
         if seq.shape[:-1] != vals.shape[:-1]:
             raise RuntimeError(
@@ -82,7 +106,7 @@ def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
                 f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
         rows_s = seq.reshape(-1, seq.shape[-1])
         rows_v = vals.reshape(-1, vals.shape[-1])
-        out = np.stack([np.searchsorted(s, v, side=which) for s, v in zip(rows_s, rows_v)])
+        out = np.stack([_binary_search(s, v, right) for s, v in zip(rows_s, rows_v)])
         out = out.reshape(vals.shape)
     assert B is not None
     return B.from_numpy(np.ascontiguousarray(np.asarray(out).astype(

@@ -160,11 +160,27 @@ def clamp(x: Any, min: float | None, max: float | None) -> Any:
     return _new(out)
 
 
+def _float_to_int(a: np.ndarray, d: np.dtype) -> np.ndarray:
+    """``a`` (floating) truncated into the integer dtype ``d`` as torch's casts, defined for
+    NaN and out of range (Note [Float to integer casts] in csrc/tensor/dispatch.h: through int32
+    for int8/int16/int32, through int64 for uint8 and int64; the wide type's minimum where the
+    value does not fit)."""
+    wide = np.dtype(np.int32) if d.kind == "i" and d.itemsize <= 4 else np.dtype(np.int64)
+    limit = 2.0 ** (8 * wide.itemsize - 1)
+    v = a.astype(np.float64)  # exact for every floating dtype
+    fits = (v >= -limit) & (v < limit)  # NaN never fits
+    out = np.where(fits, v, 0.0).astype(wide)  # astype truncates toward zero
+    out[~fits] = np.iinfo(wide).min
+    return out.astype(d)  # integer to narrower integer wraps
+
+
 @_quiet
 def cast(x: Any, dtype: Any) -> Any:
     a, d = _arr(x), _np_dtype(dtype)
     if _is_half(d) and a.dtype == _F64:  # through float32, as torch (Note [Half conversions])
         a = a.astype(_F32)
+    if d.kind in "iu" and a.dtype.kind not in "biu":
+        return _new(_float_to_int(a, d))
     return _new(np.array(a, dtype=d, copy=True))
 
 
@@ -335,11 +351,16 @@ max_dim = _arg_extremum(np.argmax, "max_dim")  # ties and nan: the first index, 
 min_dim = _arg_extremum(np.argmin, "min_dim")
 
 
-def _shifted(a: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(a - m, m) with m the max over ``axes`` (kept), replaced by 0 where it is not finite."""
+def _shifted(a: np.ndarray, axes: tuple[int, ...],
+             finite: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(a - m, m) with m the max over ``axes`` (kept); with ``finite`` (logsumexp), replaced by
+    0 where it is not finite (Note [Shift of softmax and logsumexp] in csrc/kernels/reduce.cpp:
+    softmax subtracts an infinite max as it is, so such a row is NaN, as torch's)."""
     m = np.amax(a, axis=axes, keepdims=True, initial=-np.inf) if a.size else \
         np.zeros(tuple(1 if i in axes else s for i, s in enumerate(a.shape)), a.dtype)
-    m = np.where(np.isfinite(m), m, 0).astype(a.dtype, copy=False)
+    if finite:
+        m = np.where(np.isfinite(m), m, 0)
+    m = m.astype(a.dtype, copy=False)
     return a - m, m
 
 
@@ -358,7 +379,7 @@ def logsumexp(x: Any, dims: Sequence[int], keepdim: bool) -> Any:
 def softmax(x: Any, dim: int) -> Any:
     a = _floating(_arr(x))
     axes = _wrap_dims((dim,), a.ndim, "softmax")
-    e = np.exp(_shifted(a, axes)[0])
+    e = np.exp(_shifted(a, axes, finite=False)[0])
     return _new((e / np.sum(e, axis=axes, keepdims=True)).astype(a.dtype, copy=False))
 
 
@@ -366,7 +387,7 @@ def softmax(x: Any, dim: int) -> Any:
 def log_softmax(x: Any, dim: int) -> Any:
     a = _floating(_arr(x))
     axes = _wrap_dims((dim,), a.ndim, "log_softmax")
-    z = _shifted(a, axes)[0]
+    z = _shifted(a, axes, finite=False)[0]
     out = z - np.log(np.sum(np.exp(z), axis=axes, keepdims=True))
     return _new(out.astype(a.dtype, copy=False))
 

@@ -269,13 +269,18 @@ def _float_binary(np_fn: Any, name: str) -> Any:
 def _numeric_binary(float_fn: Any, int_fn: Any, name: str) -> Any:
     @_quiet
     def kernel(a: Any, b: Any) -> Any:
-        x, y, _ = _operands(a, b, name)
-        if x.dtype.kind == "b":
-            x, y = x.astype(_INT), y.astype(_INT)
-        if x.dtype.kind == "i":
+        x, y, dt = _operands(a, b, name)
+        if x.dtype.kind == "b":  # torch has no bool kernel for these: its words
+            cpu = {"floor_divide": "div_floor_cpu", "trunc_divide": "div_trunc_cpu"}.get(
+                name, name + "_cpu")
+            raise RuntimeError(f"\"{cpu}\" not implemented for 'Bool'")
+        if x.dtype.kind in "iu":
+            # As the C++ kernels: any integer dtype in int64, wrapped back to its own (int8
+            # -128 // -1 is -128, as torch); a zero divisor raises torch's ZeroDivisionError.
             if (y == 0).any():
-                raise RuntimeError(f"{name}: ZeroDivisionError (an int64 divisor is 0)")
-            return _new(np.asarray(int_fn(x, y)).astype(_INT, copy=False))
+                raise RuntimeError(f"{name}: ZeroDivisionError (an integer divisor is 0)")
+            out = np.asarray(int_fn(x.astype(_INT), y.astype(_INT)))
+            return _new(out.astype(dt, copy=False))
         return _new(np.asarray(float_fn(x, y)).astype(x.dtype, copy=False))
 
     kernel.__name__ = kernel.__qualname__ = name
