@@ -122,6 +122,15 @@ std::string shape_str(const Shape& s) {
   return out + ")";
 }
 
+std::string size_str(const Shape& s) {
+  std::string out = "torch.Size([";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "])";
+}
+
 namespace {
 void* inline_data(Storage& s) {
   auto p = reinterpret_cast<uintptr_t>(s.inline_buf);

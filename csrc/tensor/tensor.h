@@ -100,6 +100,8 @@ DType default_dtype();
 void set_default_dtype(DType);
 // "(2, 3)" / "()": shapes in error messages, Python style.
 std::string shape_str(const Shape&);
+// torch's printed form of a size, "torch.Size([2, 3])", for messages torch words that way
+std::string size_str(const Shape&);
 
 // A buffer plus a version counter shared by every view of it. The buffer is either owned
 // (64-byte aligned) or external, kept alive by `owner` (e.g. a numpy array). Owned buffers of
