@@ -259,9 +259,8 @@ py::object function_apply(py::object backward, py::object ctx_obj, py::sequence 
   bool record = any_requires_grad(inputs);
   for (Tensor d : ctx.dirty) {
     if (record && d.is_leaf() && d.requires_grad())
-      throw RuntimeError(
-          "a leaf Variable that requires grad is being used in an in-place "
-          "operation.");
+      throw RuntimeError(  // torch's words for a dirty leaf (not the in-place op's "is being")
+          "a leaf Variable that requires grad has been used in an in-place operation.");
     d.bump_version();
   }
   if (!record) return outputs;

@@ -40,6 +40,11 @@ from transgrad._random import Generator  # noqa: F401  (one class serves both en
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
+if getattr(Tensor.__dict__["grad"], "fdel", None) is None:
+    # ``del x.grad`` clears it, as torch (the binding's property has a getter and setter only)
+    _grad_property = Tensor.__dict__["grad"]
+    Tensor.grad = property(_grad_property.fget, _grad_property.fset,
+                           lambda self: _grad_property.fset(self, None), _grad_property.__doc__)
 # tg.ops.NAME: a shipped op (_C.ops); tg.ops.<namespace>.NAME: an extension's
 # (Note [No silent replacement] in transgrad/_op_registry.py)
 _op_registry.bind_shipped("compiled", _C.ops)

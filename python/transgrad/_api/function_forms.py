@@ -15,7 +15,7 @@ import warnings
 from typing import Any, Sequence, Tuple
 
 from transgrad._api.views import refresh_views, registry_for, scatter_into_base
-from transgrad._backend import backend_of
+from transgrad._backend import backend_of, is_tensor
 
 # torch's words for a Function subclass that lacks a method, and for the legacy style (an
 # instance called like a module); both engines raise them
@@ -82,6 +82,24 @@ def check_dirty(dirty: Sequence[Any], args: Tuple[Any, ...], recording: bool) ->
         if info is not None and info.base.is_leaf and info.base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+
+
+def check_dirty_view_outputs(dirty: Sequence[Any], result: Any, recording: bool) -> None:
+    """torch refuses a Function that changes a view in place and returns several tensors: the
+    base's new history (Note [Dirty views in custom Functions]) can follow one output only."""
+    if not recording:
+        return
+    outputs = result if isinstance(result, tuple) else (result,)
+    n_tensors = sum(1 for o in outputs if is_tensor(o))
+    if n_tensors > 1 and any(registry_for(backend_of(d)).get(d) is not None for d in dirty):
+        raise RuntimeError(
+            "If your Function modifies inplace an input that is a view of another Tensor, your "
+            "Function cannot return more than one Tensor. This is not supported by the current "
+            "autograd engine. You should either make sure the input is not a view (using "
+            ".clone() for example) or make your Function only return one Tensor (potentially "
+            "splitting it into two Functions: one doing the inplace that returns a single "
+            "Tensor and a second one that does the other operations). You can ask on the forum "
+            "https://discuss.pytorch.org/ if you need help to do this change.")
 
 
 def check_dirty_returned(dirty: Sequence[Any], result: Any) -> None:

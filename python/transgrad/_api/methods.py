@@ -61,7 +61,8 @@ FUNCTION_METHODS = (
     "clip", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "softmax", "log_softmax",
     "var", "std", "norm", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "expand",
     "broadcast_to", "permute", "transpose", "swapaxes", "t", "movedim", "contiguous", "clone",
-    "narrow", "split", "chunk", "unbind", "index_select", "gather", "index_add", "scatter_add",
+    "narrow", "split", "split_with_sizes", "chunk", "unbind", "index_select", "gather",
+    "index_add", "scatter_add",
     "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax", "argmin", "all",
     "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
@@ -69,7 +70,7 @@ FUNCTION_METHODS = (
     "fix", "diagonal_scatter", "select_scatter", "slice_scatter", "bitwise_not", "bitwise_and",
     "bitwise_or", "bitwise_xor")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
-                          "roll", "mv", "repeat")
+                          "roll", "mv", "repeat", "pinverse")
 # The functions of the derivative-table families that torch also has as Tensor methods (not
 # var_mean, std_mean, cdist, pdist, block_diag: torch has no such methods).
 TABLE_METHODS = {

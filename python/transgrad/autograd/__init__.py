@@ -27,6 +27,7 @@ from transgrad._api.function_forms import (
     base_setup_context,
     check_dirty,
     check_dirty_returned,
+    check_dirty_view_outputs,
     forward_args,
     legacy_call,
     rebase_dirty_views,
@@ -180,6 +181,7 @@ class Function:
         dirty = ctx._dirty  # the node clears its list once it has applied it
         check_dirty(dirty, args, prev and builtins.any(ctx.needs_input_grad))
         check_dirty_returned(dirty, result)
+        check_dirty_view_outputs(dirty, result, prev and builtins.any(ctx.needs_input_grad))
         path, line = _location(cls)
         out = _C.autograd._function_apply(_call_backward(cls), ctx, args, result,
                                           f"{cls.__name__}Backward", path, line)

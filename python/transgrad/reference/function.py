@@ -20,6 +20,7 @@ from transgrad._api.function_forms import (
     base_setup_context,
     check_dirty,
     check_dirty_returned,
+    check_dirty_view_outputs,
     forward_args,
     legacy_call,
     rebase_dirty_views,
@@ -121,10 +122,11 @@ class Function:
         dirty = ctx._dirty
         check_dirty(dirty, args, requires)
         check_dirty_returned(dirty, result)
+        check_dirty_view_outputs(dirty, result, requires)
         for t in dirty:
             if requires and t.is_leaf and t.requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                                   "in-place operation.")
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")  # torch's words for a dirty leaf
             t._bump_version()
         for k, t in enumerate(outputs):  # a returned input (not dirty) becomes an alias
             if isinstance(t, Tensor) and not any(t is d for d in dirty) and any(
