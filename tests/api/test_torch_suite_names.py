@@ -120,6 +120,13 @@ def test_grad_assignment_checks_and_deletion(engine):
     x.grad = tg.ones(5, 5, dtype=tg.float64)
     del x.grad
     assert x.grad is None
+    with pytest.raises(RuntimeError, match="Deleting tensor data is not allowed. Delete tensor "
+                                           "instead!"):
+        del x.data
+    with pytest.raises(RuntimeError, match="requires_grad must be a bool"):
+        del x.requires_grad
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got NoneType"):
+        x.data = None
 
 
 @pytest.mark.parametrize("p", [2, 3, 1, 1.5, float("inf")])
@@ -283,3 +290,22 @@ def test_split_with_sizes_is_a_multi_view_function(engine):
     with pytest.raises(RuntimeError, match="Output 0 of SplitWithSizesBackward0 is a view and "
                                            "is being modified inplace"):
         parts[0].mul_(2)
+
+
+def test_calling_a_grad_fn_applies_it(engine):
+    tg = engine
+    x = tg.tensor([1.5, -2.0], dtype=tg.float64, requires_grad=True)
+    y = x ** 2
+    g = y.grad_fn(tg.ones(2, dtype=tg.float64))
+    np.testing.assert_allclose(_np(g), 2 * _np(x))
+    for args in ((tg.ones(2), tg.ones(2)), ()):
+        with pytest.raises(TypeError, match="expected 1 arguments, got .* instead"):
+            y.grad_fn(*args)
+    a, b = tg.ones(2, dtype=tg.float64, requires_grad=True), tg.ones(2, dtype=tg.float64)
+    ga, gb = (a * b + 0).grad_fn.next_functions[0][0](tg.full((2,), 3.0, dtype=tg.float64))
+    np.testing.assert_allclose(_np(ga), [3.0, 3.0])   # MulBackward0: b * grad, and None for b
+    assert gb is None
+    torch = _torch()
+    tx = torch.tensor([1.5, -2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="expected 1 arguments, got 2 instead"):
+        (tx ** 2).grad_fn(torch.ones(2), torch.ones(2))

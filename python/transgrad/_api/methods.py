@@ -207,6 +207,10 @@ def _set_data(self: Any, value: Any) -> None:
     self._set_data(value)
 
 
+def _del_data(self: Any) -> None:
+    raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")  # torch's
+
+
 # torch's words for view.detach_()
 VIEW_DETACH_MESSAGE = (
     "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
@@ -819,7 +823,7 @@ METHODS: Dict[str, Any] = {
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
-    "data": property(_data, _set_data), "detach_": detach_, "new": new,
+    "data": property(_data, _set_data, _del_data), "detach_": detach_, "new": new,
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "element_size": element_size,

@@ -82,6 +82,15 @@ class Node:
     def apply(self, grads: List[Any]) -> List[Any]:
         raise NotImplementedError
 
+    def __call__(self, *grads: Any) -> Any:
+        """``grad_fn(*grad_outputs)``: the node's gradients for its inputs, as torch's (one
+        argument per output of the forward; one result alone, else a tuple; None where an
+        input gets no gradient)."""
+        if len(grads) != self.n_outputs:
+            raise TypeError(f"expected {self.n_outputs} arguments, got {len(grads)} instead")
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def register_prehook(self, hook: Any) -> Any:
         """``hook(grad_outputs)`` runs before the node; may return new grad_outputs."""
         if self._node_pre_hooks is None:

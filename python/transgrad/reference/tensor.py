@@ -195,6 +195,10 @@ class Tensor:
                                f"gradients (got {self._data.dtype})")
         self._requires_grad = bool(value)
 
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")  # torch's words for the deletion
+
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         self.requires_grad = requires_grad
         return self
