@@ -137,17 +137,22 @@ def dist(x: Tensor, other: Tensor, p: float = 2.0) -> Tensor:
 def p_norm_last(diff: Tensor, p: float) -> Tensor:
     """The ``p``-norm of ``diff`` over its last dim, as torch.dist (inf, -inf, 0 included)."""
     mag = ops.abs(diff)
-    if p == 0.0:
-        return ops.sum(ops.cast(mag != 0.0, mag.dtype), (-1,))
+    if p == 0.0:  # a count: differentiable with gradient 0, as torch's (not detached)
+        return ops.sum(ops.cast(mag != 0.0, mag.dtype), (-1,)) + ops.sum(mag, (-1,)) * 0.0
     if p == math.inf:
         return ops.amax(mag, (-1,))
     if p == -math.inf:
         return ops.amin(mag, (-1,))
     if p == 1.0:
         return ops.sum(mag, (-1,))
-    if p == 2.0:
-        return ops.sqrt(ops.sum(diff * diff, (-1,)))
-    return ops.pow_scalar(ops.sum(ops.pow_scalar(mag, p), (-1,)), 1.0 / p)
+    if p == 2.0:  # 0 gradient at a zero distance (Note [The 2-norm's gradient at zero])
+        return ops.norm2(diff, (-1,))
+    # s ** (1/p) at s = 0: an infinite derivative times 0 (NaN); torch's subgradient is 0. The
+    # root of 1 is taken there and 0 selected: same values, a zero-distance gradient of 0.
+    total = ops.sum(ops.pow_scalar(mag, p), (-1,))
+    zero = total == 0.0
+    root = ops.pow_scalar(ops.where(zero, total + 1.0, total), 1.0 / p)
+    return ops.where(zero, root * 0.0, root)
 
 
 @samples(case(T(4, 3), T(5, 3)), case(T(2, 4, 3), T(2, 5, 3), 1.0), case(T(3, 2), T(4, 2), 3.0),
@@ -155,8 +160,7 @@ def p_norm_last(diff: Tensor, p: float) -> Tensor:
 @formula
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """torch.cdist: the ``p``-norm distance between each row of x1 (..., P, M) and each row of
-    x2 (..., R, M), batch dims broadcast. As torch.dist, a zero distance has a NaN 2-norm
-    gradient here (torch: 0)."""
+    x2 (..., R, M), batch dims broadcast; a zero distance has the gradient 0, as torch's."""
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:

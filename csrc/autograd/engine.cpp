@@ -458,8 +458,8 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
     } else {
       if (g.sizes() != t.sizes())
         throw RuntimeError("Mismatch in shape: grad_output[" + std::to_string(i) +
-                           "] has a shape of " + shape_str(g.sizes()) + " and output[" +
-                           std::to_string(i) + "] has a shape of " + shape_str(t.sizes()) + ".");
+                           "] has a shape of " + size_str(g.sizes()) + " and output[" +
+                           std::to_string(i) + "] has a shape of " + size_str(t.sizes()) + ".");
       if (g.dtype() != t.dtype()) {  // bool and int64 too: cast, as torch and the reference
         AutoGradMode mode(create_graph);
         g = grad_cast(g, t.dtype());

@@ -112,22 +112,28 @@ Tensor SavedVariable::unpack_impl(const Node* owner, const std::shared_ptr<Node>
   if (packed_) return unpack_packed(owner, owner_ptr);
   uint32_t current = data_.version();
   if (current != saved_version_) {
-    std::string who = describe();
-    std::string what = std::string("a ") + dtype_name(data_.dtype()) + " tensor of shape " +
-                       shape_str(data_.sizes());
+    // torch's words first ("[torch.DoubleTensor [5]], which is output 0 of AddBackward0, is at
+    // version 1; expected version 0 instead."), code matches on them; then the node that needed
+    // it, with its formula's file:line
+    std::string what = std::string("[torch.") + dtype_torch_name(data_.dtype()) + "Tensor [";
+    const Shape& sz = data_.sizes();
+    for (size_t i = 0; i < sz.size(); ++i) what += (i ? ", " : "") + std::to_string(sz[i]);
+    what += "]]";
     if (is_output_) {
-      what += ", which is output " + std::to_string(output_nr_) + " of " + who;
+      what += ", which is output " + std::to_string(output_nr_) + " of " +
+              (owner ? owner->name() : std::string("a node")) + ",";
     } else if (const auto& fn = data_.grad_fn()) {
-      what += ", which is output " + std::to_string(data_.output_nr()) + " of " + fn->describe();
-    } else {
-      what += " (a leaf)";
+      what += ", which is output " + std::to_string(data_.output_nr()) + " of " + fn->name() + ",";
     }
     throw RuntimeError(
-        "one of the variables needed for gradient computation by " + who +
-        " has been modified by an inplace operation: " + what + ", is at version " +
-        std::to_string(current) + "; expected version " + std::to_string(saved_version_) +
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: " +
+        what + " is at version " + std::to_string(current) + "; expected version " +
+        std::to_string(saved_version_) +
         " instead. Hint: avoid changing a tensor in place (x.op_(...), x[...] = ...) after it "
-        "was used by an operation that saves it; compute into a new tensor instead.");
+        "was used by an operation that saves it; compute into a new tensor instead. (needed "
+        "by " +
+        describe() + ")");
   }
   if (!is_output_) {
     if (requires_grad_ && !data_.requires_grad())

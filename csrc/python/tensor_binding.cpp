@@ -498,7 +498,19 @@ void init_tensor(py::module_& m) {
               throw TypeError("assigned grad must be a Tensor or None, got " +
                               py::str(py::type::of(g)).cast<std::string>());
             } else {
-              t.set_grad(g.cast<Tensor>());
+              // torch's checks and words: a .grad must match its tensor (the optimizers and
+              // the accumulation read it as such) and cannot be the tensor itself
+              Tensor gt = g.cast<Tensor>();
+              if (gt.is_same(t)) throw RuntimeError("can't assign Variable as its own grad");
+              if (gt.dtype() != t.dtype())
+                throw RuntimeError(std::string("assigned grad has data of a different type: ") +
+                                   "grad dtype " + dtype_name(gt.dtype()) + ", tensor dtype " +
+                                   dtype_name(t.dtype()));
+              if (gt.sizes() != t.sizes())
+                throw RuntimeError("assigned grad has data of a different size: grad shape " +
+                                   size_str(gt.sizes()) + ", tensor shape " +
+                                   size_str(t.sizes()));
+              t.set_grad(std::move(gt));
             }
           })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })

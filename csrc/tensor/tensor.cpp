@@ -135,6 +135,8 @@ std::string list_str(const Shape& s) {
   return out + "]";
 }
 
+std::string size_str(const Shape& s) { return "torch.Size(" + list_str(s) + ")"; }
+
 namespace {
 void* inline_data(Storage& s) {
   auto p = reinterpret_cast<uintptr_t>(s.inline_buf);

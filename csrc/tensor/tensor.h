@@ -104,6 +104,8 @@ std::string shape_str(const Shape&);
 std::string list_str(const Shape&);
 // torch's message for a dim list naming one (wrapped) dim twice.
 std::string dim_repeated(int64_t wrapped_dim);
+// torch's printed form of a size, "torch.Size([2, 3])", for messages torch words that way
+std::string size_str(const Shape&);
 
 // A buffer plus a version counter shared by every view of it. The buffer is either owned
 // (64-byte aligned) or external, kept alive by `owner` (e.g. a numpy array). Owned buffers of

@@ -40,6 +40,19 @@ from transgrad._random import Generator  # noqa: F401  (one class serves both en
 
 _C: Any = _C_module  # the extension (transgrad/__init__ imports this module only when built)
 Tensor = _C.Tensor
+if getattr(Tensor.__dict__["grad"], "fdel", None) is None:
+    # ``del x.grad`` clears it and ``del x.requires_grad`` is torch's error (the binding's
+    # properties have a getter and setter only)
+    _grad_property = Tensor.__dict__["grad"]
+    Tensor.grad = property(_grad_property.fget, _grad_property.fset,
+                           lambda self: _grad_property.fset(self, None), _grad_property.__doc__)
+    _rg_property = Tensor.__dict__["requires_grad"]
+
+    def _del_requires_grad(self: Any) -> None:
+        raise RuntimeError("requires_grad must be a bool")
+
+    Tensor.requires_grad = property(_rg_property.fget, _rg_property.fset, _del_requires_grad,
+                                    _rg_property.__doc__)
 # tg.ops.NAME: a shipped op (_C.ops); tg.ops.<namespace>.NAME: an extension's
 # (Note [No silent replacement] in transgrad/_op_registry.py)
 _op_registry.bind_shipped("compiled", _C.ops)

@@ -188,8 +188,11 @@ def test_compiled_message_says_what_was_saved(compiled):
         x.add_(1.0)
     with pytest.raises(RuntimeError) as info:
         y.sum().backward()
-    assert "a float64 tensor of shape (2,) (a leaf), is at version 1; expected version 0" in str(
-        info.value)
+    # torch's words (a leaf names no node), then the node that saved it and its formula
+    assert str(info.value).startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [torch.DoubleTensor [2]] is at version 1; expected version 0 instead.")
+    assert "(needed by SinBackward0 (formulas/unary.py:" in str(info.value)
 
 
 # ---- the translator's verdicts -----------------------------------------------------------

@@ -14,8 +14,22 @@ import inspect
 import warnings
 from typing import Any, Sequence, Tuple
 
-from transgrad._api.views import registry_for
-from transgrad._backend import backend_of
+from transgrad._api.views import refresh_views, registry_for, scatter_into_base
+from transgrad._backend import backend_of, is_tensor
+
+# torch's words for a Function subclass that lacks a method, and for the legacy style (an
+# instance called like a module); both engines raise them
+FORWARD_MISSING = "You must implement the forward function for custom autograd.Function."
+BACKWARD_MISSING = ("You must implement either the backward or vjp method for your custom "
+                    "autograd.Function to use it with backward mode AD.")
+LEGACY_CALL = ("Legacy autograd function with non-static forward method is deprecated. Please "
+               "use new-style autograd function with static forward method. (Example: "
+               "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+def legacy_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``Function.__call__``: torch refuses the pre-0.4 style ``MyFn()(x)``."""
+    raise RuntimeError(LEGACY_CALL)
 
 
 def base_setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> Any:
@@ -68,3 +82,58 @@ def check_dirty(dirty: Sequence[Any], args: Tuple[Any, ...], recording: bool) ->
         if info is not None and info.base.is_leaf and info.base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+
+
+def check_dirty_view_outputs(dirty: Sequence[Any], result: Any, recording: bool) -> None:
+    """torch refuses a Function that changes a view in place and returns several tensors: the
+    base's new history (Note [Dirty views in custom Functions]) can follow one output only."""
+    if not recording:
+        return
+    outputs = result if isinstance(result, tuple) else (result,)
+    n_tensors = sum(1 for o in outputs if is_tensor(o))
+    if n_tensors > 1 and any(registry_for(backend_of(d)).get(d) is not None for d in dirty):
+        raise RuntimeError(
+            "If your Function modifies inplace an input that is a view of another Tensor, your "
+            "Function cannot return more than one Tensor. This is not supported by the current "
+            "autograd engine. You should either make sure the input is not a view (using "
+            ".clone() for example) or make your Function only return one Tensor (potentially "
+            "splitting it into two Functions: one doing the inplace that returns a single "
+            "Tensor and a second one that does the other operations). You can ask on the forum "
+            "https://discuss.pytorch.org/ if you need help to do this change.")
+
+
+def check_dirty_returned(dirty: Sequence[Any], result: Any) -> None:
+    """torch's check that every tensor given to ``ctx.mark_dirty`` is an output: the in-place
+    change is recorded on the returned tensor, so a dirty input that is not returned would keep
+    a history that no longer matches its values."""
+    outputs = result if isinstance(result, tuple) else (result,)
+    for d in dirty:
+        if not any(d is o for o in outputs):
+            raise RuntimeError("Some elements marked as dirty during the forward method were "
+                               "not returned as output. The inputs that are modified inplace "
+                               "must all be outputs of the Function.")
+
+
+def rebase_dirty_views(dirty: Sequence[Any]) -> None:
+    """Note [Dirty views in custom Functions]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A Function that changes a view of another tensor in place (``ctx.mark_dirty(view)``) has
+    changed its base too. Once apply has made the view an output of the Function's node, the
+    base gets the history of "the base with the view's elements replaced by that output" (the
+    out-of-place record of Note [In-place on views], torch's CopySlices), and every view of the
+    base is replayed from it. Without this the base kept its old history and the gradient of
+    the Function's other inputs was silently lost. The storage already holds the new values,
+    so only the history is set (no second version bump: the Function's saved outputs stay
+    valid)."""
+    for d in dirty:
+        if not d.requires_grad or d.grad_fn is None:
+            continue
+        B = backend_of(d)
+        views = registry_for(B)
+        info = views.get(d)
+        if info is None:
+            continue
+        with B.autograd.enable_grad():
+            base_new = scatter_into_base(B, info, d)
+        B.set_history_(info.base, base_new)
+        refresh_views(B, views, info.base)

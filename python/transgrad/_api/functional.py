@@ -68,9 +68,14 @@ def _vectors(v: Any, like: Tuple[Any, ...], fn_name: str) -> Tuple[Any, ...]:
                            f"{len(vs)}.")
     for w, t in zip(vs, like):
         if tuple(w.shape) != tuple(t.shape):
-            raise RuntimeError(f"v has invalid size: should be {tuple(t.shape)} but got "
-                               f"{tuple(w.shape)}.")
+            # torch prints the sizes as torch.Size([...]) (code matches on it)
+            raise RuntimeError(f"v has invalid size: should be {_size_str(t)} but got "
+                               f"{_size_str(w)}.")
     return vs
+
+
+def _size_str(t: Any) -> str:
+    return f"torch.Size({list(t.shape)})"
 
 
 def _prepare(ins: Tuple[Any, ...], create_graph: bool) -> Tuple[Any, ...]:
@@ -253,11 +258,22 @@ def _single_output(out: Any, fn_name: str) -> Any:
     return outs[0]
 
 
-def _first_gradient(out: Any, ins: Sequence[Any], strict: bool) -> Tuple[Any, ...]:
-    """The gradient of a scalar ``out`` with its graph (for a second derivative)."""
+_INDEPENDENT = ("The output of the user-provided function is independent of input {i}. This is "
+                "not allowed in strict mode.")
+
+
+def _first_gradient(out: Any, ins: Sequence[Any], strict: bool,
+                    none_is_linear: bool) -> Tuple[Any, ...]:
+    """The gradient of a scalar ``out`` with its graph (for a second derivative). In strict
+    mode a gradient that does not require grad is torch's "jacobian ... independent of the
+    input"; a missing one (the output does not reach the input) is that message for hessian
+    (torch's inner jacobian fills zeros first) and "The output ... is independent of input
+    {i}" for vhp/hvp (torch checks the raw gradient)."""
     gs = _grad([out], ins, [_ones_like(out)], True)
     if strict:
         for i, g in enumerate(gs):
+            if g is None and not none_is_linear:
+                raise RuntimeError(_INDEPENDENT.format(i=i))
             if g is None or not g.requires_grad:
                 raise RuntimeError(_HESSIAN_LINEAR.format(i=i))
     return gs
@@ -272,7 +288,8 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
 
     def gradient(*xs: Any) -> Any:
         out = _single_output(func(*xs), "hessian")
-        gs = _fill(_first_gradient(out, xs, strict), xs)
+        _strict_outputs([out], strict)
+        gs = _fill(_first_gradient(out, xs, strict, none_is_linear=True), xs)
         return tuple(gs) if in_tuple else gs[0]
 
     return jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
@@ -294,7 +311,7 @@ def _vhp(fn_name: str, func: Callable[..., Any], inputs: Any, v: Any, create_gra
         ins = _prepare(ins, create_graph)
         out = _single_output(func(*ins), fn_name)
         _strict_outputs([out], strict)
-        gs = _first_gradient(out, ins, strict)
+        gs = _first_gradient(out, ins, strict, none_is_linear=False)
         used = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
         raw = _grad([g for g, _ in used], ins, [w for _, w in used], create_graph) \
             if used else (None,) * len(ins)

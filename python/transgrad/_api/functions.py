@@ -58,7 +58,8 @@ __all__ = [
     "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "movedim", "mul", "multiply",
     "narrow", "ne", "neg", "negative", "norm", "outer", "permute", "pow", "reciprocal", "relu",
     "remainder", "reshape", "round", "rsqrt", "scatter_add", "select", "select_scatter",
-    "sigmoid", "sign", "sin", "slice_scatter", "softmax", "split", "sqrt", "square", "squeeze",
+    "sigmoid", "sign", "sin", "slice_scatter", "softmax", "split", "split_with_sizes", "sqrt",
+    "square", "squeeze",
     "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "t", "tan", "tanh",
     "transpose", "true_divide", "trunc", "unbind", "unflatten", "unsqueeze", "var", "var_mean",
     "where",
@@ -603,8 +604,15 @@ def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any 
         return ops.amin(ops.abs(x), dims, keepdim)
     if p == 0:  # the count of nonzero entries (no gradient, as torch's)
         return ops.sum(cast(ops.ne(x, scalar(x, 0.0)), x.dtype), dims, keepdim)
-    return ops.pow_scalar(ops.sum(ops.pow_scalar(ops.abs(x), float(p)), dims, keepdim),
-                          1.0 / p)
+    # Note [The p-norm's gradient at zero]
+    # s ** (1/p) has an infinite derivative at s = 0, times the zero derivative of sum |x|^p
+    # there: NaN where torch gives the subgradient 0. The root is taken of s where s > 0 and of
+    # 1 elsewhere, and 0 is selected where s = 0: the same values, and the zero group's
+    # gradient goes through the constant branch only (0, to any order).
+    s = ops.sum(ops.pow_scalar(ops.abs(x), float(p)), dims, keepdim)
+    zero = eq(s, 0.0)
+    root = ops.pow_scalar(where(zero, 1.0, s), 1.0 / p)
+    return where(zero, 0.0, root)
 
 
 def _matrix_norm(x: Any, p: str, dim: Any, keepdim: bool) -> Any:
@@ -729,12 +737,27 @@ def t(x: Any) -> Any:
 
 
 @track_view
-def movedim(x: Any, source: int, destination: int) -> Any:
-    """``x`` with dim ``source`` moved to position ``destination`` (a view)."""
+def movedim(x: Any, source: Any, destination: Any) -> Any:
+    """``x`` with dim(s) ``source`` moved to position(s) ``destination`` (a view); the other
+    dims keep their order, as torch's."""
     ops = backend_of(x).ops
-    s, d = wrap_dim(source, x.ndim), wrap_dim(destination, x.ndim)
-    order = [i for i in range(x.ndim) if i != s]
-    order.insert(d, s)
+    srcs = [source] if isinstance(source, (int, np.integer)) else list(source)
+    dsts = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
+    if len(srcs) != len(dsts):
+        raise RuntimeError("movedim: Invalid source or destination dims: source "
+                           f"({srcs} dims) should contain the same number of dims as "
+                           f"destination ({dsts} dims)")
+    srcs = [wrap_dim(int(s), x.ndim) for s in srcs]
+    dsts = [wrap_dim(int(d), x.ndim) for d in dsts]
+    if len(set(srcs)) != len(srcs):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source)})")
+    if len(set(dsts)) != len(dsts):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
+    order: list = [None] * x.ndim
+    for s, d in zip(srcs, dsts):
+        order[d] = s
+    rest = iter(i for i in range(x.ndim) if i not in srcs)
+    order = [o if o is not None else next(rest) for o in order]
     return ops.permute(x, tuple(order))
 
 
@@ -751,9 +774,16 @@ def clone(x: Any) -> Any:
 
 
 def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
-    """The tensors joined along the existing dimension ``dim``."""
+    """The tensors joined along the existing dimension ``dim``. As torch's, a 1-D empty tensor
+    (shape (0,), the legacy "no data") is skipped whatever the others' shapes (its gradient is
+    then empty: None)."""
     ops = _ops_of_seq(tensors)
-    return ops.cat(list(tensors), dim)
+    tensors = list(tensors)
+    kept = [t for t in tensors if not (is_tensor(t) and tuple(t.shape) == (0,))]
+    if kept and len(kept) < len(tensors) and builtins.any(
+            is_tensor(t) and t.ndim != 1 for t in kept):
+        tensors = kept
+    return ops.cat(tensors, dim)
 
 
 def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
@@ -811,6 +841,12 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 @track_views
+def split_with_sizes(x: Any, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """Views of ``x`` along ``dim`` of the given sizes (``split`` with a list)."""
+    return split(x, list(split_sizes), dim)
+
+
+@track_views
 def chunk(x: Any, chunks: int, dim: int = 0) -> tuple:
     """``chunks`` views of nearly equal size along ``dim`` (the last may be smaller)."""
     if chunks <= 0:  # torch's check: 0 divided by zero, a negative count gave wrong chunks
@@ -850,11 +886,21 @@ def index_select(x: Any, dim: int, index: Any) -> Any:
     return ops.index_select(x, dim, _index_in_self(x, dim, index))
 
 
-def gather(x: Any, dim: int, index: Any) -> Any:
+def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
     """The elements of ``x`` at ``index`` along ``dim``
-    (dim 0: ``out[i][j] = x[index[i][j]][j]``)."""
+    (dim 0: ``out[i][j] = x[index[i][j]][j]``); the gradient is dense (``sparse_grad=True``,
+    a sparse gradient, is not supported)."""
+    if sparse_grad:
+        raise NotImplementedError("gather(sparse_grad=True): transgrad has no sparse tensors; "
+                                  "the default dense gradient holds the same values")
     ops = backend_of(x).ops
-    return ops.gather(x, dim, _index(x, index))
+    index = _index(x, index)
+    if x.ndim <= 1 and index.ndim <= 1 and x.ndim != index.ndim:
+        # torch lets a 0-d tensor stand for a 1-element 1-d one here (either side)
+        wrap_dim(dim, x.ndim)
+        out = ops.gather(reshape(x, (-1,)), 0, reshape(index, (-1,)))
+        return reshape(out, tuple(index.shape))
+    return ops.gather(x, dim, index)
 
 
 def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:

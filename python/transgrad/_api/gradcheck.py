@@ -87,8 +87,7 @@ def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None,
     inputs = _as_tuple(inputs)
     backend = _backend_of(inputs)
     T = backend.Tensor
-    with backend.autograd.no_grad():
-        outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]
+    outs = [o for o in _as_tuple(fn(*inputs)) if _differentiable(o, T)]  # caller's grad mode
     rng = np.random.default_rng(seed + 1)
     if grad_outputs is None:
         grad_outputs = [backend.from_numpy(rng.standard_normal(o.shape).astype(o.dtype))
@@ -143,9 +142,10 @@ def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: floa
         try:
             for view, v in zip(views, values):
                 view[...] = v.astype(view.dtype)
-            with ag.no_grad():
-                result = _as_tuple(fn(*inputs))
-                got = [_data(result[k]) for k in which]  # copied: outputs may alias inputs
+            # in the caller's grad mode, as torch's: a function may look at requires_grad
+            # (an in-place op on a view making its base require grad) or act on the mode
+            result = _as_tuple(fn(*inputs))
+            got = [_data(result[k]) for k in which]  # copied: outputs may alias inputs
         finally:
             for view, o in zip(views, originals):
                 view[...] = o
@@ -212,12 +212,13 @@ def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: floa
     else:
         for j, i in enumerate(diff):  # numerical columns: perturb each input element
             n_in = base[j].size
-            cols = [np.zeros((n_in, max(o.size, 1))) for o in map(_data, outs)]
+            # an empty output has an empty Jacobian block (n_in x 0), as torch's
+            cols = [np.zeros((n_in, o.size)) for o in map(_data, outs)]
             for e in range(n_in):
                 for k, col in enumerate(numerical(one_hot(j, e), picked, at(j, e))):
                     cols[k][e] = col.reshape(-1)
             for k, o in enumerate(outs):  # analytical rows: one-hot output gradients
-                rows = np.zeros((n_in, max(int(np.prod(o.shape)), 1)))
+                rows = np.zeros((n_in, int(np.prod(o.shape))))
                 for r in range(int(np.prod(o.shape))):
                     vs = [np.zeros(oo.shape) for oo in outs]
                     vs[k].reshape(-1)[r] = 1.0

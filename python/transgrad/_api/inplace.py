@@ -97,6 +97,17 @@ def _needs_copy(backend: Any, formula: Optional[str]) -> bool:
     return False
 
 
+# the node torch names in its multi-view message, per function that returns several views
+_MULTI_VIEW_NODES = {"split": "SplitBackward0", "chunk": "SplitBackward0",
+                     "split_with_sizes": "SplitWithSizesBackward0", "unbind": "UnbindBackward0"}
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked).")
+
+
 def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
                 formula: Optional[str] = "?") -> Any:
     """Write ``compute(self)`` (or ``compute(copy of self)``) into ``self`` (Note [In-place
@@ -108,7 +119,10 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
     recording = ag.is_grad_enabled() and (self.requires_grad or any(
         is_tensor(o) and o.requires_grad for o in operands))
     if not recording and ag.is_grad_enabled():
-        info = registry_for(B).get(self)  # a view made before its leaf base's requires_grad_()
+        info = registry_for(B).get(self)
+        if info is not None and info.no_grad:  # torch's words
+            raise RuntimeError(NO_GRAD_VIEW)
+        # a view made before its leaf base's requires_grad_()
         if info is not None and info.base.is_leaf and info.base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used "
                                "in an in-place operation.")
@@ -125,11 +139,13 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
     if info is not None:
         if info.multi is not None:
             fn, i = info.multi
-            raise RuntimeError(
-                f"Output {i} of {fn}() is a view and is being modified in place. This view "
-                f"is one of several views returned by {fn}(), which do not allow their "
-                "outputs to be modified in place while autograd records. Replace the "
-                "in-place operation by an out-of-place one, or clone() the view first.")
+            node = _MULTI_VIEW_NODES.get(fn, f"{fn}()")
+            raise RuntimeError(  # torch's words (code matches on them), then the function
+                f"Output {i} of {node} is a view and is being modified inplace. This view is "
+                "the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace "
+                f"operation by an out-of-place one (or clone() the view first; the view came "
+                f"from {fn}()).")
         if info.base.is_leaf and info.base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used "
                                "in an in-place operation.")

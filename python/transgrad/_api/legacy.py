@@ -116,6 +116,13 @@ class _TypedTensorMeta(type):
     def __repr__(cls) -> str:
         return f"<class 'transgrad.{cls.__name__}'>"
 
+    @property
+    def dtype(cls) -> Any:
+        """The class's dtype (``DoubleTensor.dtype is float64``), as torch's."""
+        from transgrad._dtypes import as_dtype
+
+        return as_dtype(cls._dtype)
+
 
 def typed_classes(factories: Any, dtypes: Any) -> Dict[str, type]:
     """The legacy class of each dtype in ``dtypes`` (names) for the engine of ``factories``."""

@@ -61,7 +61,8 @@ FUNCTION_METHODS = (
     "clip", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "softmax", "log_softmax",
     "var", "std", "norm", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "expand",
     "broadcast_to", "permute", "transpose", "swapaxes", "t", "movedim", "contiguous", "clone",
-    "narrow", "split", "chunk", "unbind", "index_select", "gather", "index_add", "scatter_add",
+    "narrow", "split", "split_with_sizes", "chunk", "unbind", "index_select", "gather",
+    "index_add", "scatter_add",
     "select", "diagonal", "matmul", "mm", "bmm", "dot", "outer", "argmax", "argmin", "all",
     "any", "logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "allclose", "equal", "negative", "multiply", "subtract", "divide", "true_divide",
@@ -69,7 +70,7 @@ FUNCTION_METHODS = (
     "fix", "diagonal_scatter", "select_scatter", "slice_scatter", "bitwise_not", "bitwise_and",
     "bitwise_or", "bitwise_xor")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
-                          "roll", "mv", "repeat")
+                          "roll", "mv", "repeat", "pinverse")
 # The functions of the derivative-table families that torch also has as Tensor methods (not
 # var_mean, std_mean, cdist, pdist, block_diag: torch has no such methods).
 TABLE_METHODS = {
@@ -204,6 +205,10 @@ def _set_data(self: Any, value: Any) -> None:
         raise RuntimeError("data set to a tensor that requires gradients must be floating "
                            "point or complex dtype")
     self._set_data(value)
+
+
+def _del_data(self: Any) -> None:
+    raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")  # torch's
 
 
 # torch's words for view.detach_()
@@ -818,7 +823,7 @@ METHODS: Dict[str, Any] = {
     "view_as": view_as, "reshape_as": view_as, "expand_as": expand_as,
     "sum_to_size": sum_to_size,
     "numel": property(_numel), "nelement": nelement, "dim": dim, "size": size,
-    "data": property(_data, _set_data), "detach_": detach_, "new": new,
+    "data": property(_data, _set_data, _del_data), "detach_": detach_, "new": new,
     "device": property(lambda self: CPU),
     "is_cuda": property(lambda self: False), "cpu": cpu, "cuda": cuda,
     "is_floating_point": is_floating_point, "element_size": element_size,

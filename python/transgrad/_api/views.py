@@ -36,11 +36,14 @@ Step = tuple[Callable[..., Any], tuple, dict]
 
 
 class ViewInfo:
-    __slots__ = ("base", "chain", "multi", "ref")
+    __slots__ = ("base", "chain", "multi", "ref", "no_grad")
 
     def __init__(self, ref: Any, base: Any, chain: tuple[Step, ...],
-                 multi: tuple[str, int] | None) -> None:
+                 multi: tuple[str, int] | None, no_grad: bool = False) -> None:
         self.ref, self.base, self.chain, self.multi = ref, base, chain, multi
+        # made under no_grad from a base that requires grad: torch forbids changing it in place
+        # with grad mode back on (which history should it get?)
+        self.no_grad = no_grad
 
 
 class Views:
@@ -71,7 +74,10 @@ class Views:
             ref = weakref.ref(view, forget)
         except TypeError:  # a tensor class without weak references: views are not tracked
             return
-        info_map[key] = ViewInfo(ref, base, chain, multi or (parent.multi if parent else None))
+        no_grad = (parent.no_grad if parent else False) or (
+            base.requires_grad and not backend_of(view).autograd.is_grad_enabled())
+        info_map[key] = ViewInfo(ref, base, chain, multi or (parent.multi if parent else None),
+                                 no_grad)
         children.setdefault(bkey, {})[key] = ref
 
     def get(self, view: Any) -> ViewInfo | None:

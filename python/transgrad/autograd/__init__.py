@@ -21,10 +21,16 @@ import numpy as np
 
 from transgrad import _C as _C_module
 from transgrad._api.function_forms import (
+    BACKWARD_MISSING,
+    FORWARD_MISSING,
     backward_result,
     base_setup_context,
     check_dirty,
+    check_dirty_returned,
+    check_dirty_view_outputs,
     forward_args,
+    legacy_call,
+    rebase_dirty_views,
     run_forward,
 )
 from transgrad._api.grad_mode import make_anomaly_modes, make_grad_modes
@@ -152,13 +158,14 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+        raise NotImplementedError(FORWARD_MISSING)
 
     setup_context = staticmethod(base_setup_context)
+    __call__ = legacy_call
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
+        raise NotImplementedError(BACKWARD_MISSING)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -171,10 +178,16 @@ class Function:
             result = run_forward(cls, ctx, args)
         finally:
             _set_enabled(prev)
-        check_dirty(ctx._dirty, args, prev and builtins.any(ctx.needs_input_grad))
+        dirty = ctx._dirty  # the node clears its list once it has applied it
+        check_dirty(dirty, args, prev and builtins.any(ctx.needs_input_grad))
+        check_dirty_returned(dirty, result)
+        check_dirty_view_outputs(dirty, result, prev and builtins.any(ctx.needs_input_grad))
         path, line = _location(cls)
-        return _C.autograd._function_apply(_call_backward(cls), ctx, args, result,
-                                           f"{cls.__name__}Backward", path, line)
+        out = _C.autograd._function_apply(_call_backward(cls), ctx, args, result,
+                                          f"{cls.__name__}Backward", path, line)
+        if dirty and prev:
+            rebase_dirty_views(dirty)  # Note [Dirty views in custom Functions]
+        return out
 
 
 def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:

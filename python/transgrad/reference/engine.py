@@ -125,8 +125,7 @@ def _make_grads(tensors: List[Tensor], grads: Any) -> List[Tensor]:
                 g = Tensor._from_array(np.asarray(g, dtype=t.dtype))
             if g.shape != t.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"{g._data.shape} and output[{i}] has a shape of "
-                                   f"{t._data.shape}.")
+                                   f"{g.shape} and output[{i}] has a shape of {t.shape}.")
             if g.dtype != t.dtype:
                 g = grad_cast(g, t.dtype)
         out.append(g)

@@ -14,10 +14,16 @@ from typing import Any, Callable, List, Tuple
 import numpy as np
 
 from transgrad._api.function_forms import (
+    BACKWARD_MISSING,
+    FORWARD_MISSING,
     backward_result,
     base_setup_context,
     check_dirty,
+    check_dirty_returned,
+    check_dirty_view_outputs,
     forward_args,
+    legacy_call,
+    rebase_dirty_views,
     run_forward,
 )
 from transgrad._dtypes import is_floating_or_complex
@@ -95,13 +101,14 @@ class Function:
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+        raise NotImplementedError(FORWARD_MISSING)
 
     setup_context = staticmethod(base_setup_context)
+    __call__ = legacy_call
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grads: Any) -> Any:
-        raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
+        raise NotImplementedError(BACKWARD_MISSING)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -114,10 +121,12 @@ class Function:
         outputs = list(result) if isinstance(result, tuple) else [result]
         dirty = ctx._dirty
         check_dirty(dirty, args, requires)
+        check_dirty_returned(dirty, result)
+        check_dirty_view_outputs(dirty, result, requires)
         for t in dirty:
             if requires and t.is_leaf and t.requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an "
-                                   "in-place operation.")
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")  # torch's words for a dirty leaf
             t._bump_version()
         for k, t in enumerate(outputs):  # a returned input (not dirty) becomes an alias
             if isinstance(t, Tensor) and not any(t is d for d in dirty) and any(
@@ -138,6 +147,8 @@ class Function:
                     t.grad_fn, t.output_nr = ctx, k
         ctx._saved = [_save(t, outputs) for t in ctx._to_save]
         ctx._to_save = ()
+        if requires:
+            rebase_dirty_views(dirty)  # Note [Dirty views in custom Functions]
         return tuple(outputs) if isinstance(result, tuple) else outputs[0]
 
 

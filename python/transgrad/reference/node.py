@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from transgrad._api.anomaly import capture_frames, format_frames
+from transgrad._api.legacy import CLASS_NAMES
 from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference import saved_hooks
 from transgrad.reference.grad_mode import _anomaly
@@ -80,6 +81,15 @@ class Node:
 
     def apply(self, grads: List[Any]) -> List[Any]:
         raise NotImplementedError
+
+    def __call__(self, *grads: Any) -> Any:
+        """``grad_fn(*grad_outputs)``: the node's gradients for its inputs, as torch's (one
+        argument per output of the forward; one result alone, else a tuple; None where an
+        input gets no gradient)."""
+        if len(grads) != self.n_outputs:
+            raise TypeError(f"expected {self.n_outputs} arguments, got {len(grads)} instead")
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
 
     def register_prehook(self, hook: Any) -> Any:
         """``hook(grad_outputs)`` runs before the node; may return new grad_outputs."""
@@ -225,20 +235,35 @@ class SavedTensor:
         self._tensor = None if is_output else t
         self._data = t._data if is_output else None
 
+    def _modified_message(self, owner: Node) -> str:
+        """torch's words first ("[torch.DoubleTensor [5]], which is output 0 of AddBackward0,
+        is at version 1; expected version 0 instead."), then which saved tensor of which node,
+        and where the formula bound it."""
+        if self._is_output:
+            arr, fn, nr = self._data, owner, self._output_nr
+        else:
+            t = self._tensor
+            arr, fn, nr = t._data, t.grad_fn, t.output_nr  # type: ignore[union-attr]
+        assert arr is not None  # not packed: the caller checks
+        kind = CLASS_NAMES.get(np.dtype(arr.dtype).name, "Tensor")
+        what = f"[torch.{kind} [{', '.join(str(n) for n in arr.shape)}]]"
+        if fn is not None:
+            what += f", which is output {max(nr, 0)} of {fn.name()},"
+        saved = f"saved tensor '{self.name}'" if self.name else "a saved tensor"
+        if self.where:
+            saved += f" (bound at {self.where})"
+        return ("one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {what} is at version {self._vc.value}; expected version "
+                f"{self._version} instead. Hint: the in-place change happened after the forward "
+                "saved it; make a copy (clone) before changing it, or change it out of place. "
+                f"({saved} of {owner.describe()})")
+
     def unpack(self, owner: Node) -> Tensor:
         if self._released:
             raise RuntimeError(RELEASED_MESSAGE.format(node=owner.describe()))
         # packed tensors: pack decided what is kept, no version check (as torch's)
         if self._unpack is None and self._vc.value != self._version:
-            what = f"saved tensor '{self.name}'" if self.name else "a saved tensor"
-            if self.where:
-                what += f" (bound at {self.where})"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: {what} of {owner.describe()} is at version "
-                f"{self._vc.value}; expected version {self._version} instead. Hint: the "
-                "in-place change happened after the forward saved it; make a copy (clone) "
-                "before changing it, or change it out of place.")
+            raise RuntimeError(self._modified_message(owner))
         data = self._data
         if self._unpack is not None:
             got = self._unpack(self._packed)

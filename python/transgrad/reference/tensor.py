@@ -195,6 +195,10 @@ class Tensor:
                                f"gradients (got {self._data.dtype})")
         self._requires_grad = bool(value)
 
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")  # torch's words for the deletion
+
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         self.requires_grad = requires_grad
         return self
@@ -214,17 +218,27 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad must be a Tensor or None, got {type(value)}")
-            if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
-                                   f"{value.shape}, tensor shape {self.shape}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.dtype != self.dtype:
                 raise RuntimeError(f"assigned grad has data of a different type: grad dtype "
                                    f"{value.dtype}, tensor dtype {self.dtype}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
+                                   f"{value.shape}, tensor shape {self.shape}")
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None  # ``del x.grad``, as torch
 
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad
+
+    def data_ptr(self) -> int:
+        """The address of the first element (0 for an empty tensor), as torch's."""
+        return int(self._data.__array_interface__["data"][0]) if self._data.size else 0
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward (leaves always do)."""
