@@ -50,6 +50,7 @@ if _C is not None:
         cuda,
         distributions,
         extension,
+        func,
         linalg,
         nn,
         optim,

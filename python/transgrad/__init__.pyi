@@ -16,6 +16,7 @@ from . import backends as backends
 from . import cuda as cuda
 from . import distributions as distributions
 from . import extension as extension
+from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim

@@ -101,7 +101,8 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "Tensor",
            "accelerator", "amp", "apply_formula", "autograd", "backends", "cuda",
            "default_generator",
-           "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
+           "device", "distributions", "func", "get_default_device", "get_num_threads",
+           "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
            "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
            "special", "testing", "typename", "utils", *_settings]
@@ -114,6 +115,7 @@ from transgrad._device import device, get_default_device, set_default_device  # 
 from transgrad.reference import (  # noqa: E402,F401
     distributions,
     extension,
+    func,
     linalg,
     nn,
     optim,
