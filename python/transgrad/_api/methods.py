@@ -90,7 +90,7 @@ TABLE_METHODS = {
                "fliplr", "flipud", "inner", "cross", "positive"),
     search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
-    statistics: ("quantile", "nanquantile", "nanmean"),
+    statistics: ("quantile", "nanquantile", "nanmean", "cov", "corrcoef"),
     cfn: ("copysign", "count_nonzero", "fmax", "fmin", "frexp", "i0", "index_put", "ldexp",
           "mode", "nextafter",
           "mvlgamma",
@@ -376,6 +376,14 @@ def new_full(self: Any, size: Any, value: Any, dtype: Any = None, device: Any = 
              requires_grad: bool = False) -> Any:
     return _factory(self, "full")(size, value, dtype=dtype or self.dtype, device=device,
                                   requires_grad=requires_grad)
+
+
+def new_empty_strided(self: Any, size: Any, stride: Any, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False, layout: Any = None,
+                      pin_memory: bool = False) -> Any:
+    """``x.new_empty_strided(size, stride)``: ``empty_strided`` of ``x``'s dtype and engine."""
+    return _factory(self, "empty_strided")(size, stride, dtype=dtype or self.dtype,
+                                           device=device, requires_grad=requires_grad)
 
 
 def new_tensor(self: Any, data: Any, dtype: Any = None, device: Any = None,
@@ -829,6 +837,7 @@ METHODS: Dict[str, Any] = {
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "new_empty_strided": new_empty_strided,
     "new_tensor": new_tensor,
     "__dlpack__": dlpack.__dlpack__, "__dlpack_device__": dlpack.__dlpack_device__,
     **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},

@@ -25,6 +25,7 @@ from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: 
 from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
+from transgrad._api.windows import Windows as _Windows
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
@@ -56,6 +57,11 @@ get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_stat
 randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+empty_strided = _factories.empty_strided
+_windows = _Windows(_factories)
+hann_window, hamming_window, blackman_window = (_windows.hann_window, _windows.hamming_window,
+                                                _windows.blackman_window)
+bartlett_window, kaiser_window = _windows.bartlett_window, _windows.kaiser_window
 default_generator = _factories.default_generator
 _typed = _legacy.typed_classes(_factories, tuple(_legacy.CLASS_NAMES))
 FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
