@@ -22,7 +22,7 @@ import numpy as np
 
 from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
-from transgrad._api import dlpack, predicates, statistics
+from transgrad._api import dlpack, inplace_shape, predicates, statistics
 from transgrad._api import extra_functions as xfn
 from transgrad._api import factorizations as qfn
 from transgrad._api import functions as fn
@@ -864,6 +864,7 @@ METHODS: Dict[str, Any] = {
     "log_normal_": log_normal_, "geometric_": geometric_, "random_": random_,
     **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
+    **inplace_shape.METHODS,
 }
 
 
