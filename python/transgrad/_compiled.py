@@ -19,6 +19,8 @@ from transgrad import _C as _C_module
 from transgrad import _op_registry, autograd
 from transgrad._api import build as _build
 from transgrad._api import legacy as _legacy
+from transgrad._api.everyday_names import *  # noqa: F401,F403
+from transgrad._api.everyday_names import __all__ as _everyday_names
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions
 from transgrad._api.factories import NAMES as _FACTORY_NAMES
@@ -127,7 +129,7 @@ def set_num_threads(n: builtins.int) -> None:
 
 
 __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
-                  *_WINDOW_NAMES,
+                  *_WINDOW_NAMES, *_everyday_names,
                   "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
                   "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
                   "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",

@@ -22,7 +22,7 @@ import numpy as np
 
 from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
-from transgrad._api import dlpack, inplace_shape, predicates, statistics
+from transgrad._api import dlpack, everyday_names, inplace_shape, predicates, statistics
 from transgrad._api import extra_functions as xfn
 from transgrad._api import factorizations as qfn
 from transgrad._api import functions as fn
@@ -865,6 +865,7 @@ METHODS: Dict[str, Any] = {
     **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
     **inplace_shape.METHODS,
+    **everyday_names.METHODS,
 }
 
 

@@ -15,6 +15,8 @@ import operator as _operator
 from transgrad import lang as _lang
 from transgrad._api import build as _build
 from transgrad._api import legacy as _legacy
+from transgrad._api.everyday_names import *  # noqa: F401,F403
+from transgrad._api.everyday_names import __all__ as _everyday_names
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
@@ -111,7 +113,7 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
            "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
-           "special", "testing", "typename", "utils", *_settings]
+           "special", "testing", "typename", "utils", *_settings, *_everyday_names]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
 from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
