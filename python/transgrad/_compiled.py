@@ -90,7 +90,7 @@ get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_stat
 randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
-empty_strided = _factories.empty_strided
+empty_strided, asarray = _factories.empty_strided, _factories.asarray
 _windows = _Windows(_factories)
 hann_window, hamming_window, blackman_window = (_windows.hann_window, _windows.hamming_window,
                                                 _windows.blackman_window)

@@ -392,3 +392,26 @@ def test_errors_are_torchs(engine):
         assert want is not None, i
         assert got is not None and got[0] == want[0], (i, got, want)
         assert got[1].startswith(want[1]), (i, got, want)
+
+
+def test_torch_vmap_is_func_vmap(engine):
+    assert engine.vmap is engine.func.vmap
+
+
+def test_asarray_against_torch(engine):
+    torch = pytest.importorskip("torch")
+    for lib in (engine, torch):
+        a = np.arange(3.0)
+        t = lib.asarray(a)
+        a[0] = 5.0  # shares memory
+        assert t.tolist() == [5.0, 1.0, 2.0] and str(t.dtype).endswith("float64")
+        c = lib.asarray(a, copy=True)
+        a[1] = 7.0
+        assert c.tolist() == [5.0, 1.0, 2.0]
+        assert str(lib.asarray([1, 2]).dtype).endswith("int64")
+        x = lib.ones(2)
+        assert lib.asarray(x) is x
+        assert lib.asarray(a, dtype=lib.float32, requires_grad=True).requires_grad
+        with pytest.raises(ValueError, match="can't alias tensor with dtype 'Double' into dtype "
+                                             "'Float'"):
+            lib.asarray(a, dtype=lib.float32, copy=False)

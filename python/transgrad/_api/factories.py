@@ -155,6 +155,26 @@ class Factories:
             return self._backend.from_numpy(data)
         return self.tensor(data, dtype, device=device)
 
+    def asarray(self, obj: Any, *, dtype: Any = None, device: Any = None, copy: Any = None,
+                requires_grad: bool = False) -> Any:
+        """``obj`` as a tensor: shared memory where a tensor or array already fits (``copy``
+        None or False), a copy with ``copy=True``; ``copy=False`` where a copy is needed
+        raises, as torch's."""
+        if copy:
+            t = self.tensor(obj.detach() if is_tensor(obj) else obj, dtype, device=device)
+        else:
+            t = self.as_tensor(obj, dtype, device)
+            shared = t is obj or (isinstance(obj, np.ndarray) and np.shares_memory(
+                np.asarray(t), obj))
+            if copy is False and not shared and (is_tensor(obj) or isinstance(obj, np.ndarray)):
+                src, dst = (_TORCH_NAMES.get(np.dtype(d).name, str(d)) for d in (
+                    obj.dtype, t.dtype))
+                raise ValueError(f"can't alias tensor with dtype '{src}' into dtype '{dst}'.")
+        if requires_grad:
+            t = t.detach() if t is obj else t
+            t.requires_grad_(True)
+        return t
+
     def from_numpy(self, a: np.ndarray) -> Any:
         """A tensor sharing memory with the numpy array ``a``."""
         if not isinstance(a, np.ndarray):
@@ -474,7 +494,8 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
          "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
          "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
-         "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor", "empty_strided")
+         "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor", "empty_strided",
+         "asarray")
 
 
 _C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
