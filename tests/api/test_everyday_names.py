@@ -41,6 +41,10 @@ def _cases(lib):
         y.float_power(2), a.matrix_power(2), y.msort(),
         x.diagflat(), x.ger(x), y.pinverse(), i.gcd(j), i.lcm(j), y.heaviside(y),
         *y.split_with_sizes([2, 1], 1),
+        y.clone().greater_(1.0), y.clone().greater_equal_(2.0), y.clone().less_(2.0),
+        y.clone().less_equal_(1.0), y.clone().not_equal_(4.0), (y - 1).logical_and_(y),
+        (y - 1).logical_or_(y * 0), (y - 1).logical_xor_(y - 2), (y - 1).logical_not_(),
+        y.clone().cumsum_(1), i.clone().greater_(10),
         # facts: equal values, compared as strings
         y.storage_offset(), y[1:].storage_offset(), y[:, 1:].storage_offset(), y.is_cpu,
         y.layout, y.is_complex(), lib.is_complex(y), y.is_conj(), lib.is_neg(y),
@@ -81,7 +85,8 @@ def test_gradients(engine):
             (lambda y, x: tg.float_power(y * y + 0.5, x + 0.5), (y, x)),  # pow: exponent 0 is flat
             (lambda x: tg.diagflat(x, -1), (x,)),
             (lambda y: y.clone().fill_diagonal_(3.0), (y,)),
-            (lambda y: tg.msort(y), (y,))):
+            (lambda y: tg.msort(y), (y,)),
+            (lambda y: (y * 1).cumsum_(1), (y,))):
         assert gc(f, inputs)
         assert ggc(f, inputs)
 

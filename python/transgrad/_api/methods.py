@@ -863,6 +863,13 @@ METHODS: Dict[str, Any] = {
     "multinomial": multinomial, "exponential_": exponential_, "cauchy_": cauchy_,
     "log_normal_": log_normal_, "geometric_": geometric_, "random_": random_,
     **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    # torch's long names of the same, and the logical ops, which overwrite x the same way
+    **{f"{alias}_": _inplace_compare(name) for alias, name in (
+        ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
+        ("not_equal", "ne"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+        ("logical_xor", "logical_xor"))},
+    "logical_not_": lambda self: _inplace_compare("logical_xor")(self, True),
+    "cumsum_": _inplace_of(xfn.cumsum, None),
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
     **inplace_shape.METHODS,
     **everyday_names.METHODS,

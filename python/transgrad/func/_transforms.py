@@ -179,6 +179,19 @@ def _backend(leaves: Sequence[Any]) -> Any:
     return backend_of(leaves[0])
 
 
+def _call_lifted(func: Callable[..., Any], args: Tuple[Any, ...], kwargs: dict,
+                 argnums: Argnums, has_aux: bool, api: str) -> Tuple[Any, ...]:
+    """``func`` run under ``enable_grad`` on ``args`` with ``args[argnums]`` lifted: ``(engine,
+    lifted leaves, their pytree spec, output, aux)``."""
+    leaves, spec = _tensor_leaves(_diff_args(args, argnums))
+    B = _backend(leaves)
+    with B.autograd.enable_grad():
+        lifted = [_lift(x) for x in leaves]
+        out = func(*_replace_args(args, argnums, tree_unflatten(lifted, spec)), **kwargs)
+    out, aux = _split_aux(out, has_aux, api)
+    return B, lifted, spec, out, aux
+
+
 # ---------------------------------------------------------------------------------------------
 # grad, grad_and_value, vjp, jvp
 
@@ -194,12 +207,8 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0,
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        leaves, spec = _tensor_leaves(_diff_args(args, argnums))
-        B = _backend(leaves)
+        B, lifted, spec, out, aux = _call_lifted(func, args, kwargs, argnums, has_aux, api)
         with B.autograd.enable_grad():
-            lifted = [_lift(x) for x in leaves]
-            out = func(*_replace_args(args, argnums, tree_unflatten(lifted, spec)), **kwargs)
-            out, aux = _split_aux(out, has_aux, api)
             if not is_tensor(out):
                 raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got "
                                    f"{type(out)}")
@@ -349,12 +358,8 @@ def jacrev(func: Callable[..., Any], argnums: Argnums = 0, *, has_aux: bool = Fa
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        leaves, spec = _tensor_leaves(_diff_args(args, argnums))
-        B = _backend(leaves)
+        B, lifted, spec, out, aux = _call_lifted(func, args, kwargs, argnums, has_aux, api)
         with B.autograd.enable_grad():
-            lifted = [_lift(x) for x in leaves]
-            out = func(*_replace_args(args, argnums, tree_unflatten(lifted, spec)), **kwargs)
-            out, aux = _split_aux(out, has_aux, api)
             outs, out_spec = _output_leaves(out, "vjp(f, *primals)")  # torch's words
             keep = B.autograd.is_grad_enabled() and _reaches_outside(outs, lifted)
             per_out = [tree_unflatten(_unwrap(_jacobian_rows(B, o, lifted, keep), keep), spec)
