@@ -50,6 +50,7 @@ if _C is not None:
         cuda,
         distributions,
         extension,
+        func,
         linalg,
         nn,
         optim,
@@ -60,6 +61,7 @@ if _C is not None:
     )
     from ._device import device, get_default_device, set_default_device  # noqa: E402,F401
     from .serialization import load, save  # noqa: E402,F401
+    from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 else:
 
     def __getattr__(name: str):

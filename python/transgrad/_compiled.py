@@ -18,6 +18,8 @@ from transgrad import _C as _C_module
 from transgrad import _op_registry, autograd
 from transgrad._api import build as _build
 from transgrad._api import legacy as _legacy
+from transgrad._api.everyday_names import *  # noqa: F401,F403
+from transgrad._api.everyday_names import __all__ as _everyday_names
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.extra_functions import __all__ as _extra_functions
 from transgrad._api.factories import NAMES as _FACTORY_NAMES
@@ -33,6 +35,8 @@ from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import __all__ as _table_functions
+from transgrad._api.windows import NAMES as _WINDOW_NAMES
+from transgrad._api.windows import Windows as _Windows
 from transgrad._backend import Backend
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._dtypes import __all__ as _dtypes
@@ -99,6 +103,11 @@ get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_stat
 randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+empty_strided, asarray = _factories.empty_strided, _factories.asarray
+_windows = _Windows(_factories)
+hann_window, hamming_window, blackman_window = (_windows.hann_window, _windows.hamming_window,
+                                                _windows.blackman_window)
+bartlett_window, kaiser_window = _windows.bartlett_window, _windows.kaiser_window
 default_generator = _factories.default_generator
 
 
@@ -133,6 +142,7 @@ def set_num_threads(n: builtins.int) -> None:
 
 
 __all__ = sorted([*_functions, *_extra_functions, *_table_functions, *_dtypes, *_FACTORY_NAMES,
+                  *_WINDOW_NAMES, *_everyday_names,
                   "Tensor", "ops", "autograd", "no_grad", "enable_grad", "set_grad_enabled",
                   "is_grad_enabled", "get_num_threads", "set_num_threads", "Generator",
                   "default_generator", "FloatTensor", "DoubleTensor", "LongTensor",

@@ -227,7 +227,7 @@ _TYPING = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional"
            "Tuple", "Union")
 
 # The submodules a user reaches as attributes (the same under transgrad.reference).
-_PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distributions",
+_PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distributions", "func",
                     "extension", "linalg", "nn", "optim", "serialization", "special", "testing",
                     "utils"}
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py and test_stubs.py use it)

@@ -155,6 +155,26 @@ class Factories:
             return self._backend.from_numpy(data)
         return self.tensor(data, dtype, device=device)
 
+    def asarray(self, obj: Any, *, dtype: Any = None, device: Any = None, copy: Any = None,
+                requires_grad: bool = False) -> Any:
+        """``obj`` as a tensor: shared memory where a tensor or array already fits (``copy``
+        None or False), a copy with ``copy=True``; ``copy=False`` where a copy is needed
+        raises, as torch's."""
+        if copy:
+            t = self.tensor(obj.detach() if is_tensor(obj) else obj, dtype, device=device)
+        else:
+            t = self.as_tensor(obj, dtype, device)
+            shared = t is obj or (isinstance(obj, np.ndarray) and np.shares_memory(
+                np.asarray(t), obj))
+            if copy is False and not shared and (is_tensor(obj) or isinstance(obj, np.ndarray)):
+                src, dst = (_TORCH_NAMES.get(np.dtype(d).name, str(d)) for d in (
+                    obj.dtype, t.dtype))
+                raise ValueError(f"can't alias tensor with dtype '{src}' into dtype '{dst}'.")
+        if requires_grad:
+            t = t.detach() if t is obj else t
+            t.requires_grad_(True)
+        return t
+
     def from_numpy(self, a: np.ndarray) -> Any:
         """A tensor sharing memory with the numpy array ``a``."""
         if not isinstance(a, np.ndarray):
@@ -387,24 +407,50 @@ class Factories:
         draw = self._gen(generator).numpy().poisson(lam)
         return self._wrap(np.asarray(draw).astype(input.dtype), False, None)
 
+    # torch's *_like keywords: layout, pin_memory and memory_format are accepted (one strided
+    # CPU layout here; a new tensor is contiguous, torch's preserve_format for a dense input).
     def zeros_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
-                   device: Any = None) -> Any:
+                   device: Any = None, *, layout: Any = None, pin_memory: bool = False,
+                   memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
         return self._wrap(np.zeros(shape, d), requires_grad, device)
 
     def ones_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
-                  device: Any = None) -> Any:
+                  device: Any = None, *, layout: Any = None, pin_memory: bool = False,
+                  memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
         return self._wrap(np.ones(shape, d), requires_grad, device)
 
     def empty_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
-                   device: Any = None) -> Any:
+                   device: Any = None, *, layout: Any = None, pin_memory: bool = False,
+                   memory_format: Any = None) -> Any:
         return self.zeros_like(x, dtype, requires_grad, device)
 
     def full_like(self, x: Any, fill_value: Any, dtype: Any = None,
-                  requires_grad: bool = False, device: Any = None) -> Any:
+                  requires_grad: bool = False, device: Any = None, *, layout: Any = None,
+                  pin_memory: bool = False, memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
         return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
+
+    def empty_strided(self, size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
+                      device: Any = None, requires_grad: bool = False,
+                      pin_memory: bool = False) -> Any:
+        """A tensor of ``size`` laid out with ``stride`` (in elements) over a storage just large
+        enough for it, as torch's; zero-filled (torch leaves it uninitialised)."""
+        size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+        if len(size) != len(stride):
+            raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
+                               f"dimensionality of strides ({len(stride)})")
+        if any(s < 0 for s in size):
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(size)}: {list(size)}")
+        if any(st < 0 for st in stride):
+            raise RuntimeError("empty_strided: negative strides are not supported")
+        d = np.dtype(self._float(dtype))
+        n = 0 if 0 in size else 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride))
+        storage = np.zeros(n, d)
+        a = np.lib.stride_tricks.as_strided(storage, size, tuple(st * d.itemsize for st in stride))
+        return self._wrap(a, requires_grad, device)
 
     def randn_like(self, x: Any, *, generator: Any = None, dtype: Any = None,
                    requires_grad: bool = False, device: Any = None) -> Any:
@@ -448,7 +494,8 @@ NAMES = ("get_default_dtype", "set_default_dtype", "manual_seed", "seed", "initi
          "ones", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "randperm",
          "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like",
          "randint_like", "normal", "bernoulli", "multinomial", "poisson", "logspace", "is_tensor",
-         "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor")
+         "numel", "from_dlpack", "triu_indices", "tril_indices", "scalar_tensor", "empty_strided",
+         "asarray")
 
 
 _C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",

@@ -22,7 +22,7 @@ import numpy as np
 
 from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
-from transgrad._api import dlpack, predicates, statistics
+from transgrad._api import dlpack, everyday_names, inplace_shape, predicates, statistics
 from transgrad._api import extra_functions as xfn
 from transgrad._api import factorizations as qfn
 from transgrad._api import functions as fn
@@ -91,7 +91,7 @@ TABLE_METHODS = {
                "fliplr", "flipud", "inner", "cross", "positive"),
     search_fn: ("argwhere", "bincount", "isin"),
     predicates: ("isclose", "isreal", "isneginf", "isposinf", "signbit", "is_nonzero"),
-    statistics: ("quantile", "nanquantile", "nanmean"),
+    statistics: ("quantile", "nanquantile", "nanmean", "cov", "corrcoef"),
     cfn: ("copysign", "count_nonzero", "fmax", "fmin", "frexp", "i0", "index_put", "ldexp",
           "mode", "nextafter",
           "mvlgamma",
@@ -381,6 +381,14 @@ def new_full(self: Any, size: Any, value: Any, dtype: Any = None, device: Any = 
              requires_grad: bool = False) -> Any:
     return _factory(self, "full")(size, value, dtype=dtype or self.dtype, device=device,
                                   requires_grad=requires_grad)
+
+
+def new_empty_strided(self: Any, size: Any, stride: Any, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False, layout: Any = None,
+                      pin_memory: bool = False) -> Any:
+    """``x.new_empty_strided(size, stride)``: ``empty_strided`` of ``x``'s dtype and engine."""
+    return _factory(self, "empty_strided")(size, stride, dtype=dtype or self.dtype,
+                                           device=device, requires_grad=requires_grad)
 
 
 def new_tensor(self: Any, data: Any, dtype: Any = None, device: Any = None,
@@ -834,6 +842,7 @@ METHODS: Dict[str, Any] = {
     "type_as": type_as, "float": float_, "double": double, "long": long, "bool": bool_,
     "half": half, "bfloat16": bfloat16, "int": int_, "short": short, "char": char, "byte": byte,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+    "new_empty_strided": new_empty_strided,
     "new_tensor": new_tensor,
     "__dlpack__": dlpack.__dlpack__, "__dlpack_device__": dlpack.__dlpack_device__,
     **{f"__{op}__": _forward(op) for op in ("lt", "le", "gt", "ge")},
@@ -859,7 +868,16 @@ METHODS: Dict[str, Any] = {
     "multinomial": multinomial, "exponential_": exponential_, "cauchy_": cauchy_,
     "log_normal_": log_normal_, "geometric_": geometric_, "random_": random_,
     **{f"{name}_": _inplace_compare(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    # torch's long names of the same, and the logical ops, which overwrite x the same way
+    **{f"{alias}_": _inplace_compare(name) for alias, name in (
+        ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
+        ("not_equal", "ne"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+        ("logical_xor", "logical_xor"))},
+    "logical_not_": lambda self: _inplace_compare("logical_xor")(self, True),
+    "cumsum_": _inplace_of(xfn.cumsum, None),
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
+    **inplace_shape.METHODS,
+    **everyday_names.METHODS,
 }
 
 

@@ -1,6 +1,9 @@
 """Global switches torch programs set at their top: ``use_deterministic_algorithms``,
 ``set_float32_matmul_precision``, and ``compile``; ``autocast`` (``transgrad.amp``); torch's
-constants ``inf``, ``nan``, ``pi``, ``e``, ``newaxis``.
+constants ``inf``, ``nan``, ``pi``, ``e``, ``newaxis``, the memory formats
+(``contiguous_format``, ``preserve_format``, ``channels_last``, ``channels_last_3d``) and the
+layout ``strided``, which factories accept (every transgrad tensor is strided; a new tensor is
+contiguous).
 
 Input: the program's settings. Output: the settings recorded and reported back as torch does.
 transgrad's CPU kernels are deterministic whatever the switch says (a kernel splits its work
@@ -19,10 +22,36 @@ from transgrad.amp import autocast
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "compile", "autocast", "inf", "nan", "pi", "e",
-           "newaxis"]
+           "newaxis", "memory_format", "layout", "contiguous_format", "preserve_format",
+           "channels_last", "channels_last_3d", "strided"]
 
 inf, nan, pi, e = math.inf, math.nan, math.pi, math.e
 newaxis: None = None
+
+
+
+class memory_format:
+    """torch.memory_format: a name, printed as torch's (``torch.preserve_format``)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+class layout(memory_format):
+    """torch.layout: ``strided``, the one layout of transgrad's tensors."""
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+strided = layout("strided")
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest"}
 

@@ -1,4 +1,5 @@
-"""Order statistics and NaN-aware means: ``quantile``, ``nanquantile``, ``nanmean``.
+"""Order statistics, NaN-aware means and second moments: ``quantile``, ``nanquantile``,
+``nanmean``, ``cov``, ``corrcoef``.
 
 Input: floating tensors of either engine. Output: tensors of that engine built from
 differentiable ops (``sort``, ``gather``, ``where``, ``sum``), so gradients flow to the entries
@@ -8,6 +9,7 @@ torch's.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -16,8 +18,9 @@ from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
 from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, is_tensor
+from transgrad._dtypes import is_floating, is_integral
 
-__all__ = ["quantile", "nanquantile", "nanmean"]
+__all__ = ["quantile", "nanquantile", "nanmean", "cov", "corrcoef"]
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -106,3 +109,77 @@ def nanquantile(input: Any, q: Any, dim: Optional[int] = None, keepdim: bool = F
     """``quantile`` ignoring NaNs (NaN where a slice holds nothing else)."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
+
+
+def _torch_name(dtype: Any) -> str:
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
+
+
+def _check_weights(w: Any, kind: str, n: int) -> None:
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got "
+                           f"{kind} with {w.ndim} dimensions")
+    if kind == "fweights" and not is_integral(w.dtype):
+        raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights "
+                           f"with {_torch_name(w.dtype)} dtype")
+    if kind == "aweights" and not is_floating(w.dtype):
+        raise RuntimeError("cov(): expected aweights to have floating point dtype but got "
+                           f"aweights with {_torch_name(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if bool(np.any(np.asarray(w.detach()) < 0)):
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
+def cov(input: Any, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Any:
+    """The covariance matrix of the variables in the rows of ``input`` (a 1-d input is one
+    variable), the columns being observations, weighted by the integer frequencies
+    ``fweights`` and the observation weights ``aweights``; ``correction=1`` is Bessel's.
+    torch's formula and errors: degrees of freedom <= 0 warn and give inf/nan."""
+    if input.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input if input.ndim == 2 else fn.reshape(input, (1, -1))
+    if not is_floating(x.dtype):  # as torch's true division of the integer mean
+        x = fn.cast(x, backend_of(x).default_dtype)
+    n = x.shape[1]
+    w = None
+    for kind, given in (("fweights", fweights), ("aweights", aweights)):
+        if given is not None:
+            _check_weights(given, kind, n)
+            w = given if w is None else fn.mul(w, given)
+    if w is not None:
+        w = fn.cast(w, x.dtype)
+        w_sum = fn.sum(w)
+        avg = fn.div(fn.sum(fn.mul(x, w), 1), w_sum)
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = fn.sub(w_sum, correction)
+        else:
+            norm = fn.sub(w_sum, fn.div(fn.mul(fn.sum(fn.mul(w, fn.cast(aweights, x.dtype))),
+                                               correction), w_sum))
+        norm_value = float(np.asarray(norm.detach()))
+    else:
+        avg = fn.mean(x, 1)
+        norm_value = float(n - correction)
+        norm = norm_value
+    if norm_value <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = 0.0
+    xm = fn.sub(x, fn.unsqueeze(avg, 1))
+    c = fn.mm(xm, fn.transpose(xm if w is None else fn.mul(xm, w), 0, 1))
+    return fn.squeeze(fn.div(c, norm))
+
+
+def corrcoef(input: Any) -> Any:
+    """Pearson's correlation coefficients of the rows of ``input``: ``cov`` normalised by the
+    standard deviations and clipped to [-1, 1], as torch's (a single variable gives c / c)."""
+    c = cov(input)
+    if c.ndim == 0:
+        return fn.div(c, c)
+    std = fn.sqrt(fn.diagonal(c))
+    c = fn.div(fn.div(c, fn.unsqueeze(std, 1)), fn.unsqueeze(std, 0))
+    return fn.clamp(c, -1.0, 1.0)

@@ -84,6 +84,20 @@ class Views:
         info = self._info.get(id(view))
         return info if info is not None and info.ref() is view else None
 
+    def set_chain(self, view: Any, chain: tuple[Step, ...]) -> None:
+        """Record a new way to rebuild ``view`` from its base: its metadata changed in place
+        (Note [In-place metadata changes] in inplace_shape.py)."""
+        info = self.get(view)
+        if info is not None:
+            info.chain = chain
+
+    def forget(self, view: Any) -> None:
+        """``view`` no longer shares its base's storage (``resize_`` gave it a new one)."""
+        info = self.get(view)
+        if info is not None:
+            self._info.pop(id(view), None)
+            self._children.get(id(info.base), {}).pop(id(view), None)
+
     def children(self, base: Any) -> list[Any]:
         kids = self._children.get(id(base), {})
         return [v for v in (r() for r in list(kids.values())) if v is not None and

@@ -15,6 +15,8 @@ import operator as _operator
 from transgrad import lang as _lang
 from transgrad._api import build as _build
 from transgrad._api import legacy as _legacy
+from transgrad._api.everyday_names import *  # noqa: F401,F403
+from transgrad._api.everyday_names import __all__ as _everyday_names
 from transgrad._api.extra_functions import *  # noqa: F401,F403  (the functions, both engines)
 from transgrad._api.factories import Factories as _Factories
 from transgrad._api.functions import *  # noqa: F401,F403
@@ -25,6 +27,7 @@ from transgrad._api.printing import get_printoptions, set_printoptions  # noqa: 
 from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
+from transgrad._api.windows import Windows as _Windows
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._op_registry import OpsRoot as _OpsRoot
 from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
@@ -56,6 +59,11 @@ get_rng_state, set_rng_state = _factories.get_rng_state, _factories.set_rng_stat
 randint_like, normal, poisson = _factories.randint_like, _factories.normal, _factories.poisson
 logspace = _factories.logspace
 bernoulli, multinomial = _factories.bernoulli, _factories.multinomial
+empty_strided, asarray = _factories.empty_strided, _factories.asarray
+_windows = _Windows(_factories)
+hann_window, hamming_window, blackman_window = (_windows.hann_window, _windows.hamming_window,
+                                                _windows.blackman_window)
+bartlett_window, kaiser_window = _windows.bartlett_window, _windows.kaiser_window
 default_generator = _factories.default_generator
 _typed = _legacy.typed_classes(_factories, tuple(_legacy.CLASS_NAMES))
 FloatTensor, DoubleTensor = _typed["FloatTensor"], _typed["DoubleTensor"]
@@ -101,10 +109,11 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "Tensor",
            "accelerator", "amp", "apply_formula", "autograd", "backends", "cuda",
            "default_generator",
-           "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
+           "device", "distributions", "func", "get_default_device", "get_num_threads",
+           "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
            "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
-           "special", "testing", "typename", "utils", *_settings]
+           "special", "testing", "typename", "utils", *_settings, *_everyday_names]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
 from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
@@ -114,6 +123,7 @@ from transgrad._device import device, get_default_device, set_default_device  # 
 from transgrad.reference import (  # noqa: E402,F401
     distributions,
     extension,
+    func,
     linalg,
     nn,
     optim,
@@ -121,4 +131,5 @@ from transgrad.reference import (  # noqa: E402,F401
     special,
     utils,
 )
+from transgrad.reference.func import vmap  # noqa: E402,F401  (torch.vmap)
 from transgrad.reference.serialization import load, save  # noqa: E402,F401
