@@ -4,6 +4,7 @@ gradients, state-dict keys and shapes, printed form, torch's numbers after the s
 errors."""
 
 import copy
+import importlib
 
 import numpy as np
 import pytest
@@ -157,9 +158,12 @@ def test_lazy_module_loads_a_state_dict_and_shape_errors(lib):
         lib.nn.LazyLinear(2).share_memory()
     with raises_like(lambda: torch.nn.LazyConv2d(2, 3)(torch.ones(3, 3))):
         lib.nn.LazyConv2d(2, 3)(lib.tg.ones(3, 3))
+    mixin = importlib.import_module(lib.tg.__name__ + ".nn.modules.lazy").LazyModuleMixin
+    assert isinstance(lib.nn.LazyConv1d(2, 2), mixin)
+    assert mixin.__name__ == torch.nn.modules.lazy.LazyModuleMixin.__name__
     copied = copy.deepcopy(lib.nn.LazyLinear(3))
     assert isinstance(copied.weight, lib.nn.UninitializedParameter)
-    assert type(copied(lib.tg.ones(2, 4))) is not None and copied.in_features == 4
+    assert tuple(copied(lib.tg.ones(2, 4)).shape) == (2, 3) and copied.in_features == 4
 
 
 def test_lazy_linear_trains_on_both_engines(lib):

@@ -231,6 +231,8 @@ def test_spectral_norm_parametrization_follows_torchs_numbers(lib, make, shape, 
     ((3, 5), "matrix_exp", True),
     ((4, 4), "matrix_exp", False),
     ((3, 3), "householder", True),
+    ((5, 3), "householder", False),
+    ((3, 5), "householder", False),
 ])
 def test_orthogonal_parametrization_as_torch(lib, shape, orthogonal_map, trivial):
     torch = pytest.importorskip("torch")
@@ -324,6 +326,11 @@ def test_older_spectral_norm_follows_torchs_numbers(lib, make, shape):
     ("nn.utils.parametrize", ["ParametrizationList"]),
     ("nn.utils.parametrizations", ["_WeightNorm", "_SpectralNorm", "_Orthogonal"]),
     ("optim.swa_utils", ["AveragedModel"]),
+    ("nn.utils", []),
+    ("nn.utils.weight_norm", []),
+    ("nn.utils.spectral_norm", []),
+    ("nn.modules.lazy", []),
+    ("nn.modules.module", []),
 ])
 def test_utility_modules_are_bound_per_engine(path, names):
     """The Modules that nn.utils and optim.swa_utils make are bound like the layers."""
@@ -331,6 +338,9 @@ def test_utility_modules_are_bound_per_engine(path, names):
     ref = importlib.import_module("transgrad.reference." + path)
     comp = importlib.import_module("transgrad." + path)
     assert getattr(ref, "__all__", None) == getattr(comp, "__all__", None)
+    hooks = {n for n in dir(comp) if n.startswith("register_module_")}
+    assert hooks == {n for n in dir(ref) if n.startswith("register_module_")}
+    assert len(hooks) == (7 if path == "nn.modules.module" else 0)
     for name in names:
         r, c = getattr(ref, name), getattr(comp, name)
         assert r is not c and r.__bases__[0] is c.__bases__[0]

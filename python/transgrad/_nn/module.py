@@ -494,7 +494,9 @@ class Module:
                             f"got desired dtype={dtype}")
         for m in self.modules():
             for name, p in list(m._parameters.items()):
-                if p is not None and _is_floating(p) and p.dtype != dtype:
+                if _is_lazy(p) and p.dtype != dtype:  # stays uninitialised, as torch
+                    p.data = E.module.empty(0, dtype=dtype)
+                elif p is not None and _is_floating(p) and p.dtype != dtype:
                     with E.no_grad():
                         m._parameters[name] = m.Parameter(p.detach().to(dtype),
                                                           requires_grad=p.requires_grad)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import numpy as np
+
 from transgrad._backend import is_tensor
 
 from . import functional as F
@@ -167,6 +169,20 @@ def _householder_product(A: Any, tau: Any) -> Any:
     return Q[..., :, :k]
 
 
+def _geqrf(Q: Any) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK geqrf of each matrix of Q (n >= k): the reflectors below R in one array, and
+    tau (numpy's raw QR gives the same, transposed); as arrays, for ``right_inverse``, which
+    runs without gradients."""
+    q = np.asarray(Q.detach())
+    flat = q.reshape(-1, *q.shape[-2:])
+    As, taus = [], []
+    for mat in flat:
+        h, tau = np.linalg.qr(mat, mode="raw")
+        As.append(h.T)
+        taus.append(tau)
+    return (np.stack(As).reshape(q.shape), np.stack(taus).reshape(*q.shape[:-2], -1))
+
+
 def _make_orthogonal(A: Any) -> Any:
     """The Q of A's QR decomposition with R's diagonal made positive (torch's geqrf and
     householder_product, through ``linalg.qr``)."""
@@ -246,8 +262,14 @@ class _Orthogonal(Module):
                     raise NotImplementedError("It is not possible to assign to the matrix "
                                               "exponential or the Cayley parametrizations when "
                                               "use_trivialization=False.")
-                raise NotImplementedError("assigning to the householder parametrization without "
-                                          "trivialization needs geqrf, which transgrad lacks")
+                A, tau = _geqrf(Q)
+                diag = np.sign(np.diagonal(A, axis1=-2, axis2=-1)).copy()
+                diag[tau == 0.0] *= -1  # torch: sign_(), then flip where tau is 0
+                idx = np.arange(A.shape[-1])
+                A[..., idx, idx] = diag
+                if transpose:
+                    A = np.swapaxes(A, -2, -1)
+                return m.tensor(np.ascontiguousarray(A), dtype=Q.dtype)
             if n == k:
                 Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
             else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
+import copy
 import importlib
 from collections.abc import Iterator
 from typing import Any
@@ -192,8 +193,20 @@ def _inject_new_class(module: Any) -> None:
                            "saving_loading_models.html#saving-loading-a-general-checkpoint-for-"
                            "inference-and-or-resuming-training")
 
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,),
-                            {"__getstate__": getstate, "__module__": cls.__module__})
+    def default_deepcopy(self: Any, memo: dict) -> Any:
+        # pickling is refused (getstate), so copy.deepcopy needs its own path, as in torch:
+        # the same Parametrized class, a deep copy of the instance dict
+        if id(self) in memo:
+            return memo[id(self)]
+        replica = object.__new__(type(self))
+        memo[id(self)] = replica
+        object.__setattr__(replica, "__dict__", copy.deepcopy(self.__dict__, memo))
+        return replica
+
+    namespace: dict[str, Any] = {"__getstate__": getstate, "__module__": cls.__module__}
+    if not hasattr(cls, "__deepcopy__"):
+        namespace["__deepcopy__"] = default_deepcopy
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), namespace)
 
 
 def _inject_property(module: Any, tensor_name: str) -> None:

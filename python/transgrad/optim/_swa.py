@@ -22,7 +22,6 @@ from typing import Any
 from transgrad._nn import module as _module
 from transgrad._nn.engine import engine_of
 from transgrad._nn.modules.batchnorm import _BatchNorm
-from transgrad._nn.modules.instancenorm import _InstanceNorm
 from transgrad.optim.lr_scheduler import LRScheduler, _attributes, _format_param
 
 __all__ = ["SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn",
@@ -168,7 +167,7 @@ def update_bn(loader: Any, model: Any, device: Any = None) -> None:
     with gradients off; the model's mode is restored."""
     momenta = {}
     for module in model.modules():
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm) and not module._is_instance_norm:
             module.reset_running_stats()
             momenta[module] = module.momentum
     if not momenta:

@@ -29,6 +29,7 @@ class _BatchNorm(Module):
     """
 
     _dims: tuple = ()   # the input ranks accepted
+    _is_instance_norm = False  # instance norm reuses this class; torch's is no _BatchNorm
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
@@ -150,10 +151,8 @@ class SyncBatchNorm(_BatchNorm):
     def convert_sync_batchnorm(cls, module: Any, process_group: Any = None) -> Any:
         """Every ``BatchNorm*d`` in ``module`` replaced by a SyncBatchNorm sharing its
         parameters and running statistics (the module itself when it is one), as torch."""
-        from .instancenorm import _InstanceNorm  # a _BatchNorm here, not in torch
-
         out = module
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm) and not module._is_instance_norm:
             out = cls(module.num_features, module.eps, module.momentum, module.affine,
                       module.track_running_stats, process_group)
             if module.affine:

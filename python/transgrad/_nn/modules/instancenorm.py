@@ -18,6 +18,8 @@ class _InstanceNorm(_BatchNorm):
     parameters and buffers of batch norm (``_BatchNorm``), with torch's instance-norm
     defaults: no affine parameters, no running statistics."""
 
+    _is_instance_norm = True
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
