@@ -6,6 +6,7 @@ import importlib
 
 import numpy as np
 import pytest
+from _nnhelpers import load_engine
 from _torchcmp import raises_like
 
 pytestmark = pytest.mark.torch
@@ -76,6 +77,7 @@ def test_averaged_model_follows_torch(lib, kind):
 
 def test_averaged_model_of_the_other_engine_and_errors(lib):
     torch = pytest.importorskip("torch")
+    load_engine("compiled")  # both engines take part
     swa = _swa(lib)
     other = "transgrad" if lib.tg.__name__ == "transgrad.reference" else "transgrad.reference"
     other_swa = importlib.import_module(other + ".optim.swa_utils")

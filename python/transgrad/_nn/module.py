@@ -98,19 +98,23 @@ _global_parameter_registration_hooks: collections.OrderedDict[int, Any] = (
     collections.OrderedDict())
 
 
+def _add_global_hook(store: dict, entry: Any, *more_stores: dict | set) -> RemovableHandle:
+    handle = RemovableHandle(store, *more_stores)
+    store[handle.id] = entry
+    return handle
+
+
 def register_module_forward_pre_hook(hook: Any) -> RemovableHandle:
     """``hook(module, args)`` before every module's forward (Note [Global module hooks])."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook: Any, *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
     ``with_kwargs``) after every module's forward (Note [Global module hooks])."""
-    handle = RemovableHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs)
-    _global_forward_hooks[handle.id] = (hook, always_call)
+    handle = _add_global_hook(_global_forward_hooks, (hook, always_call),
+                              _global_forward_hooks_with_kwargs)
     if with_kwargs:
         _global_forward_hooks_with_kwargs.add(handle.id)
     return handle
@@ -119,41 +123,31 @@ def register_module_forward_hook(hook: Any, *, with_kwargs: bool = False,
 def register_module_full_backward_pre_hook(hook: Any) -> RemovableHandle:
     """``hook(module, grad_output)`` for every module, as ``register_full_backward_pre_hook``
     (Note [Global module hooks])."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook: Any) -> RemovableHandle:
     """``hook(module, grad_input, grad_output)`` for every module, as
     ``register_full_backward_hook`` (Note [Global module hooks])."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_backward_hooks, hook)
 
 
 def register_module_buffer_registration_hook(hook: Any) -> RemovableHandle:
     """``hook(module, name, buffer)`` on every buffer registration; a non-None result is
     registered instead."""
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook: Any) -> RemovableHandle:
     """``hook(module, name, submodule)`` on every submodule registration; a non-None result
     is registered instead."""
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook: Any) -> RemovableHandle:
     """``hook(module, name, param)`` on every parameter registration; a non-None result is
     registered instead."""
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
 
 
 def _registration_hooks(hooks: dict, module: Any, name: str, value: Any) -> Any:

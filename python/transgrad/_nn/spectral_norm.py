@@ -14,6 +14,7 @@ from typing import Any
 from . import functional as F
 from .engine import engine_of
 from .parameter import is_lazy
+from .weight_norm import find_norm_hook, remove_norm_hook
 
 
 class SpectralNorm:
@@ -70,10 +71,9 @@ class SpectralNorm:
     @staticmethod
     def apply(module: Any, name: str, n_power_iterations: int, dim: int,
               eps: float) -> SpectralNorm:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
-                                   f"parameter {name}")
+        if find_norm_hook(module, SpectralNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
+                               f"parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         if is_lazy(weight):
@@ -109,9 +109,4 @@ def spectral_norm(module: Any, name: str = "weight", n_power_iterations: int = 1
 
 def remove_spectral_norm(module: Any, name: str = "weight") -> Any:
     """Undo ``spectral_norm``: ``module.<name>`` is a parameter holding its current value."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_norm_hook(module, SpectralNorm, name, "spectral_norm")

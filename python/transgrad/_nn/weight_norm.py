@@ -34,10 +34,9 @@ class WeightNorm:
     @staticmethod
     def apply(module: Any, name: str, dim: int | None) -> WeightNorm:
         warnings.warn(_DEPRECATED, FutureWarning, stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
-                                   f"parameter {name}")
+        if find_norm_hook(module, WeightNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
+                               f"parameter {name}")
         fn = WeightNorm(name, -1 if dim is None else dim)
         weight = getattr(module, name)
         if is_lazy(weight):
@@ -74,9 +73,23 @@ def weight_norm(module: Any, name: str = "weight", dim: int | None = 0) -> Any:
 
 def remove_weight_norm(module: Any, name: str = "weight") -> Any:
     """Undo ``weight_norm``: ``module.<name>`` is a parameter holding its current value."""
+    return remove_norm_hook(module, WeightNorm, name, "weight_norm")
+
+
+def find_norm_hook(module: Any, kind: type, name: str) -> int | None:
+    """The id of ``module``'s forward pre-hook of class ``kind`` for the tensor ``name``."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+        if isinstance(hook, kind) and getattr(hook, "name", None) == name:
+            return k
+    return None
+
+
+def remove_norm_hook(module: Any, kind: type, name: str, what: str) -> Any:
+    """Undo the ``kind`` hook (WeightNorm or SpectralNorm) of ``module.<name>``: torch's
+    ValueError when there is none."""
+    k = find_norm_hook(module, kind, name)
+    if k is None:
+        raise ValueError(f"{what} of '{name}' not found in {module}")
+    module._forward_pre_hooks[k].remove(module)
+    del module._forward_pre_hooks[k]
+    return module
