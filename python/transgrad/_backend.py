@@ -3,7 +3,8 @@ finds the engine of a tensor.
 
 Input: each engine registers its ``Backend`` once, at import (``register``). Output:
 ``backend_of(tensor)``, the one way engine-neutral code finds a tensor's engine (as torch's
-dispatcher keys on the tensor), and ``backend_named(name)`` for unpickling.
+dispatcher keys on the tensor), and ``backend_named(name)`` for unpickling and for layers that
+make their parameters from nothing (Note [Which engine makes a layer's parameters]).
 
 Invariant: this module imports no engine; engines import it.
 
@@ -19,57 +20,126 @@ compiled backend is a namespace over ``transgrad._C``, the reference one over it
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Protocol, Tuple
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 
-class Backend(Protocol):
-    """One engine, as seen by the engine-neutral code."""
+class Backend:
+    """One engine, as seen by the engine-neutral code: the few things the engines do
+    differently (given by each engine when it registers), and the capabilities the API, nn and
+    optim build on them, written once here."""
 
-    name: str
-    """The engine's module name ("transgrad", "transgrad.reference")."""
-    Tensor: type
-    """The tensor class. Natively: shape, ndim, dtype, requires_grad, grad, grad_fn, is_leaf,
-    output_nr, backward, detach, requires_grad_, retain_grad, register_hook, item, numpy,
-    __array__, _version, _bump_version (the rest is installed by ``transgrad._api``)."""
-    ops: Any
-    """Formula entry points by name (``ops.sum(x, dims, keepdim)``), looked up per call."""
-    autograd: Any
-    """grad, backward, no_grad, enable_grad, set_grad_enabled, is_grad_enabled, Function, ..."""
-    optim: Any
-    """The multi-tensor optimizer steps (``sgd_step_``, ``adam_step_``, ``rmsprop_step_``,
-    ``adagrad_step_``; csrc/kernels/optim.h), which update lists of the engine's tensors in
-    place: ``_C._optim`` or ``transgrad.reference.optim_kernels``."""
-
-    default_dtype: Any
-    """The engine's default dtype (kept by its ``Factories``): a Python float next to an integer
-    tensor becomes a wrapped number of this dtype (Note [Type promotion] in _dtypes.py)."""
-
-    def from_numpy(self, a: np.ndarray) -> Any:
+    def __init__(self, *, name: str, Tensor: type, ops: Any, autograd: Any, optim: Any,
+                 from_numpy: Callable[[np.ndarray], Any],
+                 wrapped_number: Callable[[np.ndarray], Any],
+                 set_default_dtype: Callable[[Any], None],
+                 inplace_: Callable[[Any, Any], None], set_history_: Callable[[Any, Any], None],
+                 operators: Callable[[Dict[str, Any]], Dict[str, Any]],
+                 inplace_verdict: Callable[[str], Any]):
+        self.name = name
+        """The engine's module name ("transgrad", "transgrad.reference")."""
+        self.Tensor = Tensor
+        """The tensor class. Natively: shape, ndim, dtype, requires_grad, grad, grad_fn,
+        is_leaf, output_nr, backward, detach, requires_grad_, retain_grad, register_hook, item,
+        numpy, __array__, _version, _bump_version (the rest is installed by ``transgrad._api``)."""
+        self.ops = ops
+        """Formula entry points by name (``ops.sum(x, dims, keepdim)``), looked up per call."""
+        self.autograd = autograd
+        """grad, backward, no_grad, enable_grad, set_grad_enabled, is_grad_enabled, Function..."""
+        self.no_grad = autograd.no_grad
+        self.optim = optim
+        """The multi-tensor optimizer steps (``sgd_step_``, ``adam_step_``, ...;
+        csrc/kernels/optim.h), which update lists of the engine's tensors in place:
+        ``_C._optim`` or ``transgrad.reference.optim_kernels``."""
+        self.from_numpy = from_numpy
         """Wrap a numpy array of a supported dtype without copying."""
-
-    def wrapped_number(self, a: np.ndarray) -> Any:
+        self.wrapped_number = wrapped_number
         """A 0-d array as torch's wrapped number: a tensor that promotes below 0-d tensors
         (Note [Type promotion] in _dtypes.py)."""
-
-    def set_default_dtype(self, dtype: Any) -> None:
-        """Make ``dtype`` the default dtype of the engine's kernels (true division of integers,
+        self.set_default_dtype = set_default_dtype
+        """Make a dtype the default of the engine's kernels (true division of integers,
         ``kernel.scalar_like`` of a float next to an integer tensor)."""
+        self.inplace_ = inplace_
+        """``inplace_(dst, src)``: write ``src`` into ``dst``'s storage, bump its version, take
+        ``src``'s history."""
+        self.set_history_ = set_history_
+        """``set_history_(dst, src)``: give ``dst`` the history of ``src`` without copying."""
+        self.operators = operators
+        """The arithmetic operators to install on ``Tensor`` (``__add__``, ..., ``__neg__``),
+        given their Python versions: those, or faster ones of the engine's own."""
+        self.inplace_verdict = inplace_verdict
+        """The in-place verdict of a formula (``allowed``, ``needs_copy``, ``reason``), or None
+        when unknown (then: run on a copy)."""
+        self.default_dtype: Any = None
+        """The engine's default dtype (kept by its ``Factories``): a Python float next to an
+        integer tensor becomes a wrapped number of this dtype (Note [Type promotion])."""
+        self._module: Any = None
 
-    def inplace_(self, dst: Any, src: Any) -> None:
-        """Write ``src`` into ``dst``'s storage, bump its version, take ``src``'s history."""
+    def __repr__(self) -> str:
+        return f"Backend({self.name})"
 
-    def set_history_(self, dst: Any, src: Any) -> None:
-        """Give ``dst`` the history of ``src`` without copying data."""
+    @property
+    def module(self) -> Any:
+        """The engine's public module (``transgrad`` or ``transgrad.reference``): its
+        PyTorch-style functions, for engine-neutral code that makes tensors (``stack``,
+        ``zeros``, ``randn``...)."""
+        if self._module is None:
+            self._module = importlib.import_module(self.name)
+        return self._module
 
-    def operators(self, python: Dict[str, Any]) -> Dict[str, Any]:
-        """The arithmetic operators to install on ``Tensor`` (``__add__``, ``__radd__``, ...,
-        ``__neg__``), given their Python versions: those, or faster ones of the engine's own."""
+    # -- what nn and the initialisers build on ---------------------------------------------
 
-    def inplace_verdict(self, formula: str) -> Any:
-        """The in-place verdict of a formula (``translator.inplace.InplaceVerdict``-like:
-        ``allowed``, ``needs_copy``, ``reason``), or None when unknown (then: run on a copy)."""
+    def op(self, name: str) -> Callable[..., Any]:
+        """The formula ``name`` (e.g. ``"cross_entropy"``) as a function of engine tensors."""
+        fn = getattr(self.ops, name, None)
+        if fn is None:
+            fn = getattr(self.module, name, None)
+        if fn is None:
+            raise AttributeError(f"{self.name} has no op {name!r}: is formulas/nn.py built "
+                                 f"into this engine?")
+        return fn
+
+    def numpy(self, t: Any) -> np.ndarray:
+        """``t``'s values as an array (detached first when it requires grad)."""
+        return np.asarray(t.detach() if getattr(t, "requires_grad", False) else t)
+
+    def assign_(self, t: Any, value: Any) -> Any:
+        """Write ``value`` (a tensor or array of t's shape) into ``t`` in place; returns ``t``
+        (Note [In-place updates])."""
+        if not isinstance(value, self.Tensor):
+            value = self.module.tensor(np.asarray(value), dtype=t.dtype)
+        with self.no_grad():
+            t.copy_(value)
+        return t
+
+    def uniform(self, shape: Sequence[int], low: float, high: float, dtype: Any = None,
+                generator: Any = None) -> Any:
+        """A new tensor of U(low, high) draws, drawn as torch's ``uniform_``."""
+        t = self.module.empty(*tuple(shape), dtype=self.default_dtype if dtype is None else dtype)
+        if t.numel() == 0:
+            # nothing to draw (torch draws nothing either); the compiled engine refuses in-place
+            # writes into empty tensors of two or more dims (zero strides read as overlap), which
+            # lazy modules make as placeholders
+            return t
+        with self.no_grad():
+            return t.uniform_(low, high, generator=generator)
+
+    def bernoulli_mask(self, shape: Sequence[int], keep: float, dtype: Any) -> Any:
+        """A tensor of 0/1 entries (1 with probability ``keep``) of ``dtype``, drawn as torch's
+        dropout draws its mask (``bernoulli_(keep)``)."""
+        t = self.module.empty(*tuple(shape), dtype=dtype)
+        with self.no_grad():
+            return t.bernoulli_(keep)
+
+
+# Note [In-place updates]
+# Initialisers, batch-norm running stats and load_state_dict change a Parameter's values without
+# changing the Parameter object (an optimizer holds references to it): the engine's ``copy_``
+# under no_grad, which bumps the version counter, so a graph that saved the old value refuses
+# to run backward.
 
 
 _BY_TENSOR_TYPE: Dict[type, Backend] = {}
@@ -94,19 +164,26 @@ def backend_of(tensor: Any) -> Backend:
         return _BY_TENSOR_TYPE[type(tensor)]  # per op: one dict lookup
     except KeyError:
         pass
-    for cls in type(tensor).__mro__[1:]:  # a subclass (Parameter)
-        b = _BY_TENSOR_TYPE.get(cls)
+    b = backend_of_class(type(tensor))
+    if b is None:
+        raise TypeError(f"expected a transgrad Tensor, got {type(tensor).__name__}")
+    return b
+
+
+def backend_of_class(cls: type) -> Optional[Backend]:
+    """The engine whose Tensor class is ``cls`` or a base of it (``nn.Parameter``), None when
+    there is none."""
+    for base in cls.__mro__:
+        b = _BY_TENSOR_TYPE.get(base)
         if b is not None:
             return b
-    raise TypeError(f"expected a transgrad Tensor, got {type(tensor).__name__}")
+    return None
 
 
 def engine_module(tensor: Any) -> Any:
     """The public module of ``tensor``'s engine (``transgrad`` or ``transgrad.reference``), for
     engine-neutral code that needs the engine's functions (``stack``, ``randn``, ...)."""
-    import importlib
-
-    return importlib.import_module(backend_of(tensor).name)
+    return backend_of(tensor).module
 
 
 def find_backend(values: Any) -> Optional[Backend]:
@@ -121,8 +198,6 @@ def find_backend(values: Any) -> Optional[Backend]:
 
 def backend_named(name: str) -> Backend:
     """The registered engine whose module is ``name`` (imported first if needed)."""
-    import importlib
-
     importlib.import_module(name)
     for b in _BY_TENSOR_TYPE.values():
         if b.name == name:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import operator
-import types
 from typing import Any, Dict
 
 from transgrad import _C as _C_module
@@ -34,6 +33,7 @@ from transgrad._api.settings import *  # noqa: F401,F403
 from transgrad._api.settings import __all__ as _settings
 from transgrad._api.table_functions import *  # noqa: F401,F403
 from transgrad._api.table_functions import __all__ as _table_functions
+from transgrad._backend import Backend
 from transgrad._dtypes import *  # noqa: F401,F403  (float32, float64, int64, bool, ...)
 from transgrad._dtypes import __all__ as _dtypes
 from transgrad._random import Generator  # noqa: F401  (one class serves both engines)
@@ -58,7 +58,7 @@ def operators(python: Dict[str, Any]) -> Dict[str, Any]:
     return {**python, **{n: _C._instancemethod(getattr(fast, n)) for n in _FAST_OPERATORS}}
 
 
-backend: Any = types.SimpleNamespace(
+backend = Backend(
     name="transgrad", Tensor=Tensor, ops=_C.ops, from_numpy=_C.from_numpy, autograd=autograd,
     wrapped_number=_C._wrapped_number, set_default_dtype=_C._set_default_dtype,
     inplace_=_C.inplace_, set_history_=_C._set_history, optim=_C._optim,

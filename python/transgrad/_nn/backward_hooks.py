@@ -24,7 +24,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .engine import engine_of
+from transgrad._backend import backend_of
 
 _NO_INPUT_GRAD_WARNING = (
     "Full backward hook is firing when gradients are computed with respect to module outputs "
@@ -79,7 +79,7 @@ class BackwardHook:
         index = [i for i, v in enumerate(values) if _is_tensor(v)]
         if not any(values[i].requires_grad for i in index):
             return None
-        E = engine_of(values[index[0]])
+        E = backend_of(values[index[0]])
         if not E.module.is_grad_enabled():
             return None
         needs = [values[i].requires_grad for i in index]

@@ -1,5 +1,5 @@
 """nn.functional, engine-neutral: every function finds its engine from its tensor input
-(``engine_of``), as the optimizers do, so ``transgrad.nn.functional`` and
+(``backend_of``), as the optimizers do, so ``transgrad.nn.functional`` and
 ``transgrad.reference.nn.functional`` re-export the same functions, called as in PyTorch:
 ``F.cross_entropy(logits, target)``. Each maps to a formula of ``formulas/nn.py`` (or of the
 core families) wherever one exists; the string options PyTorch takes (``reduction``,
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Engine, engine_of
+from transgrad._backend import Backend, backend_of
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -61,7 +61,7 @@ def _size(t: Any) -> str:
     return f"torch.Size({list(t.shape)})"
 
 
-def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
+def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
     _check_reduction(reduction)
     if reduction == "none":
         return loss
@@ -74,7 +74,7 @@ def _reduce(E: Engine, loss: Any, reduction: str) -> Any:
 
 def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
     """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
-    E = engine_of(input)
+    E = backend_of(input)
     return E.op("linear")(input, weight, bias)
 
 
@@ -117,7 +117,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None,
     ``padding_idx``: that row gets no gradient. ``max_norm``: the picked rows of ``weight``
     whose ``norm_type``-norm exceeds it are first rescaled in place to that norm, as torch.
     """
-    E = engine_of(input)
+    E = backend_of(input)
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not "
                                   "supported")
@@ -133,7 +133,7 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None,
     return rows.reshape(*tuple(input.shape), weight.shape[1])
 
 
-def _renorm_rows_(E: Engine, weight: Any, idx: np.ndarray, max_norm: float,
+def _renorm_rows_(E: Backend, weight: Any, idx: np.ndarray, max_norm: float,
                   norm_type: float) -> None:
     """torch's embedding_renorm_: rows ``idx`` of ``weight`` with a norm above ``max_norm``
     scaled (in place, no gradient) by ``max_norm / (norm + 1e-7)``."""
@@ -157,7 +157,7 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
     the runs of a 1-D ``input`` starting at ``offsets``; entries equal to ``padding_idx`` are
     left out, an empty bag gives zeros. Sum and mean are one matmul of a (bags, entries)
     weighting with the picked rows (``per_sample_weights`` scale the entries, mode "sum")."""
-    E = engine_of(input)
+    E = backend_of(input)
     if mode not in _BAG_MODES:
         raise ValueError(f"mode has to be one of sum, mean or max, got {mode}")
     if per_sample_weights is not None and mode != "sum":
@@ -231,7 +231,7 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: float 
 
 def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
                bias: Any = None, eps: float = 1e-5) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -253,7 +253,7 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     """Normalise each group of ``C / num_groups`` channels of each sample (over the group's
     channels and all spatial positions), then scale and shift per channel: the fused
     layer_norm formula over (N, G, -1) rows."""
-    E = engine_of(input)
+    E = backend_of(input)
     shape = tuple(input.shape)
     if input.ndim < 2 or shape[1] % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by "
@@ -280,7 +280,7 @@ def rms_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
              eps: float | None = None) -> Any:
     """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``normalized_shape`` dims;
     ``eps=None`` is the machine epsilon of the input's dtype, as torch."""
-    E = engine_of(input)
+    E = backend_of(input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -302,7 +302,7 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     """Normalise each channel of each sample over its spatial positions (N, C, *); with
     running statistics given and ``use_input_stats``, update them in place with the batch
     mean of the per-instance statistics (unbiased variance), as torch."""
-    E = engine_of(input)
+    E = backend_of(input)
     shape = tuple(input.shape)
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected an (N, C, *) input of at least 3 dims, got "
@@ -334,7 +334,7 @@ def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float 
     """``x / (k + alpha * mean of x^2 over a window of size channels)^beta``; the window
     reaches ``size // 2`` channels back and ``(size - 1) // 2`` forward, zeros beyond the
     ends counted in the mean (torch's average pooling of the padded squares)."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
                          "dimensions)")
@@ -361,7 +361,7 @@ def _dropout_off(p: float, training: bool) -> bool:
 def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the
     mask comes from the engine's generator (``manual_seed``). Identity when not training."""
-    E = engine_of(input)
+    E = backend_of(input)
     if _dropout_off(p, training):
         return input
     if p == 1.0:
@@ -375,7 +375,7 @@ def _channel_dropout(name: str, input: Any, p: float, training: bool, inplace: b
     """Zero whole channels (every element of an (n, c) slice together) with probability
     ``p``, scale the rest by ``1 / (1 - p)``; inputs of ``batched_ndim`` dims or one fewer
     (unbatched)."""
-    E = engine_of(input)
+    E = backend_of(input)
     off = _dropout_off(p, training)
     if input.ndim not in (batched_ndim - 1, batched_ndim):
         raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
@@ -412,7 +412,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Any:
     """Dropout that keeps SELU's zero mean and unit variance: dropped elements take SELU's
     negative saturation value, then an affine map restores the moments."""
-    E = engine_of(input)
+    E = backend_of(input)
     if _dropout_off(p, training):
         return input
     if p == 1.0:
@@ -430,7 +430,7 @@ def alpha_dropout(input: Any, p: float = 0.5, training: bool = False,
 # _api/extra_functions.py)
 
 
-def _api(E: Engine, name: str) -> Any:
+def _api(E: Backend, name: str) -> Any:
     fn = getattr(E.module, name, None)
     if fn is None:
         raise AttributeError(f"{E.name} has no function {name!r} (see "
@@ -442,7 +442,7 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """1-D convolution (cross-correlation, as torch) of (N, C_in, L) or (C_in, L) by weight
     (C_out, C_in / groups, k); ``padding`` an int, "valid" or "same"."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _api(E, "conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -450,7 +450,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """2-D convolution of (N, C_in, H, W) or (C_in, H, W) by weight (C_out, C_in / groups,
     kh, kw); window arguments an int or a pair, ``padding`` also "valid" or "same"."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _api(E, "conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -517,7 +517,7 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      dilation: Any = 1) -> Any:
     """The adjoint of conv2d (a "deconvolution") of (N, C_in, H, W) or (C_in, H, W) by weight
     (C_in, C_out / groups, kh, kw) (Note [conv_transpose as matmul + col2im])."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (3, 4) or weight.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
                            f"conv_transpose2d, but got input of size: {list(input.shape)}")
@@ -576,7 +576,7 @@ def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      dilation: Any = 1) -> Any:
     """The adjoint of conv3d of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
     (C_in, C_out / groups, kd, kh, kw) (Note [conv_transpose3d as a sum of conv_transpose2d])."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (4, 5) or weight.ndim != 5:
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to "
                            f"conv_transpose3d, but got input of size: {list(input.shape)}")
@@ -626,7 +626,7 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
     also the flat index of each maximum in its input plane, as torch. ``ceil_mode`` adds the
     last partial windows (Note [ceil_mode as right padding])."""
-    E = engine_of(input)
+    E = backend_of(input)
     k = _pair(kernel_size)
     s = k if stride is None or stride == () else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
@@ -684,7 +684,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W): for each depth tap,
     max_pool2d of the depth planes it meets (folded into the batch), then the elementwise
     maximum over the taps; indices (flat into D*H*W, as torch) from the winning tap."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"non-empty 4D or 5D (batch mode) tensor expected for input, but "
                            f"got: {list(input.shape)}")
@@ -729,7 +729,7 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
     """Max over the windows that split H and W into ``output_size`` (None keeps a dim): max
     is separable, so rows are reduced per output row, then columns per output column; the
     indices (flat into H*W) come from the input's values."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (3, 4):
         raise ValueError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                          f"{list(input.shape)}")
@@ -785,7 +785,7 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                divisor_override: int | None = None) -> Any:
     """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W); ``ceil_mode`` through the
     window sums (Note [Average pooling as window sums])."""
-    E = engine_of(input)
+    E = backend_of(input)
     if ceil_mode:
         return _avg_pool(input, 2, kernel_size, stride, padding, True, count_include_pad,
                          divisor_override)
@@ -816,7 +816,7 @@ def _avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
               ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
     """N-d average pooling of (N, C, *spatial) or (C, *spatial) (Note [Average pooling as
     window sums])."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
                            f"input")
@@ -878,7 +878,7 @@ def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
 def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
     """Average over the windows that split D, H and W into ``output_size`` (an int or a
     triple; None keeps that dim): separable, so the mean of each window of each dim in turn."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
@@ -904,7 +904,7 @@ def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = Fal
     """Max over the windows that split D, H and W into ``output_size``: max is separable, so
     each dim is reduced per output window in turn; the indices (flat into D*H*W) come from the
     input's values."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
@@ -957,7 +957,7 @@ def _unpool_size(input: Any, nd: int, kernel_size: Any, stride: Any, padding: An
 def _max_unpool(input: Any, indices: Any, nd: int, out_size: tuple) -> Any:
     """Zeros of ``out_size`` with ``input``'s values written at the flat ``indices`` of each
     (n, c) plane: a scatter, whose gradient gathers from the same places."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d "
                            f"Tensor, but got a tensor with {input.ndim} dimensions.")
@@ -1003,7 +1003,7 @@ def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = None,
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
     """Average over the windows that split H and W into ``output_size`` (an int or a pair;
     None keeps that dim), as torch."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _api(E, "adaptive_avg_pool2d")(input, output_size)
 
 
@@ -1013,7 +1013,7 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     """Normalise each channel (dim 1) of (N, C[, ...]): by the batch statistics when
     ``training`` (and then update the running stats in place, torch's momentum convention),
     else by ``running_mean`` / ``running_var``."""
-    E = engine_of(input)
+    E = backend_of(input)
     if not training and (running_mean is None or running_var is None):
         raise ValueError("batch_norm: running_mean and running_var are needed when not "
                          "training")
@@ -1049,7 +1049,7 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant",
     """``input`` padded by ``pad`` = (before, after) pairs from the last dim backwards:
     with ``value`` (constant), the mirror image without the edge (reflect), the edge
     (replicate) or the other end (circular)."""
-    E = engine_of(input)
+    E = backend_of(input)
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -1118,7 +1118,7 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
 def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Any:
     """(N, C, H, W) -> (N, C kh kw, L): the patch under each window as a column (im2col)."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (3, 4):
         raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
                                   f"(got {input.ndim}D)")
@@ -1132,7 +1132,7 @@ def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padd
          stride: Any = 1) -> Any:
     """(N, C kh kw, L) -> (N, C, H, W): columns summed back into images (col2im), the
     adjoint of unfold."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim not in (2, 3):
         raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input "
                                   f"Tensors are supported (got {input.ndim}D)")
@@ -1161,7 +1161,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     """Resize the spatial dims (all after N, C) to ``size`` or by ``scale_factor``: nearest
     (the source pixel floor(dst * in / out)) or (bi/tri)linear, one dim at a time, since both
     are separable; sources and weights follow torch's coordinate rules."""
-    E = engine_of(input)
+    E = backend_of(input)
     if mode not in _INTERPOLATE_MODES:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.ndim}D) for the modes: nearest | linear | "
@@ -1297,7 +1297,7 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
 def affine_grid(theta: Any, size: Sequence[int], align_corners: bool | None = None) -> Any:
     """The sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``
     (N, 2, 3) (or (N, 3, 4)) over the normalised output positions of ``size``."""
-    E = engine_of(theta)
+    E = backend_of(theta)
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
@@ -1336,7 +1336,7 @@ def affine_grid(theta: Any, size: Sequence[int], align_corners: bool | None = No
 # gradients to input and grid, and their own gradients, follow from gather and arithmetic.
 
 
-def _grid_coordinate(E: Engine, coord: Any, size: int, align_corners: bool,
+def _grid_coordinate(E: Backend, coord: Any, size: int, align_corners: bool,
                      padding_mode: str) -> Any:
     """Normalised grid coordinates -> pixel coordinates under the padding rule."""
     pix = ((coord + 1.0) * 0.5 * (size - 1) if align_corners
@@ -1361,7 +1361,7 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     """Sample (N, C, H, W) at the normalised positions of ``grid`` (N, Ho, Wo, 2) (x, y in
     [-1, 1]), or (N, C, D, H, W) at those of (N, Do, Ho, Wo, 3): (bi/tri)linear or nearest,
     with zeros, border or reflection padding (Note [grid_sample as gathers])."""
-    E = engine_of(input)
+    E = backend_of(input)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -1453,7 +1453,7 @@ def _maybe_inplace(input: Any, inplace: bool, fn: Any) -> Any:
 
 
 def relu(input: Any, inplace: bool = False) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace, E.op("relu"))
 
 
@@ -1462,40 +1462,40 @@ def relu_(input: Any) -> Any:
 
 
 def tanh(input: Any) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return E.op("tanh")(input)
 
 
 def sigmoid(input: Any) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return E.op("sigmoid")(input)
 
 
 def silu(input: Any, inplace: bool = False) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace, E.op("silu"))
 
 
 def gelu(input: Any, *, approximate: str = "none") -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return E.op("gelu")(input, approximate == "tanh")
 
 
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return E.op("softplus")(input, float(beta), float(threshold))
 
 
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace, lambda x: E.op("elu")(x, float(alpha)))
 
 
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``, i.e. ``alpha * elu(x / alpha)``."""
-    E = engine_of(input)
+    E = backend_of(input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _maybe_inplace(input, inplace,
@@ -1508,20 +1508,20 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Any, inplace: bool = False) -> Any:
     """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace,
                           lambda x: E.op("elu")(x, _SELU_ALPHA) * _SELU_SCALE)
 
 
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace,
                           lambda x: E.op("leaky_relu")(x, float(negative_slope)))
 
 
 def prelu(input: Any, weight: Any) -> Any:
     """``max(0, x) + weight * min(0, x)``, one learned slope per channel (dim 1) or one in all."""
-    E = engine_of(input)
+    E = backend_of(input)
     n = weight.numel()
     if n != 1:
         channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
@@ -1536,7 +1536,7 @@ def prelu(input: Any, weight: Any) -> Any:
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Any:
-    E = engine_of(input)
+    E = backend_of(input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _maybe_inplace(input, inplace,
@@ -1549,21 +1549,21 @@ def relu6(input: Any, inplace: bool = False) -> Any:
 
 def hardsigmoid(input: Any, inplace: bool = False) -> Any:
     """``relu6(x + 3) / 6``."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace,
                           lambda x: E.module.clamp(x + 3.0, 0.0, 6.0) * (1.0 / 6.0))
 
 
 def hardswish(input: Any, inplace: bool = False) -> Any:
     """``x * relu6(x + 3) / 6``."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace,
                           lambda x: x * E.module.clamp(x + 3.0, 0.0, 6.0) * (1.0 / 6.0))
 
 
 def mish(input: Any, inplace: bool = False) -> Any:
     """``x * tanh(softplus(x))``."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace,
                           lambda x: x * E.op("tanh")(E.op("softplus")(x, 1.0, 20.0)))
 
@@ -1575,26 +1575,26 @@ def softsign(input: Any) -> Any:
 
 def logsigmoid(input: Any) -> Any:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
-    E = engine_of(input)
+    E = backend_of(input)
     return -E.op("softplus")(-input, 1.0, 20.0)
 
 
 def tanhshrink(input: Any) -> Any:
     """``x - tanh(x)``."""
-    E = engine_of(input)
+    E = backend_of(input)
     return input - E.op("tanh")(input)
 
 
 def hardshrink(input: Any, lambd: float = 0.5) -> Any:
     """``x`` where ``|x| > lambd``, else 0."""
-    E = engine_of(input)
+    E = backend_of(input)
     return E.op("hardshrink")(input, float(lambd))
 
 
 def softshrink(input: Any, lambd: float = 0.5) -> Any:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0: ``x`` less its
     clamp to [-lambd, lambd]."""
-    E = engine_of(input)
+    E = backend_of(input)
     if not lambd >= 0:
         word, top = _dtype_range(input)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {word}, but "
@@ -1614,14 +1614,14 @@ def _dtype_range(t: Any) -> tuple:
 
 def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
     """``x`` where ``x > threshold``, else ``value``."""
-    E = engine_of(input)
+    E = backend_of(input)
     return _maybe_inplace(input, inplace, lambda x: E.module.where(
         x > threshold, x, E.module.full_like(x, float(value))))
 
 
 def glu(input: Any, dim: int = -1) -> Any:
     """``a * sigmoid(b)`` where ``a``, ``b`` are the two halves of ``input`` along ``dim``."""
-    E = engine_of(input)
+    E = backend_of(input)
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim % input.ndim
@@ -1649,7 +1649,7 @@ def _as_dtype(input: Any, dtype: Any) -> Any:
 
 def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     """``exp(x) / sum(exp(x))`` along ``dim`` (cast to ``dtype`` first when given)."""
-    E = engine_of(input)
+    E = backend_of(input)
     dim = _softmax_dim("softmax", input.ndim, dim, _stacklevel)
     return E.op("softmax")(_as_dtype(input, dtype), dim)
 
@@ -1657,14 +1657,14 @@ def softmax(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 def log_softmax(input: Any, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Any:
     """``log(softmax(x))`` along ``dim``, computed stably (cast to ``dtype`` first)."""
-    E = engine_of(input)
+    E = backend_of(input)
     dim = _softmax_dim("log_softmax", input.ndim, dim, _stacklevel)
     return E.op("log_softmax")(_as_dtype(input, dtype), dim)
 
 
 def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     """``softmax(-x)`` along ``dim``."""
-    E = engine_of(input)
+    E = backend_of(input)
     dim = _softmax_dim("softmin", input.ndim, dim, _stacklevel)
     return E.op("softmax")(-_as_dtype(input, dtype), dim)
 
@@ -1676,7 +1676,7 @@ def softmin(input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any
 def mse_loss(input: Any, target: Any, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean", weight: Any = None) -> Any:
     """``(input - target)^2`` (a target of another shape broadcasts, with torch's warning)."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     _warn_size(input, target)
     if (reduction == "none" or weight is not None
@@ -1702,11 +1702,11 @@ def _unrows(loss: Any, shape: tuple | None) -> Any:
     return loss if shape is None else loss.reshape(*shape) if shape else loss.reshape(())
 
 
-def _cast(E: Engine, t: Any, dtype: Any) -> Any:
+def _cast(E: Backend, t: Any, dtype: Any) -> Any:
     return t.to(dtype) if hasattr(t, "to") else E.op("cast")(t, dtype)
 
 
-def _has_ignored(E: Engine, target: Any, ignore_index: int) -> bool:
+def _has_ignored(E: Backend, target: Any, ignore_index: int) -> bool:
     return bool((E.numpy(target) == ignore_index).any())
 
 
@@ -1714,7 +1714,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: bool | N
              ignore_index: int = -100, reduce: bool | None = None,
              reduction: str = "mean") -> Any:
     """Negative log-likelihood of class indices, given log-probabilities (N, C[, d...])."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_batch(input, target)
     logp, t, shape = _rows(input, target)
@@ -1730,7 +1730,7 @@ def _check_batch(input: Any, target: Any) -> None:
                          f"batch_size ({n}).")
 
 
-def _nll_none(E: Engine, logp: Any, t: Any, weight: Any, ignore_index: int) -> Any:
+def _nll_none(E: Backend, logp: Any, t: Any, weight: Any, ignore_index: int) -> Any:
     keep = t != ignore_index
     safe = E.op("where")(keep, t, t * 0)
     picked = E.op("gather")(logp, 1, safe.unsqueeze(1)).squeeze(1)
@@ -1749,7 +1749,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None,
     The common case (no weight, no ignored target, no smoothing, mean or sum) is one fused
     formula; the rest is composed of log_softmax and nll_loss, as PyTorch defines it.
     """
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
@@ -1792,7 +1792,7 @@ _TORCH_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8"
                        "uint8": "Byte", "bool": "Bool"}
 
 
-def _cross_entropy_probs(E: Engine, input: Any, target: Any, weight: Any, ignore_index: int,
+def _cross_entropy_probs(E: Backend, input: Any, target: Any, weight: Any, ignore_index: int,
                          reduction: str, label_smoothing: float) -> Any:
     """``-sum_c target_c log_softmax(input)_c`` over the class dim 1 (0 when unbatched); the
     mean divides by the number of rows, not by the weights, as torch."""
@@ -1822,7 +1822,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
                                      pos_weight: Any = None) -> Any:
     """``-(pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stably, times
     ``weight``."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
@@ -1837,7 +1837,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
 def l1_loss(input: Any, target: Any, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean") -> Any:
     """``|input - target|``."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     _warn_size(input, target)
     return _reduce(E, (input - target).abs(), reduction)
@@ -1847,7 +1847,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Any:
     """``0.5 d^2 / beta`` where ``d = |input - target| < beta``, else ``d - beta / 2``."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -1862,7 +1862,7 @@ def smooth_l1_loss(input: Any, target: Any, size_average: bool | None = None,
 def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0,
                weight: Any = None) -> Any:
     """``0.5 d^2`` where ``d = |input - target| < delta``, else ``delta (d - delta / 2)``."""
-    E = engine_of(input)
+    E = backend_of(input)
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -1877,7 +1877,7 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None,
                          reduction: str = "mean") -> Any:
     """``-(t log x + (1 - t) log(1 - x))`` of probabilities ``x``; each log is clamped at
     -100 as torch, so that ``x`` of exactly 0 or 1 gives a finite loss."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Using a target size ({_size(target)}) that is different to the "
@@ -1898,7 +1898,7 @@ def kl_div(input: Any, target: Any, size_average: bool | None = None,
     """Pointwise ``target (log target - input)`` of log-probabilities ``input`` (``target``
     itself a log-probability when ``log_target``); ``reduction="batchmean"`` divides the sum
     by the batch size, the mathematically right KL divergence."""
-    E = engine_of(input)
+    E = backend_of(input)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -1924,7 +1924,7 @@ def poisson_nll_loss(input: Any, target: Any, log_input: bool = True, full: bool
     """Negative log-likelihood of ``target`` under Poisson(rate): ``exp(input) - target *
     input`` (``log_input``) or ``input - target log(input + eps)``; ``full`` adds Stirling's
     approximation of ``log(target!)`` where target > 1."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -1943,7 +1943,7 @@ def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False,
     """``0.5 (log var + (input - target)^2 / var)`` (+ ``0.5 log 2 pi`` when ``full``);
     ``var`` is clamped at ``eps`` for the value only (its gradient passes unchanged, as
     torch's clamp under no_grad), and may lack the last dim or have it of size 1."""
-    E = engine_of(input)
+    E = backend_of(input)
     if isinstance(var, (int, float)):
         var = E.module.full_like(input, float(var))
     if tuple(var.shape) != tuple(input.shape):
@@ -1970,7 +1970,7 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float =
                           reduction: str = "mean") -> Any:
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where -1
     (cosine along the last dim, its squared norms offset by 1e-12 as torch)."""
-    E = engine_of(input1)
+    E = backend_of(input1)
     reduction = _reduction_of(size_average, reduce, reduction)
     if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
         raise RuntimeError(f"cosine_embedding_loss: expected inputs of the same 1D or 2D "
@@ -1988,7 +1988,7 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Any:
     """``max(0, -target (input1 - input2) + margin)``."""
-    E = engine_of(input1)
+    E = backend_of(input1)
     reduction = _reduction_of(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same "
@@ -2000,7 +2000,7 @@ def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: float = 0
 def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Any:
     """``||x1 - x2 + eps||_p`` along the last dim."""
-    E = engine_of(x1)
+    E = backend_of(x1)
     return E.module.norm(x1 - x2 + eps, p, -1, keepdim)
 
 
@@ -2010,7 +2010,7 @@ def gumbel_softmax(logits: Any, tau: float = 1, hard: bool = False, eps: float =
     ``g = -log(Exponential(1))`` noise drawn as torch draws it (``exponential_``: torch's numbers
     for torch's seed). ``hard`` returns the one-hot of the argmax in the forward pass with the
     soft sample's gradient (the straight-through estimator)."""
-    E = engine_of(logits)
+    E = backend_of(logits)
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
                       stacklevel=2)
@@ -2029,7 +2029,7 @@ def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     broadcast, as torch computes it (each input divided by its norm first, which keeps the
     result in [-1, 1]). torch clamps the norms in place under no_grad, so the gradient flows
     through the unclamped norm: ``n + (clamp(n) - n).detach()`` gives that value and gradient."""
-    E = engine_of(x1)
+    E = backend_of(x1)
     M = E.module
     common = M.result_type(x1, x2)
     if not M.empty((), dtype=common).is_floating_point():
@@ -2050,7 +2050,7 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
-    E = engine_of(input)
+    E = backend_of(input)
     with E.no_grad():
         out.copy_(input / denom)
     return out
@@ -2062,7 +2062,7 @@ def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: float
                         reduction: str = "mean") -> Any:
     """``max(0, margin + d(a, p) - d(a, n))`` with ``pairwise_distance``; ``swap`` uses
     ``min(d(a, n), d(p, n))`` as the negative distance."""
-    E = engine_of(anchor)
+    E = backend_of(anchor)
     reduction = _reduction_of(size_average, reduce, reduction)
     if not (anchor.ndim == positive.ndim == negative.ndim):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
@@ -2081,7 +2081,7 @@ def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Any:
     """``input`` where target is 1, ``max(0, margin - input)`` where -1."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     zero = E.module.zeros_like(input)
     loss = (E.module.where(target != 1, (margin - input).clamp_min(0.0), zero)
@@ -2092,7 +2092,7 @@ def hinge_embedding_loss(input: Any, target: Any, margin: float = 1.0,
 def soft_margin_loss(input: Any, target: Any, size_average: bool | None = None,
                      reduce: bool | None = None, reduction: str = "mean") -> Any:
     """``log(1 + exp(-target input))``."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     return _reduce(E, E.op("softplus")(-target * input, 1.0, 20.0), reduction)
 
@@ -2102,7 +2102,7 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
                                 reduction: str = "mean") -> Any:
     """Binary cross entropy of each of C labels from logits, averaged over the labels
     (the last dim), then reduced over the batch."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
     if weight is not None:
@@ -2116,7 +2116,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0,
                       reduce: bool | None = None, reduction: str = "mean") -> Any:
     """Multi-class hinge loss of scores (N, C) or (C,) against class indices: per sample,
     ``sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C``."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -2151,7 +2151,7 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: bool | None = 
     """Multi-label hinge loss of scores (N, C) or (C,): each row of ``target`` lists its
     classes up to the first -1; per sample, ``sum over listed j and unlisted i of
     max(0, 1 - (x[j] - x[i])) / C`` (Note [multilabel_margin_loss as pair weights])."""
-    E = engine_of(input)
+    E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     n, c = x.shape
@@ -2190,7 +2190,7 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
     """Connectionist temporal classification loss of log-probabilities (T, N, C) (or (T, C))
     against label sequences (N, S) padded or 1-D concatenated (Note [CTC as a composite]);
     "mean" divides each loss by its target length, then averages over the batch, as torch."""
-    E = engine_of(log_probs)
+    E = backend_of(log_probs)
     _check_reduction(reduction)
     if log_probs.ndim == 2:
         loss = ctc_loss(log_probs.unsqueeze(1), targets.reshape(1, -1) if targets.ndim == 1
@@ -2243,7 +2243,7 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
 # an impossible alignment: inf, or 0 with ``zero_infinity`` (its gradient then zero too).
 
 
-def _ctc_sequence(E: Engine, lp: Any, seq: np.ndarray, blank: int,
+def _ctc_sequence(E: Backend, lp: Any, seq: np.ndarray, blank: int,
                   zero_infinity: bool) -> Any:
     ext = np.full(2 * len(seq) + 1, blank, dtype=np.int64)
     ext[1::2] = seq
@@ -2267,12 +2267,12 @@ def _ctc_sequence(E: Engine, lp: Any, seq: np.ndarray, blank: int,
     return loss
 
 
-def _lengths(E: Engine, v: Any) -> np.ndarray:
+def _lengths(E: Backend, v: Any) -> np.ndarray:
     return np.atleast_1d(np.asarray(E.numpy(v) if hasattr(v, "shape") and not isinstance(
         v, np.ndarray) else v, dtype=np.int64))
 
 
-def _ctc_reduce(E: Engine, loss: Any, tg_len: np.ndarray, reduction: str) -> Any:
+def _ctc_reduce(E: Backend, loss: Any, tg_len: np.ndarray, reduction: str) -> Any:
     if reduction == "sum":
         return loss.sum()
     div = E.module.tensor(np.maximum(tg_len, 1).astype(np.float64), dtype=loss.dtype)
@@ -2281,7 +2281,7 @@ def _ctc_reduce(E: Engine, loss: Any, tg_len: np.ndarray, reduction: str) -> Any
 
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     """int64 one-hot encoding, last dim of size ``num_classes`` (max + 1 when -1)."""
-    E = engine_of(tensor)
+    E = backend_of(tensor)
     idx = E.numpy(tensor).astype(np.int64)
     n = int(idx.max()) + 1 if num_classes < 0 else num_classes
     if idx.size and (idx.min() < 0 or idx.max() >= n):

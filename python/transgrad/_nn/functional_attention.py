@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Engine, engine_of
+from transgrad._backend import Backend, backend_of
+
 from .functional import dropout, linear
 
 
@@ -28,7 +29,7 @@ def _is_bool(t: Any) -> bool:
     return "bool" in str(t.dtype)
 
 
-def _causal_mask(E: Engine, L: int, S: int) -> Any:
+def _causal_mask(E: Backend, L: int, S: int) -> Any:
     return E.module.tril(E.module.ones(L, S, dtype=E.module.bool))
 
 
@@ -49,7 +50,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     """``softmax(query @ key.T * scale + mask) @ value``, scale 1/sqrt(E) by default; a
     boolean ``attn_mask`` keeps the True positions, a float one is added; ``is_causal`` masks
     key j > query i; ``enable_gqa`` lets query heads share key/value heads (dim -3)."""
-    E = engine_of(query)
+    E = backend_of(query)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
@@ -74,13 +75,13 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     return _attend(E, query, key, value, attn_mask, factor, dropout_p)
 
 
-def _additive(E: Engine, masked_out: Any, dtype: Any) -> Any:
+def _additive(E: Backend, masked_out: Any, dtype: Any) -> Any:
     """An additive float mask: -inf where ``masked_out`` (bool) is True, 0 elsewhere."""
     zeros = E.module.zeros(tuple(masked_out.shape), dtype=dtype)
     return zeros.masked_fill(masked_out, float("-inf"))
 
 
-def _attend(E: Engine, q: Any, k: Any, v: Any, mask: Any, factor: float,
+def _attend(E: Backend, q: Any, k: Any, v: Any, mask: Any, factor: float,
             dropout_p: float) -> Any:
     """``softmax(q @ k^T * factor + mask)``, dropped out with ``dropout_p``, ``@ v``: the
     ``sdpa`` formula, given dropout's scaled keep-mask."""
@@ -96,7 +97,7 @@ def _attend(E: Engine, q: Any, k: Any, v: Any, mask: Any, factor: float,
     return E.op("sdpa")(q, k, v, mask, factor, drop)
 
 
-def _float_mask(E: Engine, mask: Any, dtype: Any, name: str) -> Any:
+def _float_mask(E: Backend, mask: Any, dtype: Any, name: str) -> Any:
     """A boolean mask (True = masked out) as an additive float mask; a float mask as is."""
     if mask is None:
         return None
@@ -148,7 +149,7 @@ def multi_head_attention(
     """``multi_head_attention_forward`` on (L, N, E) inputs, or (N, L, E) ones when
     ``batch_first`` (Note [Attention in the batch-first layout]); unbatched inputs are (L, E)
     either way."""
-    E = engine_of(query)
+    E = backend_of(query)
     m = E.module
     batched = query.ndim == 3
     if not batched:
@@ -248,7 +249,7 @@ def _size(shape: Any) -> str:
     return "torch.Size([" + ", ".join(str(int(d)) for d in shape) + "])"
 
 
-def _pad_last(E: Engine, mask: Any) -> Any:
+def _pad_last(E: Backend, mask: Any) -> Any:
     """A float mask with one more key column of zeros (a key that always takes part)."""
     if mask is None:
         return None

@@ -1,7 +1,7 @@
 """nn.init, engine-neutral: fill a tensor in place with torch's initialisation schemes.
 
 Input: a tensor of either engine (usually a Parameter). Output: the same tensor, its values
-replaced under no_grad (Note [In-place updates] in engine.py), returned as torch does.
+replaced under no_grad (Note [In-place updates] in transgrad/_backend.py), returned as torch does.
 Randomness comes from ``generator`` or the engine's default generator, drawn as torch draws
 (Note [The same numbers as torch] in transgrad/_random.py): after the same ``manual_seed`` a
 model starts from torch's weights. Fans and gains follow torch's definitions.
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import engine_of
+from transgrad._backend import backend_of
 
 _GAINS_ONE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")
@@ -58,18 +58,18 @@ def _fan(tensor: Any, mode: str) -> int:
 
 
 def _fill(tensor: Any, values: Any) -> Any:
-    return engine_of(tensor).assign_(tensor, values)
+    return backend_of(tensor).assign_(tensor, values)
 
 
 def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
     """U(a, b)."""
-    with engine_of(tensor).no_grad():
+    with backend_of(tensor).no_grad():
         return tensor.uniform_(float(a), float(b), generator=generator)
 
 
 def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
     """N(mean, std^2)."""
-    with engine_of(tensor).no_grad():
+    with backend_of(tensor).no_grad():
         return tensor.normal_(float(mean), float(std), generator=generator)
 
 
@@ -84,7 +84,7 @@ def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    E = engine_of(tensor)
+    E = backend_of(tensor)
     m = E.module
     with E.no_grad():
         if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
@@ -165,7 +165,7 @@ def orthogonal_(tensor: Any, gain: float = 1, generator: Any = None) -> Any:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    E = engine_of(tensor)
+    E = backend_of(tensor)
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     draw = E.module.empty(rows, cols, dtype=tensor.dtype)

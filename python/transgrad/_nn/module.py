@@ -20,10 +20,11 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from transgrad._backend import Backend, backend_named, backend_of
 from transgrad._backend import is_tensor as _engine_tensor
 from transgrad._device import check_device, is_device_like
+from transgrad._dtypes import as_dtype
 
-from .engine import Engine, engine_named, engine_of
 from .parameter import ParameterMixin, UninitializedTensorMixin
 
 # Note [Which engine makes a layer's parameters]
@@ -43,6 +44,11 @@ from .parameter import ParameterMixin, UninitializedTensorMixin
 # Adding a layer: the class in ``_nn/modules/<torch's file>.py``, then one binding class in
 # that file under both ``nn/modules/`` and ``reference/nn/modules/`` and its name in the two
 # import lists; test_nn_namespaces.py fails until all of it is done.
+
+def dtype_arg(E: Backend, dtype: Any) -> Any:
+    """A layer's ``dtype=`` argument: None means the engine's default dtype."""
+    return E.default_dtype if dtype is None else as_dtype(dtype)
+
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
                                                 ["missing_keys", "unexpected_keys"])):
@@ -177,13 +183,13 @@ class Module:
     training: bool
 
     @property
-    def _E(self) -> Engine:
+    def _E(self) -> Backend:
         """The adapter of the engine that makes this module's parameters."""
         if self._engine is None:
             raise TypeError(f"{type(self).__qualname__} has no engine: use the layers of "
                             "transgrad.nn or transgrad.reference.nn (Note [Which engine makes "
                             "a layer's parameters])")
-        return engine_named(self._engine)
+        return backend_named(self._engine)
 
     @property
     def Parameter(self) -> type:
@@ -482,7 +488,7 @@ class Module:
         if dtype is None:
             return self
         E = self._E
-        dtype = E.dtype(dtype)
+        dtype = dtype_arg(E, dtype)
         if not (_is_floating_dtype(dtype) or dtype.kind == "c"):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
@@ -719,7 +725,7 @@ class Module:
                 if key in state_dict:
                     store = m._parameters if is_param else m._buffers
                     cur = store[name]
-                    E = engine_of(cur)
+                    E = backend_of(cur)
                     if not assign:
                         E.assign_(cur, _as_engine_tensor(E, state_dict[key], cur.dtype))
                         continue
@@ -824,7 +830,7 @@ def _zero_grad(p: Any, set_to_none: bool) -> None:
     if set_to_none:
         p.grad = None
     else:
-        engine_of(p).assign_(p.grad, p.grad.detach() * 0.0)
+        backend_of(p).assign_(p.grad, p.grad.detach() * 0.0)
 
 
 def _as_engine_tensor(E: Any, value: Any, dtype: Any) -> Any:

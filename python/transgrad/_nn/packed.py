@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .engine import Engine, engine_of
+from transgrad._backend import Backend, backend_of
 
 # Note [Packing is one gather]
 # Packing picks, for each time step t and each of the first batch_sizes[t] (sorted) sequences,
@@ -60,7 +60,7 @@ class PackedSequence(NamedTuple):
         return False
 
 
-def _int64(E: Engine, values: Any) -> Any:
+def _int64(E: Backend, values: Any) -> Any:
     return E.module.tensor(np.asarray(values, dtype=np.int64))
 
 
@@ -81,7 +81,7 @@ def pack_padded_sequence(input: Any, lengths: Any, batch_first: bool = False,
     """Pack a padded batch (T, B, *) (``batch_first``: (B, T, *)) of sequences of the given
     ``lengths``; with ``enforce_sorted`` the lengths must be non-increasing, else the batch is
     sorted first and the permutation kept in the result."""
-    E = engine_of(input)
+    E = backend_of(input)
     lens = _lengths_array(lengths)
     if enforce_sorted:
         if lens.size > 1 and np.any(np.diff(lens) > 0):
@@ -128,7 +128,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     """The padded batch (T, B, *) (``batch_first``: (B, T, *)) of a ``PackedSequence``, in the
     original batch order, and the lengths (an int64 tensor)."""
     data = sequence.data
-    E = engine_of(data)
+    E = backend_of(data)
     sizes = _lengths_array(sequence.batch_sizes)
     steps = int(sizes.size)
     B = int(sizes[0]) if steps else 0
@@ -170,7 +170,7 @@ def pad_sequence(sequences: Sequence[Any], batch_first: bool = False,
     sequences = list(sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
-    E = engine_of(sequences[0])
+    E = backend_of(sequences[0])
     T = max(int(s.shape[0]) for s in sequences)
     padded = []
     for s in sequences:

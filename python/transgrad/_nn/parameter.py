@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import engine_of
+from transgrad._backend import backend_of
 
 # Note [Parameter construction]
 # A Parameter must be an instance of the engine's Tensor class (so every op accepts it) that
@@ -37,7 +37,7 @@ class ParameterMixin:
 
     def __deepcopy__(self, memo: dict) -> Any:  # copy.deepcopy(model): fresh data, as torch
         if id(self) not in memo:
-            with engine_of(self).no_grad():
+            with backend_of(self).no_grad():
                 cls: Any = type(self)  # the engine's Parameter (mixin + Tensor): takes data
                 memo[id(self)] = cls(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
@@ -77,7 +77,7 @@ class UninitializedTensorMixin:
         from transgrad._device import check_device
 
         check_device(device)
-        E = engine_of(self)
+        E = backend_of(self)
         shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
         self.data = E.module.empty(shape, dtype=self.dtype if dtype is None else dtype)
         self.__class__ = self.cls_to_become

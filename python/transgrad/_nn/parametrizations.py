@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from transgrad._backend import is_tensor
+from transgrad._backend import backend_of, is_tensor
 
 from . import functional as F
 from . import parametrize
-from .engine import engine_of
 from .module import Module
 
 _ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
@@ -48,10 +47,10 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g: Any, weight_v: Any) -> Any:
-        return engine_of(weight_v).module._weight_norm(weight_v, weight_g, self.dim)
+        return backend_of(weight_v).module._weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Any) -> Any:
-        return engine_of(weight).module.norm_except_dim(weight, 2, self.dim), weight
+        return backend_of(weight).module.norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module: Any, name: str = "weight", dim: int | None = 0) -> Any:
@@ -95,7 +94,7 @@ class _SpectralNorm(Module):
         self.eps = eps
         if ndim > 1:
             self.n_power_iterations = n_power_iterations
-            E = engine_of(weight)
+            E = backend_of(weight)
             with E.no_grad():
                 weight_mat = self._reshape_weight_to_matrix(weight.detach())
                 h, w = weight_mat.shape
@@ -113,7 +112,7 @@ class _SpectralNorm(Module):
     def _power_method(self, weight_mat: Any, n_power_iterations: int) -> None:
         """``n_power_iterations`` steps of ``u = normalize(W v)``, ``v = normalize(W^T u)``,
         written into the buffers in place (torch's ``out=``)."""
-        E = engine_of(weight_mat)
+        E = backend_of(weight_mat)
         with E.no_grad():
             weight_mat = weight_mat.detach()
             for _ in range(n_power_iterations):
@@ -125,7 +124,7 @@ class _SpectralNorm(Module):
     def forward(self, weight: Any) -> Any:
         if weight.ndim == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
-        E = engine_of(weight)
+        E = backend_of(weight)
         weight_mat = self._reshape_weight_to_matrix(weight)
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
@@ -157,7 +156,7 @@ def _householder_product(A: Any, tau: Any) -> Any:
     """The first k columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the
     i-th column of ``A`` below the diagonal and 1 on it (LAPACK's orgqr, torch's
     ``linalg.householder_product``), as differentiable ops; A is (*, n, k) with n >= k."""
-    E = engine_of(A)
+    E = backend_of(A)
     m = E.module
     n, k = A.shape[-2], A.shape[-1]
     V = A.tril(-1) + m.eye(n, k, dtype=A.dtype)
@@ -186,13 +185,13 @@ def _geqrf(Q: Any) -> tuple[np.ndarray, np.ndarray]:
 def _make_orthogonal(A: Any) -> Any:
     """The Q of A's QR decomposition with R's diagonal made positive (torch's geqrf and
     householder_product, through ``linalg.qr``)."""
-    m = engine_of(A).module
+    m = backend_of(A).module
     Q, R = m.linalg.qr(A)
     return Q * R.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
 
 
 def _is_orthogonal(Q: Any) -> bool:
-    m = engine_of(Q).module
+    m = backend_of(Q).module
     n, k = Q.shape[-2], Q.shape[-1]
     Id = m.eye(k, dtype=Q.dtype)
     eps = 10.0 * n * m.finfo(Q.dtype).eps
@@ -216,7 +215,7 @@ class _Orthogonal(Module):
             self.register_buffer("base", None)
 
     def forward(self, X: Any) -> Any:
-        m = engine_of(X).module
+        m = backend_of(X).module
         n, k = X.shape[-2], X.shape[-1]
         transposed = n < k
         if transposed:
@@ -246,7 +245,7 @@ class _Orthogonal(Module):
         return Q
 
     def right_inverse(self, Q: Any) -> Any:
-        m = engine_of(Q).module
+        m = backend_of(Q).module
         if tuple(Q.shape) != self.shape:
             raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
                              f"Got a tensor of shape {Q.shape}.")

@@ -27,9 +27,8 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
-from transgrad._backend import is_tensor
+from transgrad._backend import backend_of, is_tensor
 
-from .engine import engine_of
 from .modules.container import ModuleDict, ModuleList
 from .parameter import ParameterMixin
 
@@ -59,7 +58,7 @@ def _register_parameter_or_buffer(module: Any, name: str, value: Any) -> None:
 
 def _set(dest: Any, src: Any) -> None:
     """``dest`` takes ``src``'s value, keeping its identity (torch's ``dest.set_(src)``)."""
-    E = engine_of(dest)
+    E = backend_of(dest)
     with E.no_grad():
         if tuple(dest.shape) == tuple(src.shape):
             dest.copy_(src)
@@ -89,7 +88,7 @@ class ParametrizationList(ModuleList):
         super().__init__(modules)
         self.unsafe = unsafe
         original_shape, original_dtype = tuple(original.shape), original.dtype
-        E = engine_of(original)
+        E = backend_of(original)
         with E.no_grad():
             new = original
             for module in reversed(list(self)):
@@ -141,7 +140,7 @@ class ParametrizationList(ModuleList):
     def right_inverse(self, value: Any) -> None:
         """Set the originals so that the parametrized tensor is ``value`` (each
         parametrization's ``right_inverse``, last first)."""
-        with engine_of(value).no_grad():
+        with backend_of(value).no_grad():
             for module in reversed(list(self)):
                 if not hasattr(module, "right_inverse"):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not "
@@ -310,14 +309,14 @@ def remove_parametrizations(module: Any, tensor_name: str, leave_parametrized: b
     if parametrizations.is_tensor:
         original = parametrizations.original
         if leave_parametrized:
-            with engine_of(original).no_grad():
+            with backend_of(original).no_grad():
                 t = getattr(module, tensor_name)
             _set(original, t)
     else:
         if not leave_parametrized:
             raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
                              "that is parametrized in terms of a sequence of tensors.")
-        with engine_of(parametrizations.original0).no_grad():
+        with backend_of(parametrizations.original0).no_grad():
             t = getattr(module, tensor_name)
         if isinstance(parametrizations.original0, ParameterMixin):
             param_cls: Any = type(parametrizations.original0)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from transgrad._backend import backend_of
+
 from . import functional as F
-from .engine import engine_of
 from .parameter import is_lazy
 from .weight_norm import find_norm_hook, remove_norm_hook
 
@@ -44,7 +45,7 @@ class SpectralNorm:
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
         weight_mat = self.reshape_weight_to_matrix(weight)
-        m = engine_of(weight).module
+        m = backend_of(weight).module
         if do_power_iteration:
             with m.no_grad():
                 w = weight_mat.detach()
@@ -56,7 +57,7 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module: Any) -> None:
-        with engine_of(getattr(module, self.name + "_orig")).no_grad():
+        with backend_of(getattr(module, self.name + "_orig")).no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
         delattr(module, self.name + "_u")
@@ -80,7 +81,7 @@ class SpectralNorm:
             raise ValueError("The module passed to `SpectralNorm` can't have uninitialized "
                              "parameters. Make sure to run the dummy forward before applying "
                              "spectral normalization")
-        m = engine_of(weight).module
+        m = backend_of(weight).module
         with m.no_grad():
             weight_mat = fn.reshape_weight_to_matrix(weight.detach())
             h, w = weight_mat.shape

@@ -2,7 +2,7 @@
 parameters as one vector (``parameters_to_vector``, ``vector_to_parameters``).
 
 The clipping functions change ``.grad`` in place, under no_grad, as torch.nn.utils does;
-each finds its engine from the gradients (``engine_of``), so both engines share them.
+each finds its engine from the gradients (``backend_of``), so both engines share them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .engine import engine_named, engine_of
+from transgrad._backend import backend_named, backend_of
 
 
 def _params(parameters: Any) -> list:
@@ -27,7 +27,7 @@ def _grads(params: list) -> list:
 def _zero_norm(params: list) -> Any:
     """The norm of no gradients: 0.0 on the parameters' engine (the compiled one when there
     are no parameters either, as torch's default device)."""
-    E = engine_of(params[0]) if params else engine_named("transgrad")
+    E = backend_of(params[0]) if params else backend_named("transgrad")
     return E.module.tensor(0.0)
 
 
@@ -39,7 +39,7 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
     grads = _grads(params)
     if not grads:
         return _zero_norm(params)
-    E = engine_of(grads[0])
+    E = backend_of(grads[0])
     m = E.module
     norm_type = float(norm_type)
     with E.no_grad():
@@ -62,7 +62,7 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
 def clip_grad_value_(parameters: Any, clip_value: float) -> None:
     """Clamp every gradient entry to ``[-clip_value, clip_value]``."""
     for g in _grads(_params(parameters)):
-        E = engine_of(g)
+        E = backend_of(g)
         with E.no_grad():
             E.assign_(g, g.clamp(-float(clip_value), float(clip_value)))
 
@@ -72,7 +72,7 @@ def parameters_to_vector(parameters: Any) -> Any:
     params = list(parameters)
     if not params:
         raise ValueError("parameters_to_vector: no parameters given")
-    m = engine_of(params[0]).module
+    m = backend_of(params[0]).module
     return m.cat([p.reshape(-1) for p in params])
 
 
@@ -88,7 +88,7 @@ def vector_to_parameters(vec: Any, parameters: Any) -> None:
     start = 0
     for p in params:
         n = p.numel()
-        E = engine_of(p)
+        E = backend_of(p)
         E.assign_(p, vec.detach()[start:start + n].reshape(tuple(p.shape)))
         start += n
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .engine import engine_of
+from transgrad._backend import backend_of
+
 from .parameter import is_lazy
 
 _DEPRECATED = ("`torch.nn.utils.weight_norm` is deprecated in favor of "
@@ -29,7 +30,7 @@ class WeightNorm:
     def compute_weight(self, module: Any) -> Any:
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
-        return engine_of(v).module._weight_norm(v, g, self.dim)
+        return backend_of(v).module._weight_norm(v, g, self.dim)
 
     @staticmethod
     def apply(module: Any, name: str, dim: int | None) -> WeightNorm:
@@ -43,7 +44,7 @@ class WeightNorm:
             raise ValueError("The module passed to `WeightNorm` can't have uninitialized "
                              "parameters. Make sure to run the dummy forward before applying "
                              "weight normalization")
-        m = engine_of(weight).module
+        m = backend_of(weight).module
         del module._parameters[name]
         with m.no_grad():
             g = m.norm_except_dim(weight, 2, fn.dim)

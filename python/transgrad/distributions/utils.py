@@ -4,8 +4,8 @@ probabilities <-> logits, and ``lazy_property``.
 Stage: runtime, engine-neutral. Input: tensors of either engine (``transgrad`` or
 ``transgrad.reference``) and Python numbers. Output: tensors of that engine.
 
-Invariant: the engine module of a tensor is found in exactly one place, ``engine_of``; every
-factory or random call of the package goes through the module it returns (Note [Which engine]).
+Invariant: every factory or random call of the package goes through the engine module that
+``engine_of`` returns (Note [Which engine]).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import importlib
 import numbers
 from typing import Any
 
+from transgrad._backend import engine_module, is_tensor
+
 # Note [Which engine]
 # ~~~~~~~~~~~~~~~~~~~
 # A distribution runs on the engine of its parameters: a Normal built from reference tensors
@@ -22,31 +24,15 @@ from typing import Any
 # numbers have no engine: they take the engine of the tensors they are broadcast with, and when
 # every parameter is a number, the class's ``_default_engine`` (``"transgrad"``, the compiled
 # engine; the classes of ``transgrad.reference.distributions`` override it with the reference
-# engine). ``_engine_name`` is the one function that knows how a tensor names its engine
-# (through ``transgrad._backend``); everything else asks it, through ``engine_of``
-# and ``is_tensor``.
+# engine). A tensor's engine is found by ``transgrad._backend``, as everywhere.
 
 DEFAULT_ENGINE = "transgrad"
 
 
-def _engine_name(value: Any) -> str | None:
-    """The module name of the engine whose Tensor ``value`` is, None for anything else."""
-    from transgrad._backend import backend_of, is_tensor
-
-    return backend_of(value).name if is_tensor(value) else None
-
-
 def engine_of(value: Any) -> Any:
-    """The engine module (``transgrad`` or ``transgrad.reference``) that made tensor ``value``."""
-    name = _engine_name(value)
-    if name is None:
-        raise TypeError(f"expected a transgrad Tensor, got {type(value).__name__}")
-    return importlib.import_module(name)
-
-
-def is_tensor(value: Any) -> bool:
-    """Whether ``value`` is a tensor of some engine (either engine's Tensor class)."""
-    return _engine_name(value) is not None
+    """The engine module (``transgrad`` or ``transgrad.reference``) that made tensor ``value``;
+    TypeError for anything else."""
+    return engine_module(value)
 
 
 def broadcast_all(*values: Any, default_engine: str = DEFAULT_ENGINE) -> tuple[Any, ...]:

@@ -19,8 +19,8 @@ import math
 import warnings
 from typing import Any
 
+from transgrad._backend import backend_of
 from transgrad._nn import module as _module
-from transgrad._nn.engine import engine_of
 from transgrad._nn.modules.batchnorm import _BatchNorm
 from transgrad.optim.lr_scheduler import LRScheduler, _attributes, _format_param
 
@@ -37,7 +37,7 @@ def _check_decay(decay: float) -> None:
 def _lerp_(start: Any, end: Any, weight: float) -> None:
     """``start += weight * (end - start)`` in place, by torch's lerp (the form that is exact at
     ``weight`` 0 and 1)."""
-    E = engine_of(start)
+    E = backend_of(start)
     with E.no_grad():
         if weight < 0.5:
             start.copy_(start + (end - start) * weight)
@@ -55,7 +55,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Any:
             if p_ema.is_floating_point() or p_ema.dtype.is_complex:
                 _lerp_(p_ema, p_model, 1.0 - decay)
             else:
-                with engine_of(p_ema).no_grad():
+                with backend_of(p_ema).no_grad():
                     p_ema.copy_(p_ema * decay + p_model * (1 - decay))
 
     return ema_update
@@ -72,7 +72,7 @@ def get_swa_multi_avg_fn() -> Any:
             if p_avg.is_floating_point() or p_avg.dtype.is_complex:
                 _lerp_(p_avg, p_model, 1.0 / (n + 1.0))
             else:
-                with engine_of(p_avg).no_grad():
+                with backend_of(p_avg).no_grad():
                     p_avg.copy_(p_avg + (p_model - p_avg) / (n + 1))
 
     return swa_update
@@ -83,7 +83,7 @@ def get_ema_avg_fn(decay: float = 0.999) -> Any:
     _check_decay(decay)
 
     def ema_update(ema_param: Any, current_param: Any, num_averaged: Any) -> Any:
-        with engine_of(ema_param).no_grad():
+        with backend_of(ema_param).no_grad():
             return decay * ema_param + (1 - decay) * current_param
 
     return ema_update
@@ -94,7 +94,7 @@ def get_swa_avg_fn() -> Any:
     tensor."""
 
     def swa_update(averaged_param: Any, current_param: Any, num_averaged: Any) -> Any:
-        with engine_of(averaged_param).no_grad():
+        with backend_of(averaged_param).no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
 
     return swa_update

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-import types
 from typing import Any, Callable
 
 import numpy as np
 
 from transgrad import lang
 from transgrad._api.inplace_verdicts import VerdictTable
+from transgrad._backend import Backend
 from transgrad._op_registry import SHIPPED
 from transgrad.reference import autograd, kernel_support, optim_kernels
 from transgrad.reference.tensor import Tensor
@@ -60,7 +60,7 @@ def set_history_(dst: Tensor, src: Tensor) -> None:
     dst.grad_fn, dst.output_nr = src.grad_fn, src.output_nr
 
 
-backend: Any = types.SimpleNamespace(
+backend = Backend(
     name="transgrad.reference", Tensor=Tensor, ops=_Ops(), from_numpy=from_numpy,
     wrapped_number=wrapped_number, set_default_dtype=kernel_support.set_default_dtype,
     autograd=autograd, inplace_=inplace_, set_history_=set_history_, optim=optim_kernels,

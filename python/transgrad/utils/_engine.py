@@ -30,10 +30,8 @@ def engine_of_class(cls: type) -> Optional[ModuleType]:
     None when ``cls`` is not a tensor class of any loaded engine."""
     from transgrad import _backend
 
-    for base in cls.__mro__:
-        if base in _backend._BY_TENSOR_TYPE:
-            return importlib.import_module(_backend._BY_TENSOR_TYPE[base].name)
-    return None
+    backend = _backend.backend_of_class(cls)
+    return None if backend is None else backend.module
 
 
 def engine_of(tensor: Any) -> Optional[ModuleType]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as F
-from ..module import Module
+from ..module import Module, dtype_arg
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -147,7 +147,7 @@ class PReLU(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         self.weight = self.Parameter(m.full((num_parameters,), float(init), dtype=dt))
 
     def reset_parameters(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import init
 from ..functional_attention import multi_head_attention
-from ..module import Module
+from ..module import Module, dtype_arg
 from .linear import Linear
 
 
@@ -52,7 +52,7 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         E = self._E
-        m, dt = E.module, E.dtype(dtype)
+        m, dt = E.module, dtype_arg(E, dtype)
         if not self._qkv_same_embed_dim:
             self.q_proj_weight = self.Parameter(m.empty(embed_dim, embed_dim, dtype=dt))
             self.k_proj_weight = self.Parameter(m.empty(embed_dim, self.kdim, dtype=dt))

@@ -12,7 +12,7 @@ from typing import Any
 from transgrad._device import check_device
 
 from .. import functional as F
-from ..module import Module
+from ..module import Module, dtype_arg
 
 
 class _BatchNorm(Module):
@@ -38,7 +38,7 @@ class _BatchNorm(Module):
         check_device(device)
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), momentum
         self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         if self.affine:
             self.weight = self.Parameter(m.ones(self.num_features, dtype=dt))
             if bias:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as F
-from ..module import Module
+from ..module import Module, dtype_arg
 
 
 class LayerNorm(Module):
@@ -24,7 +24,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(int(s) for s in shape)
         self.eps = float(eps)
         self.elementwise_affine = elementwise_affine
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         self.register_parameter("weight", self.Parameter(m.ones(*self.normalized_shape, dtype=dt))
                                 if elementwise_affine else None)
         self.register_parameter("bias", self.Parameter(m.zeros(*self.normalized_shape, dtype=dt))
@@ -51,7 +51,7 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels = int(num_groups), int(num_channels)
         self.eps, self.affine = float(eps), bool(affine)
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         self.register_parameter("weight", self.Parameter(m.ones(num_channels, dtype=dt))
                                 if affine else None)
         self.register_parameter("bias", self.Parameter(m.zeros(num_channels, dtype=dt))
@@ -76,7 +76,7 @@ class RMSNorm(Module):
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
         self.normalized_shape = tuple(int(s) for s in shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        m, dt = self._E.module, self._E.dtype(dtype)
+        m, dt = self._E.module, dtype_arg(self._E, dtype)
         self.register_parameter("weight", self.Parameter(m.ones(*self.normalized_shape, dtype=dt))
                                 if elementwise_affine else None)
 

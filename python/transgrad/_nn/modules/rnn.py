@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._backend import backend_of
+
 from .. import functional as F
-from ..engine import engine_of
 from ..module import Module
 from ..packed import PackedSequence
 
@@ -58,13 +59,13 @@ def _joined(E: Any, x: Any, h: Any, w_t: Any, b: Any) -> Any:
 
 
 def _rnn_step(x: Any, state: tuple, w_t: Any, b: Any, relu: bool) -> tuple:
-    pre = _joined(engine_of(x), x, state[0], w_t, b)
+    pre = _joined(backend_of(x), x, state[0], w_t, b)
     return (pre.relu() if relu else pre.tanh(),)
 
 
 def _lstm_step(x: Any, state: tuple, w_t: Any, b: Any, w_hr: Any) -> tuple:
     """The fused cell (formulas/rnn.py) on gates = [x, h] @ w_t + b."""
-    E = engine_of(x)
+    E = backend_of(x)
     h, c = state
     h_new, c_new = E.op("lstm_cell")(_joined(E, x, h, w_t, b), c)
     if w_hr is not None:
@@ -78,7 +79,7 @@ def _gru_step(x: Any, state: tuple, w_ih_t: Any, w_hh_t: Any, b_ih: Any, b_hh: A
     gi, gh = x @ w_ih_t, h @ w_hh_t
     if b_ih is not None:
         gi, gh = gi + b_ih, gh + b_hh
-    return (engine_of(x).op("gru_cell")(gi, gh, h),)
+    return (backend_of(x).op("gru_cell")(gi, gh, h),)
 
 
 def _step_fn(mode: str, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, w_hr: Any) -> Any:
@@ -87,7 +88,7 @@ def _step_fn(mode: str, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, w_hr: Any) -
     if mode == "GRU":
         w_ih_t, w_hh_t = w_ih.t(), w_hh.t()
         return lambda x, state: _gru_step(x, state, w_ih_t, w_hh_t, b_ih, b_hh)
-    E = engine_of(w_ih)
+    E = backend_of(w_ih)
     w_t = E.module.cat([w_ih, w_hh], 1).t()
     b = None if b_ih is None else b_ih + b_hh
     if mode == "LSTM":
@@ -236,7 +237,7 @@ class RNNBase(Module):
             else:
                 self._check_batched_hidden(hx, lstm)
             mini_batch = int(input.shape[0] if self.batch_first else input.shape[1])
-        E = engine_of(input.data if packed else input)
+        E = backend_of(input.data if packed else input)
         self._check_input(input.data if packed else input, batch_sizes)
         sizes_state = self._state_sizes()
         if hx is None:
@@ -300,7 +301,7 @@ class RNNBase(Module):
         ``sizes[t]`` of them, non-increasing) from the initial ``states`` (each (layers *
         directions, N, H)); returns the last layer's rows and the final states. Between layers
         the sequence stays a list of steps (Note [The recurrence works step by step])."""
-        E = engine_of(rows)
+        E = backend_of(rows)
         directions = 2 if self.bidirectional else 1
         finals: list[list] = [[] for _ in states]
         steps = len(sizes)
@@ -339,7 +340,7 @@ class RNNBase(Module):
         """All layers of an LSTM without projection over ``seq`` (T, N, features), one
         lstm_layer op per layer and direction (Note [The recurrence works step by step]);
         returns the last layer's (T, N, H * directions) and the final (h, c) states."""
-        E = engine_of(seq)
+        E = backend_of(seq)
         directions = 2 if self.bidirectional else 1
         layer_op = E.op("lstm_layer")
         finals: list[list] = [[], []]
@@ -365,7 +366,7 @@ class RNNBase(Module):
         """One layer in one direction over the steps ``xs``; returns its outputs, one per step,
         and its final state. A sequence whose batch shrinks keeps the state its finished rows
         reached."""
-        E = engine_of(init[0])
+        E = backend_of(init[0])
         step_fn = _step_fn(self.mode, *self._layer_params(layer, direction))
 
         def step(t: int, state: tuple) -> tuple:
@@ -493,7 +494,7 @@ class RNNCellBase(Module):
         batched = input.ndim == 2
         if not batched:
             input = input.unsqueeze(0)
-        E = engine_of(input)
+        E = backend_of(input)
         if states is None:
             zero = E.module.zeros((input.shape[0], self.hidden_size), dtype=input.dtype)
             states = [zero] * (2 if lstm else 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import functional as F
-from ..module import Module
+from ..module import Module, dtype_arg
 
 
 def _padding_index(padding_idx: int | None, num_embeddings: int, name: str) -> int | None:
@@ -32,7 +32,7 @@ def _table(E: Any, rows: int, dim: int, padding_idx: int | None, weight: Any,
             raise AssertionError("Shape of weight does not match num_embeddings and "
                                  "embedding_dim")
         return weight.detach()
-    w = E.module.randn(rows, dim, dtype=E.dtype(dtype))
+    w = E.module.randn(rows, dim, dtype=dtype_arg(E, dtype))
     if padding_idx is not None:
         with E.no_grad():
             w[padding_idx] = 0.0

@@ -18,9 +18,10 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from transgrad._backend import backend_named
+
 from .. import functional as F
 from .. import init
-from ..engine import engine_named
 from ..module import Module
 from .attention import bound_layer
 
@@ -248,6 +249,6 @@ class Transformer(Module):
         """A float (sz, sz) mask: -inf above the diagonal, 0 on and below (a query sees
         itself and earlier keys), a tensor of the class's engine (torch's is a staticmethod;
         a classmethod here so that the bound class knows which engine to use)."""
-        m = engine_named(cls._engine or "transgrad").module
+        m = backend_named(cls._engine or "transgrad").module
         dt = dtype if dtype is not None else m.get_default_dtype()
         return m.triu(m.full((sz, sz), float("-inf"), dtype=dt), 1)
