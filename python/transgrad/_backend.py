@@ -119,6 +119,11 @@ class Backend:
                 generator: Any = None) -> Any:
         """A new tensor of U(low, high) draws, drawn as torch's ``uniform_``."""
         t = self.module.empty(*tuple(shape), dtype=self.default_dtype if dtype is None else dtype)
+        if t.numel() == 0:
+            # nothing to draw (torch draws nothing either); the compiled engine refuses in-place
+            # writes into empty tensors of two or more dims (zero strides read as overlap), which
+            # lazy modules make as placeholders
+            return t
         with self.no_grad():
             return t.uniform_(low, high, generator=generator)
 

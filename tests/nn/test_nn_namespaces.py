@@ -34,6 +34,7 @@ NEUTRAL = (activation, attention, batchnorm, container, conv, distance, dropout,
            instancenorm, linear, loss, normalization, padding, pixelshuffle, pooling, rnn,
            sparse, transformer, upsampling)
 UNEXPORTED = {"NonDynamicallyQuantizableLinear"}  # not in torch.nn either
+PARAMETERS = {"Parameter", "UninitializedParameter"}  # tensors, bound in nn/parameter.py
 
 
 def _classes(nn):
@@ -43,14 +44,16 @@ def _classes(nn):
 def test_both_namespaces_bind_the_same_layers():
     ref, comp = nn_of(load_engine("reference")).nn, nn_of(load_engine("compiled")).nn
     assert ref.__all__ == comp.__all__
-    bound = {n for n in _classes(ref) if n != "Parameter"}
+    bound = {n for n in _classes(ref) if n not in PARAMETERS}
     neutral = {n: c for m in NEUTRAL for n, c in vars(m).items()
                if inspect.isclass(c) and issubclass(c, module.Module) and not n.startswith("_")
                and c.__module__ == m.__name__ and n not in UNEXPORTED}
     assert bound == set(neutral) | {"Module"}
     for nn, engine in ((ref, "transgrad.reference"), (comp, "transgrad")):
         for name, cls in _classes(nn).items():
-            if name == "Parameter":
+            if name in PARAMETERS:
+                assert cls.__module__ == engine + ".nn.parameter"
+                assert issubclass(cls, importlib.import_module(engine).Tensor)
                 continue
             assert cls._engine == engine
             assert issubclass(cls, nn.Module)
@@ -96,3 +99,4 @@ def test_torch_module_paths(engine):
 def test_the_engine_neutral_layers_refuse_to_make_parameters():
     with pytest.raises(TypeError, match="has no engine"):
         linear.Linear(2, 3)
+

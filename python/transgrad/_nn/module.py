@@ -14,6 +14,8 @@ the module) and ``load_state_dict`` (copies in place, keeps the Parameter object
 from __future__ import annotations
 
 import collections
+import collections.abc
+import functools
 import importlib
 from collections.abc import Iterator
 from typing import Any
@@ -23,7 +25,7 @@ from transgrad._backend import is_tensor as _engine_tensor
 from transgrad._device import check_device, is_device_like
 from transgrad._dtypes import as_dtype
 
-from .parameter import ParameterMixin
+from .parameter import ParameterMixin, UninitializedTensorMixin
 
 # Note [Which engine makes a layer's parameters]
 # torch code writes ``nn.Linear(3, 4)`` with no engine argument, and the same words must make
@@ -68,7 +70,7 @@ class RemovableHandle:
 
     _next_id = 0
 
-    def __init__(self, *stores: dict) -> None:
+    def __init__(self, *stores: dict | set) -> None:
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
         self._stores = stores
@@ -85,6 +87,81 @@ class RemovableHandle:
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+# Note [Global module hooks]
+# torch keeps one set of hooks that every Module runs (``register_module_forward_hook`` & co in
+# torch.nn.modules.module): those of both engines' modules live here, run before each module's
+# own hooks of the same kind, as torch orders them.
+_global_forward_pre_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_forward_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_forward_hooks_with_kwargs: set[int] = set()
+_global_backward_pre_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_backward_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_buffer_registration_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_module_registration_hooks: collections.OrderedDict[int, Any] = collections.OrderedDict()
+_global_parameter_registration_hooks: collections.OrderedDict[int, Any] = (
+    collections.OrderedDict())
+
+
+def _add_global_hook(store: dict, entry: Any, *more_stores: dict | set) -> RemovableHandle:
+    handle = RemovableHandle(store, *more_stores)
+    store[handle.id] = entry
+    return handle
+
+
+def register_module_forward_pre_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, args)`` before every module's forward (Note [Global module hooks])."""
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Any, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) after every module's forward (Note [Global module hooks])."""
+    handle = _add_global_hook(_global_forward_hooks, (hook, always_call),
+                              _global_forward_hooks_with_kwargs)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module, as ``register_full_backward_pre_hook``
+    (Note [Global module hooks])."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module, as
+    ``register_full_backward_hook`` (Note [Global module hooks])."""
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, name, buffer)`` on every buffer registration; a non-None result is
+    registered instead."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, name, submodule)`` on every submodule registration; a non-None result
+    is registered instead."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook: Any) -> RemovableHandle:
+    """``hook(module, name, param)`` on every parameter registration; a non-None result is
+    registered instead."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
+
+
+def _registration_hooks(hooks: dict, module: Any, name: str, value: Any) -> Any:
+    for hook in list(hooks.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 def _check_name(kind: str, module: Any, name: Any, store: dict) -> None:
@@ -121,7 +198,9 @@ class Module:
 
     def __init__(self) -> None:
         for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks",
-                     "_forward_hooks"):
+                     "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
+                     "_state_dict_pre_hooks", "_state_dict_hooks",
+                     "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
             object.__setattr__(self, name, collections.OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
@@ -136,11 +215,13 @@ class Module:
                                  f"(call super().__init__() first in {type(self).__name__})")
         params, buffers, modules = self._parameters, self._buffers, self._modules
         if _is_parameter(self, value):
-            self._discard(name)
-            params[name] = value
+            self._discard(name, params)
+            params[name] = _registration_hooks(_global_parameter_registration_hooks, self, name,
+                                               value)
         elif isinstance(value, Module):
-            self._discard(name)
-            modules[name] = value
+            self._discard(name, modules)
+            modules[name] = _registration_hooks(_global_module_registration_hooks, self, name,
+                                                value)
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
@@ -152,14 +233,18 @@ class Module:
                                 f"'{name}' (torch.nn.Module or None expected)")
             modules[name] = None
         elif name in buffers:
-            buffers[name] = value
+            buffers[name] = _registration_hooks(_global_buffer_registration_hooks, self, name,
+                                                value)
         else:
             object.__setattr__(self, name, value)
 
-    def _discard(self, name: str) -> None:
+    def _discard(self, name: str, keep: dict | None = None) -> None:
+        """Forget ``name`` everywhere but in ``keep``, the store about to receive it: an entry
+        replaced there keeps its place, so the state dict order stays torch's."""
         self.__dict__.pop(name, None)
         for d in (self._parameters, self._buffers, self._modules):
-            d.pop(name, None)
+            if d is not keep:
+                d.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str) -> Any:
@@ -185,8 +270,9 @@ class Module:
         if param is not None and not _is_parameter(self, param):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (torch.nn.Parameter or None required)")
-        self._discard(name)
-        self._parameters[name] = param
+        self._discard(name, self._parameters)
+        self._parameters[name] = _registration_hooks(_global_parameter_registration_hooks, self,
+                                                     name, param)
 
     def register_buffer(self, name: str, tensor: Any, persistent: bool = True) -> None:
         """Add ``tensor`` (or None) as the buffer ``name``: in ``state_dict`` when
@@ -197,8 +283,9 @@ class Module:
         if tensor is not None and not _is_tensor(tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
-        self._discard(name)
-        self._buffers[name] = tensor
+        self._discard(name, self._buffers)
+        self._buffers[name] = _registration_hooks(_global_buffer_registration_hooks, self, name,
+                                                  tensor)
         if not persistent:
             self._non_persistent_buffers_set.add(name)
 
@@ -206,8 +293,9 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         _check_name("module", self, name, self._modules)
-        self._discard(name)
-        self._modules[name] = module
+        self._discard(name, self._modules)
+        self._modules[name] = _registration_hooks(_global_module_registration_hooks, self, name,
+                                                  module)
 
     def register_module(self, name: str, module: Module | None) -> None:
         self.add_module(name, module)
@@ -236,6 +324,67 @@ class Module:
             self._forward_hooks_with_kwargs.add(handle.id)
         return handle
 
+    def register_full_backward_pre_hook(self, hook: Any, prepend: bool = False
+                                        ) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are
+        computed; a non-None result (a tuple as long as ``grad_output``) replaces them
+        (Note [Module backward hooks])."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        _add_hook(self._backward_pre_hooks, handle.id, hook, prepend)
+        return handle
+
+    def register_full_backward_hook(self, hook: Any, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        positional tensor inputs are computed; a non-None result replaces ``grad_input``
+        (Note [Module backward hooks])."""
+        handle = RemovableHandle(self._backward_hooks)
+        _add_hook(self._backward_hooks, handle.id, hook, prepend)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module's
+        entries."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``; it may
+        change ``state_dict`` in place and must return None."""
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = (hook, True)
+        return handle
+
+    def _register_state_dict_hook(self, hook: Any) -> RemovableHandle:
+        """As ``register_state_dict_post_hook``, but a non-None result replaces the state
+        dict (torch's older private form)."""
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = (hook, False)
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook: Any, with_module: bool = False
+                                           ) -> RemovableHandle:
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` (the module first with ``with_module``) before ``load_state_dict``
+        reads this module's entries: it may rename or add entries of ``state_dict``."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = (
+            functools.partial(hook, self) if with_module else hook)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before ``load_state_dict`` reads this module's
+        entries."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook: Any) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` after ``load_state_dict``; it may edit the
+        missing and unexpected key lists, which ``strict`` then checks."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
     # -- running ---------------------------------------------------------------------------
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -243,8 +392,15 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        for hook in list(_global_forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
@@ -257,22 +413,37 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
+            from .backward_hooks import BackwardHook
+
+            backward_hook = BackwardHook(
+                self, [*_global_backward_hooks.values(), *self._backward_hooks.values()],
+                [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()])
+            args = backward_hook.setup_input_hook(args)
+        forward_hooks = [(hid, hook, always, hid in _global_forward_hooks_with_kwargs)
+                         for hid, (hook, always) in _global_forward_hooks.items()]
+        forward_hooks += [(hid, hook, always, hid in self._forward_hooks_with_kwargs)
+                          for hid, (hook, always) in self._forward_hooks.items()]
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
-            for hid, (hook, always) in list(self._forward_hooks.items()):
+            for _hid, hook, always, with_kwargs in forward_hooks:
                 if always:
-                    self._run_forward_hook(hid, hook, args, kwargs, None)
+                    self._run_forward_hook(hook, with_kwargs, args, kwargs, None)
             raise
-        for hid, (hook, _always) in list(self._forward_hooks.items()):
-            result = self._run_forward_hook(hid, hook, args, kwargs, output)
+        for _hid, hook, _always, with_kwargs in forward_hooks:
+            result = self._run_forward_hook(hook, with_kwargs, args, kwargs, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
         return output
 
-    def _run_forward_hook(self, hid: int, hook: Any, args: tuple, kwargs: dict,
+    def _run_forward_hook(self, hook: Any, with_kwargs: bool, args: tuple, kwargs: dict,
                           output: Any) -> Any:
-        if hid in self._forward_hooks_with_kwargs:
+        if with_kwargs:
             return hook(self, args, kwargs, output)
         return hook(self, args, output)
 
@@ -323,13 +494,38 @@ class Module:
                             f"got desired dtype={dtype}")
         for m in self.modules():
             for name, p in list(m._parameters.items()):
-                if p is not None and _is_floating(p) and p.dtype != dtype:
+                if _is_lazy(p) and p.dtype != dtype:  # stays uninitialised, as torch
+                    p.data = E.module.empty(0, dtype=dtype)
+                elif p is not None and _is_floating(p) and p.dtype != dtype:
                     with E.no_grad():
                         m._parameters[name] = m.Parameter(p.detach().to(dtype),
                                                           requires_grad=p.requires_grad)
             for name, b in list(m._buffers.items()):
                 if b is not None and _is_floating(b) and b.dtype != dtype:
                     m._buffers[name] = b.detach().to(dtype)
+        return self
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Every parameter and buffer given uninitialised storage of its shape and dtype on
+        ``device`` (the CPU), as torch: the Parameter objects stay, their data is new."""
+        check_device(device)
+        E = self._E
+        for m in (self.modules() if recurse else [self]):
+            for p in m._parameters.values():
+                if p is not None:
+                    p.data = E.module.empty_like(p.detach())
+            for name, b in list(m._buffers.items()):
+                if b is not None:
+                    m._buffers[name] = E.module.empty_like(b)
+        return self
+
+    def share_memory(self) -> Module:
+        """torch moves CPU storage to shared memory for other processes; transgrad has no
+        tensor sharing between processes, so the tensors stay as they are (an uninitialised
+        parameter raises torch's error)."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            if _is_lazy(t):
+                t.share_memory_()
         return self
 
     def cpu(self) -> Module:
@@ -420,6 +616,21 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target`` (replacing what is there; with
+        ``strict`` only replacing an existing submodule), torch's errors."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target: str) -> Any:
         """The parameter at the dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
@@ -459,33 +670,46 @@ class Module:
     def state_dict(self, *, destination: Any = None, prefix: str = "",
                    keep_vars: bool = False) -> Any:
         """Parameters and persistent buffers by dotted name, detached (sharing memory with the
-        module) unless ``keep_vars``."""
+        module) unless ``keep_vars``; the state-dict hooks of each module run around it."""
         out = collections.OrderedDict() if destination is None else destination
+        modules = list(self.named_modules(remove_duplicate=False))
+        for mprefix, m in modules:
+            for hook in list(m._state_dict_pre_hooks.values()):
+                hook(m, _sub_prefix(prefix, mprefix), keep_vars)
         for key, m, name, is_param in self._state_entries():
             t = (m._parameters if is_param else m._buffers)[name]
-            out[prefix + key] = t if keep_vars else t.detach()
+            out[prefix + key] = t if keep_vars or _is_lazy(t) else t.detach()
+        for mprefix, m in modules:
+            for hook, public in list(m._state_dict_hooks.values()):
+                result = hook(m, out, _sub_prefix(prefix, mprefix), {})
+                if result is not None and public:
+                    raise RuntimeError("state_dict post-hook must return None")
+                if result is not None:
+                    out = result
         return out
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False
                         ) -> _IncompatibleKeys:
         """Copy values in place into this module's parameters and persistent buffers (the
-        Parameter objects stay the same, so optimizers keep working). Returns torch's
-        ``_IncompatibleKeys``; raises torch's RuntimeError for missing or unexpected keys when
-        ``strict`` and for shape mismatches always, before changing anything."""
-        if assign:
-            raise NotImplementedError("load_state_dict(assign=True) is not supported: the "
-                                      "values are always copied into the existing tensors")
-        own = {key: (m, name, is_param) for key, m, name, is_param in self._state_entries()}
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
+        Parameter objects stay the same, so optimizers keep working), or with ``assign`` put
+        the given tensors in their place (as Parameters where a Parameter was, keeping its
+        ``requires_grad``). Returns torch's ``_IncompatibleKeys``; raises torch's RuntimeError
+        for missing or unexpected keys when ``strict`` and for shape mismatches always, before
+        changing anything. The load-state-dict hooks of each module run around it."""
+        if not isinstance(state_dict, collections.abc.Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        state_dict = collections.OrderedDict(state_dict)  # the pre-hooks may edit it
+        pre_missing: list[str] = []
+        pre_unexpected: list[str] = []
         errors: list[str] = []
-        if strict:
-            if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        modules = list(self.named_modules())
+        for mprefix, m in modules:
+            for hook in list(m._load_state_dict_pre_hooks.values()):
+                hook(state_dict, _sub_prefix("", mprefix), {}, strict, pre_missing,
+                     pre_unexpected, errors)
+        own = {key: (m, name, is_param) for key, m, name, is_param in self._state_entries()}
+        missing = pre_missing + [k for k in own if k not in state_dict]
+        unexpected = pre_unexpected + [k for k in state_dict if k not in own]
         for key, (m, name, is_param) in own.items():
             if key not in state_dict:
                 continue
@@ -495,15 +719,42 @@ class Module:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
                               f"{value.shape!r} from checkpoint, the shape in current model is "
                               f"{cur.shape!r}.")
+        result = _IncompatibleKeys(missing, unexpected)
+        if not errors:
+            for key, (m, name, is_param) in own.items():
+                if key in state_dict:
+                    store = m._parameters if is_param else m._buffers
+                    cur = store[name]
+                    E = backend_of(cur)
+                    if not assign:
+                        E.assign_(cur, _as_engine_tensor(E, state_dict[key], cur.dtype))
+                        continue
+                    value = state_dict[key]  # assign: the given tensor itself, as torch
+                    if not isinstance(value, E.Tensor):
+                        value = E.module.as_tensor(value)
+                    if is_param:
+                        store[name] = m.Parameter(value, requires_grad=cur.requires_grad)
+                    else:
+                        store[name] = value
+            for _mprefix, m in modules:
+                for hook in list(m._load_state_dict_post_hooks.values()):
+                    if hook(m, result) is not None:
+                        raise RuntimeError("Hooks registered with "
+                                           "``register_load_state_dict_post_hook`` are not "
+                                           "expected to return new values, if "
+                                           "incompatible_keys need to be modified, it should "
+                                           "be done inplace.")
+        if strict:
+            if result.unexpected_keys:
+                errors.insert(0, "Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in result.unexpected_keys) + ". ")
+            if result.missing_keys:
+                errors.insert(0, "Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in result.missing_keys) + ". ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
-        for key, (m, name, is_param) in own.items():
-            if key in state_dict:
-                cur = (m._parameters if is_param else m._buffers)[name]
-                E = backend_of(cur)
-                E.assign_(cur, _as_engine_tensor(E, state_dict[key], cur.dtype))
-        return _IncompatibleKeys(missing, unexpected)
+        return result
 
     # -- repr ------------------------------------------------------------------------------
 
@@ -538,6 +789,15 @@ def _add_hook(store: "collections.OrderedDict[int, Any]", hid: int, hook: Any,
     store[hid] = hook
     if prepend:
         store.move_to_end(hid, last=False)
+
+
+def _sub_prefix(prefix: str, mprefix: str) -> str:
+    """The key prefix of the submodule at ``mprefix`` ("" or "a.b."), under ``prefix``."""
+    return prefix + (mprefix + "." if mprefix else "")
+
+
+def _is_lazy(t: Any) -> bool:
+    return isinstance(t, UninitializedTensorMixin)
 
 
 def _is_tensor(value: Any) -> bool:

@@ -59,3 +59,58 @@ def take_over_slots(cls: type, src: Any, requires_grad: bool) -> Any:
         obj.__dict__.update(src.__dict__)
     obj.requires_grad_(requires_grad)
     return obj
+
+
+class UninitializedTensorMixin:
+    """What ``UninitializedParameter`` adds to an engine's Parameter (torch.nn.parameter's
+    mixin of the same name): no data until ``materialize(shape)``, which gives it storage and
+    turns it into a plain Parameter in place (the same object, so the module keeps it). Its
+    ``shape`` and ``share_memory_`` raise torch's errors; the lazy modules
+    (``_nn/modules/lazy.py``) materialise it on their first call."""
+
+    cls_to_become: type
+    data: Any
+    dtype: Any
+    requires_grad: bool
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        from transgrad._device import check_device
+
+        check_device(device)
+        E = backend_of(self)
+        shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        self.data = E.module.empty(shape, dtype=self.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+    def share_memory_(self) -> Any:
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        if id(self) not in memo:
+            cls: Any = type(self)
+            memo[id(self)] = cls(self.requires_grad, None, self.dtype)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return type(self), (self.requires_grad, None, self.dtype)
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is an ``UninitializedParameter`` (of either engine)."""
+    return isinstance(param, UninitializedTensorMixin)

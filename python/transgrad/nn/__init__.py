@@ -8,6 +8,6 @@ transgrad/_nn/module.py); ``functional`` and ``utils`` are shared with ``transgr
 from . import functional, init, utils
 from .modules import *  # noqa: F403  (the layers: modules/__init__.py lists them once)
 from .modules import __all__ as _layers
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", "utils", *_layers]
+__all__ = ["Parameter", "UninitializedParameter", "functional", "init", "utils", *_layers]

@@ -10,7 +10,8 @@ from typing import Any
 
 import transgrad as _tg
 from transgrad._backend import is_tensor
-from transgrad._nn.parameter import ParameterMixin
+from transgrad._device import check_device
+from transgrad._nn.parameter import ParameterMixin, UninitializedTensorMixin, is_lazy
 
 
 class Parameter(ParameterMixin, _tg.Tensor):
@@ -23,4 +24,16 @@ class Parameter(ParameterMixin, _tg.Tensor):
         self.requires_grad_(requires_grad)
 
 
-__all__ = ["Parameter"]
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape is not known yet (a lazy module's, until its first call):
+    ``materialize(shape)`` makes it a Parameter (``transgrad._nn.parameter``)."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        check_device(device)
+        Parameter.__init__(self, _tg.empty(0, dtype=dtype), requires_grad)
+
+
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy"]

@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from transgrad._device import check_device
+
 from .. import functional as F
 from ..module import Module
+from .lazy import LazyModuleMixin
 
 
 def _ntuple(v: Any, n: int, name: str) -> tuple:
@@ -214,3 +217,95 @@ class ConvTranspose3d(_ConvTransposeNd):
     (C_in, C_out / groups, kd, kh, kw)."""
 
     _n, _function = 3, "conv_transpose3d"
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the lazy convolutions share: ``in_channels`` from the first input's channel dim
+    (dim 1, or dim 0 unbatched), then torch's initialisation of the eager class."""
+
+    in_channels: int
+    out_channels: int
+    groups: int
+    kernel_size: tuple
+    _n: int
+    _transposed: bool
+    weight: Any
+    bias: Any
+
+    def _lazy_init(self, bias: bool, dtype: Any) -> None:
+        self.weight = self._uninitialized_parameter(dtype)
+        if bias:
+            self.bias = self._uninitialized_parameter(dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()  # type: ignore[misc]
+
+    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self._transposed:
+                shape = (self.in_channels, self.out_channels // self.groups)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize(shape + tuple(self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input: Any) -> int:
+        unbatched = self._n + 1
+        if input.ndim not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) "
+                               f"input to {type(self).__name__}, but got input of size: "
+                               f"{input.shape}")
+        return int(input.shape[1] if input.ndim == unbatched + 1 else input.shape[0])
+
+
+class _LazyConvNd(_LazyConvXdMixin, _ConvNd):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        check_device(device)
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self.out_channels = int(out_channels)
+        self._lazy_init(bias, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvXdMixin, _ConvTransposeNd):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        check_device(device)
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self.out_channels = int(out_channels)
+        self._lazy_init(bias, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
+    """A Conv1d whose ``in_channels`` comes from its first input (becomes a Conv1d then)."""
+
+
+class LazyConv2d(_LazyConvNd, Conv2d):
+    """A Conv2d whose ``in_channels`` comes from its first input (becomes a Conv2d then)."""
+
+
+class LazyConv3d(_LazyConvNd, Conv3d):
+    """A Conv3d whose ``in_channels`` comes from its first input (becomes a Conv3d then)."""
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
+    """A ConvTranspose1d whose ``in_channels`` comes from its first input."""
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
+    """A ConvTranspose2d whose ``in_channels`` comes from its first input."""
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    """A ConvTranspose3d whose ``in_channels`` comes from its first input."""

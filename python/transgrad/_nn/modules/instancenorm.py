@@ -18,10 +18,13 @@ class _InstanceNorm(_BatchNorm):
     parameters and buffers of batch norm (``_BatchNorm``), with torch's instance-norm
     defaults: no affine parameters, no running statistics."""
 
+    _is_instance_norm = True
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False,
                  device: Any = None, dtype: Any = None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype)
 
     def forward(self, x: Any) -> Any:
         batched = max(self._dims)

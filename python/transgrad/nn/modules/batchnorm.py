@@ -23,4 +23,12 @@ class BatchNorm2d(_batchnorm.BatchNorm2d, _BatchNorm):
     __doc__ = _batchnorm.BatchNorm2d.__doc__
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+class BatchNorm3d(_batchnorm.BatchNorm3d, _BatchNorm):
+    __doc__ = _batchnorm.BatchNorm3d.__doc__
+
+
+class SyncBatchNorm(_batchnorm.SyncBatchNorm, _BatchNorm):
+    __doc__ = _batchnorm.SyncBatchNorm.__doc__
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]

@@ -43,6 +43,38 @@ class ConvTranspose3d(_conv.ConvTranspose3d, _ConvTransposeNd):
     __doc__ = _conv.ConvTranspose3d.__doc__
 
 
+class LazyConv1d(_conv.LazyConv1d, Conv1d):
+    __doc__ = _conv.LazyConv1d.__doc__
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_conv.LazyConv2d, Conv2d):
+    __doc__ = _conv.LazyConv2d.__doc__
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_conv.LazyConv3d, Conv3d):
+    __doc__ = _conv.LazyConv3d.__doc__
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_conv.LazyConvTranspose1d, ConvTranspose1d):
+    __doc__ = _conv.LazyConvTranspose1d.__doc__
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_conv.LazyConvTranspose2d, ConvTranspose2d):
+    __doc__ = _conv.LazyConvTranspose2d.__doc__
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_conv.LazyConvTranspose3d, ConvTranspose3d):
+    __doc__ = _conv.LazyConvTranspose3d.__doc__
+    cls_to_become = ConvTranspose3d
+
+
 __all__ = [
-    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
 ]

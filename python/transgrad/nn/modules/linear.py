@@ -23,4 +23,9 @@ class Bilinear(_linear.Bilinear, Module):
     __doc__ = _linear.Bilinear.__doc__
 
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+class LazyLinear(_linear.LazyLinear, Linear):
+    __doc__ = _linear.LazyLinear.__doc__
+    cls_to_become = Linear
+
+
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]

@@ -6,7 +6,17 @@ Its twin is ``transgrad.reference.nn.modules.module.Module``.
 """
 
 from transgrad._nn import module as _module
-from transgrad._nn.module import RemovableHandle, _IncompatibleKeys  # noqa: F401  (torch's paths)
+from transgrad._nn.module import (  # noqa: F401  (torch's paths)
+    RemovableHandle,
+    _IncompatibleKeys,
+    register_module_buffer_registration_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+)
 
 
 class Module(_module.Module):

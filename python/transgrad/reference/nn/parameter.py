@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import transgrad.reference as _ref
-from transgrad._nn.parameter import ParameterMixin, take_over_slots
+from transgrad._device import check_device
+from transgrad._nn.parameter import (
+    ParameterMixin,
+    UninitializedTensorMixin,
+    is_lazy,
+    take_over_slots,
+)
 
 
 class Parameter(ParameterMixin, _ref.Tensor):
@@ -23,4 +29,19 @@ class Parameter(ParameterMixin, _ref.Tensor):
         pass  # all done by __new__
 
 
-__all__ = ["Parameter"]
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter whose shape is not known yet (a lazy module's, until its first call):
+    ``materialize(shape)`` makes it a Parameter (``transgrad._nn.parameter``)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> Any:
+        check_device(device)
+        return take_over_slots(cls, _ref.empty(0, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        pass  # all done by __new__
+
+
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
