@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -32,7 +32,7 @@ __all__ = ["adjoint", "chain_matmul", "conj", "conj_physical", "cosine_similarit
            "cumulative_trapezoid", "detach", "diagflat", "float_power", "gcd", "ger",
            "greater_equal", "heaviside", "is_complex", "is_conj", "is_neg", "is_same_size",
            "lcm", "less_equal", "matrix_power", "msort", "not_equal", "pairwise_distance",
-           "pinverse", "real", "resolve_conj", "resolve_neg", "split_with_sizes", "trapezoid",
+           "pinverse", "real", "resolve_conj", "resolve_neg", "trapezoid",
            "trapz", "unravel_index", "vander"]
 
 greater_equal, less_equal, not_equal = fn.ge, fn.le, fn.ne
@@ -269,16 +269,6 @@ def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
     return fn.norm(diff, p, dim, keepdim)
 
 
-def split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> Any:
-    """``input`` split along ``dim`` into pieces of ``split_sizes`` (which must add up)."""
-    total = input.shape[dim]
-    if sum(split_sizes) != total:
-        raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to "
-                           f"{total} (input tensor's size at dimension {dim}), but got "
-                           f"split_sizes={list(split_sizes)}")
-    return fn.split(input, list(split_sizes), dim)
-
-
 def unravel_index(indices: Any, shape: Any) -> Any:
     """The coordinates in ``shape`` of flat ``indices``: a tuple of int64 tensors."""
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s)
@@ -390,7 +380,7 @@ METHODS = {
     "storage_offset": storage_offset,
     "heaviside": heaviside, "gcd": gcd, "lcm": lcm, "float_power": float_power,
     "matrix_power": matrix_power, "msort": msort, "diagflat": diagflat, "ger": ger,
-    "pinverse": pinverse, "split_with_sizes": split_with_sizes,
+    "pinverse": pinverse, "split_with_sizes": fn.split_with_sizes,
     "fill_diagonal_": fill_diagonal_, "apply_": apply_, "map_": map_,
 }
 

@@ -30,9 +30,9 @@ from transgrad._backend import backend_of, find_backend, is_tensor
 SortResult = collections.namedtuple("SortResult", ["values", "indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
 __all__ = [
-    "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "chain_matmul", "conv1d",
-    "conv2d", "cumsum", "detach", "einsum", "flip", "layer_norm", "masked_fill", "max_pool2d",
-    "mv", "pad", "pinverse", "repeat", "roll", "sort", "topk", "trapezoid", "trapz", "tril",
+    "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "conv1d",
+    "conv2d", "cumsum", "einsum", "flip", "layer_norm", "masked_fill", "max_pool2d",
+    "mv", "pad", "repeat", "roll", "sort", "topk", "tril",
     "triu",
 ]
 
@@ -447,59 +447,3 @@ def _einsum(ops: Any, equation: str, operands: list) -> Any:
     return ops.permute(acc, tuple(acc_term.index(c) for c in rhs))
 
 
-def detach(input: Any) -> Any:
-    """``torch.detach(x)``: ``x.detach()``."""
-    return input.detach()
-
-
-def chain_matmul(*matrices: Any) -> Any:
-    """The product of the 2-D ``matrices`` left to right (torch's deprecated spelling of
-    ``linalg.multi_dot``; one matrix gives itself)."""
-    if not matrices:
-        raise RuntimeError("chain_matmul(): Expected one or more matrices")
-    for m in matrices:
-        if m.ndim != 2:
-            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
-    out = matrices[0]
-    for m in matrices[1:]:
-        out = functions.mm(out, m)
-    return out
-
-
-def trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
-    """The trapezoidal rule along ``dim``: with sample points ``x`` (a tensor that broadcasts
-    against ``y``, or a 1-D one of ``y``'s length along ``dim``), else a spacing ``dx``
-    (default 1)."""
-    d = wrap_dim(dim, y.ndim)
-    n = y.shape[d]
-    if n == 0:
-        return functions.sum(y, d) * 0.0
-    ends = functions.narrow(y, d, 1, n - 1) + functions.narrow(y, d, 0, n - 1)
-    if x is None:
-        return functions.sum(ends, d) * ((1.0 if dx is None else dx) / 2.0)
-    if is_tensor(x):
-        if x.ndim == 1:
-            if x.shape[0] != n:
-                raise RuntimeError("trapezoid: There must be one `x` value for each sample "
-                                   "point")
-            shape = [1] * y.ndim
-            shape[d] = n
-            x = functions.reshape(x, tuple(shape))
-        xd = wrap_dim(dim, x.ndim)
-        m = x.shape[xd]
-        steps = functions.narrow(x, xd, 1, m - 1) - functions.narrow(x, xd, 0, m - 1)
-        return functions.sum(steps * ends, d) / 2.0
-    return functions.sum(ends, d) * (float(x) / 2.0)  # a number: the spacing, as torch
-
-
-def trapz(y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
-    """torch's older name of ``trapezoid``."""
-    return trapezoid(y, x, dx=dx, dim=dim)
-
-
-def pinverse(input: Any, rcond: float = 1e-15) -> Any:
-    """The pseudo-inverse, singular values below ``rcond`` times the largest dropped
-    (``linalg.pinv(input, rtol=rcond)``)."""
-    from transgrad._api.factorizations import pinv
-
-    return pinv(input, rtol=rcond)

@@ -842,7 +842,13 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 @track_views
 def split_with_sizes(x: Any, split_sizes: Sequence[int], dim: int = 0) -> tuple:
-    """Views of ``x`` along ``dim`` of the given sizes (``split`` with a list)."""
+    """Views of ``x`` along ``dim`` of the given sizes (``split`` with a list; they must add up
+    to the size, as torch checks)."""
+    total = x.shape[wrap_dim(dim, x.ndim)]
+    if builtins.sum(split_sizes) != total:
+        raise RuntimeError("split_with_sizes expects split_sizes to sum exactly to "
+                           f"{total} (input tensor's size at dimension {dim}), but got "
+                           f"split_sizes={list(split_sizes)}")
     return split(x, list(split_sizes), dim)
 
 
