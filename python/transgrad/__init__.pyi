@@ -19,6 +19,7 @@ from . import extension as extension
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
+from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
 from . import testing as testing

@@ -24,25 +24,25 @@ Scalars follow docs/ARCHITECTURE.md: a Python number meeting tensor ``t`` become
 from __future__ import annotations
 
 import builtins
-import collections
 import math
 import numbers
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from transgrad import return_types
+from transgrad._api import dtype_checks
 from transgrad._api.views import track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
 from transgrad._dtypes import (
     as_dtype,
+    bool_,
     is_floating,
     is_floating_or_complex,
     is_integral,
     result_type,
     scalar_dtype,
 )
-
-MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
@@ -237,7 +237,9 @@ def abs(x: Any) -> Any:  # noqa: A001
 
 
 def sign(x: Any) -> Any:
-    """-1, 0 or 1 by the sign of x."""
+    """-1, 0 or 1 by the sign of x; a bool tensor is its own sign, as torch's."""
+    if x.dtype is bool_:
+        return x.clone()
     return backend_of(x).ops.sign(x)
 
 
@@ -462,8 +464,7 @@ def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
         return ops.amax(x, tuple(range(x.ndim)), False)
     if is_tensor(dim):
         return maximum(x, dim)
-    values, indices = ops.max_dim(x, int(dim), keepdim)
-    return MinMax(values, indices)
+    return return_types.max(ops.max_dim(x, int(dim), keepdim))
 
 
 def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
@@ -476,8 +477,7 @@ def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
         return ops.amin(x, tuple(range(x.ndim)), False)
     if is_tensor(dim):
         return minimum(x, dim)
-    values, indices = ops.min_dim(x, int(dim), keepdim)
-    return MinMax(values, indices)
+    return return_types.min(ops.min_dim(x, int(dim), keepdim))
 
 
 def logsumexp(x: Any, dim: Any, keepdim: bool = False) -> Any:
@@ -791,6 +791,7 @@ def gather(x: Any, dim: int, index: Any) -> Any:
 def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
+    dtype_checks.check_index_add(x, source)
     if alpha != 1:
         source = mul(source, alpha)
     return ops.index_add(x, dim, _index(x, index), source)
@@ -799,6 +800,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
     """``x`` with ``src`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
+    dtype_checks.check_scatter(x, src)
     return ops.scatter_add(x, dim, _index(x, index), src)
 
 
@@ -842,6 +844,7 @@ def matmul(x: Any, other: Any) -> Any:
     ops = backend_of(x).ops
     if not is_tensor(other):
         other = as_tensor(other, x)
+    dtype_checks.check_matmul(x, other)
     return ops.matmul(x, other)
 
 
@@ -851,6 +854,7 @@ def mm(x: Any, other: Any) -> Any:
     if x.ndim != 2 or other.ndim != 2:
         raise RuntimeError(f"mm: both arguments must be 2-D, got shapes {tuple(x.shape)} "
                            f"and {tuple(other.shape)}")
+    dtype_checks.check_mm(x, other)
     return ops.matmul(x, other)
 
 
@@ -860,6 +864,7 @@ def bmm(x: Any, other: Any) -> Any:
     if x.ndim != 3 or other.ndim != 3:
         raise RuntimeError(f"bmm: both arguments must be 3-D, got shapes {tuple(x.shape)} "
                            f"and {tuple(other.shape)}")
+    dtype_checks.check_bmm(x, other)
     return ops.matmul(x, other)
 
 
@@ -869,6 +874,7 @@ def dot(x: Any, other: Any) -> Any:
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
                            f"{x.ndim}D and {other.ndim}D tensors")
+    dtype_checks.check_dot(x, other)
     return ops.matmul(x, other)
 
 

@@ -103,8 +103,8 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "default_generator",
            "device", "distributions", "get_default_device", "get_num_threads", "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
-           "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
-           "special", "testing", "typename", "utils", *_settings]
+           "return_types", "save", "serialization", "set_default_device", "set_num_threads",
+           "set_printoptions", "special", "testing", "typename", "utils", *_settings]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
 from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
@@ -117,6 +117,7 @@ from transgrad.reference import (  # noqa: E402,F401
     linalg,
     nn,
     optim,
+    return_types,
     serialization,
     special,
     utils,
