@@ -667,7 +667,7 @@ def t(x: Any) -> Any:
     ops = backend_of(x).ops
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return x if x.ndim < 2 else ops.transpose(x, 0, 1)
+    return x if x.ndim < 2 else ops.t(x)
 
 
 @track_view
