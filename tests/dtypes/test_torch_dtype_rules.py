@@ -1,8 +1,9 @@
 """torch's dtype rules where transgrad once had its own (issue 13), on both engines, against
 torch: a floating op on an integer or bool tensor computes in the default dtype (every unary
-formula of the registry, Note [Integers in floating kernels]); the matrix products refuse mixed
-dtypes with torch's words (Note [Ops that refuse mixed dtypes]); cat/stack/where promote by
-result_type over all inputs."""
+formula of the registry, Note [Integers in floating kernels]); the matrix products, the writes
+of a source into a tensor (index_add, scatter, index_put, ...) and cross/cdist/solve/lerp refuse
+mixed dtypes with torch's words (Note [Ops that refuse mixed dtypes]); cat/stack/where promote
+by result_type over all inputs; masked_fill converts a number to the input's dtype."""
 
 import inspect
 import warnings
@@ -267,3 +268,26 @@ def test_writes_of_one_dtype_still_run(engine):
     assert engine.allclose(x.index_add(0, i, engine.ones(2)), engine.tensor([1.0, 0.0, 1.0]))
     assert engine.allclose(x.scatter(0, i, engine.ones(2)), engine.tensor([1.0, 0.0, 1.0]))
     assert x.scatter(0, i, 2).dtype == engine.float32  # a number value is not a source tensor
+
+
+# each case: m -> an op of float32 and float64 operands that torch computes in one dtype
+ONE_DTYPE = {
+    "linalg.cross": lambda m: m.linalg.cross(m.ones(2, 3), m.ones(2, 3, dtype=m.float64)),
+    "linalg.cross_rev": lambda m: m.linalg.cross(m.ones(2, 3, dtype=m.float64), m.ones(2, 3)),
+    "cross": lambda m: m.cross(m.ones(2, 3), m.ones(2, 3, dtype=m.float64), dim=1),
+    "cdist": lambda m: m.cdist(m.ones(2, 3), m.ones(2, 3, dtype=m.float64)),
+    "solve": lambda m: m.linalg.solve(m.eye(2), m.ones(2, 2, dtype=m.float64)),
+    "solve_vector": lambda m: m.linalg.solve(m.eye(2, dtype=m.float64), m.ones(2)),
+    "lerp": lambda m: m.lerp(m.ones(3), m.ones(3, dtype=m.float64), 0.5),
+    "lerp_weight": lambda m: m.lerp(m.ones(3), m.ones(3), m.ones(3, dtype=m.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ONE_DTYPE))
+def test_one_dtype_ops_refuse_mixed_dtypes_as_torch(engine, case):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        ONE_DTYPE[case](torch)
+    with pytest.raises(RuntimeError) as ours:
+        ONE_DTYPE[case](engine)
+    assert str(ours.value) == str(theirs.value)

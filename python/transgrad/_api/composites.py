@@ -479,6 +479,7 @@ def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0
 def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
     """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (batch dims broadcast);
     gradients ``cross(other, grad)`` and ``cross(grad, input)``, as torch's."""
+    dtype_checks.check_scalar_type(input, other)
     x, y = broadcast_tensors(input, other)
     d = wrap_dim(dim, x.ndim)
     if x.shape[d] != 3:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from transgrad._backend import is_tensor
+
 # torch's ScalarType names (``Float``) and C++ type names (``float``), both used in its messages
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                  "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
@@ -181,3 +183,26 @@ def check_masked_scatter(input: Any, source: Any) -> None:
     _require(input, source, lambda a, b: (  # torch's message has no space before the first dtype
         f"masked_scatter: expected self and source to have same dtypes but got"
         f"{scalar_name(a.dtype)} and {scalar_name(b.dtype)}"))
+
+
+# -- other ops torch computes in one dtype ---------------------------------------------------
+
+
+def check_scalar_type(a: Any, b: Any) -> None:
+    """``linalg.cross`` / ``cross``, ``cdist``: torch's kernels expect ``b`` of ``a``'s dtype."""
+    _require(a, b, _scalar_type_message)
+
+
+def check_solve(A: Any, B: Any) -> None:
+    _require(A, B, lambda a, b: (
+        f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+        f"{scalar_name(a.dtype)} and B of type {scalar_name(b.dtype)} instead"))
+
+
+def check_lerp(input: Any, end: Any, weight: Any) -> None:
+    """``lerp``: ``end``, then a tensor ``weight``, of ``input``'s dtype (numbers pass)."""
+    for name, t in (("end", end), ("weight", weight)):
+        if is_tensor(t):
+            _require(input, t, lambda a, b, name=name: (
+                f"expected dtype {cpp_name(a.dtype)} for `{name}` but got dtype "
+                f"{cpp_name(b.dtype)}"))

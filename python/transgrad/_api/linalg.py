@@ -86,6 +86,7 @@ def cdist(x1: Any, x2: Any, p: float = 2.0,
     ``compute_mode`` is accepted (every mode computes the differences exactly here)."""
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
              "donot_use_mm_for_euclid_dist")
+    dtype_checks.check_scalar_type(x1, x2)
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if float(p) < 0:
@@ -165,6 +166,7 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Any:
     """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``); B a vector or matrices as
     torch decides (B of A's shape without the last dim is a batch of vectors)."""
     _square(A, "linalg.solve")
+    dtype_checks.check_solve(A, B)
     ops = backend_of(A).ops
     if left:
         return ops.solve(A, B)

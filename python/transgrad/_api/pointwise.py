@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from transgrad._api import dtype_checks
 from transgrad._api.functions import as_tensor, cast, clamp, mul, sub, trunc
 from transgrad._backend import backend_of, is_tensor
 from transgrad._dtypes import bool_, is_floating_or_complex
@@ -125,6 +126,7 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: Optional[float] = None,
 def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; a tensor ``weight`` is differentiated too."""
     ops = backend_of(input).ops
+    dtype_checks.check_lerp(input, end, weight)
     if is_tensor(weight):
         return ops.lerp_tensor(input, end, weight)
     return ops.lerp(input, end, float(weight))
