@@ -128,6 +128,19 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     return result, backward
 
 
+@samples(T(3, 4), T(1, 5))
+@formula
+def t(x: Tensor) -> Tensor:
+    """torch.t of a matrix: its transpose (a view). A formula of its own, not ``transpose``,
+    so that ``x.t()`` records torch's node, TBackward0."""
+    result = kernel.transpose(x, 0, 1)
+
+    def backward(grad):
+        return ops.t(grad)
+
+    return result, backward
+
+
 @samples(case(T(3, 4), 0), case(T(3, 4), -1), case(T(3, 4), 1))
 @formula
 def unsqueeze(x: Tensor, dim: int) -> Tensor:

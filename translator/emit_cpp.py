@@ -413,8 +413,11 @@ def _forward(f: ir.Function) -> list[str]:
     lines += [f"  if ({' || '.join(conds) or 'false'}) {{",
               f"    auto node = make_node<{f.node_name}>();"]
     when_none = ir.node_name_when_none(f.name)
-    if when_none:
-        lines.append(f'    if (!{cname(when_none[0])}.has_value()) node->name_ = "{when_none[1]}";')
+    if when_none:  # an Optional[Tensor] is an undefined Tensor when None, others std::optional
+        param = next(p for p in f.params if p.name == when_none[0])
+        given = (f"{cname(param.name)}.defined()" if param.type.is_tensor
+                 else f"{cname(param.name)}.has_value()")
+        lines.append(f'    if (!{given}) node->name_ = "{when_none[1]}";')
     lines += [f"    collect_next_edges(*node, {cname(p.name)});" for p in tensor_params]
     lines += [f"    node->{n}_size_ = {cname(n)}.size();" for n in sorted(_list_sizes_needed(f))]
     after: list[str] = []

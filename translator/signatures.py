@@ -12,7 +12,18 @@ Conventions every implementation follows (Note [Kernel conventions]):
   kernel does not support raises a ValueError/IndexError whose message names both shapes;
 * shape/view kernels (reshape when strides allow, expand, permute, transpose, unsqueeze, squeeze,
   slice, select, diagonal) return views that share storage with their input;
-* reductions reduce exactly over ``dims``: an empty tuple reduces nothing.
+* reductions reduce exactly over ``dims``: an empty tuple reduces nothing;
+* floating kernels (exp, sqrt, sin, sigmoid, logsumexp, ...) compute an integer or bool input in
+  the default dtype (Note [Integers in floating kernels]).
+
+Note [Integers in floating kernels]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``sqrt(arange(4))`` is float32: an integer or bool input of a floating op is computed in
+the default dtype (``get_default_dtype()``), not widened to float64, and float64 after
+``set_default_dtype(float64)``. The kernels of both engines read the default dtype themselves
+(``default_dtype()`` in C++, ``kernel_support._DEFAULT_DTYPE`` in Python), as true division of
+integers already did, so every formula and composite over them follows without a cast of its
+own. A half default dtype is computed in float32 and rounded, as a half input is.
 
 Note [Kernel defaults]: a trailing parameter may have torch's default, ``dims=all`` (every
 dimension of the first argument, as ``torch.sum(x)``) or ``keepdim=False``, so that

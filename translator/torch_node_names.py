@@ -67,7 +67,7 @@ NODE_NAMES: dict[str, str] = {
     "layer_norm": "NativeLayerNormBackward0",
     "leaky_relu": "LeakyReluBackward0",
     "lgamma": "LgammaBackward0",
-    "linear": "LinearBackward0",
+    "linear": "AddmmBackward0",
     "log": "LogBackward0",
     "log1p": "Log1PBackward0",
     "log_softmax": "LogSoftmaxBackward0",
@@ -137,6 +137,7 @@ NODE_NAMES: dict[str, str] = {
     "sum": "SumBackward1",
     "sum_to": "SumToBackward0",
     "svd": "SvdBackward0",
+    "t": "TBackward0",
     "tan": "TanBackward0",
     "tanh": "TanhBackward0",
     "topk": "TopkBackward0",
@@ -151,6 +152,7 @@ NODE_NAMES: dict[str, str] = {
 
 # formula -> (optional parameter, the node torch records when it is None)
 NODE_NAMES_WHEN_NONE: dict[str, tuple[str, str]] = {
+    "linear": ("bias", "MmBackward0"),
     "mean": ("dims", "MeanBackward0"),
     "prod": ("dims", "ProdBackward0"),
     "squeeze": ("dims", "SqueezeBackward0"),

@@ -16,16 +16,16 @@ using namespace detail;
 
 namespace {
 
-// f(x) elementwise in x's floating dtype (int64/bool computed in float64).
+// f(x) elementwise in x's floating dtype (integers/bool computed in the default dtype).
 template <class F>
 Tensor float_unary(const Tensor& x, const char* name, F f) {
   x.check_defined(name);
+  if (!is_floating(x.dtype())) return float_unary(to_dtype(x, floating_dtype(x.dtype())), name, f);
   if (is_half(x.dtype()))
     return to_dtype(float_unary(to_dtype(x, DType::Float32), name, f), x.dtype());
-  Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
-  return dispatch_floating(xf->dtype(), name, [&](auto tag) {
+  return dispatch_floating(x.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return unary_op<T, T>(*xf, kGrainExpensive, [&](T v) { return T(f(v)); });
+    return unary_op<T, T>(x, kGrainExpensive, [&](T v) { return T(f(v)); });
   });
 }
 

@@ -413,7 +413,7 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
 }
 
 Tensor floating(const Tensor& x) {
-  return is_floating(x.dtype()) ? x : to_dtype(x, DType::Float64);
+  return is_floating(x.dtype()) ? x : to_dtype(x, floating_dtype(x.dtype()));
 }
 
 // Row kernels (contiguous rows of length n), restrict pointers so that they vectorise.
@@ -549,10 +549,11 @@ void softmax_rows(T* out, const T* x, const Around& a) {
 
 template <SoftKind S>
 Tensor soft(const Tensor& x, int64_t dim, const char* name) {
+  x.check_defined(name);
+  if (!is_floating(x.dtype())) return soft<S>(floating(x), dim, name);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(soft<S>(to_dtype(x, DType::Float32), dim, name), x.dtype());
-  x.check_defined(name);
-  Tensor xc = as_contiguous(floating(x));
+  Tensor xc = as_contiguous(x);
   if (xc.dim() == 0) {
     wrap_dim(dim, 0, xc.sizes());
     xc = xc.view(Shape{1}, Shape{1}, xc.offset());
@@ -591,9 +592,10 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim) {
 
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
   x.check_defined("logsumexp");
+  if (!is_floating(x.dtype())) return logsumexp(floating(x), dims, keepdim);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(logsumexp(to_dtype(x, DType::Float32), dims, keepdim), x.dtype());
-  Tensor xf = floating(x);
+  const Tensor& xf = x;
   DimMask m = parse_dims(xf, dims, "logsumexp");
   if (m.count == 0) return clone(xf);
   if (xf.numel() == 0) return log(sum(exp(xf), dims, keepdim));

@@ -40,10 +40,12 @@ Tensor from_rows(const Tensor& out_rows, const Tensor& x, int64_t d) {
 template <class F>
 Tensor float_scan(const Tensor& x, int64_t dim, const char* name, F f) {
   x.check_defined(name);
+  if (!is_floating(x.dtype()))
+    return float_scan(to_dtype(x, floating_dtype(x.dtype())), dim, name, f);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(float_scan(to_dtype(x, DType::Float32), dim, name, f), x.dtype());
   const int64_t d = wrap_scan_dim(dim, x, name);
-  const DType dt = is_floating(x.dtype()) ? x.dtype() : DType::Float64;
+  const DType dt = x.dtype();
   Rows r = rows_along(x, d, dt);
   Tensor out = Tensor::empty(r.data.sizes(), dt);
   dispatch_floating(dt, name, [&](auto tag) {

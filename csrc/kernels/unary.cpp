@@ -131,16 +131,17 @@ using namespace detail;
 
 namespace {
 
-// Floating kernels: int64/bool inputs compute in float64.
+// Floating kernels: integer/bool inputs compute in the default dtype (floating_dtype).
 template <class F>
 Tensor floating_unary(const Tensor& x, const char* name, int64_t grain, F f) {
   x.check_defined(name);
+  if (!is_floating(x.dtype()))
+    return floating_unary(to_dtype(x, floating_dtype(x.dtype())), name, grain, f);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(floating_unary(to_dtype(x, DType::Float32), name, grain, f), x.dtype());
-  Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
-  return dispatch_floating(xf->dtype(), name, [&](auto tag) {
+  return dispatch_floating(x.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return unary_op<T, T>(*xf, grain, [&](T v) { return f(v); });
+    return unary_op<T, T>(x, grain, [&](T v) { return f(v); });
   });
 }
 
@@ -151,19 +152,20 @@ using LoopF64 = void (*)(double*, const double*, int64_t);
 template <class F>
 Tensor floating_unary_simd(const Tensor& x, const char* name, LoopF32 f32, LoopF64 f64, F f) {
   x.check_defined(name);
+  if (!is_floating(x.dtype()))
+    return floating_unary_simd(to_dtype(x, floating_dtype(x.dtype())), name, f32, f64, f);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(floating_unary_simd(to_dtype(x, DType::Float32), name, f32, f64, f), x.dtype());
-  Operand xf = as_dtype(x, is_floating(x.dtype()) ? x.dtype() : DType::Float64);
-  if (!xf->is_contiguous()) return floating_unary(*xf, name, kGrainExpensive, f);
-  Tensor out = Tensor::empty(xf->sizes(), xf->dtype());
-  const int64_t n = xf->numel();
-  if (xf->dtype() == DType::Float32) {
+  if (!x.is_contiguous()) return floating_unary(x, name, kGrainExpensive, f);
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  const int64_t n = x.numel();
+  if (x.dtype() == DType::Float32) {
     float* o = out.data<float>();
-    const float* in = xf->data<float>();
+    const float* in = x.data<float>();
     parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f32(o + b, in + b, e - b); });
   } else {
     double* o = out.data<double>();
-    const double* in = xf->data<double>();
+    const double* in = x.data<double>();
     parallel_for(n, kGrainExpensive, [&](int64_t b, int64_t e) { f64(o + b, in + b, e - b); });
   }
   return out;
@@ -296,7 +298,7 @@ Tensor relu(const Tensor& x) {
 
 Tensor pow_scalar(const Tensor& x, double exponent) {
   x.check_defined("pow_scalar");
-  if (!is_floating(x.dtype())) return pow_scalar(to_dtype(x, DType::Float64), exponent);
+  if (!is_floating(x.dtype())) return pow_scalar(to_dtype(x, floating_dtype(x.dtype())), exponent);
   if (is_half(x.dtype()))
     return to_dtype(pow_scalar(to_dtype(x, DType::Float32), exponent), x.dtype());
   return dispatch_floating(x.dtype(), "pow_scalar", [&](auto tag) {

@@ -8,6 +8,7 @@
 // while a backward is in progress.
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <functional>
 
 #include "autograd/autograd.h"
@@ -400,6 +401,39 @@ py::object once_differentiable_wrap(FunctionCtx& ctx, py::object sources, py::ob
 
 }  // namespace
 
+// Note [Node classes named as torch's]
+// torch's grad_fn is an instance of a class per node (`type(y.grad_fn).__name__ ==
+// "MulBackward0"`, printed `<MulBackward0 object at 0x...>`); the reference engine makes those
+// classes in Python (reference/formula.py). The C++ nodes are one pybind11 type, _C.Node, so
+// every conversion of a node to Python goes through node_object, which gives a fresh Python
+// object the empty subclass of _C.Node named as the node (made once per name; `__slots__ = ()`,
+// so its layout is _C.Node's and `__class__` may be assigned; `__module__` "builtins" as
+// torch's). pybind11 returns the live object of a node while it lives, so this runs once per
+// object; methods resolve through the base class.
+py::object node_object(const std::shared_ptr<Node>& node) {
+  if (!node) return py::none();
+  py::object obj = py::cast(node);
+  static PyTypeObject* base = reinterpret_cast<PyTypeObject*>(py::type::of<Node>().ptr());
+  if (Py_TYPE(obj.ptr()) != base) return obj;  // already named
+  // Leaked: the classes live as long as the interpreter, and no destructor runs after it.
+  static auto* classes = new py::dict();
+  std::string name = node->name();
+  py::str key(name);
+  py::object cls;
+  if (classes->contains(key)) {
+    cls = (*classes)[key];
+  } else {
+    py::dict ns;
+    ns["__slots__"] = py::tuple();
+    ns["__module__"] = py::str("builtins");
+    cls = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(
+        key, py::make_tuple(py::handle(reinterpret_cast<PyObject*>(base))), ns);
+    (*classes)[key] = cls;
+  }
+  obj.attr("__class__") = cls;
+  return obj;
+}
+
 void init_autograd(py::module_& m) {
   py::class_<RemovableHandle>(m, "RemovableHandle")
       .def("remove", &RemovableHandle::remove)
@@ -431,8 +465,7 @@ void init_autograd(py::module_& m) {
                                py::tuple out(n.next_edges().size());
                                for (size_t i = 0; i < n.next_edges().size(); ++i) {
                                  const Edge& e = n.next_edges()[i];
-                                 out[i] = py::make_tuple(
-                                     e.function ? py::cast(e.function) : py::none(), e.input_nr);
+                                 out[i] = py::make_tuple(node_object(e.function), e.input_nr);
                                }
                                return out;
                              })
@@ -499,10 +532,12 @@ void init_autograd(py::module_& m) {
             }};
           },
           "hook(grad_outputs) runs before the node; may return new grad_outputs.")
-      .def("__repr__", [](const Node& n) {
-        std::string loc = format_location(n.location());
-        return "<" + n.name() + (loc.empty() ? "" : " at " + loc) + ">";
-      });
+      .def("__repr__",
+           [](py::handle self) {  // torch's form; the formula's path:line is `.location`
+             char address[32];
+             std::snprintf(address, sizeof address, "%p", static_cast<void*>(self.ptr()));
+             return "<" + self.cast<const Node&>().name() + " object at " + address + ">";
+           });
 
   auto tensor_cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
   tensor_cls
@@ -585,7 +620,7 @@ void init_autograd(py::module_& m) {
       "_grad_node",
       [](const Tensor& t) -> py::object {
         Edge e = gradient_edge(t);
-        return e.valid() ? py::cast(e.function) : py::object(py::none());
+        return e.valid() ? node_object(e.function) : py::object(py::none());
       },
       "grad_fn, or a leaf's AccumulateGrad node (None when t does not require grad).");
   ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);

@@ -23,6 +23,10 @@
 // exports such a function explicitly.
 #define TG_PYTHON_API __attribute__((visibility("default")))
 
+namespace tg::autograd {
+struct Node;
+}  // namespace tg::autograd
+
 namespace tg::python {
 
 namespace py = pybind11;
@@ -208,6 +212,10 @@ inline void claim_pyobject(const Tensor& t, py::handle obj) {
 // Py_VISITs the Python objects only this tensor's Python object keeps alive through the graph
 // (Note [Tensors in Python's GC], autograd_binding.cpp).
 TG_PYTHON_API int visit_owned_python_objects(const Tensor& t, visitproc visit, void* arg);
+
+// A node as a Python object: an instance of the class named as the node, as torch's
+// (Note [Node classes named as torch's], autograd_binding.cpp); None for no node.
+TG_PYTHON_API py::object node_object(const std::shared_ptr<autograd::Node>& node);
 
 TG_PYTHON_API void init_tensor(py::module_& m);
 TG_PYTHON_API void init_autograd(py::module_& m);

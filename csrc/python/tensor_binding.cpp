@@ -513,7 +513,7 @@ void init_tensor(py::module_& m) {
               t.set_grad(std::move(gt));
             }
           })
-      .def_property_readonly("grad_fn", [](const Tensor& t) { return t.grad_fn(); })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def_property_readonly("output_nr", &Tensor::output_nr)
       .def_property_readonly("retains_grad",

@@ -98,6 +98,10 @@ inline DType promote_types(DType a, DType b) {
 // and true division of integers give it. Set by transgrad.set_default_dtype; float32 at start.
 DType default_dtype();
 void set_default_dtype(DType);
+// The dtype a floating kernel computes an input of dtype d in: d when floating, else the default
+// dtype, as torch's sqrt(arange(4)) is float32 (Note [Integers in floating kernels] in
+// translator/signatures.py).
+inline DType floating_dtype(DType d) { return is_floating(d) ? d : default_dtype(); }
 // "(2, 3)" / "()": shapes in error messages, Python style.
 std::string shape_str(const Shape&);
 // "[2, 3]" / "[]": sizes as torch prints them in its messages (IntArrayRef).

@@ -54,6 +54,7 @@ if _C is not None:
         linalg,
         nn,
         optim,
+        return_types,
         serialization,
         special,
         testing,

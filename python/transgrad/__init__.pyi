@@ -20,6 +20,7 @@ from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
+from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
 from . import testing as testing

@@ -228,8 +228,8 @@ _TYPING = ("Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Optional"
 
 # The submodules a user reaches as attributes (the same under transgrad.reference).
 _PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distributions", "func",
-                    "extension", "linalg", "nn", "optim", "serialization", "special", "testing",
-                    "utils"}
+                    "extension", "linalg", "nn", "optim", "return_types", "serialization",
+                    "special", "testing", "utils"}
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py and test_stubs.py use it)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",

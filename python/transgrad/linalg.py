@@ -24,7 +24,8 @@ from transgrad._api.factorizations import linalg_lu_solve as lu_solve  # noqa: F
 from transgrad._api.factorizations import linalg_qr as qr  # noqa: F401
 from transgrad._api.factorizations import linalg_svd as svd  # noqa: F401
 from transgrad._api.functions import matmul  # noqa: F401
-from transgrad._api.linalg import det, inverse, slogdet, solve  # noqa: F401
+from transgrad._api.linalg import det, inverse, solve  # noqa: F401
+from transgrad._api.linalg import linalg_slogdet as slogdet  # noqa: F401
 from transgrad._errors import LinAlgError  # noqa: F401
 
 inv = inverse

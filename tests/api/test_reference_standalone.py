@@ -15,8 +15,8 @@ def test_reference_engine_runs_without_the_compiled_module():
         import sys
         sys.modules["transgrad._C"] = None  # an import of it raises ImportError
         import transgrad.reference as tg
-        x = tg.tensor([1.0, -2.0, 3.0], requires_grad=True)
-        layer = tg.nn.Linear(3, 2, dtype=tg.float64)
+        x = tg.tensor([1.0, -2.0, 3.0], dtype=tg.float64, requires_grad=True)
+        layer = tg.nn.Linear(3, 2, dtype=tg.float64)  # one dtype: torch refuses float32 @ float64
         y = tg.nn.functional.relu(layer(x)).sum() + (x * x).sum()
         y.backward()
         w = layer.weight.detach().numpy()

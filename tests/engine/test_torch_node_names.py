@@ -69,6 +69,9 @@ BATTERY = [
     ("TrilBackward0", lambda m, F, x, y: x.tril()),
     ("MmBackward0", lambda m, F, x, y: x @ y.t().contiguous()),
     ("SqueezeBackward1", lambda m, F, x, y: x.unsqueeze(1).squeeze(1)),
+    ("TBackward0", lambda m, F, x, y: x.t()),
+    ("AddmmBackward0", lambda m, F, x, y: F.linear(x, y, y[:, 0])),  # nn.Linear on a batch
+    ("MmBackward0", lambda m, F, x, y: F.linear(x, y)),
 ]
 
 
@@ -95,9 +98,25 @@ def test_node_names_as_torch(expected, call):
     for e in (tg, ref):
         ours = call(e, e.nn.functional, _x(e, 2, 3), _x(e, 2, 3)).grad_fn
         assert ours.name() == theirs.name()
-        if e is ref:  # a class per node name, as torch's (the compiled nodes share one type)
-            assert type(ours).__name__ == type(theirs).__name__
-            assert repr(ours).startswith(f"<{type(theirs).__name__} object at 0x")
+        # a class per node name, as torch's (Note [Node classes named as torch's])
+        assert type(ours).__name__ == type(theirs).__name__
+        assert repr(ours).startswith(f"<{type(theirs).__name__} object at 0x")
+        assert repr(theirs).startswith(f"<{type(theirs).__name__} object at 0x")
+
+
+def test_node_classes_one_per_name(engine):
+    """Every node of one name is an instance of one class, named as torch's, also when reached
+    through next_functions; the classes are still the engine's graph Node."""
+    x = _x(engine, 2, 3)
+    a, b = (x * 2).grad_fn, (x * 3).grad_fn
+    assert type(a) is type(b) and type(a).__name__ == "MulBackward0"
+    y = (x * 2).sum()
+    (mul, _), = y.grad_fn.next_functions
+    assert type(mul).__name__ == "MulBackward0" and type(mul) is type(a)
+    acc = mul.next_functions[0][0]
+    assert type(acc).__name__ == "AccumulateGrad" and acc.variable is x
+    assert isinstance(a, engine.autograd.graph.Node)
+    assert mul.name() == "MulBackward0"
 
 
 def test_printed_forms_use_torchs_names(engine):
@@ -119,3 +138,16 @@ def test_anomaly_message_names_torchs_node(engine, lib):
             with pytest.raises(RuntimeError, match="Function 'SqrtBackward0' returned nan values "
                                                    "in its 0th output."):
                 (y * 0.0).sum().backward()
+
+
+@pytest.mark.parametrize("lib", ["engine", "torch"])
+def test_linear_module_records_addmm(engine, lib):
+    """nn.Linear on a batch of vectors records torch's AddmmBackward0 (MmBackward0 without a
+    bias), whose inputs are the bias, the input and the weight's transpose in torch."""
+    m = pytest.importorskip("torch") if lib == "torch" else engine
+    x = m.ones(4, 3, requires_grad=True)
+    with_bias, without = m.nn.Linear(3, 2), m.nn.Linear(3, 2, bias=False)
+    assert type(with_bias(x).grad_fn).__name__ == "AddmmBackward0"
+    assert without(x).grad_fn.name() == "MmBackward0"
+    with_bias(x).sum().backward()
+    assert x.grad.shape == (4, 3) and with_bias.bias.grad.shape == (2,)

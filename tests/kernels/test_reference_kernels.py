@@ -71,9 +71,20 @@ def test_unary_matches_numpy_and_keeps_dtype(name, dtype):
 
 
 @pytest.mark.parametrize("name", ["exp", "sin", "sigmoid", "erf", "sqrt"])
-def test_floating_unary_computes_integers_in_float64(name):
+def test_floating_unary_computes_integers_in_the_default_dtype(name):
+    """Note [Integers in floating kernels] (translator/signatures.py): float32, as torch's, and
+    float64 after set_default_dtype(float64)."""
+    from transgrad.reference import kernel_support
+
     out = getattr(K, name)(t([1, 2, 3]))
-    assert out.dtype == np.float64
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), UNARY[name](np.array([1.0, 2.0, 3.0])),
+                               rtol=1e-6)
+    kernel_support.set_default_dtype(np.float64)
+    try:
+        assert getattr(K, name)(t([1, 2, 3])).dtype == np.float64
+    finally:
+        kernel_support.set_default_dtype(np.float32)
 
 
 @pytest.mark.parametrize("name", ["abs", "neg", "sign", "relu"])

@@ -14,12 +14,13 @@ Nothing here reads tensor data into Python except ``nanmedian`` (sizes of the Na
 
 from __future__ import annotations
 
-import collections
 import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from transgrad import return_types
+from transgrad._api import dtype_checks
 from transgrad._api.extra_functions import sort
 from transgrad._api.functions import (
     abs,
@@ -64,7 +65,6 @@ from transgrad._api.functions import (
     wrap_dim,
 )
 from transgrad._api.pointwise import exp2, lgamma, xlogy
-from transgrad._api.reductions import ValuesIndices
 from transgrad._api.scatter import index_copy
 from transgrad._backend import backend_of, is_tensor
 
@@ -140,13 +140,10 @@ def frexp(input: Any) -> Any:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     _, e = np.frexp(np.asarray(input.detach().numpy()))
     B = backend_of(input)
-    exponent = B.from_numpy(np.ascontiguousarray(e.astype(np.int64)))
+    exponent = B.from_numpy(np.ascontiguousarray(e.astype(np.int32)))  # torch's dtype
     scale = B.from_numpy(np.ascontiguousarray(np.ldexp(np.ones_like(
         np.asarray(input.detach().numpy())), -e)))
-    return FrexpResult(mul(input, scale), exponent)
-
-
-FrexpResult = collections.namedtuple("FrexpResult", ["mantissa", "exponent"])
+    return return_types.frexp((mul(input, scale), exponent))
 
 
 def ldexp(input: Any, other: Any) -> Any:
@@ -385,7 +382,7 @@ def nanmedian(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> A
 
 def _nanmedian_dim(x: Any, dim: int, keepdim: bool) -> Any:
     if x.ndim == 0:
-        return ValuesIndices(x.clone(), as_tensor(0, x.detach().to(np.int64)))
+        return return_types.nanmedian((x.clone(), as_tensor(0, x.detach().to(np.int64))))
     d = wrap_dim(dim, x.ndim)
     values, order = sort(x, d)  # NaN sorts last
     with backend_of(x).autograd.no_grad():
@@ -394,7 +391,7 @@ def _nanmedian_dim(x: Any, dim: int, keepdim: bool) -> Any:
     picked, index = gather(values, d, pos), gather(order, d, pos)
     if not keepdim:
         picked, index = squeeze(picked, d), squeeze(index, d)
-    return ValuesIndices(picked, index)
+    return return_types.nanmedian((picked, index))
 
 
 # Note [mode's index]
@@ -533,7 +530,7 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
     values = gather(x, d, idx_t) if x.ndim else x.clone()
     if not keepdim and x.ndim:
         values, idx_t = squeeze(values, d), squeeze(idx_t, d)
-    return ValuesIndices(values, idx_t)
+    return return_types.mode((values, idx_t))
 
 
 # -- indexing --------------------------------------------------------------------------------------
@@ -564,6 +561,7 @@ def index_put(input: Any, indices: Sequence[Any], values: Any, accumulate: bool 
     if len(indices) != 1 or not is_tensor(indices[0]) or indices[0].dtype.kind not in "iu" or (
             indices[0].ndim != 1):
         raise NotImplementedError("index_put: one 1-D integer index tensor is supported here")
+    dtype_checks.check_index_put(input, values)
     n = input.shape[0]
     with backend_of(input).autograd.no_grad():
         idx = np.asarray(indices[0].numpy()).astype(np.int64)
@@ -595,6 +593,7 @@ def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0
 def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
     """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (batch dims broadcast);
     gradients ``cross(other, grad)`` and ``cross(grad, input)``, as torch's."""
+    dtype_checks.check_scalar_type(input, other)
     x, y = broadcast_tensors(input, other)
     d = wrap_dim(dim, x.ndim)
     if x.shape[d] != 3:

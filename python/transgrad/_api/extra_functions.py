@@ -23,12 +23,15 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from transgrad._api import functions
+import numpy as np
+
+from transgrad import return_types
+from transgrad._api import dtype_checks, functions
+from transgrad._api.factories import _check_fits as check_fits
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
+from transgrad._dtypes import is_floating_or_complex
 
-SortResult = collections.namedtuple("SortResult", ["values", "indices"])
-TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
 __all__ = [
     "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "conv1d",
     "conv2d", "cumsum", "einsum", "flip", "layer_norm", "masked_fill", "max_pool2d",
@@ -281,7 +284,7 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
 def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """(values, indices) of ``x`` sorted along ``dim``."""
     ops = backend_of(x).ops
-    return SortResult(*ops.sort(x, int(dim), bool(descending)))
+    return return_types.sort(ops.sort(x, int(dim), bool(descending)))
 
 
 def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -293,7 +296,7 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
 def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """(values, indices) of the ``k`` largest (or smallest) entries along ``dim``."""
     ops = backend_of(x).ops
-    return TopkResult(*ops.topk(x, int(k), int(dim), bool(largest)))
+    return return_types.topk(ops.topk(x, int(k), int(dim), bool(largest)))
 
 
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:
@@ -309,6 +312,12 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         return ops.masked_fill_tensor(input, mask, value)
+    if not is_floating_or_complex(input.dtype):
+        # torch converts the number to the input's dtype (1.5 -> 1 in int64, 300 in uint8 is an
+        # overflow error); the formula's float value would promote an integer input to float
+        check_fits(value, input.dtype)
+        fill = np.array(np.asarray(value).astype(np.dtype(input.dtype)))
+        return ops.masked_fill_tensor(input, mask, backend_of(input).from_numpy(fill))
     return ops.masked_fill(input, mask, float(value))
 
 
@@ -354,6 +363,7 @@ def mv(mat: Any, vec: Any) -> Any:
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
     functions._check_vector_product(mat, vec)
+    dtype_checks.check_mv(mat, vec)
     return ops.matmul(mat, vec)
 
 
@@ -361,12 +371,11 @@ def einsum(equation: str, *operands: Any) -> Any:
     """Einstein summation (``einsum("ij,jk->ik", a, b)``), by pairwise matmuls (Note [einsum])."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    dtype_checks.check_operands(operands)
     return _einsum(_ops_of(operands), equation, list(operands))
 
 
 def _ones(shape: tuple, dtype: Any) -> Any:
-    import numpy as np
-
     return np.ones(shape, dtype=dtype)
 
 

@@ -12,29 +12,18 @@ kernel runs.
 
 from __future__ import annotations
 
-import collections
 import warnings
 from typing import Any
 
 import numpy as np
 
+from transgrad import return_types
 from transgrad._backend import backend_of
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
            "matrix_exp", "qr", "svd", "triangular_solve"]
 LINALG = ["cholesky", "cholesky_ex", "eigh", "eigvalsh", "lu", "lu_factor", "lu_factor_ex",
           "lu_solve", "matrix_exp", "pinv", "qr", "solve_triangular", "svd", "svdvals"]
-
-EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = collections.namedtuple("QRResult", ["Q", "R"])
-SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
-SvdResult = collections.namedtuple("SvdResult", ["U", "S", "V"])
-CholeskyExResult = collections.namedtuple("CholeskyExResult", ["L", "info"])
-TriangularSolveResult = collections.namedtuple("TriangularSolveResult",
-                                               ["solution", "cloned_coefficient"])
-PLUResult = collections.namedtuple("PLUResult", ["P", "L", "U"])
-LUFactorResult = collections.namedtuple("LUFactorResult", ["LU", "pivots"])
-LUFactorExResult = collections.namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
 
 
 def _matrices(A: Any, fn: str, square: bool = True) -> None:
@@ -59,7 +48,8 @@ def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> A
     """(L, info): the factor and 0 (an input that is not positive-definite raises here, where
     torch returns the order of the failing minor in info unless ``check_errors``)."""
     L = linalg_cholesky(A, upper=upper)
-    return CholeskyExResult(L, backend_of(A).from_numpy(np.zeros(tuple(A.shape[:-2]), np.int32)))
+    return return_types.linalg_cholesky_ex(
+        (L, backend_of(A).from_numpy(np.zeros(tuple(A.shape[:-2]), np.int32))))
 
 
 def cholesky(input: Any, upper: bool = False) -> Any:
@@ -102,7 +92,7 @@ def triangular_solve(b: Any, A: Any, upper: bool = True, transpose: bool = False
                                     bool(unitriangular))
     # the coefficient's copy has the broadcast batch shape (as torch's)
     shape = tuple(solution.shape[:-2]) + tuple(A.shape[-2:])
-    return TriangularSolveResult(solution, ops.clone(ops.expand(A, shape)))
+    return return_types.triangular_solve((solution, ops.clone(ops.expand(A, shape))))
 
 
 def eigh(A: Any, UPLO: str = "L") -> Any:
@@ -111,7 +101,7 @@ def eigh(A: Any, UPLO: str = "L") -> Any:
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _matrices(A, "linalg.eigh")
     values, vectors = backend_of(A).ops.eigh(A, UPLO == "U")
-    return EighResult(values, vectors)
+    return return_types.linalg_eigh((values, vectors))
 
 
 def eigvalsh(A: Any, UPLO: str = "L") -> Any:
@@ -128,20 +118,20 @@ def linalg_qr(A: Any, mode: str = "reduced") -> Any:
     engine = backend_of(A)
     Q, R = engine.ops.qr(A, mode == "complete")
     if mode == "r":  # torch's empty Q
-        return QRResult(engine.from_numpy(np.zeros((0,), np.dtype(str(A.dtype).split(".")[-1]))), R)
-    return QRResult(Q, R)
+        Q = engine.from_numpy(np.zeros((0,), np.dtype(str(A.dtype).split(".")[-1])))
+    return return_types.linalg_qr((Q, R))
 
 
 def qr(input: Any, some: bool = True) -> Any:
     """torch.qr (deprecated in torch): ``linalg.qr`` with ``some`` for mode "reduced"."""
-    return linalg_qr(input, "reduced" if some else "complete")
+    return return_types.qr(linalg_qr(input, "reduced" if some else "complete"))
 
 
 def linalg_svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
     """(U, S, Vh) with A = U diag(S) Vh, S descending (``driver`` is CUDA's: accepted)."""
     _matrices(A, "linalg.svd", square=False)
     U, S, Vh = backend_of(A).ops.svd(A, bool(full_matrices))
-    return SVDResult(U, S, Vh)
+    return return_types.linalg_svd((U, S, Vh))
 
 
 def svdvals(A: Any, *, driver: Any = None) -> Any:
@@ -154,8 +144,8 @@ def svd(input: Any, some: bool = True, compute_uv: bool = True) -> Any:
     U, S, Vh = linalg_svd(input, full_matrices=not some)
     ops = backend_of(input).ops
     if not compute_uv:
-        return SvdResult(ops.zeros_like(U), S, ops.zeros_like(_mT(ops, Vh)))
-    return SvdResult(U, S, _mT(ops, Vh))
+        return return_types.svd((ops.zeros_like(U), S, ops.zeros_like(_mT(ops, Vh))))
+    return return_types.svd((U, S, _mT(ops, Vh)))
 
 
 def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
@@ -236,21 +226,21 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> A
     info = _lu_info(LU)
     if check_errors:
         _raise_singular(info, "torch.linalg.lu_factor_ex")
-    return LUFactorExResult(LU, pivots, engine.from_numpy(info))
+    return return_types.linalg_lu_factor_ex((LU, pivots, engine.from_numpy(info)))
 
 
 def lu_factor(A: Any, *, pivot: bool = True) -> Any:
     """(LU, pivots): :func:`lu_factor_ex` that raises torch's error at a zero pivot."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     _raise_singular(np.asarray(info.numpy()), "torch.linalg.lu_factor")
-    return LUFactorResult(LU, pivots)
+    return return_types.linalg_lu_factor((LU, pivots))
 
 
 def linalg_lu(A: Any, *, pivot: bool = True) -> Any:
     """(P, L, U) with A = P L U: P a permutation, L unit lower (m x k), U upper (k x n)."""
     _lu_input(A, "linalg.lu")
     _need_pivot(pivot)
-    return PLUResult(*backend_of(A).ops.lu(A))
+    return return_types.linalg_lu(backend_of(A).ops.lu(A))
 
 
 def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,
@@ -266,8 +256,8 @@ def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,
     engine = backend_of(LU_data)
     P, L, U = engine.ops.lu_unpack(LU_data, LU_pivots)
     empty = engine.from_numpy(np.zeros((0,), np.dtype(str(LU_data.dtype).split(".")[-1])))
-    return PLUResult(P if unpack_pivots else empty, L if unpack_data else empty,
-                     U if unpack_data else empty)
+    return return_types.lu_unpack((P if unpack_pivots else empty, L if unpack_data else empty,
+                                   U if unpack_data else empty))
 
 
 def linalg_lu_solve(LU: Any, pivots: Any, B: Any, *, left: bool = True,

@@ -24,26 +24,26 @@ Scalars follow docs/ARCHITECTURE.md: a Python number meeting tensor ``t`` become
 from __future__ import annotations
 
 import builtins
-import collections
 import math
 import numbers
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from transgrad import return_types
+from transgrad._api import dtype_checks
 from transgrad._api.factories import _check_fits
 from transgrad._api.views import track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
 from transgrad._dtypes import (
     as_dtype,
+    bool_,
     is_floating,
     is_floating_or_complex,
     is_integral,
     result_type,
     scalar_dtype,
 )
-
-MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
@@ -254,7 +254,9 @@ def abs(x: Any) -> Any:  # noqa: A001
 
 
 def sign(x: Any) -> Any:
-    """-1, 0 or 1 by the sign of x."""
+    """-1, 0 or 1 by the sign of x; a bool tensor is its own sign, as torch's."""
+    if x.dtype is bool_:
+        return x.clone()
     return backend_of(x).ops.sign(x)
 
 
@@ -489,8 +491,7 @@ def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
         return ops.amax(x, tuple(range(x.ndim)), False)
     if is_tensor(dim):
         return maximum(x, dim)
-    values, indices = ops.max_dim(x, int(dim), keepdim)
-    return MinMax(values, indices)
+    return return_types.max(ops.max_dim(x, int(dim), keepdim))
 
 
 def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
@@ -503,8 +504,7 @@ def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
         return ops.amin(x, tuple(range(x.ndim)), False)
     if is_tensor(dim):
         return minimum(x, dim)
-    values, indices = ops.min_dim(x, int(dim), keepdim)
-    return MinMax(values, indices)
+    return return_types.min(ops.min_dim(x, int(dim), keepdim))
 
 
 def logsumexp(x: Any, dim: Any, keepdim: bool = False) -> Any:
@@ -733,7 +733,7 @@ def t(x: Any) -> Any:
     ops = backend_of(x).ops
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return x if x.ndim < 2 else ops.transpose(x, 0, 1)
+    return x if x.ndim < 2 else ops.t(x)
 
 
 @track_view
@@ -912,6 +912,7 @@ def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
 def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
+    dtype_checks.check_index_add(x, source)
     if alpha != 1:
         source = mul(source, alpha)
     return ops.index_add(x, dim, _index_in_self(x, dim, index), source)
@@ -920,6 +921,7 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
     """``x`` with ``src`` added at the positions ``index`` along ``dim``."""
     ops = backend_of(x).ops
+    dtype_checks.check_scatter(x, src)
     return ops.scatter_add(x, dim, _index(x, index), src)
 
 
@@ -980,6 +982,7 @@ def matmul(x: Any, other: Any) -> Any:
     if not is_tensor(other):
         other = as_tensor(other, x)
     _check_vector_product(x, other)
+    dtype_checks.check_matmul(x, other)
     return ops.matmul(x, other)
 
 
@@ -988,6 +991,7 @@ def mm(x: Any, other: Any) -> Any:
     ops = backend_of(x).ops
     if x.ndim != 2 or other.ndim != 2:
         raise RuntimeError("self must be a matrix" if x.ndim != 2 else "mat2 must be a matrix")
+    dtype_checks.check_mm(x, other)
     return ops.matmul(x, other)
 
 
@@ -996,6 +1000,7 @@ def bmm(x: Any, other: Any) -> Any:
     ops = backend_of(x).ops
     if x.ndim != 3 or other.ndim != 3:
         raise RuntimeError(f"batch{1 if x.ndim != 3 else 2} must be a 3D tensor")
+    dtype_checks.check_bmm(x, other)
     return ops.matmul(x, other)
 
 
@@ -1006,6 +1011,7 @@ def dot(x: Any, other: Any) -> Any:
         raise RuntimeError("1D tensors expected, but got "
                            f"{x.ndim}D and {other.ndim}D tensors")
     _check_vector_product(x, other)
+    dtype_checks.check_dot(x, other)
     return ops.matmul(x, other)
 
 

@@ -10,17 +10,17 @@ functions of ``transgrad.linalg`` (``LINALG``). Each calls its engine's formula.
 
 from __future__ import annotations
 
-import collections
 from typing import Any
 
 import numpy as np
 
+from transgrad import return_types
+from transgrad._api import dtype_checks
 from transgrad._backend import backend_of
 
 __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm", "cdist", "det", "dist", "inverse",
            "logdet", "pdist", "slogdet", "trace"]
 
-SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
 
 def _need(t: Any, ndim: int, fn: str, what: str) -> None:
@@ -32,6 +32,7 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
     """``beta * input + alpha * (mat1 @ mat2)`` (input broadcast to the product's shape)."""
     _need(mat1, 2, "addmm", "mat1")
     _need(mat2, 2, "addmm", "mat2")
+    dtype_checks.check_addmm(input, mat1, mat2)
     return backend_of(input).ops.addmm(input, mat1, mat2, beta, alpha)
 
 
@@ -39,6 +40,7 @@ def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any =
     """``beta * input + alpha * (batch1 @ batch2)``, per batch."""
     _need(batch1, 3, "baddbmm", "batch1")
     _need(batch2, 3, "baddbmm", "batch2")
+    dtype_checks.check_baddbmm(input, batch1, batch2)
     return backend_of(input).ops.baddbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -46,6 +48,7 @@ def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     _need(batch1, 3, "addbmm", "batch1")
     _need(batch2, 3, "addbmm", "batch2")
+    dtype_checks.check_addmm(input, batch1, batch2)
     return backend_of(input).ops.addbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -54,6 +57,7 @@ def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> A
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
+    dtype_checks.check_addmv(input, mat, vec)
     return backend_of(input).ops.addmv(input, mat, vec, beta, alpha)
 
 
@@ -82,6 +86,7 @@ def cdist(x1: Any, x2: Any, p: float = 2.0,
     ``compute_mode`` is accepted (every mode computes the differences exactly here)."""
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
              "donot_use_mm_for_euclid_dist")
+    dtype_checks.check_scalar_type(x1, x2)
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if float(p) < 0:
@@ -124,7 +129,13 @@ def det(input: Any) -> Any:
 
 
 def slogdet(input: Any) -> Any:
-    """(sign, log |det|) of each square matrix; sign's gradient is zero (as torch)."""
+    """(sign, log |det|) of each square matrix (``torch.return_types.slogdet``)."""
+    return return_types.slogdet(linalg_slogdet(input))
+
+
+def linalg_slogdet(input: Any) -> Any:
+    """``linalg.slogdet``: (sign, log |det|) of each square matrix; sign's gradient is zero (as
+    torch)."""
     _square(input, "linalg.slogdet")
     ops = backend_of(input).ops
     sign, logabsdet = ops.slogdet(input)
@@ -133,7 +144,7 @@ def slogdet(input: Any) -> Any:
         # 0 (sgn(l) - sgn(l) is finite for l = -inf, unlike 0 * l)
         level = ops.sgn(logabsdet)
         sign = ops.add(sign, ops.sub(level, level))
-    return SlogdetResult(sign, logabsdet)
+    return return_types.linalg_slogdet((sign, logabsdet))
 
 
 def logdet(input: Any) -> Any:
@@ -155,6 +166,7 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Any:
     """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``); B a vector or matrices as
     torch decides (B of A's shape without the last dim is a batch of vectors)."""
     _square(A, "linalg.solve")
+    dtype_checks.check_solve(A, B)
     ops = backend_of(A).ops
     if left:
         return ops.solve(A, B)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from transgrad._api.functions import as_tensor, clamp, mul, sub, trunc
+from transgrad._api import dtype_checks
+from transgrad._api.functions import as_tensor, cast, clamp, mul, sub, trunc
 from transgrad._backend import backend_of, is_tensor
+from transgrad._dtypes import bool_, is_floating_or_complex
 
 __all__ = [
     "acos", "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
@@ -102,7 +104,10 @@ def logaddexp(input: Any, other: Any) -> Any:
 
 
 def sgn(input: Any) -> Any:
-    """The sign (``sign`` for real tensors), with a zero gradient."""
+    """The sign (``sign`` for real tensors), with a zero gradient; a bool tensor is its own
+    sign, as torch's."""
+    if input.dtype is bool_:
+        return input.clone()
     return backend_of(input).ops.sgn(input)
 
 
@@ -121,6 +126,7 @@ def nan_to_num(input: Any, nan: float = 0.0, posinf: Optional[float] = None,
 def lerp(input: Any, end: Any, weight: Any) -> Any:
     """``input + weight * (end - input)``; a tensor ``weight`` is differentiated too."""
     ops = backend_of(input).ops
+    dtype_checks.check_lerp(input, end, weight)
     if is_tensor(weight):
         return ops.lerp_tensor(input, end, weight)
     return ops.lerp(input, end, float(weight))
@@ -182,7 +188,10 @@ def polygamma(n: int, input: Any) -> Any:
 
 
 def logit(input: Any, eps: Optional[float] = None) -> Any:
-    """``log(p / (1 - p))``, with p = input clamped to [eps, 1 - eps] when ``eps`` is given."""
+    """``log(p / (1 - p))``, with p = input clamped to [eps, 1 - eps] when ``eps`` is given
+    (an integer or bool input in the default dtype, as torch's)."""
+    if not is_floating_or_complex(input.dtype):  # before the formula's 1 - p (uint8 wraps)
+        input = cast(input, backend_of(input).default_dtype)
     return backend_of(input).ops.logit(input, None if eps is None else float(eps))
 
 

@@ -10,11 +10,11 @@ gradients of every order come from the formulas.
 
 from __future__ import annotations
 
-import collections
 from typing import Any, Optional
 
 import numpy as np
 
+from transgrad import return_types
 from transgrad._api.functions import cast, dims_arg, wrap_dim
 from transgrad._backend import backend_of
 from transgrad._dtypes import is_floating_or_complex
@@ -22,8 +22,6 @@ from transgrad._dtypes import is_floating_or_complex
 __all__ = ["aminmax", "cummax", "cummin", "cumprod", "kthvalue", "logcumsumexp", "median",
            "nansum", "prod"]
 
-ValuesIndices = collections.namedtuple("ValuesIndices", ["values", "indices"])
-AminmaxResult = collections.namedtuple("AminmaxResult", ["min", "max"])
 
 
 def _dtyped(input: Any, dtype: Any) -> Any:
@@ -54,8 +52,8 @@ def aminmax(input: Any, *, dim: Optional[int] = None, keepdim: bool = False) -> 
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     ops = backend_of(input).ops
-    return AminmaxResult(*ops.aminmax(input, None if dim is None else int(dim),
-                                      bool(keepdim)))
+    return return_types.aminmax(ops.aminmax(input, None if dim is None else int(dim),
+                                              bool(keepdim)))
 
 
 def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:
@@ -78,19 +76,20 @@ def logcumsumexp(input: Any, dim: int) -> Any:
 
 def cummax(input: Any, dim: int) -> Any:
     """(values, indices) of the running maximum along ``dim``."""
-    return ValuesIndices(*backend_of(input).ops.cummax(input, wrap_dim(dim, input.ndim)))
+    return return_types.cummax(backend_of(input).ops.cummax(input, wrap_dim(dim, input.ndim)))
 
 
 def cummin(input: Any, dim: int) -> Any:
     """(values, indices) of the running minimum along ``dim``."""
-    return ValuesIndices(*backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
+    return return_types.cummin(backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
 
 
 def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """(values, indices) of the ``k``-th smallest element (k from 1) along ``dim`` (the last
     by default)."""
     d = wrap_dim(-1 if dim is None else dim, input.ndim)
-    return ValuesIndices(*backend_of(input).ops.kthvalue(input, int(k), d, bool(keepdim)))
+    return return_types.kthvalue(backend_of(input).ops.kthvalue(input, int(k), d,
+                                                                bool(keepdim)))
 
 
 def median(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
@@ -116,4 +115,4 @@ def median(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
         indices = at
         if not keepdim:
             values, indices = values.squeeze(d), indices.squeeze(d)
-    return ValuesIndices(values, indices)
+    return return_types.median((values, indices))

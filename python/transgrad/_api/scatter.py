@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from transgrad._api import dtype_checks
 from transgrad._api.functions import as_tensor, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 
@@ -77,6 +78,7 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
 def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
     """``input`` with its slices ``index[i]`` along ``dim`` replaced by source's slice i."""
     ops = backend_of(input).ops
+    dtype_checks.check_index_copy(input, source)
     return ops.index_copy(input, wrap_dim(dim, input.ndim), _index(input, index), source)
 
 
@@ -91,6 +93,8 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, value: Any = None
         raise TypeError("scatter() missing required argument 'src' (or 'value')")
     if src is not None and not is_tensor(src):
         src, value = None, src
+    if src is not None:
+        dtype_checks.check_scatter(input, src)
     d, idx = wrap_dim(dim, input.ndim), _index(input, index)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
@@ -114,6 +118,7 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
     if reduce not in _REDUCTIONS:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
+    dtype_checks.check_scatter(input, src)
     if reduce not in ("sum", "mean"):
         return _scatter_select(input, wrap_dim(dim, input.ndim), _index(input, index), src,
                                reduce, bool(include_self))
@@ -212,6 +217,7 @@ def masked_select(input: Any, mask: Any) -> Any:
 
 def masked_scatter(input: Any, mask: Any, source: Any) -> Any:
     """``input`` with its masked positions filled, in order, from ``source``."""
+    dtype_checks.check_masked_scatter(input, source)
     return backend_of(input).ops.masked_scatter(input, _bool_mask(mask, "masked_scatter"),
                                                 source)
 

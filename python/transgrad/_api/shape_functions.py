@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from transgrad._api import dtype_checks
 from transgrad._api import functions as fn
 from transgrad._backend import backend_of, find_backend, is_tensor
 
@@ -177,6 +178,7 @@ def kron(input: Any, other: Any) -> Any:
 def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
     """The sum of products over the last ``dims`` dims of ``a`` and the first of ``b`` (an int),
     or over the dims listed in ``dims = (dims_a, dims_b)``."""
+    dtype_checks.check_same(a, b)
     if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

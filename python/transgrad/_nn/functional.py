@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._api import dtype_checks
 from transgrad._backend import Backend, backend_of
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -75,6 +76,7 @@ def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
 def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
     """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
     E = backend_of(input)
+    dtype_checks.check_linear(input, weight, bias)
     return E.op("linear")(input, weight, bias)
 
 

@@ -476,7 +476,7 @@ class Module:
            non_blocking: bool = False, memory_format: Any = None) -> Module:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` as torch's: the
         CPU is the one device (another raises); floating parameters and buffers are converted
-        to ``dtype`` (new Parameter objects when the dtype changes: build optimizers after)."""
+        to ``dtype``, each Parameter in place (Note [Module.to keeps the Parameters])."""
         for a in args:
             if _engine_tensor(a):
                 device, dtype = None, a.dtype
@@ -492,17 +492,30 @@ class Module:
         if not (_is_floating_dtype(dtype) or dtype.kind == "c"):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
-        for m in self.modules():
-            for name, p in list(m._parameters.items()):
-                if _is_lazy(p) and p.dtype != dtype:  # stays uninitialised, as torch
-                    p.data = E.module.empty(0, dtype=dtype)
-                elif p is not None and _is_floating(p) and p.dtype != dtype:
-                    with E.no_grad():
-                        m._parameters[name] = m.Parameter(p.detach().to(dtype),
-                                                          requires_grad=p.requires_grad)
-            for name, b in list(m._buffers.items()):
-                if b is not None and _is_floating(b) and b.dtype != dtype:
-                    m._buffers[name] = b.detach().to(dtype)
+        return self._convert_floating(dtype)
+
+    # Note [Module.to keeps the Parameters]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # torch's Module._apply converts a parameter by ``param.data = fn(param)``: the Parameter
+    # object stays (and its ``.grad`` object too, converted the same way), so an optimizer built
+    # before ``model.double()`` still steps the model's parameters. Buffers, which no optimizer
+    # holds, are replaced by the converted tensors, as torch's; integer ones (BatchNorm's
+    # ``num_batches_tracked``) are left alone. Replacing the Parameters instead, as transgrad
+    # once did, left such an optimizer stepping orphaned float32 tensors: the model never learnt.
+    def _convert_floating(self, dtype: Any) -> Module:
+        E = self._E
+        with E.no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if _is_lazy(p) and p.dtype != dtype:  # stays uninitialised, as torch
+                        p.data = E.module.empty(0, dtype=dtype)
+                    elif p is not None and _is_floating(p) and p.dtype != dtype:
+                        p.data = p.detach().to(dtype)
+                        if p.grad is not None and p.grad.dtype != dtype:
+                            p.grad.data = p.grad.detach().to(dtype)
+                for name, b in list(m._buffers.items()):
+                    if b is not None and _is_floating(b) and b.dtype != dtype:
+                        m._buffers[name] = b.detach().to(dtype)
         return self
 
     def to_empty(self, *, device: Any, recurse: bool = True) -> Module:

@@ -112,8 +112,9 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "device", "distributions", "func", "get_default_device", "get_num_threads",
            "get_printoptions",
            "inference_mode", "is_inference_mode_enabled", "linalg", "load", "nn", "ops", "optim",
-           "save", "serialization", "set_default_device", "set_num_threads", "set_printoptions",
-           "special", "testing", "typename", "utils", *_settings, *_everyday_names]
+           "return_types", "save", "serialization", "set_default_device", "set_num_threads",
+           "set_printoptions", "special", "testing", "typename", "utils", *_settings,
+           *_everyday_names]
 
 # The CPU is the one device, for both engines (transgrad/_device.py).
 from transgrad import accelerator, amp, backends, cuda, testing  # noqa: E402,F401
@@ -127,6 +128,7 @@ from transgrad.reference import (  # noqa: E402,F401
     linalg,
     nn,
     optim,
+    return_types,
     serialization,
     special,
     utils,

@@ -178,8 +178,10 @@ def half_in_float32(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _floating(a: np.ndarray) -> np.ndarray:
-    """Floating kernels compute integer and bool inputs in float64."""
-    return a if _dtypes.is_floating_or_complex(a.dtype) else a.astype(_F64)
+    """Floating kernels compute integer and bool inputs in the default dtype, as torch's
+    (``sqrt(arange(4))`` is float32; Note [Integers in floating kernels] in
+    translator/signatures.py)."""
+    return a if _dtypes.is_floating_or_complex(a.dtype) else a.astype(_DEFAULT_DTYPE[0].dtype)
 
 
 def _shape(a: np.ndarray) -> tuple[int, ...]:

@@ -12,7 +12,8 @@ Note [Reference kernels]
   float32 + int64 float64): Note [Type promotion] in transgrad/_dtypes.py, with the tier of each
   operand (dims, 0-d, or a wrapped number: ``Tensor._wrapped``, or a Python number argument).
 * Floating unary kernels (exp, log, ..., pow_scalar, logsumexp, softmax, log_softmax) compute
-  int64/bool inputs in float64; abs, neg, sign, relu and clamp keep int64 (bool counts as int64
+  integer/bool inputs in the default dtype (Note [Integers in floating kernels] in
+  translator/signatures.py); abs, neg, sign, relu and clamp keep int64 (bool counts as int64
   there, except neg, which rejects bool). div of two integer tensors is true division, in the
   default dtype (``kernel_support.set_default_dtype``).
   sum and sum_to of bool/int64 give int64. A float32 input always gives a float32 output.
