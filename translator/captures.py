@@ -29,7 +29,7 @@ end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_
 ``test_capture_rule_*``). Three properties of today's lowering stand in the way:
 
 * lowering is partial. A statement it refuses (any T4xx) is dropped from the IR and the names
-  it binds are poisoned (lower.py, Note [Error recovery]). The rule must still judge those
+  it binds are poisoned (lower.py, Note [Total lowering]). The rule must still judge those
   names: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201 where
   lowering drops the statement (T401), so over that IR the front end would either miss a
   capture that breaks double backward or report a different error. The reference engine runs

@@ -8,8 +8,7 @@ checked against every formula's signature and ``kernel.NAME`` calls against
 Invariants: Python semantics are kept exactly (Note [Python semantics in the IR]); every local
 has one type (``None`` then a tensor is an Optional[Tensor]); whatever C++ could not express
 the same way is a ``T4xx`` diagnostic at the formula's line, every one of the program reported
-together (Note [Error recovery]: a failed statement is skipped and the names it assigns are
-poisoned, so later reads of them add no cascade of errors).
+together (Note [Total lowering]).
 
 The pass is one class, ``FunctionLowerer``, one instance per function (formula, composite or
 helper), in sections: names and types (a local, a capture of the forward recorded for the node
@@ -28,6 +27,17 @@ Note [Python semantics in the IR]
 which the emitter maps to ``tg::py`` helpers; indexing and slicing of shapes become
 ``ir.Index``/``ir.Slice`` (negative indices, IndexError); ``and``/``or`` stay ``ir.BoolOp``
 (short-circuit); int ** int is an int only when the exponent is a non-negative literal.
+
+Note [Total lowering]
+Lowering never drops a statement: one it refuses becomes an ``ir.Refused`` in its place,
+carrying its T4xx and the names it binds, and a function refused as a whole (its parameters,
+outputs or return type) an ``ir.Refused`` in ``ir.Module.refused`` holding what was lowered of
+it. The names a refused statement binds are poisoned: a later read of one is refused with no
+diagnostic of its own, so one mistake gives one error, not a cascade. The T4xx are then found
+by one pass over the IR (``refusals``), in source order; ``verify`` and the emitters never see
+a module that has one. A refused compound statement (its condition or loop header failed) is
+one ``ir.Refused``: its branches are not lowered, which is what keeps the diagnostics those of
+a lowering that stops at the first error of each statement.
 """
 
 from __future__ import annotations
@@ -80,22 +90,27 @@ def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
 
 
 def lower_program(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], list]:
-    """Lower every module; the IR of each (partial where it had errors) and all diagnostics."""
+    """Lower every module; the IR of each (with ``ir.Refused`` where it had errors) and all
+    diagnostics: each module's refusals (``refusals``), then the program's."""
     program = Program.build(modules)
-    out, diags = [], []
-    for mod in modules:
-        lowered, errors = _lower_module(program, mod)
-        out.append(lowered)
-        diags.extend(errors)
+    out = tuple(_lower_module(program, mod) for mod in modules)
+    diags = [d for m in out for d in refusals(m)]
     diags.extend(program.diagnostics)
-    return tuple(out), diags
+    return out, diags
 
 
-def _lower_module(program: Program, mod: model.Module):
-    errors = []
+def refusals(mod: ir.Module) -> list[Diagnostic]:
+    """The T4xx of a lowered module: one pass over its IR, in source order (Note [Total
+    lowering])."""
+    found = [s.diagnostic for s in ir.module_stmts(mod)
+             if isinstance(s, ir.Refused) and s.diagnostic is not None]
+    return sorted(found, key=lambda d: (d.loc.line, d.loc.col))
+
+
+def _lower_module(program: Program, mod: model.Module) -> ir.Module:
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
-    helpers, functions = [], []
+    helpers, functions, refused = [], [], []
     entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
     for entity in entities:
         lw = FunctionLowerer(program, mod, entity.name)
@@ -105,10 +120,9 @@ def _lower_module(program: Program, mod: model.Module):
             else:
                 functions.append(lw.formula(entity))
         except LowerError as e:
-            if e.diagnostic is not None:
-                lw.errors.append(e.diagnostic)
-        errors.extend(lw.errors)
-    return ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions)), errors
+            refused.append(ir.Refused(entity.loc, e.diagnostic, body=tuple(lw.lowered)))
+    return ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions),
+                     tuple(refused))
 
 
 def _const_type(value) -> ir.Type:
@@ -132,7 +146,7 @@ class FunctionLowerer:
         self.tensor_params: list | None = None
         self.returns_spelling = ""
         self.consts = {c.name: c.value for c in mod.constants}
-        self.errors: list[Diagnostic] = []      # recovered errors (Note [Error recovery])
+        self.lowered: list[ir.Stmt] = []        # top-level statements lowered so far
         self.poisoned: set[str] = set()
 
     def loc(self, node: cst.CSTNode) -> model.Loc:
@@ -649,7 +663,7 @@ class FunctionLowerer:
             try:
                 lowered = self.compound(stmt)
             except LowerError as e:
-                self.record(e, stmt)
+                out.append(self.refused(e, stmt))
                 continue
             if top:
                 new = [n for n in self.assigned if n not in before and n not in self.declared]
@@ -657,23 +671,24 @@ class FunctionLowerer:
                     out.append(ir.Declare(self.loc(stmt), n, self.scope.vars[n]))
                     self.declared.add(n)
             out.append(lowered)
+        if top:
+            self.lowered.extend(out)
         return tuple(out)
 
     def recover(self, small: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
-        """Lower one statement; on an error, record it and go on with the next statement
-        (Note [Error recovery])."""
+        """Lower one statement; a refused one becomes an ``ir.Refused`` in its place and
+        lowering goes on with the next statement (Note [Total lowering])."""
         try:
             return self.small(small, top)
         except LowerError as e:
-            self.record(e, small)
-            return []
+            return [self.refused(e, small)]
 
-    def record(self, e: LowerError, node: cst.CSTNode) -> None:
-        """Note [Error recovery]: the names a failed statement assigns are *poisoned*: reading
-        one later fails silently, so one mistake gives one diagnostic, not a cascade."""
-        if e.diagnostic is not None:
-            self.errors.append(e.diagnostic)
-        self.poisoned.update(_assigned_names(node))
+    def refused(self, e: LowerError, node: cst.CSTNode) -> ir.Refused:
+        """Note [Total lowering]: the names a refused statement assigns are *poisoned*: reading
+        one later is refused silently, so one mistake gives one diagnostic, not a cascade."""
+        names = _assigned_names(node)
+        self.poisoned.update(names)
+        return ir.Refused(self.loc(node), e.diagnostic, tuple(sorted(names)))
 
     def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
         loc = self.loc(s)
@@ -797,7 +812,7 @@ class FunctionLowerer:
         narrowed = set(self.scope.narrowed)
         body = self.block(block_statements(stmt.body))
         self.scope.narrowed = narrowed
-        rebound = [t for st in _walk_stmts(body) if isinstance(st, ir.Assign)
+        rebound = [t for st in ir.walk_stmts(body) if isinstance(st, ir.Assign)
                    for t in st.targets if t in names]
         if rebound:
             raise self.error("T401", loc, f"the loop variable `{rebound[0]}` is re-bound inside "
@@ -1031,15 +1046,6 @@ def block_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
         return list(suite.body)
     assert isinstance(suite, cst.SimpleStatementSuite)
     return [cst.SimpleStatementLine(body=suite.body)]
-
-
-def _walk_stmts(stmts: Sequence[ir.Stmt]):
-    """Every statement of ``stmts``, nested ones included."""
-    for st in stmts:
-        yield st
-        for child in (getattr(st, "then", ()), getattr(st, "orelse", ()), getattr(st, "body", ())):
-            if isinstance(child, tuple):
-                yield from _walk_stmts(child)
 
 
 # -- calls --------------------------------------------------------------------------------------
