@@ -52,7 +52,18 @@ from . import ir, model
 from .diagnostics import Diagnostic, TranslatorError
 from .ir import transform
 from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
-from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
+from .lower_env import (
+    DTYPE_NAMES,
+    LowerError,
+    ParamSig,
+    Program,
+    Scope,
+    Signatures,
+    diag,
+    param_sigs,
+    parse_type,
+    pretty,
+)
 from .signatures import NUMBER_OPERAND_KERNELS
 from .subset import EXCEPTIONS, METADATA
 from .syntax import find, is_docstring, target_names
@@ -93,7 +104,7 @@ def lower_program(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...
     """Lower every module; the IR of each (with ``ir.Refused`` where it had errors) and all
     diagnostics: each module's refusals (``refusals``), then the program's."""
     program = Program.build(modules)
-    out = tuple(_lower_module(program, mod) for mod in modules)
+    out = tuple(lower_module(mod, program.signatures) for mod in modules)
     diags = [d for m in out for d in refusals(m)]
     diags.extend(program.diagnostics)
     return out, diags
@@ -107,13 +118,15 @@ def refusals(mod: ir.Module) -> list[Diagnostic]:
     return sorted(found, key=lambda d: (d.loc.line, d.loc.col))
 
 
-def _lower_module(program: Program, mod: model.Module) -> ir.Module:
+def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
+    """Lower one module alone against the program's signature table (Note [Signatures as
+    data] in lower_env.py); its T4xx are its ``refusals``."""
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
     helpers, functions, refused = [], [], []
     entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
     for entity in entities:
-        lw = FunctionLowerer(program, mod, entity.name)
+        lw = FunctionLowerer(signatures, mod, entity.name)
         try:
             if isinstance(entity, model.Helper):
                 helpers.append(lw.helper(entity))
@@ -135,8 +148,8 @@ class FunctionLowerer:
 
     # -- the function's state -------------------------------------------------------------------
 
-    def __init__(self, program: Program, mod: model.Module, name: str):
-        self.program, self.mod, self.formula_name = program, mod, name
+    def __init__(self, signatures: Signatures, mod: model.Module, name: str):
+        self.signatures, self.mod, self.formula_name = signatures, mod, name
         self.scope = Scope()
         self.declared: set[str] = set()
         self.assigned: list[str] = []
@@ -236,7 +249,7 @@ class FunctionLowerer:
                          "make both branches the same type")
 
     def require_op(self, name: str, loc, what: str) -> str:
-        if name not in self.program.formulas:
+        if name not in self.signatures.ops:
             raise self.error("T411", loc, f"`{what}` on tensors means ops.{name}, which no "
                              "formula module defines", f"define a formula `{name}`")
         return name
@@ -1170,7 +1183,8 @@ def value_expr(value, t: ir.Type, loc) -> ir.Expr:
     return ir.Const(loc, ir.STR, str(value))
 
 
-def signature(lw: FunctionLowerer, params, callee: str, loc) -> list[_SigParam]:
+def signature(lw: FunctionLowerer, params: Sequence[ParamSig], callee: str, loc
+              ) -> list[_SigParam]:
     out = []
     for p in params:
         t = parse_type(p.type)
@@ -1178,30 +1192,22 @@ def signature(lw: FunctionLowerer, params, callee: str, loc) -> list[_SigParam]:
             raise lw.error("T413", loc, f"{callee} has parameter `{p.name}: {p.type}`, a type "
                            "the compiled engine cannot take", "fix that formula's annotation")
         default = None
-        if p.default is not None:
-            default = value_expr(p.default_value, t, loc)
+        if p.has_default:
+            default = value_expr(p.default, t, loc)
         out.append((p.name, t, default))
     return out
 
 
-def op_return_type(f) -> ir.Type:
-    if f.composite:
-        t = parse_type(f.returns)
-        return t if t is not None else ir.TENSOR
-    visible = f.visible_outputs
-    return ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
-
-
 def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
-    if name in lw.program.formulas:
-        f, _ = lw.program.formulas[name]
-        args = bind_args(lw, node, signature(lw, f.params, f"ops.{name}", loc),
+    sig = lw.signatures.ops.get(name)
+    if sig is not None:
+        args = bind_args(lw, node, signature(lw, sig.params, f"ops.{name}", loc),
                          f"ops.{name}", loc)
-        return ir.Call(loc, op_return_type(f), "op", name, args)
-    if name in lw.program.helpers:
-        _h, hmod = lw.program.helpers[name]
-        if hmod is not lw.mod:
-            raise lw.error("T403", loc, f"ops.{name} is a helper of {hmod.path}; helpers are "
+        return ir.Call(loc, sig.returns, "op", name, args)
+    if name in lw.signatures.helpers:
+        hpath = lw.signatures.helpers[name]
+        if hpath != lw.mod.path:
+            raise lw.error("T403", loc, f"ops.{name} is a helper of {hpath}; helpers are "
                            "compiled into their own module", "make it a formula, or move the "
                            "helper into this module")
         return _helper(lw, node, name, loc)
@@ -1211,7 +1217,8 @@ def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
 
 def _helper(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     h = next(h for h in lw.mod.helpers if h.name == name)
-    args = bind_args(lw, node, signature(lw, h.params, f"helper {name}", loc), name, loc)
+    args = bind_args(lw, node, signature(lw, param_sigs(h.params), f"helper {name}", loc),
+                     name, loc)
     ret = parse_type(h.returns)
     if ret is None:
         raise lw.error("T413", loc, f"helper {name} has no usable return annotation",

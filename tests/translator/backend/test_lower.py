@@ -312,3 +312,28 @@ def test_a_function_refused_as_a_whole_keeps_what_was_lowered(tmp_path):
     assert whole.diagnostic is not None and whole.diagnostic.code == "T412"
     assert [type(s).__name__ for s in whole.body] == ["Refused", "Assign"]
     assert sorted(d.code for d in diags) == ["T408", "T412"]
+
+
+def test_a_module_lowers_alone_against_the_signature_table():
+    # Note [Signatures as data]: lowering reads of the other modules only a table of plain
+    # data, so each shipped module lowered alone against it (the table pickled and read back,
+    # as a build would ship it) gives the IR and diagnostics of lowering the whole program
+    import glob
+    import os
+    import pickle
+
+    from translator.lower import lower_module, lower_program, refusals
+    from translator.lower_env import Signatures
+
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    paths = sorted(p for p in glob.glob(os.path.join(root, "formulas", "*.py"))
+                   if not p.endswith("__init__.py"))
+    modules = load_modules(paths, root)
+    together, diags = lower_program(modules)
+    assert diags == []
+    table = pickle.loads(pickle.dumps(Signatures.of(modules)))
+    assert "mul" in table.ops and table.ops["mul"].returns == ir.TENSOR
+    for mod, expected in zip(modules, together):
+        alone = lower_module(mod, table)
+        assert alone == expected, mod.path
+        assert refusals(alone) == []
