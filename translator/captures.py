@@ -144,7 +144,7 @@ class _FormulaCaptures:
         self.counts: dict[str, int] = {}
 
     def run(self) -> tuple[Capture, ...]:
-        env = KindEnv(self.info, param_types(self.f.params))
+        env = self.env = KindEnv(self.info, param_types(self.f.params))
         for i, stmt in enumerate(self.body):
             if i != self.bw_index:
                 self._walk_bindings(stmt, i, env)

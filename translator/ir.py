@@ -83,10 +83,20 @@ def tuple_of(*elems: Type) -> Type:
 # Expressions
 
 
+# Provenance flags of a non-tensor value (Note [Provenance] in provenance.py); the values of
+# kinds.ITEM / kinds.MUTABLE, the front end's names for the same facts
+ITEM = 2       # read out of tensor data (kernel.item), also through arithmetic, helpers, branches
+MUTABLE = 4    # a list (a display, a list comprehension, list(...)), not a tuple
+AS_TUPLE = 8   # lowering's mark on the value of ``tuple(x)``: not MUTABLE, whatever x is
+
+
 @dataclasses.dataclass(frozen=True)
 class Expr:
     loc: Loc
     type: Type
+    # provenance flags (ITEM | MUTABLE), set by lowering (MUTABLE) and ``provenance``; not
+    # part of the value: two expressions differing only here are equal
+    prov: int = dataclasses.field(default=0, compare=False, kw_only=True)
 
 
 @dataclasses.dataclass(frozen=True)

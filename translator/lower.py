@@ -64,6 +64,7 @@ from .lower_env import (
     parse_type,
     pretty,
 )
+from .provenance import annotate_module
 from .signatures import NUMBER_OPERAND_KERNELS
 from .subset import EXCEPTIONS, METADATA
 from .syntax import find, is_docstring, target_names
@@ -134,8 +135,9 @@ def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
                 functions.append(lw.formula(entity))
         except LowerError as e:
             refused.append(ir.Refused(entity.loc, e.diagnostic, body=tuple(lw.lowered)))
-    return ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions),
-                     tuple(refused))
+    lowered = ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions),
+                        tuple(refused))
+    return annotate_module(lowered)  # Note [Provenance]
 
 
 def _const_type(value) -> ir.Type:
@@ -551,11 +553,12 @@ class FunctionLowerer:
 
     def make_tuple(self, elems, loc, node, is_list: bool) -> ir.Expr:
         values = tuple(self.expr(e) for e in elems)
+        prov = ir.MUTABLE if is_list else 0
         if all(v.type in (ir.INT, ir.BOOL) for v in values):
-            return ir.MakeTuple(loc, ir.SHAPE, values)
+            return ir.MakeTuple(loc, ir.SHAPE, values, prov=prov)
         if all(v.type.is_tensor for v in values) and is_list:
-            return ir.MakeTuple(loc, ir.TENSOR_LIST, values)
-        return ir.MakeTuple(loc, ir.tuple_of(*(v.type for v in values)), values)
+            return ir.MakeTuple(loc, ir.TENSOR_LIST, values, prov=prov)
+        return ir.MakeTuple(loc, ir.tuple_of(*(v.type for v in values)), values, prov=prov)
 
     def iterable(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
@@ -629,7 +632,8 @@ class FunctionLowerer:
         else:
             raise self.error("T402", loc, f"a comprehension of {pretty(elt.type)} values",
                              "build tuples of ints or lists of tensors")
-        return ir.Comprehension(loc, t, elt, var, vtype, it, conds, unpack, types)
+        return ir.Comprehension(loc, t, elt, var, vtype, it, conds, unpack, types,
+                                prov=ir.MUTABLE if isinstance(node, cst.ListComp) else 0)
 
     @staticmethod
     def scope_type_of(it: ir.Expr) -> ir.Type:
@@ -1263,12 +1267,13 @@ def _builtin(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         args = [lw.coerce(a, ir.INT, "a range bound") for a in _args(lw, node, name, 1, 3, loc)]
         return ir.Call(loc, ir.SHAPE, "range", "range", tuple(args))
     if name in ("tuple", "list"):
+        mutable = ir.MUTABLE if name == "list" else ir.AS_TUPLE  # Note [Provenance]
         if len(node.args) == 0:
-            return ir.MakeTuple(loc, ir.SHAPE, ())
+            return ir.MakeTuple(loc, ir.SHAPE, (), prov=mutable)
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type not in (ir.SHAPE, ir.TENSOR_LIST):
             raise lw.error("T402", loc, f"{name}() of a {x.type}", "convert shapes and lists")
-        return x
+        return dataclasses.replace(x, prov=(x.prov & ~ir.MUTABLE) | mutable)
     if name in ("min", "max"):
         args = _args(lw, node, name, 1, 8, loc)
         if len(args) == 1:
