@@ -6,9 +6,11 @@ import textwrap
 
 from translator import ir
 from translator.captures import _FormulaCaptures
+from translator.diagnostics import TranslatorError
 from translator.frontend import find_root
 from translator.kinds import ITEM, MUTABLE, TENSOR, gather_module_info
-from translator.lower import lower_program, refusals
+from translator.lower import lower_module, lower_program, refusals
+from translator.lower_env import Signatures
 from translator.parse import parse_module
 from translator.provenance import forward_provenance
 
@@ -80,3 +82,50 @@ def test_provenance_on_the_ir_equals_the_front_ends_kinds(tmp_path):
     d = next(s for s in fn.body if isinstance(s, ir.Assign) and s.targets == ("d",))
     assert isinstance(d.value, ir.MakeTuple) and d.value.prov == MUTABLE
     assert d.value == ir.MakeTuple(d.value.loc, d.value.type, d.value.elems)
+
+
+def test_provenance_agrees_with_kinds_on_every_formula():
+    # every shipped, imported, fixture and corpus formula (rejected ones parsed, not fenced,
+    # and lowered with the shipped formulas as context): for each forward name the front end
+    # infers as no tensor, the IR's ITEM/MUTABLE flags are the front end's
+    import glob
+    import os
+
+    from translator.backend import load_modules
+
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+    def files(pattern):
+        return sorted(p for p in glob.glob(os.path.join(root, pattern))
+                      if not p.endswith("__init__.py"))
+
+    shipped = load_modules(files("formulas/*.py"), root)
+    modules = list(shipped)
+    for p in (files("formulas/imported/*.py") + files("tests/translator/backend/fixtures/*.py")
+              + files("tests/translator/corpus/accept/*.py")
+              + files("tests/translator/corpus/reject/*.py")):
+        try:
+            modules.append(parse_module(p, root))
+        except TranslatorError:  # not Python (T100)
+            pass
+    checked, flagged, differ = 0, 0, []
+    for mod in modules:
+        # each lowered alone against the shipped signatures (Note [Signatures as data])
+        low = lower_module(mod, Signatures.of([*(m for m in shipped if m is not mod), mod]))
+        info = gather_module_info(mod)
+        by_name = {f.name: f for f in low.functions}
+        for f in mod.formulas:
+            if f.backward is None or not f.outputs or f.name not in by_name:
+                continue
+            caps = _FormulaCaptures(mod, f, info, [])
+            caps.run()
+            ours = forward_provenance(low, by_name[f.name])
+            for n, k in caps.env.kinds.items():
+                if k & TENSOR or n not in ours:
+                    continue
+                checked += 1
+                flagged += bool(k & (ITEM | MUTABLE))
+                if k & (ITEM | MUTABLE) != ours[n] & (ITEM | MUTABLE):
+                    differ.append((mod.path, f.name, n, k, ours[n]))
+    assert differ == []
+    assert checked >= 70 and flagged >= 2, (checked, flagged)  # the corpus's T205 and T209
