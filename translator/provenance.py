@@ -115,14 +115,14 @@ class _Annotator:
             else:
                 for n in s.targets:
                     self.bind(n, value.prov & ~ir.MUTABLE)
-            return dataclasses.replace(s, value=value)
+            return _rebuilt(s, value=value)
         if isinstance(s, ir.If):
             cond = self.expr(s.cond)
             saved = self.control
             self.control |= cond.prov & ir.ITEM
             then, orelse = self.block(s.then), self.block(s.orelse)
             self.control = saved
-            return dataclasses.replace(s, cond=cond, then=then, orelse=orelse)
+            return _rebuilt(s, cond=cond, then=then, orelse=orelse)
         if isinstance(s, ir.For):
             it = self.expr(s.iter)
             saved = self.control
@@ -131,11 +131,11 @@ class _Annotator:
                 self.bind(n, it.prov & ~ir.MUTABLE)
             body = self.block(s.body)
             self.control = saved
-            return dataclasses.replace(s, iter=it, body=body)
+            return _rebuilt(s, iter=it, body=body)
         if isinstance(s, ir.Return):
-            return dataclasses.replace(s, values=tuple(self.expr(v) for v in s.values))
+            return _rebuilt(s, values=tuple(self.expr(v) for v in s.values))
         if isinstance(s, ir.Raise) and s.message is not None:
-            return dataclasses.replace(s, message=self.expr(s.message))
+            return _rebuilt(s, message=self.expr(s.message))
         return s  # Declare, Refused, a Raise without message
 
     # -- expressions ----------------------------------------------------------------------------
@@ -149,15 +149,13 @@ class _Annotator:
             conds = tuple(self.expr(c) for c in e.conds)
             elt = self.expr(e.elt)
             self.env = saved
-            return dataclasses.replace(e, iter=it, conds=conds, elt=elt,
-                                       prov=elt.prov | (e.prov & (ir.MUTABLE | ir.AS_TUPLE)))
-        changes = {f.name: self._child(getattr(e, f.name)) for f in dataclasses.fields(e)
-                   if f.name not in ("loc", "type", "prov")}
-        new = dataclasses.replace(e, **changes)  # type: ignore[arg-type]
+            return _rebuilt(e, iter=it, conds=conds, elt=elt,
+                            prov=elt.prov | (e.prov & (ir.MUTABLE | ir.AS_TUPLE)))
+        new = _rebuilt(e, **{n: self._child(getattr(e, n)) for n in _operands(type(e))})
         flags = self.flags(new)
         if e.prov & ir.AS_TUPLE:  # lowering's marks: what the source spells
             flags &= ~ir.MUTABLE
-        return dataclasses.replace(new, prov=flags | (e.prov & (ir.MUTABLE | ir.AS_TUPLE)))
+        return _rebuilt(new, prov=flags | (e.prov & (ir.MUTABLE | ir.AS_TUPLE)))
 
     def _child(self, v: Any) -> Any:
         if isinstance(v, ir.Expr):
@@ -198,9 +196,35 @@ class _Annotator:
         return joined  # Num, SeqOp, BoolOp, Unwrap, TensorOp
 
 
+def _rebuilt(node: Any, **changes: Any) -> Any:
+    """``node`` with ``changes``; ``node`` itself when they change nothing (most expressions
+    have no provenance: the pass then copies next to nothing)."""
+    if all(_same(getattr(node, k), v) for k, v in changes.items()):
+        return node
+    return dataclasses.replace(node, **changes)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+            and all(x is y for x, y in zip(a, b)))
+
+
+_OPERANDS: dict[type, tuple[str, ...]] = {}
+
+
+def _operands(cls: type) -> tuple[str, ...]:
+    """The fields of an expression class that may hold expressions."""
+    if cls not in _OPERANDS:
+        _OPERANDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
+                               if f.name not in ("loc", "type", "prov"))
+    return _OPERANDS[cls]
+
+
 def _children(e: ir.Expr):
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
+    for name in _operands(type(e)):
+        v = getattr(e, name)
         if isinstance(v, ir.Expr):
             yield v
         elif isinstance(v, tuple):
