@@ -1,7 +1,9 @@
 """Lower, environment: types, scopes, the program's signatures and errors (part of ``lower``).
 
 Used by ``lower`` (the pass). Input: annotation spellings, model modules. Output: ``ir.Type``s,
-the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
+the ``Signatures`` table (every formula's and helper's signature by name, plain data: Note
+[Signatures as data]), the ``Program`` (that table and the T403 of names defined twice),
+``Scope``s, ``LowerError``s.
 
 The back end's codes are the T4xx family of ``diagnostic_codes.REGISTRY`` (the front end
 owns T1xx-T3xx).
