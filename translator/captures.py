@@ -26,25 +26,29 @@ Note [The capture rule reads the source]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The rule is decided here, on the libcst tree of one module, and not as a pass over the back
 end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_frontend.py,
-``test_capture_rule_*``). Three properties of today's lowering stand in the way:
+``test_capture_rule_*``). Three properties of lowering stood in the way; where each stands:
 
-* lowering is partial. A statement it refuses (any T4xx) is dropped from the IR and the names
-  it binds are poisoned (lower.py, Note [Error recovery]). The rule must still judge those
-  names: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201 where
-  lowering drops the statement (T401), so over that IR the front end would either miss a
-  capture that breaks double backward or report a different error. The reference engine runs
-  formulas the compiled engine refuses, so the T4xx cannot simply take the T2xx's place.
-* lowering needs the whole program (``ops.NAME`` and the tensor operators resolve against
-  every formula's signature); this rule judges one module alone, as the reference engine
-  needs when it imports a user's module (``grad * peak``: T205 here, T411 from lowering alone).
-* the IR's types do not carry what the rule decides on: a scalar read out of tensor data
-  (``kernel.item``: ITEM) types as ``float`` like ``x.ndim * 1.0``, a list display (MUTABLE)
-  lowers to the same ``MakeTuple`` as a tuple, and the capture's spelled type
-  (``Capture.type``, shown by ``graph_dot`` and the corpus tests) is ``kinds.spell_type``'s.
+* lowering was partial; it is now total at the statement level (lower.py, Note [Total
+  lowering]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx. What is
+  still missing: a refused statement binds names with no type and no provenance, and the rule
+  must judge them: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201
+  where lowering refuses the statement (T401). A refusal must keep what lowering knew of the
+  value (its type, its provenance) before the rule can read them off the IR. The reference
+  engine runs formulas the compiled engine refuses, so the T4xx cannot take the T2xx's place.
+* lowering needed the whole program; a module now lowers alone against a table of the other
+  modules' signatures (lower_env.py, Note [Signatures as data]). What is still missing: that
+  table for the shipped formulas as build-time data the reference engine reads at import (as
+  it reads ``_formula_facts.py``); without it ``grad * peak`` is T411 from lowering alone
+  (``ops.mul`` is the shipped ``binary`` module's), T205 here.
+* the IR's types do not carry what the rule decides on; ``Expr.prov`` now carries ITEM (a
+  scalar read out of tensor data) and MUTABLE (a list), propagated as ``kinds`` does
+  (provenance.py, Note [Provenance]; a test checks the two agree on every formula). What is
+  still missing: the capture's spelled type (``Capture.type``, shown by ``graph_dot``, the
+  facts and the corpus tests) is ``kinds.spell_type``'s, which spells less than the IR types
+  ("" where the IR knows ``float``): moving it changes those outputs.
 
-A rewrite needs, first: lowering total over the subset ``fence`` accepts (every statement kept
-in the IR, each T4xx found by a pass over it instead of by failing the statement), the kind
-provenance above on IR expressions, and the signatures of the other modules as data.
+When those are done, ``_FormulaCaptures`` can read its TENSOR/ITEM/MUTABLE facts off the IR of
+the module lowered alone, and ``kinds`` goes.
 """
 
 from __future__ import annotations
@@ -144,7 +148,7 @@ class _FormulaCaptures:
         self.counts: dict[str, int] = {}
 
     def run(self) -> tuple[Capture, ...]:
-        env = KindEnv(self.info, param_types(self.f.params))
+        env = self.env = KindEnv(self.info, param_types(self.f.params))
         for i, stmt in enumerate(self.body):
             if i != self.bw_index:
                 self._walk_bindings(stmt, i, env)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from .diagnostics import Diagnostic
 from .model import Loc
 from .node_naming import node_class_name, node_name_when_none  # noqa: F401 (re-exported)
 
@@ -82,10 +83,20 @@ def tuple_of(*elems: Type) -> Type:
 # Expressions
 
 
+# Provenance flags of a non-tensor value (Note [Provenance] in provenance.py); the values of
+# kinds.ITEM / kinds.MUTABLE, the front end's names for the same facts
+ITEM = 2       # read out of tensor data (kernel.item), also through arithmetic, helpers, branches
+MUTABLE = 4    # a list (a display, a list comprehension, list(...)), not a tuple
+AS_TUPLE = 8   # lowering's mark on the value of ``tuple(x)``: not MUTABLE, whatever x is
+
+
 @dataclasses.dataclass(frozen=True)
 class Expr:
     loc: Loc
     type: Type
+    # provenance flags (ITEM | MUTABLE), set by lowering (MUTABLE) and ``provenance``; not
+    # part of the value: two expressions differing only here are equal
+    prov: int = dataclasses.field(default=0, compare=False, kw_only=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,6 +326,18 @@ class Raise(Stmt):
     message: Expr | None
 
 
+@dataclasses.dataclass(frozen=True)
+class Refused(Stmt):
+    """A statement (or, in ``Module.refused``, a whole function) lowering refused, kept in
+    place (Note [Total lowering] in lower.py). ``diagnostic`` is its T4xx, None for a statement
+    that only read a name an earlier refusal binds; ``assigns`` the names it binds (poisoned);
+    ``body`` what was lowered of a refused function before the refusal."""
+
+    diagnostic: Diagnostic | None
+    assigns: tuple[str, ...] = ()
+    body: tuple[Stmt, ...] = ()
+
+
 # ---------------------------------------------------------------------------------------------
 # Functions and the module
 
@@ -394,10 +417,29 @@ class Module:
     constants: tuple[ConstDef, ...]
     helpers: tuple[Function, ...]
     functions: tuple[Function, ...]               # formulas and composites, in source order
+    refused: tuple[Refused, ...] = ()             # helpers/formulas refused as a whole
 
 
 # ---------------------------------------------------------------------------------------------
 # Walking the IR
+
+
+def walk_stmts(stmts: tuple[Stmt, ...]):
+    """Every statement of ``stmts``, nested ones (and a refused function's body) included."""
+    for st in stmts:
+        yield st
+        for child in (getattr(st, "then", ()), getattr(st, "orelse", ()), getattr(st, "body", ())):
+            if isinstance(child, tuple):
+                yield from walk_stmts(child)
+
+
+def module_stmts(mod: Module):
+    """Every statement of a module: each function's forward, then its backward."""
+    for fn in (*mod.helpers, *mod.functions):
+        yield from walk_stmts(fn.body)
+        if fn.backward is not None:
+            yield from walk_stmts(fn.backward.body)
+    yield from walk_stmts(mod.refused)
 
 
 def transform(node: Any, fn) -> Any:

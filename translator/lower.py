@@ -8,8 +8,7 @@ checked against every formula's signature and ``kernel.NAME`` calls against
 Invariants: Python semantics are kept exactly (Note [Python semantics in the IR]); every local
 has one type (``None`` then a tensor is an Optional[Tensor]); whatever C++ could not express
 the same way is a ``T4xx`` diagnostic at the formula's line, every one of the program reported
-together (Note [Error recovery]: a failed statement is skipped and the names it assigns are
-poisoned, so later reads of them add no cascade of errors).
+together (Note [Total lowering]).
 
 The pass is one class, ``FunctionLowerer``, one instance per function (formula, composite or
 helper), in sections: names and types (a local, a capture of the forward recorded for the node
@@ -28,6 +27,17 @@ Note [Python semantics in the IR]
 which the emitter maps to ``tg::py`` helpers; indexing and slicing of shapes become
 ``ir.Index``/``ir.Slice`` (negative indices, IndexError); ``and``/``or`` stay ``ir.BoolOp``
 (short-circuit); int ** int is an int only when the exponent is a non-negative literal.
+
+Note [Total lowering]
+Lowering never drops a statement: one it refuses becomes an ``ir.Refused`` in its place,
+carrying its T4xx and the names it binds, and a function refused as a whole (its parameters,
+outputs or return type) an ``ir.Refused`` in ``ir.Module.refused`` holding what was lowered of
+it. The names a refused statement binds are poisoned: a later read of one is refused with no
+diagnostic of its own, so one mistake gives one error, not a cascade. The T4xx are then found
+by one pass over the IR (``refusals``), in source order; ``verify`` and the emitters never see
+a module that has one. A refused compound statement (its condition or loop header failed) is
+one ``ir.Refused``: its branches are not lowered, which is what keeps the diagnostics those of
+a lowering that stops at the first error of each statement.
 """
 
 from __future__ import annotations
@@ -42,7 +52,19 @@ from . import ir, model
 from .diagnostics import Diagnostic, TranslatorError
 from .ir import transform
 from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
-from .lower_env import DTYPE_NAMES, LowerError, Program, Scope, diag, parse_type, pretty
+from .lower_env import (
+    DTYPE_NAMES,
+    LowerError,
+    ParamSig,
+    Program,
+    Scope,
+    Signatures,
+    diag,
+    param_sigs,
+    parse_type,
+    pretty,
+)
+from .provenance import annotate_module
 from .signatures import NUMBER_OPERAND_KERNELS
 from .subset import EXCEPTIONS, METADATA
 from .syntax import find, is_docstring, target_names
@@ -80,35 +102,42 @@ def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
 
 
 def lower_program(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], list]:
-    """Lower every module; the IR of each (partial where it had errors) and all diagnostics."""
+    """Lower every module; the IR of each (with ``ir.Refused`` where it had errors) and all
+    diagnostics: each module's refusals (``refusals``), then the program's."""
     program = Program.build(modules)
-    out, diags = [], []
-    for mod in modules:
-        lowered, errors = _lower_module(program, mod)
-        out.append(lowered)
-        diags.extend(errors)
+    out = tuple(lower_module(mod, program.signatures) for mod in modules)
+    diags = [d for m in out for d in refusals(m)]
     diags.extend(program.diagnostics)
-    return tuple(out), diags
+    return out, diags
 
 
-def _lower_module(program: Program, mod: model.Module):
-    errors = []
+def refusals(mod: ir.Module) -> list[Diagnostic]:
+    """The T4xx of a lowered module: one pass over its IR, in source order (Note [Total
+    lowering])."""
+    found = [s.diagnostic for s in ir.module_stmts(mod)
+             if isinstance(s, ir.Refused) and s.diagnostic is not None]
+    return sorted(found, key=lambda d: (d.loc.line, d.loc.col))
+
+
+def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
+    """Lower one module alone against the program's signature table (Note [Signatures as
+    data] in lower_env.py); its T4xx are its ``refusals``."""
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
-    helpers, functions = [], []
+    helpers, functions, refused = [], [], []
     entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
     for entity in entities:
-        lw = FunctionLowerer(program, mod, entity.name)
+        lw = FunctionLowerer(signatures, mod, entity.name)
         try:
             if isinstance(entity, model.Helper):
                 helpers.append(lw.helper(entity))
             else:
                 functions.append(lw.formula(entity))
         except LowerError as e:
-            if e.diagnostic is not None:
-                lw.errors.append(e.diagnostic)
-        errors.extend(lw.errors)
-    return ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions)), errors
+            refused.append(ir.Refused(entity.loc, e.diagnostic, body=tuple(lw.lowered)))
+    lowered = ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions),
+                        tuple(refused))
+    return annotate_module(lowered)  # Note [Provenance]
 
 
 def _const_type(value) -> ir.Type:
@@ -121,8 +150,8 @@ class FunctionLowerer:
 
     # -- the function's state -------------------------------------------------------------------
 
-    def __init__(self, program: Program, mod: model.Module, name: str):
-        self.program, self.mod, self.formula_name = program, mod, name
+    def __init__(self, signatures: Signatures, mod: model.Module, name: str):
+        self.signatures, self.mod, self.formula_name = signatures, mod, name
         self.scope = Scope()
         self.declared: set[str] = set()
         self.assigned: list[str] = []
@@ -132,7 +161,7 @@ class FunctionLowerer:
         self.tensor_params: list | None = None
         self.returns_spelling = ""
         self.consts = {c.name: c.value for c in mod.constants}
-        self.errors: list[Diagnostic] = []      # recovered errors (Note [Error recovery])
+        self.lowered: list[ir.Stmt] = []        # top-level statements lowered so far
         self.poisoned: set[str] = set()
 
     def loc(self, node: cst.CSTNode) -> model.Loc:
@@ -222,7 +251,7 @@ class FunctionLowerer:
                          "make both branches the same type")
 
     def require_op(self, name: str, loc, what: str) -> str:
-        if name not in self.program.formulas:
+        if name not in self.signatures.ops:
             raise self.error("T411", loc, f"`{what}` on tensors means ops.{name}, which no "
                              "formula module defines", f"define a formula `{name}`")
         return name
@@ -524,11 +553,12 @@ class FunctionLowerer:
 
     def make_tuple(self, elems, loc, node, is_list: bool) -> ir.Expr:
         values = tuple(self.expr(e) for e in elems)
+        prov = ir.MUTABLE if is_list else 0
         if all(v.type in (ir.INT, ir.BOOL) for v in values):
-            return ir.MakeTuple(loc, ir.SHAPE, values)
+            return ir.MakeTuple(loc, ir.SHAPE, values, prov=prov)
         if all(v.type.is_tensor for v in values) and is_list:
-            return ir.MakeTuple(loc, ir.TENSOR_LIST, values)
-        return ir.MakeTuple(loc, ir.tuple_of(*(v.type for v in values)), values)
+            return ir.MakeTuple(loc, ir.TENSOR_LIST, values, prov=prov)
+        return ir.MakeTuple(loc, ir.tuple_of(*(v.type for v in values)), values, prov=prov)
 
     def iterable(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and (
@@ -602,7 +632,8 @@ class FunctionLowerer:
         else:
             raise self.error("T402", loc, f"a comprehension of {pretty(elt.type)} values",
                              "build tuples of ints or lists of tensors")
-        return ir.Comprehension(loc, t, elt, var, vtype, it, conds, unpack, types)
+        return ir.Comprehension(loc, t, elt, var, vtype, it, conds, unpack, types,
+                                prov=ir.MUTABLE if isinstance(node, cst.ListComp) else 0)
 
     @staticmethod
     def scope_type_of(it: ir.Expr) -> ir.Type:
@@ -649,7 +680,7 @@ class FunctionLowerer:
             try:
                 lowered = self.compound(stmt)
             except LowerError as e:
-                self.record(e, stmt)
+                out.append(self.refused(e, stmt))
                 continue
             if top:
                 new = [n for n in self.assigned if n not in before and n not in self.declared]
@@ -657,23 +688,24 @@ class FunctionLowerer:
                     out.append(ir.Declare(self.loc(stmt), n, self.scope.vars[n]))
                     self.declared.add(n)
             out.append(lowered)
+        if top:
+            self.lowered.extend(out)
         return tuple(out)
 
     def recover(self, small: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
-        """Lower one statement; on an error, record it and go on with the next statement
-        (Note [Error recovery])."""
+        """Lower one statement; a refused one becomes an ``ir.Refused`` in its place and
+        lowering goes on with the next statement (Note [Total lowering])."""
         try:
             return self.small(small, top)
         except LowerError as e:
-            self.record(e, small)
-            return []
+            return [self.refused(e, small)]
 
-    def record(self, e: LowerError, node: cst.CSTNode) -> None:
-        """Note [Error recovery]: the names a failed statement assigns are *poisoned*: reading
-        one later fails silently, so one mistake gives one diagnostic, not a cascade."""
-        if e.diagnostic is not None:
-            self.errors.append(e.diagnostic)
-        self.poisoned.update(_assigned_names(node))
+    def refused(self, e: LowerError, node: cst.CSTNode) -> ir.Refused:
+        """Note [Total lowering]: the names a refused statement assigns are *poisoned*: reading
+        one later is refused silently, so one mistake gives one diagnostic, not a cascade."""
+        names = _assigned_names(node)
+        self.poisoned.update(names)
+        return ir.Refused(self.loc(node), e.diagnostic, tuple(sorted(names)))
 
     def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
         loc = self.loc(s)
@@ -797,7 +829,7 @@ class FunctionLowerer:
         narrowed = set(self.scope.narrowed)
         body = self.block(block_statements(stmt.body))
         self.scope.narrowed = narrowed
-        rebound = [t for st in _walk_stmts(body) if isinstance(st, ir.Assign)
+        rebound = [t for st in ir.walk_stmts(body) if isinstance(st, ir.Assign)
                    for t in st.targets if t in names]
         if rebound:
             raise self.error("T401", loc, f"the loop variable `{rebound[0]}` is re-bound inside "
@@ -1033,15 +1065,6 @@ def block_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     return [cst.SimpleStatementLine(body=suite.body)]
 
 
-def _walk_stmts(stmts: Sequence[ir.Stmt]):
-    """Every statement of ``stmts``, nested ones included."""
-    for st in stmts:
-        yield st
-        for child in (getattr(st, "then", ()), getattr(st, "orelse", ()), getattr(st, "body", ())):
-            if isinstance(child, tuple):
-                yield from _walk_stmts(child)
-
-
 # -- calls --------------------------------------------------------------------------------------
 
 def lower_call(lw: FunctionLowerer, node: cst.Call, loc) -> ir.Expr:
@@ -1164,7 +1187,8 @@ def value_expr(value, t: ir.Type, loc) -> ir.Expr:
     return ir.Const(loc, ir.STR, str(value))
 
 
-def signature(lw: FunctionLowerer, params, callee: str, loc) -> list[_SigParam]:
+def signature(lw: FunctionLowerer, params: Sequence[ParamSig], callee: str, loc
+              ) -> list[_SigParam]:
     out = []
     for p in params:
         t = parse_type(p.type)
@@ -1172,30 +1196,22 @@ def signature(lw: FunctionLowerer, params, callee: str, loc) -> list[_SigParam]:
             raise lw.error("T413", loc, f"{callee} has parameter `{p.name}: {p.type}`, a type "
                            "the compiled engine cannot take", "fix that formula's annotation")
         default = None
-        if p.default is not None:
-            default = value_expr(p.default_value, t, loc)
+        if p.has_default:
+            default = value_expr(p.default, t, loc)
         out.append((p.name, t, default))
     return out
 
 
-def op_return_type(f) -> ir.Type:
-    if f.composite:
-        t = parse_type(f.returns)
-        return t if t is not None else ir.TENSOR
-    visible = f.visible_outputs
-    return ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
-
-
 def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
-    if name in lw.program.formulas:
-        f, _ = lw.program.formulas[name]
-        args = bind_args(lw, node, signature(lw, f.params, f"ops.{name}", loc),
+    sig = lw.signatures.ops.get(name)
+    if sig is not None:
+        args = bind_args(lw, node, signature(lw, sig.params, f"ops.{name}", loc),
                          f"ops.{name}", loc)
-        return ir.Call(loc, op_return_type(f), "op", name, args)
-    if name in lw.program.helpers:
-        _h, hmod = lw.program.helpers[name]
-        if hmod is not lw.mod:
-            raise lw.error("T403", loc, f"ops.{name} is a helper of {hmod.path}; helpers are "
+        return ir.Call(loc, sig.returns, "op", name, args)
+    if name in lw.signatures.helpers:
+        hpath = lw.signatures.helpers[name]
+        if hpath != lw.mod.path:
+            raise lw.error("T403", loc, f"ops.{name} is a helper of {hpath}; helpers are "
                            "compiled into their own module", "make it a formula, or move the "
                            "helper into this module")
         return _helper(lw, node, name, loc)
@@ -1205,7 +1221,8 @@ def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
 
 def _helper(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     h = next(h for h in lw.mod.helpers if h.name == name)
-    args = bind_args(lw, node, signature(lw, h.params, f"helper {name}", loc), name, loc)
+    args = bind_args(lw, node, signature(lw, param_sigs(h.params), f"helper {name}", loc),
+                     name, loc)
     ret = parse_type(h.returns)
     if ret is None:
         raise lw.error("T413", loc, f"helper {name} has no usable return annotation",
@@ -1250,12 +1267,13 @@ def _builtin(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         args = [lw.coerce(a, ir.INT, "a range bound") for a in _args(lw, node, name, 1, 3, loc)]
         return ir.Call(loc, ir.SHAPE, "range", "range", tuple(args))
     if name in ("tuple", "list"):
+        mutable = ir.MUTABLE if name == "list" else ir.AS_TUPLE  # Note [Provenance]
         if len(node.args) == 0:
-            return ir.MakeTuple(loc, ir.SHAPE, ())
+            return ir.MakeTuple(loc, ir.SHAPE, (), prov=mutable)
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type not in (ir.SHAPE, ir.TENSOR_LIST):
             raise lw.error("T402", loc, f"{name}() of a {x.type}", "convert shapes and lists")
-        return x
+        return dataclasses.replace(x, prov=(x.prov & ~ir.MUTABLE) | mutable)
     if name in ("min", "max"):
         args = _args(lw, node, name, 1, 8, loc)
         if len(args) == 1:

@@ -1,7 +1,9 @@
 """Lower, environment: types, scopes, the program's signatures and errors (part of ``lower``).
 
 Used by ``lower`` (the pass). Input: annotation spellings, model modules. Output: ``ir.Type``s,
-the ``Program`` (every formula and helper by name), ``Scope``s, ``LowerError``s.
+the ``Signatures`` table (every formula's and helper's signature by name, plain data: Note
+[Signatures as data]), the ``Program`` (that table and the T403 of names defined twice),
+``Scope``s, ``LowerError``s.
 
 The back end's codes are the T4xx family of ``diagnostic_codes.REGISTRY`` (the front end
 owns T1xx-T3xx).
@@ -10,7 +12,8 @@ owns T1xx-T3xx).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import ir, model
 from .diagnostics import Diagnostic, make_diagnostic
@@ -55,22 +58,82 @@ class Scope:
     bound: dict[str, model.Loc] = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass(frozen=True)
+class ParamSig:
+    """A parameter as a caller binds it: its annotation as spelled and its literal default."""
+
+    name: str
+    type: str
+    has_default: bool = False
+    default: Any = None                 # parse's ``default_value`` (a literal) when has_default
+
+
+@dataclasses.dataclass(frozen=True)
+class OpSig:
+    """What ``ops.NAME`` needs of a formula or composite of any module (Note [Signatures as
+    data]): its parameters and the type a call returns."""
+
+    params: tuple[ParamSig, ...]
+    returns: ir.Type
+    path: str                           # the module defining it
+
+
+def param_sigs(params: Sequence[model.Param]) -> tuple[ParamSig, ...]:
+    return tuple(ParamSig(p.name, p.type, p.default is not None, p.default_value)
+                 for p in params)
+
+
+def _call_type(f: model.Formula) -> ir.Type:
+    if f.composite:
+        t = parse_type(f.returns)
+        return t if t is not None else ir.TENSOR
+    n = len(f.visible_outputs)
+    return ir.TENSOR if n == 1 else ir.tuple_of(*[ir.TENSOR] * n)
+
+
+@dataclasses.dataclass(frozen=True)
+class Signatures:
+    """Note [Signatures as data]
+    Lowering one module reads of the others only this table: each formula's and composite's
+    parameters and call type (``ops.NAME``, and the ops the tensor operators stand for), and
+    which module defines each helper (``ops.HELPER`` of another module is refused: T403). So a
+    module can be lowered alone (``lower.lower_module``) against the table of the rest of the
+    program, e.g. a user's module at import against the shipped formulas', and lowering it
+    there gives the IR and diagnostics lowering the whole program gives it."""
+
+    ops: Mapping[str, OpSig]
+    helpers: Mapping[str, str]          # helper name -> path of the first module defining it
+
+    @staticmethod
+    def of(modules: Sequence[model.Module]) -> Signatures:
+        """The table of ``modules``: a formula defined twice (T403) is its last definition, a
+        helper its first."""
+        ops: dict[str, OpSig] = {}
+        helpers: dict[str, str] = {}
+        for mod in modules:
+            for f in mod.formulas:
+                ops[f.name] = OpSig(param_sigs(f.params), _call_type(f), mod.path)
+            for h in mod.helpers:
+                helpers.setdefault(h.name, mod.path)
+        return Signatures(ops, helpers)
+
+
 @dataclasses.dataclass
 class Program:
-    """Every formula, composite and helper of the program, by name."""
+    """The program's signature table and the T403 of names it defines twice."""
 
-    formulas: dict[str, tuple[model.Formula, model.Module]]
-    helpers: dict[str, tuple[model.Helper, model.Module]]
+    signatures: Signatures
     diagnostics: list[Diagnostic]
 
     @staticmethod
     def build(modules: Sequence[model.Module]) -> Program:
-        p = Program({}, {}, [])
+        p = Program(Signatures.of(modules), [])
+        seen: dict[str, model.Formula] = {}
         nodes: dict[str, model.Formula] = {}
         for mod in modules:
             for f in mod.formulas:
-                if f.name in p.formulas:
-                    other = p.formulas[f.name][0].loc
+                if f.name in seen:
+                    other = seen[f.name].loc
                     p.diagnostics.append(diag(mod, "T403", f.loc, f"formula `{f.name}` is "
                                                f"also defined at {other}",
                                                "give one of them another name"))
@@ -82,9 +145,7 @@ class Program:
                             mod, "T403", f.loc, f"formulas `{first.name}` ({first.loc}) and "
                             f"`{f.name}` would both compile to the C++ node `{cls}`",
                             "rename one of them"))
-                p.formulas[f.name] = (f, mod)
-            for h in mod.helpers:
-                p.helpers.setdefault(h.name, (h, mod))
+                seen[f.name] = f
         return p
 
 

@@ -27,6 +27,8 @@ from .ir import transform
 
 
 def verify_module(mod: ir.Module) -> ir.Module:
+    # a module with an ir.Refused has T4xx and is never verified (Note [Total lowering])
+    assert not mod.refused and not any(isinstance(s, ir.Refused) for s in ir.module_stmts(mod))
     errors: list[Diagnostic] = []
     for f in mod.helpers + mod.functions:
         errors.extend(verify_function(f))

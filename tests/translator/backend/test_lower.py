@@ -257,3 +257,83 @@ def test_every_error_of_a_formula_is_reported_once(tmp_path):
     diags = errors(tmp_path, body)
     assert [(d.code, d.loc.line) for d in diags] == [
         ("T408", line_of(body, "p = a ** k")), ("T402", line_of(body, "r = (1, 2)"))]
+
+
+def test_lowering_keeps_a_refused_statement_in_place(tmp_path):
+    # Note [Total lowering]: the refused statements stay in the IR, in order, each carrying
+    # its T4xx (None for one that only reads a poisoned name); the diagnostics are read off
+    # the IR, so lowering a module and collecting its refusals is the whole T4xx report
+    from translator.lower import lower_program, refusals
+
+    body = """
+    @helper
+    def f(a: int, k: int, s: Shape) -> int:
+        p = a ** k
+        q = p + 1
+        if len(s) > 0:
+            r = (1, 2) * 1.5
+            t = 2
+        return a
+    """
+    (m,), diags = lower_program(module(tmp_path, body))
+    (f,) = m.helpers
+    top = [type(s).__name__ for s in f.body]
+    assert top == ["Refused", "Refused", "Declare", "If", "Return"], top
+    first, second = f.body[0], f.body[1]
+    assert isinstance(first, ir.Refused) and first.assigns == ("p",)
+    assert first.diagnostic is not None and first.diagnostic.code == "T408"
+    assert isinstance(second, ir.Refused) and second.diagnostic is None
+    branch = f.body[3]
+    assert isinstance(branch, ir.If)
+    assert [type(s).__name__ for s in branch.then] == ["Refused", "Assign"]
+    assert [(d.code, d.loc.line) for d in refusals(m)] == [(d.code, d.loc.line) for d in diags]
+    assert [(d.code, d.loc.line) for d in diags] == [
+        ("T408", line_of(body, "p = a ** k")), ("T402", line_of(body, "r = (1, 2)"))]
+
+
+def test_a_function_refused_as_a_whole_keeps_what_was_lowered(tmp_path):
+    # a formula refused for its outputs (T412) still carries its forward's refusals
+    body = """
+    @formula
+    def bad(x: Tensor, k: int) -> Tensor:
+        p = k ** k
+        result = k
+
+        def backward(grad):
+            return grad
+
+        return result, backward
+    """
+    from translator.lower import lower_program
+
+    (m,), diags = lower_program(module(tmp_path, body))
+    assert [f.name for f in m.functions] == ["neg"]
+    (whole,) = m.refused
+    assert whole.diagnostic is not None and whole.diagnostic.code == "T412"
+    assert [type(s).__name__ for s in whole.body] == ["Refused", "Assign"]
+    assert sorted(d.code for d in diags) == ["T408", "T412"]
+
+
+def test_a_module_lowers_alone_against_the_signature_table():
+    # Note [Signatures as data]: lowering reads of the other modules only a table of plain
+    # data, so each shipped module lowered alone against it (the table pickled and read back,
+    # as a build would ship it) gives the IR and diagnostics of lowering the whole program
+    import glob
+    import os
+    import pickle
+
+    from translator.lower import lower_module, lower_program, refusals
+    from translator.lower_env import Signatures
+
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    paths = sorted(p for p in glob.glob(os.path.join(root, "formulas", "*.py"))
+                   if not p.endswith("__init__.py"))
+    modules = load_modules(paths, root)
+    together, diags = lower_program(modules)
+    assert diags == []
+    table = pickle.loads(pickle.dumps(Signatures.of(modules)))
+    assert "mul" in table.ops and table.ops["mul"].returns == ir.TENSOR
+    for mod, expected in zip(modules, together):
+        alone = lower_module(mod, table)
+        assert alone == expected, mod.path
+        assert refusals(alone) == []

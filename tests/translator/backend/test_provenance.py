@@ -1,0 +1,131 @@
+"""Provenance on the IR (Note [Provenance] in translator/provenance.py): a scalar read out of
+tensor data (ITEM) and a list (MUTABLE) are told apart on the IR, as ``kinds`` tells them apart
+on the source for the capture rule."""
+
+import textwrap
+
+from translator import ir
+from translator.captures import _FormulaCaptures
+from translator.diagnostics import TranslatorError
+from translator.frontend import find_root
+from translator.kinds import ITEM, MUTABLE, TENSOR, gather_module_info
+from translator.lower import lower_module, lower_program, refusals
+from translator.lower_env import Signatures
+from translator.parse import parse_module
+from translator.provenance import forward_provenance
+
+SOURCE = """
+from transgrad.lang import Tensor, formula, helper, kernel
+
+
+@helper
+def peak_of(x: Tensor) -> float:
+    return kernel.item(kernel.amax(x, (0,), False))
+
+
+@helper
+def twice(x: Tensor) -> float:
+    return peak_of(x) * 2.0
+
+
+@formula
+def f(x: Tensor, k: int) -> Tensor:
+    a = kernel.item(kernel.amax(x, (0,), False))
+    b = a + 1.0
+    c = x.ndim * 1.0
+    d = [1, 2]
+    e = tuple(d)
+    g = [i for i in range(k)]
+    h = d[0]
+    m = twice(x)
+    if b > 0:
+        n = 1
+    else:
+        n = 2
+    p = 0
+    for j in range(k):
+        p = p + j
+    q = b if k > 0 else 0.0
+    r = -a
+    s = len(x.shape)
+    u, v = a, k
+    result = kernel.mul(x, x)
+
+    def backward(grad):
+        return grad
+
+    return result, backward
+"""
+
+EXPECTED = {"a": ITEM, "b": ITEM, "c": 0, "d": MUTABLE, "e": 0, "g": MUTABLE, "h": 0,
+            "m": ITEM, "n": ITEM, "p": 0, "j": 0, "q": ITEM, "r": ITEM, "s": 0, "u": ITEM,
+            "v": 0}
+
+
+def test_provenance_on_the_ir_equals_the_front_ends_kinds(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "prov.py"
+    path.write_text(textwrap.dedent(SOURCE))
+    mod = parse_module(str(path), find_root(str(path)))
+    (lowered,), diags = lower_program([mod])
+    assert diags == [] and refusals(lowered) == []
+    (fn,) = lowered.functions
+    flags = forward_provenance(lowered, fn)
+    ours = {n: flags[n] & (ITEM | MUTABLE) for n in EXPECTED}
+    assert ours == EXPECTED
+    # the front end's inference, the capture rule's input, agrees name by name
+    caps = _FormulaCaptures(mod, mod.formulas[0], gather_module_info(mod), [])
+    caps.run()
+    kinds = {n: k & (ITEM | MUTABLE) for n, k in caps.env.kinds.items() if not k & TENSOR}
+    assert {n: kinds[n] for n in EXPECTED} == EXPECTED
+    # the flags sit on the expressions too, and are no part of their value
+    d = next(s for s in fn.body if isinstance(s, ir.Assign) and s.targets == ("d",))
+    assert isinstance(d.value, ir.MakeTuple) and d.value.prov == MUTABLE
+    assert d.value == ir.MakeTuple(d.value.loc, d.value.type, d.value.elems)
+
+
+def test_provenance_agrees_with_kinds_on_every_formula():
+    # every shipped, imported, fixture and corpus formula (rejected ones parsed, not fenced,
+    # and lowered with the shipped formulas as context): for each forward name the front end
+    # infers as no tensor, the IR's ITEM/MUTABLE flags are the front end's
+    import glob
+    import os
+
+    from translator.backend import load_modules
+
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+    def files(pattern):
+        return sorted(p for p in glob.glob(os.path.join(root, pattern))
+                      if not p.endswith("__init__.py"))
+
+    shipped = load_modules(files("formulas/*.py"), root)
+    modules = list(shipped)
+    for p in (files("formulas/imported/*.py") + files("tests/translator/backend/fixtures/*.py")
+              + files("tests/translator/corpus/accept/*.py")
+              + files("tests/translator/corpus/reject/*.py")):
+        try:
+            modules.append(parse_module(p, root))
+        except TranslatorError:  # not Python (T100)
+            pass
+    checked, flagged, differ = 0, 0, []
+    for mod in modules:
+        # each lowered alone against the shipped signatures (Note [Signatures as data])
+        low = lower_module(mod, Signatures.of([*(m for m in shipped if m is not mod), mod]))
+        info = gather_module_info(mod)
+        by_name = {f.name: f for f in low.functions}
+        for f in mod.formulas:
+            if f.backward is None or not f.outputs or f.name not in by_name:
+                continue
+            caps = _FormulaCaptures(mod, f, info, [])
+            caps.run()
+            ours = forward_provenance(low, by_name[f.name])
+            for n, k in caps.env.kinds.items():
+                if k & TENSOR or n not in ours:
+                    continue
+                checked += 1
+                flagged += bool(k & (ITEM | MUTABLE))
+                if k & (ITEM | MUTABLE) != ours[n] & (ITEM | MUTABLE):
+                    differ.append((mod.path, f.name, n, k, ours[n]))
+    assert differ == []
+    assert checked >= 70 and flagged >= 2, (checked, flagged)  # the corpus's T205 and T209
