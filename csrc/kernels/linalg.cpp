@@ -206,8 +206,9 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 // Note [linear's bias in the gemm]
 // x (M, K) @ weight^T + bias as one BLAS call: the output's rows start as copies of the bias and
 // the gemm accumulates into them (beta 1), where a gemm then a broadcast add wrote the product,
-// allocated a second (M, N) result and read both (the generic broadcasting loop, 0.38 ms of the
-// transformer LM's 7 ms forward, bench/models.py TLM). The weight is read transposed in place.
+// allocated a second (M, N) result and read both in the generic broadcasting loop (with sdpa's
+// mask, Note [attention_softmax in one pass], 0.38 ms of the transformer LM's 7.1 ms forward,
+// bench/models.py TLM: 6.4 ms without them). The weight is read transposed in place.
 // Other dtypes, shapes or biases (one that is not (N,), of another dtype) go through matmul and
 // add, the composite this replaces.
 Tensor linear_gemm(const Tensor& x, const Tensor& weight, const Tensor& bias) {
