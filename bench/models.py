@@ -2,6 +2,7 @@
 
     python bench/models.py                     # LSTM, GRU and TLM, 7 repeats
     python bench/models.py --only LSTM --repeats 3
+    python bench/models.py --only TLM --phases   # also forward / backward / step, CPU time
 
 Input: nothing (sizes are the issue's). Output: a table of ms/step for transgrad (compiled) and
 torch, and the paired ratio (each repeat's transgrad time over torch's in the same repeat, then
@@ -131,11 +132,52 @@ def _time_step(loss: Callable[[], Any], opt: Any, min_s: float) -> float:
         gc.enable()
 
 
+def _phases(loss: Callable[[], Any], opt: Any, steps: int) -> tuple[float, float, float]:
+    """CPU seconds per step spent in the forward, the backward and the optimizer step (process
+    time: less sensitive than wall time to other processes on a shared machine)."""
+    fwd = bwd = upd = 0.0
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(steps):
+            opt.zero_grad()
+            t0 = time.process_time()
+            value = loss()
+            t1 = time.process_time()
+            value.backward()
+            t2 = time.process_time()
+            opt.step()
+            t3 = time.process_time()
+            fwd, bwd, upd = fwd + t1 - t0, bwd + t2 - t1, upd + t3 - t2
+    finally:
+        gc.enable()
+    return fwd / steps, bwd / steps, upd / steps
+
+
+def print_phases(key: str, t: tuple, g: tuple, repeats: int, steps: int = 20) -> None:
+    """Where a step's time goes, transgrad beside torch: medians over ``repeats`` alternating
+    samples of the forward, backward and optimizer step (CPU ms) and their ratios."""
+    ours: list[tuple[float, float, float]] = []
+    theirs: list[tuple[float, float, float]] = []
+    for r in range(repeats):
+        order = [(g, ours), (t, theirs)] if r % 2 == 0 else [(t, theirs), (g, ours)]
+        for (_, loss, opt), store in order:
+            store.append(_phases(loss, opt, steps))
+    cells = []
+    for i, phase in enumerate(("forward", "backward", "step")):
+        a = statistics.median(x[i] for x in ours) * 1e3
+        b = statistics.median(x[i] for x in theirs) * 1e3
+        cells.append(f"{phase} {a:.2f}/{b:.2f} ms ({a / b:.2f}×)")
+    print(f"{key:<6} CPU time, transgrad/torch: " + ", ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=",".join(WORKLOADS))
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--min-sample", type=float, default=0.2)
+    ap.add_argument("--phases", action="store_true",
+                    help="also split each step into forward, backward and optimizer step")
     args = ap.parse_args(argv)
     ensure_transgrad_importable()
     import torch
@@ -163,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:<6} {statistics.median(ours) * 1e3:>13.2f} "
               f"{statistics.median(theirs) * 1e3:>9.2f} {ratio:>6.2f}× {grads:>9}  "
               f"{verdict:<6}  {title}")
+        if args.phases:
+            print_phases(key, t, g, args.repeats)
     return 0
 
 

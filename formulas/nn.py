@@ -44,7 +44,8 @@ _GELU_C = 0.044715
 # (the composite this replaces), the weight's gradient was a gemm per batch item, of inner dim
 # seq, then a sum over the batch, and an x transposed to sequence-first (MultiheadAttention's
 # batch_first inputs) ran one small gemm per position. Reshaping a non-contiguous x copies it
-# once, which costs less than those gemms. The backward is in ops, so it is differentiable.
+# once, which costs less than those gemms. The forward's gemm also adds the bias (Note [linear's
+# bias in the gemm] in csrc/kernels/linalg.cpp). The backward is in ops, so it is differentiable.
 
 
 @samples(case(T(3, 4), T(5, 4), T(5)), case(T(2, 3, 4), T(5, 4)), case(T(4), T(2, 4), T(2)),
@@ -61,9 +62,8 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
     rows = math.prod(x.shape[:-1])
     flat_shape = (rows, weight.shape[1])
-    product = kernel.matmul(kernel.reshape(x, flat_shape), kernel.transpose(weight, 0, 1))
-    result = kernel.reshape(product if bias is None else kernel.add(product, bias),
-                            x.shape[:-1] + (weight.shape[0],))
+    product = kernel.linear_gemm(kernel.reshape(x, flat_shape), weight, bias)
+    result = kernel.reshape(product, x.shape[:-1] + (weight.shape[0],))
 
     def backward(grad):
         g = ops.reshape(grad, (rows, weight.shape[0]))
@@ -82,7 +82,8 @@ def add_optional(a: Optional[Tensor], b: Optional[Tensor]) -> Optional[Tensor]:
 
 # Note [sdpa keeps its attention weights]
 # scaled_dot_product_attention's core, softmax(q k^T scale + mask) (* drop) @ v, as one node: the
-# forward is kernels (two batched gemms, the scale, the mask, the softmax) and the backward is
+# forward is kernels (two batched gemms around the scale, the mask and the softmax in one pass,
+# Note [attention_softmax in one pass] in csrc/kernels/reduce.cpp) and the backward is
 # the chain written out (dV = P^T dO, dP = dO V^T, dS = P (dP - sum(dP P)), dQ = dS K scale,
 # dK = dS^T Q scale) instead of six nodes each way. The backward needs the softmax P. Keeping it
 # as a hidden output costs memory (L x S per head: 512 KB per layer at the transformer LM's sizes,
@@ -117,8 +118,7 @@ def sdpa(query: Tensor, key: Tensor, value: Tensor, mask: Optional[Tensor] = Non
     (..., S, Ev) with an additive ``mask`` (..., L, S) and dropout's scaled keep-mask ``drop``
     (Note [sdpa keeps its attention weights])."""
     product = kernel.matmul(query, kernel.transpose(key, -2, -1))
-    scores = kernel.mul(product, scale)
-    weights = kernel.softmax(scores if mask is None else kernel.add(scores, mask), -1)
+    weights = kernel.attention_softmax(product, scale, mask)
     result = kernel.matmul(weights if drop is None else kernel.mul(weights, drop), value)
 
     def backward(grad, grad_weights):

@@ -94,6 +94,9 @@ max_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
 min_dim(Tensor x, int dim, bool keepdim) -> (Tensor, Tensor)
 logsumexp(Tensor x, Dims dims, bool keepdim) -> Tensor
 softmax(Tensor x, int dim) -> Tensor
+# softmax(scores * scale + mask) over the last dim, mask broadcast to scores (Note
+# [attention_softmax in one pass] in csrc/kernels/reduce.cpp)
+attention_softmax(Tensor scores, float scale, Optional[Tensor] mask) -> Tensor
 log_softmax(Tensor x, int dim) -> Tensor
 sum_to(Tensor x, Shape shape) -> Tensor
 
@@ -122,6 +125,9 @@ select_scatter(Tensor x, Tensor source, int dim, int index) -> Tensor
 
 # linear algebra (>= 2-D operands, batch dims broadcast; through BLAS)
 matmul(Tensor a, Tensor b) -> Tensor
+# x (M, K) @ weight (N, K)^T + bias (N,) as one gemm accumulating into the bias rows (Note
+# [linear's bias in the gemm] in csrc/kernels/linalg.cpp); other shapes as matmul and add.
+linear_gemm(Tensor x, Tensor weight, Optional[Tensor] bias) -> Tensor
 
 # reading data (forward only: the capture rule rejects saving what it returns)
 item(Tensor x) -> float

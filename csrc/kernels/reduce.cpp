@@ -619,6 +619,85 @@ Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim) {
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) { return soft<SoftKind::Softmax>(x, dim, "softmax"); }
+
+// Note [attention_softmax in one pass]
+// sdpa's forward (formulas/nn.py) needs softmax(scores * scale + mask) over the last dim, the
+// additive mask broadcast over the batch and head dims (a causal (L, S) mask over (N, H, L, S)).
+// As kernels mul, add and softmax it allocated three (..., L, S) tensors and the broadcast add
+// ran the generic strided loop; here each row is scaled, masked and its max taken in one pass,
+// then exponentiated and normalised in place: one output, the mask row read where it lies (its
+// last dim contiguous or broadcast). A row whose entries are all -inf gives NaN, as softmax.
+// Other dtypes (and a mask of another dtype) go through the kernels written out.
+namespace {
+
+template <class T>
+TG_INLINE T scaled_masked_max(T* __restrict o, const T* __restrict x, const T* __restrict mk,
+                              int64_t mstride, int64_t n, T scale) {
+  if (mk == nullptr) {
+    for (int64_t i = 0; i < n; ++i) o[i] = x[i] * scale;
+  } else if (mstride == 1) {
+    for (int64_t i = 0; i < n; ++i) o[i] = x[i] * scale + mk[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = x[i] * scale + mk[i * mstride];
+  }
+  return row_max(o, n);
+}
+
+#define TG_ATTN_ROW(T, SUFFIX)                                                                  \
+  TG_CLONES void attention_row_##SUFFIX(T* o, const T* x, const T* mk, int64_t mstride,        \
+                                        int64_t n, T scale) {                                   \
+    const T m = finite_or_zero(scaled_masked_max<T>(o, x, mk, mstride, n, scale));             \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::exp(o[i] - m);                                  \
+    row_scale(o, n, T(T(1) / sum_contig(o, n)));                                                \
+  }
+TG_ATTN_ROW(float, f32)
+TG_ATTN_ROW(double, f64)
+#undef TG_ATTN_ROW
+
+}  // namespace
+
+Tensor attention_softmax(const Tensor& scores, double scale, const Tensor& mask) {
+  scores.check_defined("attention_softmax");
+  const DType dt = scores.dtype();
+  const bool fast = (dt == DType::Float32 || dt == DType::Float64) && scores.dim() >= 1 &&
+                    (!mask.defined() || mask.dtype() == dt);
+  if (!fast) {
+    Tensor scaled = mul(scores, scalar_like(scores, scale));
+    return softmax(mask.defined() ? add(scaled, mask) : scaled, -1);
+  }
+  Tensor x = as_contiguous(scores);
+  Tensor mk = mask.defined() ? expand(mask, x.sizes()) : mask;
+  const int64_t nd = x.dim(), n = x.sizes()[nd - 1];
+  Tensor out = Tensor::empty(x.sizes(), dt);
+  if (x.numel() == 0) return out;
+  const int64_t rows = x.numel() / n;
+  dispatch_floating(dt, "attention_softmax", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    const T* pm = mk.defined() ? mk.data<T>() : nullptr;
+    const int64_t mstride = mk.defined() ? mk.strides()[nd - 1] : 0;
+    parallel_for(rows, std::max<int64_t>(1, kGrainExpensive / std::max<int64_t>(n, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t r = b; r < e; ++r) {
+                     const T* mrow = nullptr;
+                     if (pm != nullptr) {  // the mask row of row r, through the expanded strides
+                       int64_t off = 0, rest = r;
+                       for (int64_t d = nd - 2; d >= 0; --d) {
+                         off += (rest % x.sizes()[d]) * mk.strides()[d];
+                         rest /= x.sizes()[d];
+                       }
+                       mrow = pm + off;
+                     }
+                     if constexpr (std::is_same_v<T, float>)
+                       attention_row_f32(po + r * n, px + r * n, mrow, mstride, n, float(scale));
+                     else
+                       attention_row_f64(po + r * n, px + r * n, mrow, mstride, n, scale);
+                   }
+                 });
+  });
+  return out;
+}
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   return soft<SoftKind::LogSoftmax>(x, dim, "log_softmax");
 }

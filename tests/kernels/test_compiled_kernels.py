@@ -146,6 +146,22 @@ for _s in [(), (5,), (3, 4), (2, 3, 4), (2, 0, 3), (4, 1, 5)]:
                 case("min_dim", _v, _d, _d % 2 == 1)
                 case("softmax", _v, _d)
                 case("log_softmax", _v, _d)
+# attention_softmax: masks broadcast over leading dims, in other layouts, with -inf entries (a
+# row all -inf gives nan), of another dtype, not broadcastable; non-float scores
+_CAUSAL = np.triu(np.full((5, 7), -np.inf), 3)
+_CAUSAL[4, :] = -np.inf
+for _dt in [np.float32, np.float64]:
+    _sc = rand((2, 3, 5, 7), _dt)
+    for _vs in variants(_sc)[:3]:
+        for _mask in [None, _CAUSAL.astype(_dt), rand((3, 1, 7), _dt), rand((2, 3, 5, 7), _dt)]:
+            case("attention_softmax", _vs, 0.5, _mask, rtol=1e-5)
+    for _vm in variants(_CAUSAL.astype(_dt))[:3]:
+        case("attention_softmax", _sc, 1.0, _vm, rtol=1e-5)
+    case("attention_softmax", _sc, 1.0, rand((5, 1), _dt), rtol=1e-5)
+    case("attention_softmax", rand((4,), _dt), 2.0, None, rtol=1e-5)
+    case("attention_softmax", _sc, 1.0, rand((4, 7), _dt))
+case("attention_softmax", rand((2, 5, 7), np.float32), 0.5, _CAUSAL, rtol=1e-5)
+case("attention_softmax", rand((2, 5, 7), np.int64), 0.5, None, rtol=1e-5)
 _NANS = np.array([[1.0, np.nan, 3.0], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0]])
 for _dt in [np.float64, np.float32]:
     for _name in ["amax", "amin", "logsumexp"]:
@@ -230,6 +246,23 @@ for _dt in DTYPES:
     case("matmul", np.broadcast_to(rand((3, 4), _dt), (2, 3, 4)), rand((2, 4, 5), _dt), rtol=1e-4)
     case("matmul", rand((6, 4), _dt)[::2], rand((4, 6), _dt)[:, ::2], rtol=1e-4)
 case("matmul", rand((3, 4), np.float32), rand((4, 2), np.float64))
+# linear_gemm: the one-gemm path (float, (N,) bias, M * N * K > 512) in every layout, and what
+# goes through matmul and add (other dtypes and bias shapes, tiny products), and errors
+for _dt in [np.float32, np.float64, np.int64]:
+    for _m, _n, _k in [(40, 24, 16), (3, 5, 4), (1, 700, 3), (0, 6, 5)]:
+        _x, _w = rand((_m, _k), _dt), rand((_n, _k), _dt)
+        for _vx in variants(_x)[:3]:
+            for _vw in variants(_w)[:3]:
+                case("linear_gemm", _vx, _vw, None, rtol=1e-4)
+                case("linear_gemm", _vx, _vw, rand((_n,), _dt), rtol=1e-4)
+        case("linear_gemm", _x, _w, rand((_n,), _dt)[::-1], rtol=1e-4)
+        case("linear_gemm", _x, _w, rand((1,), _dt), rtol=1e-4)
+        case("linear_gemm", _x, _w, rand((_m, _n), _dt), rtol=1e-4)
+case("linear_gemm", rand((40, 16), np.float32), rand((24, 16), np.float32),
+     rand((24,), np.float64), rtol=1e-4)
+case("linear_gemm", rand((40, 16), np.float32), rand((24, 16), np.float64), None, rtol=1e-4)
+case("linear_gemm", rand((40, 16), np.float32), rand((24, 15), np.float32), None)
+case("linear_gemm", rand((40, 16), np.float32), rand((24, 16), np.float32), rand((23,), np.float32))
 for _v in [np.array(2.5), np.array([3]), np.array([[True]]), np.array([1.0, 2.0])]:
     case("item", _v)
 

@@ -30,6 +30,9 @@ def with_ignored(t, value=-100):
 CASES = {
     "linear": ("linear", (f(4, 3), f(5, 3), f(5)), {}),
     "linear_3d_nobias": ("linear", (f(2, 4, 3), f(5, 3)), {}),
+    # large enough (M * N * K > 512) for the gemm that adds the bias (kernel linear_gemm)
+    "linear_one_gemm": ("linear", (f(6, 10, 12), f(16, 12), f(16)), {}),
+    "linear_one_gemm_nobias": ("linear", (f(60, 12), f(16, 12)), {}),
     "relu": ("relu", (f(3, 4),), {}),
     "tanh": ("tanh", (f(3, 4),), {}),
     "sigmoid": ("sigmoid", (f(3, 4),), {}),
@@ -132,6 +135,31 @@ def test_matches_torch(lib, case):
             assert g is None or not np.any(g), f"input {i}: torch has no gradient"
             continue
         np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-11, err_msg=f"gradient of input {i}")
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_linear_one_gemm_gradgradcheck(lib, layout):
+    """The path where the gemm adds the bias (Note [linear's bias in the gemm]), with x and the
+    weight read in place from transposed storage too: first and second derivatives."""
+    tg = lib.tg
+    r = np.random.default_rng(7)
+    x, w, b = r.standard_normal((24, 12)), r.standard_normal((16, 12)), r.standard_normal(16)
+    if layout == "transposed":
+        x, w = np.asfortranarray(x), np.asfortranarray(w)
+    args = [tg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    if layout == "transposed":
+        args[0] = tg.tensor(x.T.copy(), requires_grad=True)
+        args[1] = tg.tensor(w.T.copy(), requires_grad=True)
+
+    def fn(xx, ww, bb):
+        if layout == "transposed":
+            xx, ww = xx.t(), ww.t()
+        return lib.F.linear(xx, ww, bb)
+
+    expected = x @ w.T + b
+    np.testing.assert_allclose(to_numpy(fn(*args)), expected, rtol=1e-12, atol=1e-12)
+    assert tg.autograd.gradcheck(fn, args)
+    assert tg.autograd.gradgradcheck(fn, args)
 
 
 def test_bad_arguments(lib):

@@ -384,6 +384,13 @@ def softmax(x: Any, dim: int) -> Any:
     return _new((e / np.sum(e, axis=axes, keepdims=True)).astype(a.dtype, copy=False))
 
 
+def attention_softmax(scores: Any, scale: float, mask: Optional[Any]) -> Any:
+    """``softmax(scores * scale + mask, -1)`` (Note [attention_softmax in one pass] in
+    csrc/kernels/reduce.cpp)."""
+    scaled = mul(scores, scalar_like(scores, scale))
+    return softmax(scaled if mask is None else add(scaled, mask), -1)
+
+
 @_quiet
 def log_softmax(x: Any, dim: int) -> Any:
     a = _floating(_arr(x))
@@ -699,6 +706,13 @@ def matmul(a: Any, b: Any) -> Any:
     dt = _promote(x.dtype, y.dtype)
     ct = _F32 if _is_half(dt) else dt  # float16/bfloat16 through float32, rounded back
     return _new(np.matmul(x.astype(ct, copy=False), y.astype(ct, copy=False)).astype(dt))
+
+
+def linear_gemm(x: Any, weight: Any, bias: Optional[Any]) -> Any:
+    """``x @ weight^T + bias``: matmul and add (the compiled kernel's one gemm computes the same;
+    Note [linear's bias in the gemm] in csrc/kernels/linalg.cpp)."""
+    product = matmul(x, transpose(weight, 0, 1))
+    return product if bias is None else add(product, bias)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ void register_kernel_table(py::module_& m) {
   m.def("min_dim", &k::min_dim, py::arg("x"), py::arg("dim"), py::arg("keepdim"));
   m.def("logsumexp", &k::logsumexp, py::arg("x"), py::arg("dims"), py::arg("keepdim"));
   m.def("softmax", &k::softmax, py::arg("x"), py::arg("dim"));
+  m.def("attention_softmax",
+        [](const tg::Tensor& scores, double scale,
+           std::optional<tg::Tensor> mask) { return k::attention_softmax(
+               scores, scale, (mask ? *mask : tg::Tensor())); }, py::arg("scores"),
+        py::arg("scale"), py::arg("mask"));
   m.def("log_softmax", &k::log_softmax, py::arg("x"), py::arg("dim"));
   m.def("sum_to", &k::sum_to, py::arg("x"), py::arg("shape"));
   m.def("reshape", &k::reshape, py::arg("x"), py::arg("shape"));
@@ -87,6 +92,11 @@ void register_kernel_table(py::module_& m) {
   m.def("select_scatter", &k::select_scatter, py::arg("x"), py::arg("source"), py::arg("dim"),
         py::arg("index"));
   m.def("matmul", &k::matmul, py::arg("a"), py::arg("b"));
+  m.def("linear_gemm",
+        [](const tg::Tensor& x, const tg::Tensor& weight,
+           std::optional<tg::Tensor> bias) { return k::linear_gemm(
+               x, weight, (bias ? *bias : tg::Tensor())); }, py::arg("x"), py::arg("weight"),
+        py::arg("bias"));
   m.def("item", &k::item, py::arg("x"));
   m.def("im2col", &k::im2col, py::arg("x"), py::arg("kernel_size"), py::arg("stride"),
         py::arg("padding"), py::arg("dilation"));

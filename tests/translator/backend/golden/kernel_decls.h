@@ -62,6 +62,9 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& x, int64_t dim, bool keepdim);
 std::tuple<Tensor, Tensor> min_dim(const Tensor& x, int64_t dim, bool keepdim);
 Tensor logsumexp(const Tensor& x, const Shape& dims, bool keepdim);
 Tensor softmax(const Tensor& x, int64_t dim);
+// softmax(scores * scale + mask) over the last dim, mask broadcast to scores (Note
+// [attention_softmax in one pass] in csrc/kernels/reduce.cpp)
+Tensor attention_softmax(const Tensor& scores, double scale, const Tensor& mask);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor sum_to(const Tensor& x, const Shape& shape);
 
@@ -92,6 +95,9 @@ Tensor select_scatter(const Tensor& x, const Tensor& source, int64_t dim, int64_
 
 // linear algebra (>= 2-D operands, batch dims broadcast; through BLAS)
 Tensor matmul(const Tensor& a, const Tensor& b);
+// x (M, K) @ weight (N, K)^T + bias (N,) as one gemm accumulating into the bias rows (Note
+// [linear's bias in the gemm] in csrc/kernels/linalg.cpp); other shapes as matmul and add.
+Tensor linear_gemm(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // reading data (forward only: the capture rule rejects saving what it returns)
 double item(const Tensor& x);
