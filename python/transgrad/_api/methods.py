@@ -70,7 +70,7 @@ FUNCTION_METHODS = (
     "fix", "diagonal_scatter", "select_scatter", "slice_scatter", "bitwise_not", "bitwise_and",
     "bitwise_or", "bitwise_xor")
 EXTRA_FUNCTION_METHODS = ("cumsum", "tril", "triu", "sort", "argsort", "topk", "masked_fill",
-                          "roll", "mv", "repeat", "pinverse")
+                          "roll", "mv", "repeat")
 # The functions of the derivative-table families that torch also has as Tensor methods (not
 # var_mean, std_mean, cdist, pdist, block_diag: torch has no such methods).
 TABLE_METHODS = {
