@@ -43,6 +43,7 @@ PROGRAMS = [
     "prog_custom_ops_hvp",
     "prog_contrastive",
     "prog_amp_train_loop",
+    "prog_flow",
 ]
 
 # name -> (reason, exception type the program raises today)
