@@ -76,3 +76,43 @@ def test_first_inplace_op_runs_without_libcst(compiled):
     out = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# Note [Shipped formulas run without the translator]: with the build's facts installed, the
+# reference engine runs shipped formulas (forward, backward, double backward) without libcst.
+_REFERENCE_SCRIPT = """
+import sys
+import transgrad.reference as tg
+x = tg.randn(4, 4, dtype=tg.float64, requires_grad=True)
+y = (x @ x).tanh().sum()
+(g,) = tg.autograd.grad(y, [x], create_graph=True)
+g.sum().backward()
+assert x.grad is not None
+print("libcst" in sys.modules)
+"""
+
+
+def test_reference_engine_runs_shipped_formulas_without_libcst():
+    pytest.importorskip("transgrad._formula_facts")
+    out = subprocess.run([sys.executable, "-c", _REFERENCE_SCRIPT], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "False"
+
+
+def test_plans_from_facts_equal_the_translators_models():
+    """The PLANS the build wrote are what the front end says of each shipped formula now."""
+    pytest.importorskip("libcst")
+    plans = pytest.importorskip("transgrad._formula_facts").PLANS
+    from transgrad import lang
+    from transgrad.translator.frontend import formula_model
+
+    lang.load_builtin_formulas()
+    for name in ("exp", "mul", "sdpa", "linear", "lstm_layer", "cross_entropy"):
+        m = formula_model(lang.REGISTRY[name].fn)
+        captures = m.backward.captures if m.backward is not None else ()
+        line, outputs, metadata_only, bound_at = plans[name]
+        assert line == m.loc.line and outputs == (tuple(m.outputs) or None)
+        assert set(metadata_only) == {c.name for c in captures if c.metadata_only}
+        assert dict(bound_at) == {c.name: f"{c.bound_at.path}:{c.bound_at.line}"
+                                  for c in captures}

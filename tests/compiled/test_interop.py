@@ -82,7 +82,11 @@ def test_item_and_repr(compiled):
 def test_error_types_are_mapped(compiled):
     tg = compiled
     k = tg._C._kernels
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError):  # the kernel's own refusal (the API handles 1-D operands)
+        k.matmul(tg.ones(2), tg.ones(2, 2))
+    with pytest.raises(RuntimeError):  # shapes that do not broadcast: torch's RuntimeError
         k.add(tg.ones(2, 3), tg.ones(4))
+    with pytest.raises(tg.linalg.LinAlgError):
+        k.inverse(tg.zeros(2, 2))
     with pytest.raises(IndexError):
         k.select(tg.ones(2, 3), 0, 5)

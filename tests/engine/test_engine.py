@@ -253,9 +253,10 @@ def test_gradient_shape_mismatch_names_both_shapes(engine):
         (x * 2).backward(f64(tg, [1.0, 2.0, 3.0], False))
 
 
-def test_binary_op_shape_mismatch_names_both_shapes(engine):
+def test_binary_op_shape_mismatch_in_torchs_words(engine):
     tg = engine
-    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 1"):
         tg.ones(2, 3) + tg.ones(4)
 
 
@@ -643,9 +644,10 @@ def test_dtype_and_shape_errors_of_ops(engine):
     tg = engine
     with pytest.raises(ValueError, match="bool"):
         tg.where(tg.tensor([1, 0]), tg.ones(2), tg.zeros(2))
-    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 5\)"):
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied "
+                                           r"\(2x3 and 4x5\)"):
         tg.ones(2, 3) @ tg.ones(4, 5)
-    with pytest.raises((ValueError, RuntimeError), match=r"\(2, 3\)"):
+    with pytest.raises(RuntimeError, match=r"shape '\[4, 2\]' is invalid for input of size 6"):
         tg.ones(2, 3).reshape(4, 2)
 
 

@@ -166,13 +166,8 @@ def test_roll_repeat_mv_and_friends(engine):
 
 @pytest.mark.parametrize("name,args", [
     ("conv2d", lambda e: (e.ones(1, 2, 2, 2), e.ones(1, 2, 3, 3))),
-    ("conv2d", lambda e: (e.ones(1, 3, 4, 4), e.ones(2, 2, 3, 3))),
     ("avg_pool2d", lambda e: (e.ones(1, 1, 2, 2), 3)),
-    ("flip", lambda e: (e.ones(2, 2), (2,))),
-    ("cumsum", lambda e: (e.ones(2, 2), -3)),
     ("max_pool2d", lambda e: (e.ones(1, 1, 4, 4), 2, 2, 2)),
-    ("sort", lambda e: (e.ones(2, 2), 3)),
-    ("topk", lambda e: (e.ones(2, 3), 4)),
     ("tril", lambda e: (e.ones(3),)),
     ("pad", lambda e: (e.ones(2), (-2, -1))),
 ])
@@ -180,6 +175,24 @@ def test_errors_name_the_shapes(engine, name, args):
     with pytest.raises((ValueError, IndexError)) as e:
         getattr(engine, name)(*args(engine))
     assert name in str(e.value)
+
+
+@pytest.mark.parametrize("name,args,error,words", [
+    ("conv2d", lambda e: (e.ones(1, 3, 4, 4), e.ones(2, 2, 3, 3)), RuntimeError,
+     "Given groups=1, weight of size [2, 2, 3, 3], expected input[1, 3, 4, 4] to have 2 "
+     "channels, but got 3 channels instead"),
+    ("flip", lambda e: (e.ones(2, 2), (2,)), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    ("cumsum", lambda e: (e.ones(2, 2), -3), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    ("sort", lambda e: (e.ones(2, 2), 3), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 3)"),
+    ("topk", lambda e: (e.ones(2, 3), 4), RuntimeError, "selected index k out of range"),
+])
+def test_errors_in_torchs_words(engine, name, args, error, words):
+    with pytest.raises(error) as e:
+        getattr(engine, name)(*args(engine))
+    assert str(e.value).startswith(words)
 
 
 def test_engines_agree_in_float32(ref, compiled):

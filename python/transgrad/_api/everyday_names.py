@@ -174,6 +174,9 @@ def chain_matmul(*matrices: Any, out: Any = None) -> Any:
                   "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
     result = matrices[0]
     for m in matrices[1:]:
         result = fn.mm(result, m)

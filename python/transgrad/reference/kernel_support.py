@@ -246,10 +246,11 @@ def _broadcast_shape(name: str, *arrays: np.ndarray) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     except ValueError:
-        out: tuple[int, ...] = ()
-        for a in arrays:
-            out = broadcast_pair(out, a.shape)
-        raise AssertionError("numpy and broadcast_pair disagree") from None
+        pass
+    out: tuple[int, ...] = ()
+    for a in arrays:  # raises torch's words for the first pair that does not broadcast
+        out = broadcast_pair(out, a.shape)
+    raise AssertionError("numpy and broadcast_pair disagree")
 
 
 def broadcast_pair(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:

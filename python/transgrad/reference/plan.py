@@ -56,12 +56,16 @@ def _make_plan(fdef: Any) -> Plan:
             tensor_params.append((p.name, "Sequence" in ann))
     composite = not any(inspect.iscode(c) and c.co_name == "backward"
                         for c in fn.__code__.co_consts)
-    model = _frontend_model(fn)
     line = lang.def_line(fn)
     output_names: Optional[Tuple[str, ...]] = None
     metadata_only: FrozenSet[str] = frozenset()
     bound_at: Dict[str, str] = {}
-    if model is not None:
+    shipped = _shipped_plan(fdef)
+    model = None if shipped is not None else _frontend_model(fn)
+    if shipped is not None:
+        line, output_names, metadata, bound = shipped
+        metadata_only, bound_at = frozenset(metadata), dict(bound)
+    elif model is not None:
         line = model.loc.line
         output_names = tuple(model.outputs) or None
         if model.backward is not None:
@@ -81,6 +85,36 @@ def _make_plan(fdef: Any) -> Plan:
 
 
 _NO_DEFAULT = object()
+
+
+# Note [Shipped formulas run without the translator]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The build checks the shipped formulas and writes what a plan reads of their models into
+# ``transgrad/_formula_facts.py`` (PLANS, translator/emit_facts.py). With that file present the
+# reference engine neither checks nor models a shipped formula at run time: its first op does
+# not import libcst (0.5 s), and no thread parses Python source while the program runs. The
+# second matters at exit: CPython ends a daemon thread that wants the GIL after finalization
+# began by unwinding it, and a frame of libcst's native (Rust) parser on that thread's stack
+# turns the unwind into an abort (tests/engine/test_exit_with_daemon_threads.py). A checkout
+# without a build has no facts and models each formula as before; a user's formulas are always
+# checked and modelled, at import, through the translator.
+
+
+def shipped_facts(name: str) -> Optional[Any]:
+    """``transgrad._formula_facts``'s table ``name`` (None in a checkout without a build)."""
+    try:
+        from transgrad import _formula_facts  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return getattr(_formula_facts, name, None)
+
+
+def _shipped_plan(fdef: Any) -> Optional[Tuple[Any, ...]]:
+    """The build's PLANS entry of a shipped formula (None for a user's, or without a build)."""
+    if getattr(fdef, "namespace", None) != lang.SHIPPED:
+        return None
+    plans = shipped_facts("PLANS")
+    return None if plans is None else plans.get(fdef.name)
 
 
 def _frontend_model(fn: Callable[..., Any]) -> Any:
