@@ -2,6 +2,8 @@
 
 Facts the translator proved about the shipped formulas (translator/emit_facts.py).
 INPLACE: formula name -> (kind, reason) of its in-place variant (translator/inplace.py).
+PLANS: formula name -> (def line, output names or None, metadata-only captures, captures bound
+at "path:line"), as the reference engine's plans read them (transgrad/reference/plan.py).
 """
 
 INPLACE: dict[str, tuple[str, str]] = {
@@ -22,4 +24,24 @@ INPLACE: dict[str, tuple[str, str]] = {
     'select_last': ('unsafe', 'its backward (tests/translator/backend/fixtures/basic.py:127) reads `x`, which select_last_ would overwrite'),
     'sum_to': ('unsafe', 'its backward (tests/translator/backend/fixtures/basic.py:65) reads `x`, which sum_to_ would overwrite'),
     'weighted_first': ('none', 'no in-place variant: the formula does not map a first Tensor parameter to one Tensor output'),
+}
+
+PLANS: dict[str, tuple] = {
+    'add': (22, ('result',), (), ()),
+    'add_all': (43, ('result',), (), (('alpha', 'tests/translator/backend/fixtures/multi.py:43'), ('tensors', 'tests/translator/backend/fixtures/multi.py:43'))),
+    'affine': (109, None, (), ()),
+    'broadcast_mul': (156, ('result',), (), (('half', 'tests/translator/backend/fixtures/basic.py:158'), ('other', 'tests/translator/backend/fixtures/basic.py:156'), ('x', 'tests/translator/backend/fixtures/basic.py:156'))),
+    'exp': (42, ('result',), (), (('result', 'tests/translator/backend/fixtures/basic.py:43'),)),
+    'flatten': (83, ('result',), ('x',), (('x', 'tests/translator/backend/fixtures/basic.py:83'),)),
+    'log_norm': (33, ('result',), (), (('result', 'tests/translator/backend/fixtures/multi.py:34'),)),
+    'max_last': (8, ('values', 'indices'), (), (('indices', 'tests/translator/backend/fixtures/multi.py:9'), ('kept', 'tests/translator/backend/fixtures/multi.py:10'), ('x', 'tests/translator/backend/fixtures/multi.py:8'))),
+    'mul': (32, ('result',), (), (('other', 'tests/translator/backend/fixtures/basic.py:32'), ('x', 'tests/translator/backend/fixtures/basic.py:32'))),
+    'neg': (12, ('result',), (), ()),
+    'normalize': (21, ('result', 'norm'), (), (('norm', 'tests/translator/backend/fixtures/multi.py:22'), ('result', 'tests/translator/backend/fixtures/multi.py:23'))),
+    'ones_like': (72, None, (), ()),
+    'reshape': (52, ('result',), ('x',), (('x', 'tests/translator/backend/fixtures/basic.py:52'),)),
+    'scale_mean': (96, ('result',), (), (('factor', 'tests/translator/backend/fixtures/basic.py:98'), ('groups', 'tests/translator/backend/fixtures/basic.py:99'))),
+    'select_last': (123, ('result',), (), (('x', 'tests/translator/backend/fixtures/basic.py:123'),)),
+    'sum_to': (62, ('result',), (), (('shape', 'tests/translator/backend/fixtures/basic.py:62'), ('x', 'tests/translator/backend/fixtures/basic.py:62'))),
+    'weighted_first': (55, ('result',), (), (('weight', 'tests/translator/backend/fixtures/multi.py:55'),)),
 }
