@@ -643,12 +643,12 @@ TG_INLINE T scaled_masked_max(T* __restrict o, const T* __restrict x, const T* _
   return row_max(o, n);
 }
 
-#define TG_ATTN_ROW(T, SUFFIX)                                                                  \
-  TG_CLONES void attention_row_##SUFFIX(T* o, const T* x, const T* mk, int64_t mstride,        \
-                                        int64_t n, T scale) {                                   \
-    const T m = finite_or_zero(scaled_masked_max<T>(o, x, mk, mstride, n, scale));             \
-    for (int64_t i = 0; i < n; ++i) o[i] = vec::exp(o[i] - m);                                  \
-    row_scale(o, n, T(T(1) / sum_contig(o, n)));                                                \
+#define TG_ATTN_ROW(T, SUFFIX)                                                                     \
+  TG_CLONES void attention_row_##SUFFIX(T* o, const T* x, const T* mk, int64_t mstride, int64_t n, \
+                                        T scale) {                                                 \
+    const T m = finite_or_zero(scaled_masked_max<T>(o, x, mk, mstride, n, scale));                 \
+    for (int64_t i = 0; i < n; ++i) o[i] = vec::exp(o[i] - m);                                     \
+    row_scale(o, n, T(T(1) / sum_contig(o, n)));                                                   \
   }
 TG_ATTN_ROW(float, f32)
 TG_ATTN_ROW(double, f64)

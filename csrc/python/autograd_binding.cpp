@@ -442,24 +442,22 @@ void init_autograd(py::module_& m) {
 
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", py::dynamic_attr())
       .def("name", &Node::name)
-      .def(
-          "__call__",
-          // grad_fn(*grad_outputs), as torch's: one argument per forward output; the
-          // gradients for the inputs (one alone, else a tuple; None for none)
-          [](Node& n, py::args args) -> py::object {
-            if (args.size() != n.num_inputs())
-              throw TypeError("expected " + std::to_string(n.num_inputs()) +
-                              " arguments, got " + std::to_string(args.size()) + " instead");
-            variable_list grads;
-            for (py::handle a : args)
-              grads.push_back(a.is_none() ? Tensor() : a.cast<Tensor>());
-            variable_list out = n.apply(std::move(grads));
-            // as the engine: no gradient for an input that does not require grad
-            for (size_t i = 0; i < out.size() && i < n.next_edges().size(); ++i)
-              if (!n.next_edges()[i].valid()) out[i] = Tensor();
-            if (out.size() == 1) return out[0].defined() ? py::cast(out[0]) : py::none();
-            return to_py_tuple(out);
-          })
+      .def("__call__",
+           // grad_fn(*grad_outputs), as torch's: one argument per forward output; the
+           // gradients for the inputs (one alone, else a tuple; None for none)
+           [](Node& n, py::args args) -> py::object {
+             if (args.size() != n.num_inputs())
+               throw TypeError("expected " + std::to_string(n.num_inputs()) + " arguments, got " +
+                               std::to_string(args.size()) + " instead");
+             variable_list grads;
+             for (py::handle a : args) grads.push_back(a.is_none() ? Tensor() : a.cast<Tensor>());
+             variable_list out = n.apply(std::move(grads));
+             // as the engine: no gradient for an input that does not require grad
+             for (size_t i = 0; i < out.size() && i < n.next_edges().size(); ++i)
+               if (!n.next_edges()[i].valid()) out[i] = Tensor();
+             if (out.size() == 1) return out[0].defined() ? py::cast(out[0]) : py::none();
+             return to_py_tuple(out);
+           })
       .def_property_readonly("next_functions",
                              [](const Node& n) {
                                py::tuple out(n.next_edges().size());

@@ -508,8 +508,7 @@ void init_tensor(py::module_& m) {
                                    dtype_name(t.dtype()));
               if (gt.sizes() != t.sizes())
                 throw RuntimeError("assigned grad has data of a different size: grad shape " +
-                                   size_str(gt.sizes()) + ", tensor shape " +
-                                   size_str(t.sizes()));
+                                   size_str(gt.sizes()) + ", tensor shape " + size_str(t.sizes()));
               t.set_grad(std::move(gt));
             }
           })
