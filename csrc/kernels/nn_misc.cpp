@@ -31,11 +31,6 @@ Lines lines(const Shape& s, int64_t d) {
   return l;
 }
 
-// A dim wrapped into [0, ndim); a 0-d tensor accepts 0 and -1 (as PyTorch), with torch's error.
-int64_t wrap_dim0(int64_t dim, const Tensor& x, const char*) {
-  return wrap_dim(dim, x.dim(), x.sizes());
-}
-
 template <class T>
 inline bool before(T a, T b, bool descending) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -89,7 +84,7 @@ std::tuple<Tensor, Tensor> sorted_lines(const Tensor& x, int64_t d, int64_t k, b
 
 Tensor cumsum(const Tensor& x, int64_t dim) {
   x.check_defined("cumsum");
-  const int64_t d = wrap_dim0(dim, x, "cumsum");
+  const int64_t d = wrap_dim(dim, x);
   if (is_half(x.dtype())) return to_dtype(cumsum(to_dtype(x, DType::Float32), dim), x.dtype());
   const DType od = is_floating(x.dtype()) ? x.dtype() : DType::Int64;
   Tensor src = to_dtype(as_contiguous(x), od);
@@ -120,7 +115,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   const int64_t nd = x.dim();
   std::vector<bool> flipped(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t d : dims) {
-    const int64_t w = wrap_dim0(d, x, "flip");
+    const int64_t w = wrap_dim(d, x);
     if (flipped[w]) throw RuntimeError(dim_repeated(w));
     flipped[w] = true;
   }
@@ -248,13 +243,13 @@ Tensor pad(const Tensor& x, const Shape& pads, double value) {
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
   x.check_defined("sort");
-  const int64_t d = wrap_dim0(dim, x, "sort");
+  const int64_t d = wrap_dim(dim, x);
   return sorted_lines(x, d, x.dim() == 0 ? 1 : x.sizes()[d], descending, "sort");
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest) {
   x.check_defined("topk");
-  const int64_t d = wrap_dim0(dim, x, "topk");
+  const int64_t d = wrap_dim(dim, x);
   const int64_t size = x.dim() == 0 ? 1 : x.sizes()[d];
   if (k < 0 || k > size) throw RuntimeError("selected index k out of range");  // torch's words
   return sorted_lines(x, d, k, largest, "topk");

@@ -15,10 +15,6 @@ using namespace detail;
 
 namespace {
 
-int64_t wrap_scan_dim(int64_t dim, const Tensor& x, const char*) {
-  return wrap_dim(dim, x.dim(), x.sizes());
-}
-
 // x with dim `d` moved last, contiguous, in dtype `dt`; rows of length n.
 struct Rows {
   Tensor data;
@@ -44,7 +40,7 @@ Tensor float_scan(const Tensor& x, int64_t dim, const char* name, F f) {
     return float_scan(to_dtype(x, floating_dtype(x.dtype())), dim, name, f);
   if (is_half(x.dtype()))  // Note [Storage dtypes]
     return to_dtype(float_scan(to_dtype(x, DType::Float32), dim, name, f), x.dtype());
-  const int64_t d = wrap_scan_dim(dim, x, name);
+  const int64_t d = wrap_dim(dim, x);
   const DType dt = x.dtype();
   Rows r = rows_along(x, d, dt);
   Tensor out = Tensor::empty(r.data.sizes(), dt);
@@ -66,7 +62,7 @@ std::tuple<Tensor, Tensor> cum_extremum(const Tensor& x, int64_t dim, const char
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
     return with_values_as(cum_extremum<kMax>(to_dtype(x, compute_dtype(x.dtype())), dim, name),
                           x.dtype());
-  const int64_t d = wrap_scan_dim(dim, x, name);
+  const int64_t d = wrap_dim(dim, x);
   const DType dt = x.dtype() == DType::Bool ? DType::Int64 : x.dtype();
   Rows r = rows_along(x, d, dt);
   Tensor values = Tensor::empty(r.data.sizes(), dt),
@@ -109,7 +105,7 @@ Tensor prod(const Tensor& x, const Shape& dims, bool keepdim) {
   const int64_t nd = x.dim();
   std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
   for (int64_t dim : dims) {
-    const int64_t d = wrap_scan_dim(dim, x, "prod");
+    const int64_t d = wrap_dim(dim, x);
     if (reduced[static_cast<size_t>(d)]) throw RuntimeError(dim_repeated(d));
     reduced[static_cast<size_t>(d)] = true;
   }

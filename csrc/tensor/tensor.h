@@ -218,8 +218,10 @@ int64_t shape_numel(const Shape& sizes);
 // Bytes of a contiguous tensor of `sizes`; RuntimeError (torch's wording) when the count or the
 // bytes overflow int64. Sizes must be non-negative.
 size_t checked_nbytes(const Shape& sizes, DType dtype);
-// Wraps a possibly negative dim into [0, ndim); IndexError naming the shape otherwise.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape_for_message);
+// Wraps a possibly negative dim into [0, ndim) (a 0-d tensor takes 0 and -1); otherwise an
+// IndexError in torch's words (c10::maybe_wrap_dim). The shape is not read (older callers pass it).
+int64_t wrap_dim(int64_t dim, int64_t ndim, const Shape& shape = {});
+inline int64_t wrap_dim(int64_t dim, const Tensor& x) { return wrap_dim(dim, x.dim()); }
 
 // The result dtype of an elementwise op on a and b, as torch's result_type: tensors with dims,
 // then 0-d tensors, then wrapped numbers; a lower tier counts only with a higher category

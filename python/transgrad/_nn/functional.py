@@ -1712,7 +1712,7 @@ def _cast(E: Backend, t: Any, dtype: Any) -> Any:
     return t.to(dtype) if hasattr(t, "to") else E.op("cast")(t, dtype)
 
 
-def _has_ignored(E: Backend, target: Any, ignore_index: int, n_classes: int) -> bool:
+def _targets_ignored(E: Backend, target: Any, ignore_index: int, n_classes: int) -> bool:
     """Whether some target is ``ignore_index``; torch's error for a class index outside
     [0, n_classes) that is not (one pass over the targets)."""
     t = E.numpy(target)
@@ -1731,7 +1731,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: bool | N
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_batch(input, target)
     logp, t, shape = _rows(input, target)
-    _has_ignored(E, t, ignore_index, logp.shape[1])
+    _targets_ignored(E, t, ignore_index, logp.shape[1])
     if reduction != "none":
         return E.op("nll_loss")(logp, t, weight, int(ignore_index), reduction == "mean")
     return _unrows(_nll_none(E, logp, t, weight, ignore_index), shape)
@@ -1776,7 +1776,7 @@ def cross_entropy(input: Any, target: Any, weight: Any = None,
                         f"shape {tuple(input.shape)}")
     _check_batch(input, target)
     logits, t, shape = _rows(input, target)
-    ignored = _has_ignored(E, t, ignore_index, logits.shape[1])
+    ignored = _targets_ignored(E, t, ignore_index, logits.shape[1])
     if weight is None and label_smoothing == 0.0 and reduction != "none" and not ignored:
         return E.op("cross_entropy")(logits, t, reduction == "mean")
     logp = log_softmax(logits, 1)
