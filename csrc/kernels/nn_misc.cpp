@@ -90,6 +90,7 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
   Tensor src = to_dtype(as_contiguous(x), od);
   src = as_contiguous(src);
   Tensor out = Tensor::empty(x.sizes(), od);
+  if (out.numel() == 0) return out;  // a line of length 0 has no first element to copy
   const Lines l = x.dim() == 0 ? Lines{} : lines(x.sizes(), d);
   dispatch_numeric(od, "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
