@@ -1,8 +1,9 @@
 """Provenance: where each non-tensor value of the IR comes from (a pass over the IR).
 
-Stage: after ``lower`` (IR -> IR). Input: an ``ir.Module``, lowered (``ir.Refused`` statements
-are left as they are). Output: the same module with ``Expr.prov`` set on every expression, and,
-per formula, the provenance of every name its forward binds (``forward_provenance``).
+Stage: after ``lower`` (IR -> IR). Input: an ``ir.Module``, lowered (an ``ir.Refused``
+statement binds its names with the flags of its ``value`` when it has one). Output: the same
+module with ``Expr.prov`` set on every expression, and, per formula, the provenance of every
+name its forward binds (``forward_provenance``).
 
 Note [Provenance]
 ~~~~~~~~~~~~~~~~~
@@ -136,7 +137,14 @@ class _Annotator:
             return _rebuilt(s, values=tuple(self.expr(v) for v in s.values))
         if isinstance(s, ir.Raise) and s.message is not None:
             return _rebuilt(s, message=self.expr(s.message))
-        return s  # Declare, Refused, a Raise without message
+        if isinstance(s, ir.Refused) and s.value is not None:
+            # the names of a statement refused for its form take its value's flags (for an
+            # unpacking, an over-approximation: MUTABLE is kept)
+            value = self.expr(s.value)
+            for n in s.assigns:
+                self.bind(n, value.prov)
+            return _rebuilt(s, value=value)
+        return s  # Declare, a Refused without value, a Raise without message
 
     # -- expressions ----------------------------------------------------------------------------
 

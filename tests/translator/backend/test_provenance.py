@@ -129,3 +129,37 @@ def test_provenance_agrees_with_kinds_on_every_formula():
                     differ.append((mod.path, f.name, n, k, ours[n]))
     assert differ == []
     assert checked >= 70 and flagged >= 2, (checked, flagged)  # the corpus's T205 and T209
+
+
+def test_a_refused_statement_keeps_its_values_type_and_provenance(tmp_path):
+    # ``e = e2 = kernel.exp(x)`` is refused (T401: chained assignment), but the capture rule
+    # still judges ``e`` (T201 in the front end): the refusal keeps the value lowering knew
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "chained.py"
+    path.write_text(textwrap.dedent("""
+        from transgrad.lang import Tensor, formula, kernel
+
+
+        @formula
+        def f(x: Tensor) -> Tensor:
+            e = e2 = kernel.exp(x)
+            a = b = kernel.item(kernel.amax(x, (0,), False))
+            d = [1, 2]
+            p, q = d
+            result = kernel.mul(x, x)
+
+            def backward(grad):
+                return grad
+
+            return result, backward
+    """))
+    mod = parse_module(str(path), find_root(str(path)))
+    low = lower_module(mod, Signatures.of([mod]))
+    assert [d.code for d in refusals(low)] == ["T401", "T401", "T402"]
+    (fn,) = low.functions
+    chained, item, unpack = [s for s in fn.body if isinstance(s, ir.Refused)]
+    assert chained.assigns == ("e", "e2") and chained.value.type == ir.TENSOR
+    assert item.value.type == ir.FLOAT and item.value.prov & ITEM
+    assert unpack.value is not None and unpack.assigns == ("p", "q")
+    flags = forward_provenance(low, fn)
+    assert flags["a"] & ITEM and flags["b"] & ITEM and not flags["e"] & (ITEM | MUTABLE)
