@@ -84,10 +84,10 @@ def test_provenance_on_the_ir_equals_the_front_ends_kinds(tmp_path):
     assert d.value == ir.MakeTuple(d.value.loc, d.value.type, d.value.elems)
 
 
-def test_provenance_agrees_with_kinds_on_every_formula():
-    # every shipped, imported, fixture and corpus formula (rejected ones parsed, not fenced,
-    # and lowered with the shipped formulas as context): for each forward name the front end
-    # infers as no tensor, the IR's ITEM/MUTABLE flags are the front end's
+def _every_module():
+    """Every shipped, imported, fixture and corpus module (rejected ones parsed, not fenced),
+    each with its IR lowered alone against the shipped signatures (Note [Signatures as
+    data])."""
     import glob
     import os
 
@@ -108,10 +108,15 @@ def test_provenance_agrees_with_kinds_on_every_formula():
             modules.append(parse_module(p, root))
         except TranslatorError:  # not Python (T100)
             pass
-    checked, flagged, differ = 0, 0, []
     for mod in modules:
-        # each lowered alone against the shipped signatures (Note [Signatures as data])
-        low = lower_module(mod, Signatures.of([*(m for m in shipped if m is not mod), mod]))
+        yield mod, lower_module(mod, Signatures.of([*(m for m in shipped if m is not mod), mod]))
+
+
+def test_provenance_agrees_with_kinds_on_every_formula():
+    # for each forward name the front end infers as no tensor, the IR's ITEM/MUTABLE flags
+    # are the front end's
+    checked, flagged, differ = 0, 0, []
+    for mod, low in _every_module():
         info = gather_module_info(mod)
         by_name = {f.name: f for f in low.functions}
         for f in mod.formulas:
@@ -184,30 +189,12 @@ def test_the_ir_gives_the_capture_rules_facts_on_every_captured_name():
     # fixture and corpus formula (a function lowering refused as a whole: what was lowered of
     # it), the IR's type says tensor exactly where ``kinds`` does, and its provenance gives
     # the same ITEM/MUTABLE on the others
-    import glob
     import os
 
-    from translator.backend import load_modules
     from translator.provenance import forward_types
 
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-
-    def files(pattern):
-        return sorted(p for p in glob.glob(os.path.join(root, pattern))
-                      if not p.endswith("__init__.py"))
-
-    shipped = load_modules(files("formulas/*.py"), root)
-    modules = list(shipped)
-    for p in (files("formulas/imported/*.py") + files("tests/translator/backend/fixtures/*.py")
-              + files("tests/translator/corpus/accept/*.py")
-              + files("tests/translator/corpus/reject/*.py")):
-        try:
-            modules.append(parse_module(p, root))
-        except TranslatorError:
-            pass
     checked, differ, missing = 0, [], set()
-    for mod in modules:
-        low = lower_module(mod, Signatures.of([*(m for m in shipped if m is not mod), mod]))
+    for mod, low in _every_module():
         info = gather_module_info(mod)
         lowered = {f.name: f for f in low.functions}
         refused = {r.loc.line: r for r in low.refused}
