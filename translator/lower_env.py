@@ -101,7 +101,9 @@ class Signatures:
     which module defines each helper (``ops.HELPER`` of another module is refused: T403). So a
     module can be lowered alone (``lower.lower_module``) against the table of the rest of the
     program, e.g. a user's module at import against the shipped formulas', and lowering it
-    there gives the IR and diagnostics lowering the whole program gives it."""
+    there gives the IR and diagnostics lowering the whole program gives it. The shipped
+    formulas' table is build-time data (``SIGNATURES``/``HELPERS`` of ``_formula_facts.py``,
+    ``of_facts``), read by ``shipped.shipped_signatures`` without parsing a shipped module."""
 
     ops: Mapping[str, OpSig]
     helpers: Mapping[str, str]          # helper name -> path of the first module defining it
