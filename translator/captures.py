@@ -29,23 +29,31 @@ end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_
 ``test_capture_rule_*``). Three properties of lowering stood in the way; where each stands:
 
 * lowering was partial; it is now total at the statement level (lower.py, Note [Total
-  lowering]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx. What is
-  still missing: a refused statement binds names with no type and no provenance, and the rule
-  must judge them: in ``e = e2 = kernel.exp(x)`` read by the backward, this module reports T201
-  where lowering refuses the statement (T401). A refusal must keep what lowering knew of the
-  value (its type, its provenance) before the rule can read them off the IR. The reference
+  lowering]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx, and one
+  refused for its form (``e = e2 = kernel.exp(x)``, an unpacking or a re-binding that does
+  not type) keeps its lowered value, so its names have a type and a provenance. What is still
+  missing: a statement whose *value* lowering refuses (an unknown kernel, a builtin C++ lacks,
+  ``x[0]`` of a tensor) binds names with no type, and the rule must judge them: the reference
   engine runs formulas the compiled engine refuses, so the T4xx cannot take the T2xx's place.
+  In the corpus that is six names, each in a module rejected for another reason
+  (tests/translator/backend/test_provenance.py, ``_NO_IR_VALUE``); on every other name a
+  backward captures (168 locals over the shipped, imported, fixture and corpus formulas) the
+  IR's type is a tensor exactly where ``kinds`` says so and its provenance gives the same
+  ITEM/MUTABLE (same test).
 * lowering needed the whole program; a module now lowers alone against a table of the other
-  modules' signatures (lower_env.py, Note [Signatures as data]). What is still missing: that
-  table for the shipped formulas as build-time data the reference engine reads at import (as
-  it reads ``_formula_facts.py``); without it ``grad * peak`` is T411 from lowering alone
-  (``ops.mul`` is the shipped ``binary`` module's), T205 here.
+  modules' signatures (lower_env.py, Note [Signatures as data]), and the shipped formulas'
+  table is build-time data (``SIGNATURES``/``HELPERS`` of ``_formula_facts.py``, read by
+  ``shipped.shipped_signatures`` without libcst; from the shipped modules in a checkout). What
+  is still missing: the front end does not lower; a user's module at import would be lowered
+  against ``shipped_signatures().merged([mod])`` (``grad * peak`` then resolves ``ops.mul``).
 * the IR's types do not carry what the rule decides on; ``Expr.prov`` now carries ITEM (a
   scalar read out of tensor data) and MUTABLE (a list), propagated as ``kinds`` does
-  (provenance.py, Note [Provenance]; a test checks the two agree on every formula). What is
-  still missing: the capture's spelled type (``Capture.type``, shown by ``graph_dot``, the
-  facts and the corpus tests) is ``kinds.spell_type``'s, which spells less than the IR types
-  ("" where the IR knows ``float``): moving it changes those outputs.
+  (provenance.py, Note [Provenance]). What is still missing: the capture's spelled type
+  (``Capture.type``, shown by ``graph_dot``, the facts and the corpus tests) is
+  ``kinds.spell_type``'s. Read off the IR (``provenance.forward_types``) it changes 11 of the
+  attribute captures of the shipped and fixture formulas: 4 "" become ``int``, 5 ``Dims``
+  become ``Shape`` (the IR has one shape type) and 2 ``float`` become ``int`` (``math.prod``
+  of a shape, which ``spell_type`` misreads as a float): the IR's spelling is the right one.
 
 When those are done, ``_FormulaCaptures`` can read its TENSOR/ITEM/MUTABLE facts off the IR of
 the module lowered alone, and ``kinds`` goes.

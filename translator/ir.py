@@ -331,11 +331,15 @@ class Refused(Stmt):
     """A statement (or, in ``Module.refused``, a whole function) lowering refused, kept in
     place (Note [Total lowering] in lower.py). ``diagnostic`` is its T4xx, None for a statement
     that only read a name an earlier refusal binds; ``assigns`` the names it binds (poisoned);
-    ``body`` what was lowered of a refused function before the refusal."""
+    ``value`` the value they are bound to when lowering refused the statement but not its value
+    (``a = b = v``, an unpacking or a re-binding that does not type): its type and provenance
+    are what the capture rule reads of those names; ``body`` what was lowered of a refused
+    function before the refusal."""
 
     diagnostic: Diagnostic | None
     assigns: tuple[str, ...] = ()
     body: tuple[Stmt, ...] = ()
+    value: Expr | None = None
 
 
 # ---------------------------------------------------------------------------------------------

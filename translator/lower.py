@@ -32,12 +32,15 @@ Note [Total lowering]
 Lowering never drops a statement: one it refuses becomes an ``ir.Refused`` in its place,
 carrying its T4xx and the names it binds, and a function refused as a whole (its parameters,
 outputs or return type) an ``ir.Refused`` in ``ir.Module.refused`` holding what was lowered of
-it. The names a refused statement binds are poisoned: a later read of one is refused with no
-diagnostic of its own, so one mistake gives one error, not a cascade. The T4xx are then found
-by one pass over the IR (``refusals``), in source order; ``verify`` and the emitters never see
-a module that has one. A refused compound statement (its condition or loop header failed) is
-one ``ir.Refused``: its branches are not lowered, which is what keeps the diagnostics those of
-a lowering that stops at the first error of each statement.
+it. A statement refused for its form (``a = b = v``, an unpacking or a re-binding that does
+not type) keeps its lowered value (``Refused.value``): the capture rule judges the names it
+binds by that value's type and provenance. The names a refused statement binds are poisoned:
+a later read of one is refused with no diagnostic of its own, so one mistake gives one error,
+not a cascade. The T4xx are then found by one pass over the IR (``refusals``), in source
+order; ``verify`` and the emitters never see a module that has one. A refused compound
+statement (its condition or loop header failed) is one ``ir.Refused``: its branches are not
+lowered, which is what keeps the diagnostics those of a lowering that stops at the first error
+of each statement.
 """
 
 from __future__ import annotations
@@ -705,7 +708,7 @@ class FunctionLowerer:
         one later is refused silently, so one mistake gives one diagnostic, not a cascade."""
         names = _assigned_names(node)
         self.poisoned.update(names)
-        return ir.Refused(self.loc(node), e.diagnostic, tuple(sorted(names)))
+        return ir.Refused(self.loc(node), e.diagnostic, tuple(sorted(names)), value=e.value)
 
     def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:
         loc = self.loc(s)
@@ -718,8 +721,10 @@ class FunctionLowerer:
                              "assign its value or remove it")
         if isinstance(s, cst.Assign):
             if len(s.targets) != 1:
-                raise self.error("T401", loc, "chained assignment `a = b = ...` is not supported",
-                                 "assign each name separately")
+                e = self.error("T401", loc, "chained assignment `a = b = ...` is not supported",
+                               "assign each name separately")
+                e.value = self.value_of_refused(s.value)
+                raise e
             return [self.assign(s.targets[0].target, self.expr(s.value), loc, top)]
         if isinstance(s, cst.AnnAssign) and s.value is not None:
             return [self.assign(s.target, self.expr(s.value), loc, top)]
@@ -737,7 +742,25 @@ class FunctionLowerer:
         raise self.error("T401", loc, f"`{type(s).__name__}` statements cannot be translated",
                          "use assignments, if/else, for over range() or a shape, return")
 
+    def value_of_refused(self, node: cst.BaseExpression) -> ir.Expr | None:
+        """The value of a statement refused for its form (Note [Total lowering]), lowered for
+        its type and provenance only; None when it does not lower (no second diagnostic)."""
+        captured = set(self.captured)
+        try:
+            return self.expr(node)
+        except LowerError:
+            return None
+        finally:
+            self.captured = captured  # an unused read is no capture (T405)
+
     def assign(self, target: cst.BaseExpression, value: ir.Expr, loc, top: bool) -> ir.Stmt:
+        try:
+            return self.assign_to(target, value, loc, top)
+        except LowerError as e:
+            e.value = value
+            raise
+
+    def assign_to(self, target: cst.BaseExpression, value: ir.Expr, loc, top: bool) -> ir.Stmt:
         if isinstance(target, cst.Name):
             names, types = [target.value], [value.type]
         elif isinstance(target, (cst.Tuple, cst.List)) and all(

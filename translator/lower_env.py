@@ -42,11 +42,13 @@ def parse_type(spelling: str) -> ir.Type | None:
 
 class LowerError(Exception):
     """A T4xx diagnostic; ``diagnostic`` is None for a read of a poisoned name (a name whose
-    statement already failed: its error was reported there)."""
+    statement already failed: its error was reported there). ``value``: Note [Total
+    lowering]."""
 
     def __init__(self, diagnostic: Diagnostic | None):
         super().__init__(diagnostic.render() if diagnostic else "poisoned name")
         self.diagnostic = diagnostic
+        self.value: ir.Expr | None = None  # the refused assignment's value, when it lowered
 
 
 @dataclasses.dataclass
@@ -99,7 +101,9 @@ class Signatures:
     which module defines each helper (``ops.HELPER`` of another module is refused: T403). So a
     module can be lowered alone (``lower.lower_module``) against the table of the rest of the
     program, e.g. a user's module at import against the shipped formulas', and lowering it
-    there gives the IR and diagnostics lowering the whole program gives it."""
+    there gives the IR and diagnostics lowering the whole program gives it. The shipped
+    formulas' table is build-time data (``SIGNATURES``/``HELPERS`` of ``_formula_facts.py``,
+    ``of_facts``), read by ``shipped.shipped_signatures`` without parsing a shipped module."""
 
     ops: Mapping[str, OpSig]
     helpers: Mapping[str, str]          # helper name -> path of the first module defining it
@@ -116,6 +120,24 @@ class Signatures:
             for h in mod.helpers:
                 helpers.setdefault(h.name, mod.path)
         return Signatures(ops, helpers)
+
+    @staticmethod
+    def of_facts(ops: Mapping[str, tuple], helpers: Mapping[str, str]) -> Signatures:
+        """The table ``emit_facts`` wrote as ``SIGNATURES`` and ``HELPERS``."""
+        table = {}
+        for name, (path, returns, params) in ops.items():
+            t = parse_type(returns)
+            assert t is not None and str(t) == returns, (name, returns)
+            table[name] = OpSig(tuple(ParamSig(*p) for p in params), t, path)
+        return Signatures(table, dict(helpers))
+
+    def merged(self, modules: Sequence[model.Module]) -> Signatures:
+        """This table with ``modules``' entries over it (as ``of`` of both, these last)."""
+        more = Signatures.of(modules)
+        helpers = dict(self.helpers)
+        for name, path in more.helpers.items():
+            helpers.setdefault(name, path)
+        return Signatures({**self.ops, **more.ops}, helpers)
 
 
 @dataclasses.dataclass

@@ -1,8 +1,9 @@
 """Provenance: where each non-tensor value of the IR comes from (a pass over the IR).
 
-Stage: after ``lower`` (IR -> IR). Input: an ``ir.Module``, lowered (``ir.Refused`` statements
-are left as they are). Output: the same module with ``Expr.prov`` set on every expression, and,
-per formula, the provenance of every name its forward binds (``forward_provenance``).
+Stage: after ``lower`` (IR -> IR). Input: an ``ir.Module``, lowered (an ``ir.Refused``
+statement binds its names with the flags of its ``value`` when it has one). Output: the same
+module with ``Expr.prov`` set on every expression, and, per formula, the provenance of every
+name its forward binds (``forward_provenance``).
 
 Note [Provenance]
 ~~~~~~~~~~~~~~~~~
@@ -39,10 +40,35 @@ def annotate_module(mod: ir.Module) -> ir.Module:
     return dataclasses.replace(mod, helpers=helpers, functions=functions)
 
 
-def forward_provenance(mod: ir.Module, fn: ir.Function) -> dict[str, int]:
-    """The flags of every name the forward of ``fn`` (a function of ``mod``) binds, joined
-    over its bindings: what a backward reading the name captures."""
-    return _Annotator(_helpers_reading_data(mod.helpers)).function(fn)[1]
+def forward_provenance(mod: ir.Module, fn: ir.Function | ir.Refused) -> dict[str, int]:
+    """The flags of every name the forward of ``fn`` (a function of ``mod``, or one refused
+    as a whole: what was lowered of it) binds, joined over its bindings: what a backward
+    reading the name captures."""
+    annotator = _Annotator(_helpers_reading_data(mod.helpers))
+    if isinstance(fn, ir.Refused):
+        annotator.block(fn.body)
+        return annotator.env
+    return annotator.function(fn)[1]
+
+
+def forward_types(fn: ir.Function | ir.Refused) -> dict[str, ir.Type]:
+    """The type of every name the forward of ``fn`` binds (lowering gives a local one type),
+    a statement refused for its form binding its names to its ``value``'s. A name bound only
+    by statements whose value lowering refused has none (Note [The capture rule reads the
+    source] in captures.py)."""
+    out: dict[str, ir.Type] = {}
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign):
+            types = (s.value.type,) if len(s.targets) == 1 else s.value.type.elems
+            for n, t in zip(s.targets, types):
+                out.setdefault(n, t)
+        elif isinstance(s, ir.For):
+            for n, t in zip(s.unpack or (s.var,), s.unpack_types or (s.var_type,)):
+                out.setdefault(n, t)
+        elif isinstance(s, ir.Refused) and s.value is not None:
+            for n in s.assigns:
+                out.setdefault(n, s.value.type)
+    return out
 
 
 def _helpers_reading_data(helpers: tuple[ir.Function, ...]) -> set[str]:
@@ -136,7 +162,14 @@ class _Annotator:
             return _rebuilt(s, values=tuple(self.expr(v) for v in s.values))
         if isinstance(s, ir.Raise) and s.message is not None:
             return _rebuilt(s, message=self.expr(s.message))
-        return s  # Declare, Refused, a Raise without message
+        if isinstance(s, ir.Refused) and s.value is not None:
+            # the names of a statement refused for its form take its value's flags (for an
+            # unpacking, an over-approximation: MUTABLE is kept)
+            value = self.expr(s.value)
+            for n in s.assigns:
+                self.bind(n, value.prov)
+            return _rebuilt(s, value=value)
+        return s  # Declare, a Refused without value, a Raise without message
 
     # -- expressions ----------------------------------------------------------------------------
 

@@ -1,15 +1,20 @@
 """Where the shipped formulas are: ``<repo>/formulas`` in a checkout, ``transgrad/formulas``
 when installed. The context a user's formula module is checked and emitted in (its
-``ops.NAME`` resolve against these), for ``check``, ``show``, ``emit`` and ``import-yaml``.
+``ops.NAME`` resolve against these), for ``check``, ``show``, ``emit`` and ``import-yaml``;
+and their signature table (``shipped_signatures``), what lowering a user's module alone reads
+of them.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 from collections.abc import Set as AbstractSet
 
 from .frontend import load_module
+from .lower_env import Signatures
 
 
 def shipped_formulas() -> str:
@@ -25,6 +30,22 @@ def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
     names = sorted(os.listdir(root)) if os.path.isdir(root) else []
     paths = [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
     return [load_module(p) for p in paths if os.path.abspath(p) not in exclude]
+
+
+@functools.lru_cache(maxsize=None)
+def shipped_signatures() -> Signatures:
+    """The shipped formulas' ``Signatures`` (Note [Signatures as data] in lower_env.py): read
+    from the build's ``_formula_facts.py`` installed beside ``shipped_formulas()`` (no parse,
+    no libcst), or, in a checkout (no facts there), from the shipped modules themselves."""
+    facts = os.path.join(os.path.dirname(shipped_formulas()), "_formula_facts.py")
+    if os.path.isfile(facts):
+        spec = importlib.util.spec_from_file_location("_translator_shipped_facts", facts)
+        assert spec is not None and spec.loader is not None
+        table = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(table)
+        if hasattr(table, "SIGNATURES"):  # a build older than the table: parse instead
+            return Signatures.of_facts(table.SIGNATURES, table.HELPERS)
+    return Signatures.of(shipped_modules())
 
 
 def shipped_module(name: str) -> str | None:

@@ -4,6 +4,8 @@ Facts the translator proved about the shipped formulas (translator/emit_facts.py
 INPLACE: formula name -> (kind, reason) of its in-place variant (translator/inplace.py).
 PLANS: formula name -> (def line, output names or None, metadata-only captures, captures bound
 at "path:line"), as the reference engine's plans read them (transgrad/reference/plan.py).
+SIGNATURES: formula name -> (path, call type, parameters as (name, type, has default, default));
+HELPERS: helper name -> path; what lowering a user's module reads of these (lower_env.py).
 """
 
 INPLACE: dict[str, tuple[str, str]] = {
@@ -44,4 +46,31 @@ PLANS: dict[str, tuple] = {
     'select_last': (123, ('result',), (), (('x', 'tests/translator/backend/fixtures/basic.py:123'),)),
     'sum_to': (62, ('result',), (), (('shape', 'tests/translator/backend/fixtures/basic.py:62'), ('x', 'tests/translator/backend/fixtures/basic.py:62'))),
     'weighted_first': (55, ('result',), (), (('weight', 'tests/translator/backend/fixtures/multi.py:55'),)),
+}
+
+SIGNATURES: dict[str, tuple] = {
+    'add': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('other', 'Tensor', False, None))),
+    'add_all': ('tests/translator/backend/fixtures/multi.py', 'Tensor', (('tensors', 'Sequence[Tensor]', False, None), ('alpha', 'float', True, 1.0))),
+    'affine': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('weight', 'Tensor', False, None), ('bias', 'Optional[Tensor]', True, None))),
+    'broadcast_mul': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('other', 'Tensor', False, None))),
+    'exp': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None),)),
+    'flatten': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('start_dim', 'int', True, 0), ('end_dim', 'int', True, -1))),
+    'log_norm': ('tests/translator/backend/fixtures/multi.py', 'Tensor', (('norm', 'Tensor', False, None),)),
+    'max_last': ('tests/translator/backend/fixtures/multi.py', '(Tensor, Tensor)', (('x', 'Tensor', False, None), ('keepdim', 'bool', True, False))),
+    'mul': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('other', 'Tensor', False, None))),
+    'neg': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None),)),
+    'normalize': ('tests/translator/backend/fixtures/multi.py', 'Tensor', (('x', 'Tensor', False, None),)),
+    'ones_like': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None),)),
+    'reshape': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('shape', 'Shape', False, None))),
+    'scale_mean': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('dims', 'Optional[Dims]', True, None))),
+    'select_last': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('index', 'int', False, None))),
+    'sum_to': ('tests/translator/backend/fixtures/basic.py', 'Tensor', (('x', 'Tensor', False, None), ('shape', 'Shape', False, None))),
+    'weighted_first': ('tests/translator/backend/fixtures/multi.py', 'Tensor', (('tensors', 'Sequence[Tensor]', False, None), ('weight', 'Tensor', False, None))),
+}
+
+HELPERS: dict[str, str] = {
+    'broadcast_shape': 'tests/translator/backend/fixtures/basic.py',
+    'checked_dim': 'tests/translator/backend/fixtures/basic.py',
+    'expanded_dims': 'tests/translator/backend/fixtures/basic.py',
+    'wrap_dim': 'tests/translator/backend/fixtures/basic.py',
 }
