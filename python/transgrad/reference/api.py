@@ -32,6 +32,13 @@ class _Ops:
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
+    if a.size == 0 and 0 in a.strides:  # numpy gives a new empty array zero strides: torch's
+        acc, strides = a.itemsize, []     # are contiguous (no element is read through them)
+        for size, st in zip(reversed(a.shape), reversed(a.strides)):
+            strides.append(st or acc)
+            acc *= max(size, 1)
+        a = np.lib.stride_tricks.as_strided(a, a.shape, tuple(reversed(strides)),
+                                            writeable=bool(a.flags.writeable))
     return Tensor._from_array(a)
 
 

@@ -153,7 +153,14 @@ class Tensor:
 
     def stride(self, dim: Optional[int] = None) -> Any:
         """Strides in elements, as torch's (numpy's are in bytes)."""
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        a = self._data
+        strides = tuple(s // a.itemsize for s in a.strides)
+        if a.size == 0 and 0 in strides:  # numpy gives a new empty array zero strides
+            acc, fixed = 1, []
+            for size, st in zip(reversed(a.shape), reversed(strides)):
+                fixed.append(st or acc)
+                acc *= max(size, 1)
+            strides = tuple(reversed(fixed))
         return strides if dim is None else strides[dim]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
