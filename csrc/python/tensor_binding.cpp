@@ -467,6 +467,7 @@ void init_tensor(py::module_& m) {
       .def("numel", &Tensor::numel)
       .def("dim", &Tensor::dim)
       .def("is_contiguous", &Tensor::is_contiguous)
+      .def("_is_contiguous", &Tensor::is_contiguous)  // row-major: memory_formats.py's fast path
       .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); })
       .def_property_readonly("_offset", &Tensor::offset)
       .def_property_readonly("_version", &Tensor::version)

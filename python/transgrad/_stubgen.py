@@ -234,6 +234,7 @@ _PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distr
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
                    "kernels_special", "kernels_linalg", "kernels_strided", "kernel_support", "node",
+                   "storage",
                    "optim_kernels",
                    "plan",
                    "saved_hooks", "tensor",

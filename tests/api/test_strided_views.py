@@ -356,3 +356,20 @@ def test_empty_tensors_have_contiguous_strides(engine):
         t.copy_(engine.ones(shape))
         assert engine.zeros(shape).t().stride() == torch.zeros(shape).t().stride() \
             if len(shape) == 2 else True
+
+
+def test_from_numpy_views_start_their_own_storage(engine):
+    # as torch's from_numpy: the array's first element starts the storage, a strided array's
+    # storage spans what it reaches; as_strided sees exactly that on both engines
+    base = np.arange(10.0)
+    t = engine.from_numpy(base[2:5])
+    assert t.storage_offset() == 0
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 24"):
+        t.as_strided((10,), (1,), 0)
+    t.as_strided((2,), (1,), 1).mul_(10.0)
+    np.testing.assert_array_equal(base[:6], [0, 1, 2, 30, 40, 5])
+    s = engine.from_numpy(base[::2])
+    assert s.stride() == (2,)
+    np.testing.assert_array_equal(npy(s.as_strided((9,), (1,), 0)), base[:9])
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 72"):
+        s.as_strided((10,), (1,), 0)

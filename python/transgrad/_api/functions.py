@@ -774,7 +774,7 @@ def clone(x: Any, *, memory_format: Any = None) -> Any:
     """A copy of ``x`` with its own storage, differentiable; laid out as ``memory_format`` says
     (torch's preserve_format by default: a dense ``x``'s strides; _api/memory_formats.py)."""
     if memory_format is not contiguous_format and (memory_format is not None or (
-            x.ndim > 1 and not x.is_contiguous())):
+            x.ndim > 1 and not x._is_contiguous())):
         from transgrad._api.memory_formats import clone as clone_in_format
 
         return clone_in_format(x, memory_format=memory_format)

@@ -27,6 +27,7 @@ from transgrad._api.settings import (
     memory_format,
     preserve_format,
 )
+from transgrad._backend import backend_of
 
 __all__ = ["format_order", "dense_order", "format_strides", "is_contiguous", "contiguous",
            "clone", "like_order", "laid_out", "METHODS"]
@@ -82,17 +83,18 @@ def dense_order(x: Any) -> Optional[Order]:
 def is_contiguous(self: Any, memory_format: Any = contiguous_format) -> bool:
     """Whether ``self`` is laid out in ``memory_format`` (channels_last of a tensor that is not
     4-D is False, as torch)."""
+    if memory_format is contiguous_format or memory_format is preserve_format:
+        return self._is_contiguous()  # the engine's own flag
     check_format(memory_format, "is_contiguous")
     shape = tuple(self.shape)
-    if memory_format in (channels_last, channels_last_3d):
-        if len(shape) != (4 if memory_format is channels_last else 5):
-            return False
-        order = format_order(memory_format, len(shape))
-    else:
-        order = None
-    if int(np.prod(shape, dtype=np.int64)) == 0:
+    if memory_format not in (channels_last, channels_last_3d):
+        return self._is_contiguous()
+    if len(shape) != (4 if memory_format is channels_last else 5):
+        return False
+    if 0 in shape:
         return True
-    return _same_layout(shape, tuple(self.stride()), format_strides(shape, order))
+    return _same_layout(shape, tuple(self.stride()),
+                        format_strides(shape, format_order(memory_format, len(shape))))
 
 
 def _inverse(order: Order) -> Order:
@@ -105,41 +107,35 @@ def _inverse(order: Order) -> Order:
 def _copy_in_order(x: Any, order: Optional[Order], copy: Any) -> Any:
     """``copy`` (clone or contiguous) of ``x`` laid out in ``order``: permute, copy, permute back
     (Note [Memory formats are stride orders])."""
-    from transgrad._api import functions as fn
-
     if order is None or order == tuple(range(x.ndim)):
         return copy(x)
-    return fn.permute(copy(fn.permute(x, order)), _inverse(order))
+    ops = backend_of(x).ops
+    return ops.permute(copy(ops.permute(x, order)), _inverse(order))
 
 
 def contiguous(self: Any, memory_format: Any = contiguous_format) -> Any:
     """``self`` when already laid out in ``memory_format``, else a copy that is (differentiable)."""
-    from transgrad._api import functions as fn
-
+    if memory_format is contiguous_format:
+        return backend_of(self).ops.contiguous(self)
     check_format(memory_format, "contiguous")
-    if memory_format in (None, contiguous_format, preserve_format):
-        return fn.contiguous(self)
+    if memory_format in (None, preserve_format):
+        return backend_of(self).ops.contiguous(self)
     if is_contiguous(self, memory_format):
         format_order(memory_format, self.ndim)
         return self
     order = format_order(memory_format, self.ndim)
-    return _copy_in_order(self, order, lambda t: fn.clone(t, memory_format=contiguous_format))
+    return _copy_in_order(self, order, backend_of(self).ops.clone)
 
 
 def clone(input: Any, *, memory_format: Any = preserve_format) -> Any:
     """A copy of ``input`` with its own storage (differentiable), laid out in ``memory_format``:
     preserve_format keeps a dense input's strides, as torch."""
-    from transgrad._api import functions as fn
-
     check_format(memory_format, "clone")
     if memory_format in (None, preserve_format):
         order = dense_order(input)
     else:
         order = format_order(memory_format, input.ndim)
-    if order is None or order == tuple(range(input.ndim)):
-        return fn.clone(input, memory_format=contiguous_format)
-    return fn.permute(fn.clone(fn.permute(input, order), memory_format=contiguous_format),
-                      _inverse(order))
+    return _copy_in_order(input, order, backend_of(input).ops.clone)
 
 
 def like_order(x: Any, memory_format: Any, fname: str = "empty_like") -> Optional[Order]:
@@ -160,4 +156,5 @@ def laid_out(a: np.ndarray, order: Optional[Order]) -> np.ndarray:
     return np.transpose(np.ascontiguousarray(np.transpose(a, order)), _inverse(order))
 
 
-METHODS = {"is_contiguous": is_contiguous, "contiguous": contiguous, "clone": clone}
+# (Tensor.clone is functions.clone, which comes here for another layout than row-major)
+METHODS = {"is_contiguous": is_contiguous, "contiguous": contiguous}

@@ -86,7 +86,10 @@ def with_out(f: Callable[..., Any]) -> Callable[..., Any]:
     name = f.__name__
 
     @functools.wraps(f)
-    def call(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # the common call: one test, no keyword parsing
+            return f(*args)
+        out = kwargs.pop("out", None)
         if out is None:
             return f(*args, **kwargs)
         return write_out(name, f, args, kwargs, out)

@@ -3,9 +3,7 @@ tensor's storage with the given sizes, strides and offset (in elements), bounds-
 the storage with torch's errors (Note [as_strided is bounds-checked] in csrc/kernels/shape.cpp
 states the order), and ``strided_positions``, the storage positions a geometry reads.
 
-A reference tensor's storage is the numpy array at the root of its ``base`` chain (the array that
-owns the memory, or the outermost array over a foreign buffer); a tensor's storage offset is its
-first element's distance from that root's start.
+A reference tensor's storage: reference/storage.py.
 """
 
 from __future__ import annotations
@@ -16,35 +14,11 @@ from typing import Any
 import numpy as np
 
 from transgrad.reference.kernel_support import _arr, _new, _view
+from transgrad.reference.storage import storage_of
 
-__all__ = ["as_strided", "strided_positions", "storage_of", "storage_offset_of"]
+__all__ = ["as_strided", "strided_positions"]
 
 _INT64_MAX = 2**63 - 1
-
-
-def storage_of(a: np.ndarray) -> np.ndarray:
-    """The 1-D array of ``a``'s whole storage, in memory order (a view, never a copy)."""
-    root = a
-    while True:  # numpy's as_strided leaves a plain object holding the array as the base
-        base = root.base
-        if not isinstance(base, np.ndarray):
-            base = getattr(base, "base", None)
-        if not isinstance(base, np.ndarray):
-            break
-        root = base
-    if not (root.flags.c_contiguous or root.flags.f_contiguous):
-        raise RuntimeError("as_strided: the tensor's storage is not one block of memory")
-    flat = root.ravel(order="K")  # a view: the root is one block
-    if flat.dtype != a.dtype and flat.nbytes % a.itemsize == 0:  # a tensor.view(dtype)
-        flat = flat.view(np.uint8).view(a.dtype)
-    return flat
-
-
-def storage_offset_of(a: np.ndarray) -> int:
-    """Elements between the start of ``a``'s storage and ``a``'s first element."""
-    flat = storage_of(a)
-    diff = a.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
-    return diff // max(a.itemsize, 1)
 
 
 def _check_geometry(size: Sequence[int], stride: Sequence[int], offset: int) -> None:
