@@ -362,10 +362,10 @@ size_t strided_storage_bytes(const Shape& size, const Shape& stride, int64_t off
   const std::string overflow = "Storage size calculation overflowed with sizes=" +
                                list_of(size) + " and strides=" + list_of(stride);
   int64_t last = 0;  // the largest element index reached, relative to the offset
-  for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] < 0) throw RuntimeError(overflow);
-    if (size[i] == 0) return 0;
-  }
+  for (int64_t s : size)
+    if (s < 0) throw RuntimeError(overflow);
+  for (int64_t s : size)
+    if (s == 0) return 0;
   for (size_t i = 0; i < size.size(); ++i) {
     int64_t step = 0;
     if (__builtin_mul_overflow(size[i] - 1, stride[i], &step) ||

@@ -50,6 +50,27 @@ def _category(dtype: Any) -> int:
     return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}.get(kind, 2)
 
 
+def _check_overlap(out: Any, inputs: list) -> None:
+    """torch's refusals of an ``out`` whose elements share memory, with each other or partly
+    with an input (the same tensor as an input is fine: each element is read before written)."""
+    import numpy as np
+
+    o = out.detach().numpy()
+    if any(st == 0 and n > 1 for st, n in zip(o.strides, o.shape)) and o.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    where = o.__array_interface__["data"][0]
+    for t in inputs:
+        a = t.detach().numpy()
+        if a.size and o.size and np.may_share_memory(a, o) and not (
+                a.__array_interface__["data"][0] == where and a.shape == o.shape and
+                a.strides == o.strides):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
+
+
 def write_out(name: str, f: Callable[..., Any], args: tuple, kwargs: dict, out: Any) -> Any:
     """Note [out= is a copy into the given tensor]."""
     from transgrad._api.dtype_checks import scalar_name
@@ -61,6 +82,7 @@ def write_out(name: str, f: Callable[..., Any], args: tuple, kwargs: dict, out: 
             t.requires_grad for t in _tensors(list(args) + list(kwargs.values())))):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    _check_overlap(out, _tensors(list(args) + list(kwargs.values())))
     with B.autograd.no_grad():
         result = f(*args, **kwargs)
         if _category(result.dtype) > _category(out.dtype):

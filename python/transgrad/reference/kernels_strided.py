@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from transgrad.reference.kernel_support import _arr, _new, _view
+from transgrad.reference.kernel_support import _arr, _check_size, _new, _view
 from transgrad.reference.storage import storage_of
 
 __all__ = ["as_strided", "strided_positions"]
@@ -54,10 +54,17 @@ def as_strided(x: Any, size: Sequence[int], stride: Sequence[int], storage_offse
         raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, "
                            f"and itemsize {a.itemsize} requiring a storage size of {need} are out "
                            f"of bounds for storage of size {flat.nbytes}")
+    _check_size(size, a.dtype)  # the view's own elements and bytes fit in int64, as every view's
     start = flat[min(offset, flat.size):]
-    out = np.lib.stride_tricks.as_strided(start, tuple(size),
-                                          tuple(st * a.itemsize for st in stride),
-                                          writeable=bool(a.flags.writeable))
+    byte_strides = tuple(st * a.itemsize for st in stride)
+    if 0 in size:  # no element is read: numpy's C long strides need not hold torch's values
+        byte_strides = tuple(min(st, 2**62) for st in byte_strides)
+    try:
+        out = np.lib.stride_tricks.as_strided(start, tuple(size), byte_strides,
+                                              writeable=bool(a.flags.writeable))
+    except ValueError:  # numpy holds no array whose non-zero sizes multiply past its limit
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={size}: the "
+                           "reference engine (numpy) cannot hold this empty view") from None
     return _view(out, x)
 
 
