@@ -33,6 +33,7 @@ import numpy as np
 from transgrad._api import functions as fn
 from transgrad._api.dtype_checks import cpp_name
 from transgrad._api.functions import as_strided
+from transgrad._api.memory_formats import format_strides
 from transgrad._api.views import Step, offset_in_storage, registry_for
 from transgrad._backend import backend_of
 
@@ -223,7 +224,7 @@ def set_(self: Any, source: Any = None, storage_offset: Any = None, size: Any = 
         if size is not None:
             size_t = tuple(int(v) for v in (size if not isinstance(size, int) else (size,)))
             stride_t = (tuple(int(v) for v in stride) if stride is not None else
-                        tuple(_contiguous_strides(size_t)))
+                        format_strides(size_t, None))
             with B.autograd.no_grad():
                 new = as_strided(new, size_t, stride_t,
                                  0 if storage_offset is None else int(storage_offset))
@@ -231,14 +232,6 @@ def set_(self: Any, source: Any = None, storage_offset: Any = None, size: Any = 
     self._set_data(new)
     self._bump_version()
     return self
-
-
-def _contiguous_strides(size: tuple) -> list[int]:
-    out, acc = [0] * len(size), 1
-    for d in range(len(size) - 1, -1, -1):
-        out[d] = acc
-        acc *= max(size[d], 1)
-    return out
 
 
 def resize(self: Any, *sizes: Any) -> Any:

@@ -12,7 +12,7 @@ from transgrad._api.inplace_verdicts import VerdictTable
 from transgrad._backend import Backend
 from transgrad._op_registry import SHIPPED
 from transgrad.reference import autograd, kernel_support, optim_kernels
-from transgrad.reference.storage import StorageRoot
+from transgrad.reference.storage import StorageRoot, empty_strides
 from transgrad.reference.tensor import Tensor
 
 
@@ -35,12 +35,9 @@ class _Ops:
 def from_numpy(a: np.ndarray) -> Tensor:
     if a.base is not None:  # a view of a larger array: its own first element starts the storage
         a = np.asarray(StorageRoot(a)).view(a.dtype)  # (the interface spells bfloat16 |V2)
-    if a.size == 0 and 0 in a.strides:  # numpy gives a new empty array zero strides: torch's
-        acc, strides = a.itemsize, []     # are contiguous (no element is read through them)
-        for size, st in zip(reversed(a.shape), reversed(a.strides)):
-            strides.append(st or acc)
-            acc *= max(size, 1)
-        a = np.lib.stride_tricks.as_strided(a, a.shape, tuple(reversed(strides)),
+    if a.size == 0 and 0 in a.strides:  # torch's strides for a new empty tensor
+        a = np.lib.stride_tricks.as_strided(a, a.shape, empty_strides(a.shape, a.strides,
+                                                                      a.itemsize),
                                             writeable=bool(a.flags.writeable))
     return Tensor._from_array(a)
 

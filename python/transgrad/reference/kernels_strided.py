@@ -56,9 +56,11 @@ def as_strided(x: Any, size: Sequence[int], stride: Sequence[int], storage_offse
                            f"of bounds for storage of size {flat.nbytes}")
     _check_size(size, a.dtype)  # the view's own elements and bytes fit in int64, as every view's
     start = flat[min(offset, flat.size):]
-    byte_strides = tuple(st * a.itemsize for st in stride)
-    if 0 in size:  # no element is read: numpy's C long strides need not hold torch's values
-        byte_strides = tuple(min(st, 2**62) for st in byte_strides)
+    # a dim of size 0 or 1 never steps: its stride need not fit numpy's C long (the others
+    # do, the storage bound holds them); numpy then reports the clamped value
+    empty = 0 in size
+    byte_strides = tuple(min(st * a.itemsize, 2**62) if empty or n <= 1 else st * a.itemsize
+                         for n, st in zip(size, stride))
     try:
         out = np.lib.stride_tricks.as_strided(start, tuple(size), byte_strides,
                                               writeable=bool(a.flags.writeable))

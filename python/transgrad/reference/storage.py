@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["StorageRoot", "storage_of", "storage_offset_of"]
+__all__ = ["StorageRoot", "empty_strides", "storage_of", "storage_offset_of"]
 
 
 class StorageRoot:
@@ -20,7 +20,9 @@ class StorageRoot:
     __slots__ = ("__array_interface__", "_keep")
 
     def __init__(self, a: np.ndarray) -> None:
-        self.__array_interface__ = a.__array_interface__
+        interface = dict(a.__array_interface__)
+        interface["strides"] = a.strides  # numpy leaves None for what it deems contiguous
+        self.__array_interface__ = interface
         self._keep = a
 
 
@@ -53,3 +55,14 @@ def storage_offset_of(a: np.ndarray) -> int:
     flat = storage_of(a)
     diff = a.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
     return diff // max(a.itemsize, 1)
+
+
+def empty_strides(shape: tuple, strides: tuple, unit: int) -> tuple:
+    """Strides (in units of ``unit`` bytes, or elements with 1) of an array without elements,
+    its zero strides replaced by contiguous ones: numpy gives a new empty array zero strides,
+    torch contiguous ones (no element is read through them)."""
+    acc, fixed = unit, []
+    for size, st in zip(reversed(shape), reversed(strides)):
+        fixed.append(st or acc)
+        acc *= max(size, 1)
+    return tuple(reversed(fixed))

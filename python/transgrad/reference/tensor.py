@@ -32,7 +32,7 @@ from transgrad._backend import backend_of
 from transgrad._dtypes import SUPPORTED, is_floating_or_complex, of_array
 from transgrad._size import Size
 from transgrad._size import size_of as _size_of
-from transgrad.reference.storage import storage_offset_of
+from transgrad.reference.storage import empty_strides, storage_offset_of
 
 SUPPORTED_DTYPES = frozenset(d.dtype for d in SUPPORTED)  # numpy's: compared at C speed
 _object_new = object.__new__
@@ -157,11 +157,7 @@ class Tensor:
         a = self._data
         strides = tuple(s // a.itemsize for s in a.strides)
         if a.size == 0 and 0 in strides:  # numpy gives a new empty array zero strides
-            acc, fixed = 1, []
-            for size, st in zip(reversed(a.shape), reversed(strides)):
-                fixed.append(st or acc)
-                acc *= max(size, 1)
-            strides = tuple(reversed(fixed))
+            strides = empty_strides(a.shape, strides, 1)
         return strides if dim is None else strides[dim]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
