@@ -188,6 +188,80 @@ def diagonal_scatter(x: Tensor, source: Tensor, offset: int = 0, dim1: int = 0,
     return result, backward
 
 
+@helper
+def strided_end(size: Shape, stride: Shape, offset: int) -> int:
+    """One past the last storage position a geometry reads (its offset when it has none)."""
+    last = offset
+    empty = False
+    for i in range(len(size)):
+        if size[i] == 0:
+            empty = True
+        else:
+            last = last + (size[i] - 1) * stride[i]
+    return offset if empty else last + 1
+
+
+@helper
+def is_dense_geometry(size: Shape, stride: Shape) -> bool:
+    """Whether a geometry is row-major contiguous (size-1 dims' strides ignored): then no two of
+    its elements share a storage position."""
+    expected = 1
+    dense = True
+    for j in range(len(size)):
+        i = len(size) - 1 - j
+        if size[i] != 1:
+            if stride[i] != expected:
+                dense = False
+            expected = expected * size[i]
+    return dense
+
+
+@samples(case(T(12), (3, 3), (3, 1), 1, (1,), 0), case(T(5), (3, 3), (1, 1), 0, (1,), 0),
+         case(T(3, 4), (4, 3), (1, 4), 0, (4, 1), 0), case(T(4), (2, 2), (0, 2), 1, (1,), 0))
+@formula
+def as_strided(x: Tensor, size: Shape, stride: Shape, storage_offset: int, input_stride: Shape,
+               input_offset: int) -> Tensor:
+    """torch.as_strided: a view of x's storage with sizes ``size``, strides ``stride`` and offset
+    ``storage_offset`` (in elements; kernel.as_strided checks the storage holds them).
+    ``input_stride`` and ``input_offset`` are x's own geometry, through which the backward reads
+    the gradient back (the front end passes them: a formula sees x's shape only)."""
+    result = kernel.as_strided(x, size, stride, storage_offset)
+
+    def backward(grad):
+        return ops.as_strided_backward(grad, x.shape, input_stride, input_offset, size, stride,
+                                       storage_offset)
+
+    return result, backward
+
+
+@samples(case(T(3, 3), (5,), (1,), 0, (3, 3), (1, 1), 0),
+         case(T(2, 3), (3, 2), (1, 3), 0, (2, 3), (3, 1), 0),
+         case(T(2, 2), (3, 2), (0, 1), 1, (2, 2), (1, 2), 0))
+@formula
+def as_strided_backward(grad: Tensor, input_size: Shape, input_stride: Shape, input_offset: int,
+                        size: Shape, stride: Shape, storage_offset: int) -> Tensor:
+    """as_strided's gradient, as torch computes it: ``grad`` scattered through the output's
+    geometry into a zero buffer shaped as the storage both geometries reach (outputs that share
+    a position accumulate), then read back through the input's geometry; where the input's own
+    elements share positions (an expanded input), each reads its position's sum divided by the
+    number of input elements there, so the gradient is not counted twice. Made of ops, so it is
+    differentiable again (gradgradcheck)."""
+    low = input_offset if input_offset < storage_offset else storage_offset
+    end_in = strided_end(input_size, input_stride, input_offset)
+    end_out = strided_end(size, stride, storage_offset)
+    n = (end_in if end_in > end_out else end_out) - low
+    out_at = kernel.reshape(kernel.strided_positions(size, stride, storage_offset - low), (-1,))
+    in_at = kernel.reshape(kernel.strided_positions(input_size, input_stride, input_offset - low),
+                           (-1,))
+    storage = ops.index_add(ops.zeros((n,), grad.dtype), 0, out_at, ops.reshape(grad, (-1,)))
+    result = ops.reshape(ops.index_select(storage, 0, in_at), input_size)
+    if is_dense_geometry(input_size, input_stride):
+        return result
+    hits = kernel.index_add(kernel.full((n,), 0.0, grad.dtype), 0, in_at,
+                            kernel.full((in_at.shape[0],), 1.0, grad.dtype))
+    return ops.div(result, kernel.reshape(kernel.index_select(hits, 0, in_at), input_size))
+
+
 # ---------------------------------------------------------------------------------------------
 # Copies
 

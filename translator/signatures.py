@@ -183,6 +183,11 @@ lstm_layer_weight_grads(Tensor d_gates, Tensor x, Tensor hs, Tensor h0, bool rev
 # dim1 and dim2 are removed and the diagonal is the last dim; diagonal_scatter copies x.
 diagonal(Tensor x, int offset, int dim1, int dim2) -> Tensor
 diagonal_scatter(Tensor x, Tensor source, int offset, int dim1, int dim2) -> Tensor
+# as_strided (issue 11): a view of x's storage with that geometry (strides and offset in
+# elements), bounds-checked against the storage with torch's errors; strided_positions: the int64
+# storage positions a geometry reads (shape `size`), which as_strided's backward scatters through.
+as_strided(Tensor x, Shape size, Shape stride, int storage_offset) -> Tensor
+strided_positions(Shape size, Shape stride, int storage_offset) -> Tensor
 
 # ==== torch's derivative table, the entries users reach first (issue 15;
 # csrc/kernels/kernels_special.h, reference/kernels_special.py). Elementwise and floating (int64/

@@ -12,6 +12,7 @@ NODE_NAMES: dict[str, str] = {
     "add": "AddBackward0",
     "amax": "AmaxBackward0",
     "amin": "AminBackward0",
+    "as_strided": "AsStridedBackward0",
     "asin": "AsinBackward0",
     "asinh": "AsinhBackward0",
     "atan": "AtanBackward0",

@@ -345,4 +345,87 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat(parts, d);
 }
 
+// Note [as_strided is bounds-checked]
+// as_strided may name any geometry, so before the view exists its extent is checked against the
+// storage, with torch's errors in torch's order: lengths, negative strides, negative offset,
+// then the storage a geometry needs (itemsize * (offset + 1 + sum((size - 1) * stride)), or 0
+// bytes when a size is 0), computed with overflow checks, against the storage's bytes. Kernels
+// then never read or write outside the buffer, whatever sizes, strides and offset a caller
+// chose (hostile ones included).
+namespace {
+
+std::string list_of(const Shape& v) { return list_str(v); }
+
+// Bytes the geometry reaches from the storage's start; throws torch's overflow error.
+size_t strided_storage_bytes(const Shape& size, const Shape& stride, int64_t offset,
+                             size_t item) {
+  const std::string overflow = "Storage size calculation overflowed with sizes=" +
+                               list_of(size) + " and strides=" + list_of(stride);
+  int64_t last = 0;  // the largest element index reached, relative to the offset
+  for (int64_t s : size)
+    if (s < 0) throw RuntimeError(overflow);
+  for (int64_t s : size)
+    if (s == 0) return 0;
+  for (size_t i = 0; i < size.size(); ++i) {
+    int64_t step = 0;
+    if (__builtin_mul_overflow(size[i] - 1, stride[i], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      throw RuntimeError(overflow);
+  }
+  int64_t elems = 0, bytes = 0;
+  if (__builtin_add_overflow(last, offset, &elems) || __builtin_add_overflow(elems, 1, &elems) ||
+      __builtin_mul_overflow(elems, static_cast<int64_t>(item), &bytes))
+    throw RuntimeError(overflow);
+  return static_cast<size_t>(bytes);
+}
+
+void check_strided_geometry(const Shape& size, const Shape& stride, int64_t offset) {
+  if (size.size() != stride.size()) throw RuntimeError("mismatch in length of strides and shape");
+  for (int64_t st : stride)
+    if (st < 0)
+      throw RuntimeError(
+          "as_strided: Negative strides are not supported at the moment, got strides: " +
+          list_of(stride));
+  if (offset < 0) throw RuntimeError("Tensor: invalid storage offset " + std::to_string(offset));
+}
+
+}  // namespace
+
+Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride,
+                  int64_t storage_offset) {
+  x.check_defined("as_strided");
+  check_strided_geometry(size, stride, storage_offset);
+  const size_t need = strided_storage_bytes(size, stride, storage_offset, x.itemsize());
+  const size_t have = x.storage()->nbytes;
+  if (need > have)
+    throw RuntimeError("setStorage: sizes " + list_of(size) + ", strides " + list_of(stride) +
+                       ", storage offset " + std::to_string(storage_offset) + ", and itemsize " +
+                       std::to_string(x.itemsize()) + " requiring a storage size of " +
+                       std::to_string(need) + " are out of bounds for storage of size " +
+                       std::to_string(have));
+  return x.view(size, stride, storage_offset);
+}
+
+Tensor strided_positions(const Shape& size, const Shape& stride, int64_t storage_offset) {
+  check_strided_geometry(size, stride, storage_offset);
+  strided_storage_bytes(size, stride, storage_offset, 1);  // positions must fit an int64
+  Tensor out = Tensor::empty(size, DType::Int64);
+  int64_t* p = out.data<int64_t>();
+  const int64_t n = out.numel(), nd = static_cast<int64_t>(size.size());
+  Shape index(size.size(), 0);
+  int64_t pos = storage_offset;
+  for (int64_t k = 0; k < n; ++k) {  // row-major odometer over the geometry
+    p[k] = pos;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++index[d] < size[d]) {
+        pos += stride[d];
+        break;
+      }
+      pos -= (size[d] - 1) * stride[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace tg::kernel

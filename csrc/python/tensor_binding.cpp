@@ -179,6 +179,11 @@ Tensor tensor_from_numpy(const py::array& a) {
           "pass np.ascontiguousarray(a)");
     strides[i] = st / item;
   }
+  if (a.size() == 0) {  // numpy gives a new empty array zero strides; torch's are contiguous
+    const Shape contiguous = contiguous_strides(sizes);
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (strides[i] == 0) strides[i] = contiguous[i];
+  }
   PyObject* obj = a.ptr();
   Py_INCREF(obj);
   std::shared_ptr<void> owner(static_cast<void*>(obj),
@@ -332,7 +337,7 @@ void inplace(Tensor& dst, const Tensor& src) {
   if (src.sizes() != dst.sizes())
     throw ValueError("inplace_: cannot write a tensor of shape " + shape_str(src.sizes()) +
                      " into one of shape " + shape_str(dst.sizes()));
-  for (int64_t d = 0; d < dst.dim(); ++d)
+  for (int64_t d = 0; d < dst.dim() && dst.numel() > 0; ++d)
     if (dst.strides()[d] == 0 && dst.sizes()[d] > 1)
       throw RuntimeError(
           "cannot write into this tensor: it is an expanded view (several "
@@ -462,6 +467,7 @@ void init_tensor(py::module_& m) {
       .def("numel", &Tensor::numel)
       .def("dim", &Tensor::dim)
       .def("is_contiguous", &Tensor::is_contiguous)
+      .def("_is_contiguous", &Tensor::is_contiguous)  // row-major: memory_formats.py's fast path
       .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); })
       .def_property_readonly("_offset", &Tensor::offset)
       .def_property_readonly("_version", &Tensor::version)

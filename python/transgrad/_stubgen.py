@@ -233,7 +233,9 @@ _PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distr
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py and test_stubs.py use it)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
-                   "kernels_special", "kernels_linalg", "kernel_support", "node", "optim_kernels",
+                   "kernels_special", "kernels_linalg", "kernels_strided", "kernel_support", "node",
+                   "storage",
+                   "optim_kernels",
                    "plan",
                    "saved_hooks", "tensor",
                    "lang", "translator", "formulas", "ops_reference", "reference", "coverage",

@@ -432,6 +432,7 @@ def test_namespace_signature_is_torchs(ref, path):
 # Formulas reached under another public name (or internal building blocks), with where.
 INTERNAL_FORMULAS = {
     "lstm_cell": "nn.LSTM / nn.LSTMCell", "lstm_cell_backward": "lstm_cell's backward",
+    "as_strided_backward": "as_strided's backward",
     "lstm_layer": "nn.LSTM", "lstm_layer_bptt": "lstm_layer's backward",
     "lstm_layer_weight_grads": "lstm_layer's backward",
     "gru_cell": "nn.GRU / nn.GRUCell", "gru_cell_backward": "gru_cell's backward",

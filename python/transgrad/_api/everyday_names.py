@@ -356,15 +356,9 @@ def _pin_memory(self: Any, device: Any = None) -> Any:
 
 def storage_offset(self: Any) -> int:
     """The index of the tensor's first element in its storage."""
-    offset = getattr(self, "_offset", None)
-    if offset is not None:
-        return int(offset)
-    a = np.asarray(self)  # the reference engine: the numpy view's distance from its base
-    base = a
-    while isinstance(base.base, np.ndarray):
-        base = base.base
-    diff = a.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    return diff // max(a.itemsize, 1)
+    from transgrad._api.views import offset_in_storage
+
+    return offset_in_storage(self)
 
 
 METHODS = {

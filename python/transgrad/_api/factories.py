@@ -18,6 +18,7 @@ import numpy as np
 
 from transgrad._api.dlpack import array_from_dlpack
 from transgrad._api.inplace import _TORCH_NAMES
+from transgrad._api.memory_formats import laid_out, like_order
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
@@ -413,24 +414,27 @@ class Factories:
                    device: Any = None, *, layout: Any = None, pin_memory: bool = False,
                    memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.zeros(shape, d), requires_grad, device)
+        return self._wrap(_laid_out_like(x, np.zeros(shape, d), memory_format, "zeros_like"),
+                          requires_grad, device)
 
     def ones_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
                   device: Any = None, *, layout: Any = None, pin_memory: bool = False,
                   memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.ones(shape, d), requires_grad, device)
+        return self._wrap(_laid_out_like(x, np.ones(shape, d), memory_format, "ones_like"),
+                          requires_grad, device)
 
     def empty_like(self, x: Any, dtype: Any = None, requires_grad: bool = False,
                    device: Any = None, *, layout: Any = None, pin_memory: bool = False,
                    memory_format: Any = None) -> Any:
-        return self.zeros_like(x, dtype, requires_grad, device)
+        return self.zeros_like(x, dtype, requires_grad, device, memory_format=memory_format)
 
     def full_like(self, x: Any, fill_value: Any, dtype: Any = None,
                   requires_grad: bool = False, device: Any = None, *, layout: Any = None,
                   pin_memory: bool = False, memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
+        return self._wrap(_laid_out_like(x, np.full(shape, fill_value, d), memory_format,
+                                         "full_like"), requires_grad, device)
 
     def empty_strided(self, size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
                       device: Any = None, requires_grad: bool = False,
@@ -453,16 +457,24 @@ class Factories:
         return self._wrap(a, requires_grad, device)
 
     def randn_like(self, x: Any, *, generator: Any = None, dtype: Any = None,
-                   requires_grad: bool = False, device: Any = None) -> Any:
+                   requires_grad: bool = False, device: Any = None,
+                   memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self.randn(shape, generator=generator, dtype=d, requires_grad=requires_grad,
-                          device=device)
+        out = self.randn(shape, generator=generator, dtype=d, device=device)
+        order = like_order(x, memory_format, "randn_like")
+        if order is not None:
+            out = self._backend.from_numpy(laid_out(np.asarray(out), order))
+        return out.requires_grad_(True) if requires_grad else out
 
     def rand_like(self, x: Any, *, generator: Any = None, dtype: Any = None,
-                  requires_grad: bool = False, device: Any = None) -> Any:
+                   requires_grad: bool = False, device: Any = None,
+                   memory_format: Any = None) -> Any:
         shape, d = _like(x, dtype)
-        return self.rand(shape, generator=generator, dtype=d, requires_grad=requires_grad,
-                         device=device)
+        out = self.rand(shape, generator=generator, dtype=d, device=device)
+        order = like_order(x, memory_format, "rand_like")
+        if order is not None:
+            out = self._backend.from_numpy(laid_out(np.asarray(out), order))
+        return out.requires_grad_(True) if requires_grad else out
 
     def randint_like(self, x: Any, low: int = 0, high: Any = None, *, generator: Any = None,
                      dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
@@ -590,6 +602,12 @@ def _randint_args(args: tuple, size: Any) -> tuple:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     return low, high, (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+
+
+def _laid_out_like(x: Any, a: np.ndarray, memory_format: Any, fname: str) -> np.ndarray:
+    """``a`` (``x``'s shape) laid out as ``memory_format`` asks (Note [Memory formats are
+    stride orders] in memory_formats.py: preserve keeps a dense ``x``'s strides, as torch)."""
+    return laid_out(a, like_order(x, memory_format, fname))
 
 
 def _like(x: Any, dtype: Any) -> tuple:

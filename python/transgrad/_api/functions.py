@@ -32,8 +32,10 @@ import numpy as np
 
 from transgrad import return_types
 from transgrad._api import dtype_checks
+from transgrad._api import out_args as _out_args
 from transgrad._api.factories import _check_fits
-from transgrad._api.views import track_view, track_views
+from transgrad._api.settings import contiguous_format
+from transgrad._api.views import int_list, offset_in_storage, track_view, track_views
 from transgrad._backend import backend_of, find_backend, is_tensor
 from transgrad._dtypes import (
     as_dtype,
@@ -48,6 +50,7 @@ from transgrad._dtypes import (
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "argmax", "argmin",
+    "as_strided",
     "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_tensors",
     "broadcast_to", "cast", "cat", "ceil", "chunk", "clamp", "clip",
     "clone", "concat", "concatenate", "contiguous", "cos", "diagonal", "diagonal_scatter",
@@ -767,8 +770,14 @@ def contiguous(x: Any) -> Any:
     return ops.contiguous(x)
 
 
-def clone(x: Any) -> Any:
-    """A copy of ``x`` with its own storage, differentiable."""
+def clone(x: Any, *, memory_format: Any = None) -> Any:
+    """A copy of ``x`` with its own storage, differentiable; laid out as ``memory_format`` says
+    (torch's preserve_format by default: a dense ``x``'s strides; _api/memory_formats.py)."""
+    if memory_format is not contiguous_format and (memory_format is not None or (
+            x.ndim > 1 and not x._is_contiguous())):
+        from transgrad._api.memory_formats import clone as clone_in_format
+
+        return clone_in_format(x, memory_format=memory_format)
     ops = backend_of(x).ops
     return ops.clone(x)
 
@@ -790,6 +799,20 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
     """The tensors joined along a new dimension ``dim``."""
     ops = _ops_of_seq(tensors)
     return ops.stack(list(tensors), dim)
+
+
+@track_view
+def as_strided(input: Any, size: Any, stride: Any, storage_offset: Any = None) -> Any:
+    """torch.as_strided: a view of ``input``'s storage with sizes ``size``, strides ``stride`` and
+    offset ``storage_offset`` (in elements; ``input``'s own offset when None). The geometry is
+    checked against the storage first (torch's errors: Note [as_strided is bounds-checked] in
+    csrc/kernels/shape.cpp); the gradient flows back through ``input``'s own geometry
+    (``AsStridedBackward0``, formulas/shape.py)."""
+    B = backend_of(input)
+    size_t, stride_t = int_list(size, "size"), int_list(stride, "stride")
+    own_stride, own_offset = tuple(int(s) for s in input.stride()), offset_in_storage(input)
+    offset = own_offset if storage_offset is None else int(storage_offset)
+    return B.ops.as_strided(input, size_t, stride_t, offset, own_stride, own_offset)
 
 
 @track_view
@@ -1264,6 +1287,13 @@ def equal(x: Any, other: Any) -> bool:
     return tuple(x.shape) == tuple(other.shape) and bool(np.array_equal(_data(x),
                                                                        _data(other)))
 
+
+# torch's out= on the common names (Note [out= is a copy into the given tensor] in out_args.py)
+for _name in _out_args.OUT_NAMES:  # the wrapped function replaces every alias of it too
+    _plain, _wrapped = globals()[_name], _out_args.with_out(globals()[_name])
+    for _alias in [k for k, v in globals().items() if v is _plain]:
+        globals()[_alias] = _wrapped
+del _name, _plain, _wrapped, _alias
 
 # PyTorch's other spellings of the same functions.
 negative, concat, concatenate = neg, cat, cat

@@ -136,7 +136,8 @@ def _check(B: Any, fn: Callable[..., Any], inputs: tuple, eps: float, atol: floa
     # Note [Perturbing in place]: the inputs' own storage is perturbed and restored
     views = [inputs[i].detach().numpy() for i in diff]
     originals = [v.copy() for v in views]
-    base = [np.array(v, dtype=np.float64) for v in views]
+    # row-major, whatever the inputs' strides: one_hot and the columns index them flat
+    base = [np.array(v, dtype=np.float64, order="C") for v in views]
 
     def evaluate(values: List[np.ndarray], which: List[int], where: str) -> List[np.ndarray]:
         try:

@@ -31,11 +31,14 @@ from typing import Any, Callable
 import numpy as np
 
 from transgrad._api import functions as fn
-from transgrad._api.views import Step, registry_for
+from transgrad._api.dtype_checks import cpp_name
+from transgrad._api.functions import as_strided
+from transgrad._api.memory_formats import format_strides
+from transgrad._api.views import Step, offset_in_storage, registry_for
 from transgrad._backend import backend_of
 
 __all__ = ["squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
-           "resize_as_", "METHODS"]
+           "resize_as_", "as_strided_", "set_", "resize", "METHODS"]
 
 
 def _check_recording(self: Any, B: Any) -> None:
@@ -189,6 +192,68 @@ def resize_as_(self: Any, the_template: Any, *, memory_format: Any = None) -> An
     return resize_(self, tuple(the_template.shape))
 
 
+def as_strided_(self: Any, size: Any, stride: Any, storage_offset: Any = None) -> Any:
+    """In place: ``self`` becomes ``self.as_strided(size, stride, storage_offset)`` (Note [In-place
+    metadata changes]; a view's chain gets the step, a base's views are rebuilt through the old
+    geometry, as_strided being relative to the storage)."""
+    old_stride, old_offset = tuple(self.stride()), offset_in_storage(self)
+    return _metadata_op(self, as_strided, (size, stride, storage_offset),
+                        lambda old: (as_strided, (old, old_stride, old_offset), {}))
+
+
+def set_(self: Any, source: Any = None, storage_offset: Any = None, size: Any = None,
+         stride: Any = None) -> Any:
+    """In place: ``self`` takes ``source``'s storage, sizes, strides and offset (``set_()``: an
+    empty storage, shape (0,)); with ``size`` (and ``stride``, contiguous when None) the geometry
+    over ``source``'s storage instead, from ``storage_offset``. As torch: a leaf that requires grad
+    is refused while grad mode is on (``Parameter.set_`` under ``no_grad`` is how a parameter is
+    re-pointed); the new metadata is ``self``'s, its autograd identity is kept."""
+    B = backend_of(self)
+    if B.autograd.is_grad_enabled() and self.requires_grad:
+        _check_recording(self, B)
+    if source is None:
+        new = B.from_numpy(np.zeros((0,), np.dtype(self.dtype)))
+    else:
+        if not hasattr(source, "_shares_storage"):
+            raise TypeError(f"set_(): argument 'source' must be Tensor, not "
+                            f"{type(source).__name__}")
+        if source.dtype != self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {cpp_name(source.dtype)} to a "
+                               f"tensor of type {cpp_name(self.dtype)}")
+        new = source.detach()
+        if size is not None:
+            size_t = tuple(int(v) for v in (size if not isinstance(size, int) else (size,)))
+            stride_t = (tuple(int(v) for v in stride) if stride is not None else
+                        format_strides(size_t, None))
+            with B.autograd.no_grad():
+                new = as_strided(new, size_t, stride_t,
+                                 0 if storage_offset is None else int(storage_offset))
+    registry_for(B).forget(self)
+    self._set_data(new)
+    self._bump_version()
+    return self
+
+
+def resize(self: Any, *sizes: Any) -> Any:
+    """The legacy out-of-place ``Tensor.resize``: torch warns that it is deprecated and gives
+    ``self``'s elements with shape ``sizes``, which must hold as many elements (autograd's
+    resize changes only the shape); differentiable (a reshape of the contiguous values)."""
+    import warnings
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = _sizes(sizes)
+    n, have = math.prod(shape), math.prod(self.shape)
+    if n != have:
+        def x_of(s: tuple) -> str:
+            return "x".join(str(v) for v in s)
+        raise RuntimeError(f"requested resize to {x_of(shape)} ({n} elements in total), but the "
+                           f"given tensor has a size of {x_of(tuple(self.shape))} ({have} "
+                           "elements). autograd's resize can only change the shape of a given "
+                           "tensor, while preserving the number of elements. ")
+    return fn.reshape(fn.contiguous(self), shape)
+
+
 METHODS = {"squeeze_": squeeze_, "unsqueeze_": unsqueeze_, "t_": t_, "transpose_": transpose_,
            "swapdims_": swapdims_, "swapaxes_": swapaxes_, "resize_": resize_,
-           "resize_as_": resize_as_}
+           "resize_as_": resize_as_, "as_strided": as_strided, "as_strided_": as_strided_,
+           "set_": set_, "resize": resize}

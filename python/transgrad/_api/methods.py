@@ -22,7 +22,14 @@ import numpy as np
 
 from transgrad._api import composites as cfn
 from transgrad._api import counting as kfn
-from transgrad._api import dlpack, everyday_names, inplace_shape, predicates, statistics
+from transgrad._api import (
+    dlpack,
+    everyday_names,
+    inplace_shape,
+    memory_formats,
+    predicates,
+    statistics,
+)
 from transgrad._api import extra_functions as xfn
 from transgrad._api import factorizations as qfn
 from transgrad._api import functions as fn
@@ -304,8 +311,13 @@ def to(self: Any, *args: Any, dtype: Any = None, device: Any = None, non_blockin
             dtype = a
     check_device(device)
     if dtype is None or as_dtype(dtype) == self.dtype:
-        return fn.clone(self) if copy else self
-    return fn.cast(self, dtype)
+        out = fn.clone(self) if copy else self
+    else:
+        out = fn.cast(self, dtype)
+    if memory_format is None or memory_format is memory_formats.preserve_format:
+        return out
+    # another layout: a copy in it unless the tensor already has it (torch's .to)
+    return memory_formats.contiguous(out, memory_format=memory_format)
 
 
 def cuda(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
@@ -878,6 +890,7 @@ METHODS: Dict[str, Any] = {
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
     **inplace_shape.METHODS,
     **everyday_names.METHODS,
+    **memory_formats.METHODS,
 }
 
 

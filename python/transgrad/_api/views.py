@@ -177,3 +177,24 @@ def refresh_views(B: Any, views: Views, base: Any) -> None:
         info = views.get(v)
         if info is not None:
             B.set_history_(v, replay(info.chain, base))
+
+
+def int_list(values: Any, name: str) -> tuple[int, ...]:
+    if isinstance(values, (int, np.integer)):
+        return (int(values),)
+    try:
+        out = tuple(values)
+    except TypeError:
+        raise TypeError(f"as_strided(): argument '{name}' must be tuple of ints, not "
+                        f"{type(values).__name__}") from None
+    for v in out:
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"as_strided(): argument '{name}' must be tuple of ints, but found "
+                            f"element of type {type(v).__name__}")
+    return tuple(int(v) for v in out)
+
+
+def offset_in_storage(x: Any) -> int:
+    """The index of ``x``'s first element in its storage (both engines)."""
+    offset = getattr(x, "_offset", None)  # the compiled engine's; the reference computes it
+    return int(offset) if offset is not None else int(x._storage_offset())

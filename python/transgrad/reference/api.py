@@ -12,6 +12,7 @@ from transgrad._api.inplace_verdicts import VerdictTable
 from transgrad._backend import Backend
 from transgrad._op_registry import SHIPPED
 from transgrad.reference import autograd, kernel_support, optim_kernels
+from transgrad.reference.storage import StorageRoot, empty_strides
 from transgrad.reference.tensor import Tensor
 
 
@@ -32,6 +33,12 @@ class _Ops:
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
+    if a.base is not None:  # a view of a larger array: its own first element starts the storage
+        a = np.asarray(StorageRoot(a)).view(a.dtype)  # (the interface spells bfloat16 |V2)
+    if a.size == 0 and 0 in a.strides:  # torch's strides for a new empty tensor
+        a = np.lib.stride_tricks.as_strided(a, a.shape, empty_strides(a.shape, a.strides,
+                                                                      a.itemsize),
+                                            writeable=bool(a.flags.writeable))
     return Tensor._from_array(a)
 
 
@@ -47,7 +54,11 @@ def inplace_(dst: Tensor, src: Tensor) -> None:
     if not dst._data.flags.writeable:
         raise RuntimeError("cannot write into this tensor: its storage is read-only (an "
                            "expanded view, or a read-only numpy array); clone() it first")
-    np.copyto(dst._data, src._data, casting="unsafe")
+    d = dst._data
+    if d.size and any(st == 0 and n > 1 for st, n in zip(d.strides, d.shape)):  # as_strided's
+        raise RuntimeError("cannot write into this tensor: it is an expanded view (several "
+                           "elements share memory); clone() it first")
+    np.copyto(d, src._data, casting="unsafe")
     dst._bump_version()
     if src.grad_fn is not None:
         dst.grad_fn, dst.output_nr = src.grad_fn, src.output_nr

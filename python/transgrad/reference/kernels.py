@@ -796,3 +796,4 @@ def diagonal_scatter(x: Any, source: Any, offset: int, dim1: int, dim2: int) -> 
     return _new(out)
 from transgrad.reference.kernels_linalg import *  # noqa: E402, F401, F403 - issue 15: factorisations
 from transgrad.reference.kernels_special import *  # noqa: E402, F401, F403 - issue 15's section
+from transgrad.reference.kernels_strided import as_strided, strided_positions  # noqa: E402, F401, E501 - issue 11

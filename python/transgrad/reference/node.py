@@ -160,8 +160,10 @@ class AccumulateGrad(Node):
         if is_grad_enabled():  # create_graph: .grad keeps its history
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
-            # never alias another tensor
-            var._grad = Tensor._from_array(np.array(grad._data, copy=True))
+            # never alias another tensor; laid out as the leaf when it is dense, else
+            # contiguous (Note [A leaf's gradient keeps its layout] in
+            # csrc/autograd/accumulate_grad.cpp)
+            var._grad = Tensor._from_array(_laid_out_as(var._data, grad._data))
         elif var._grad.requires_grad or not var._grad._data.flags.writeable:
             var._grad = Tensor._from_array(var._grad._data + grad._data)
         else:
@@ -171,6 +173,24 @@ class AccumulateGrad(Node):
             if hook(var) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
+
+
+def _laid_out_as(leaf: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """A copy of ``g`` with ``leaf``'s strides when ``leaf`` fills one block without overlap
+    (contiguous, channels_last, any permutation), else C-contiguous."""
+    if leaf.flags.c_contiguous or leaf.shape != g.shape or leaf.size == 0:
+        return np.array(g, order="C", copy=True)
+    order = sorted(range(leaf.ndim), key=lambda d: leaf.strides[d])
+    expected = leaf.itemsize
+    for d in order:
+        if leaf.shape[d] == 1:
+            continue
+        if leaf.strides[d] != expected:
+            return np.array(g, order="C", copy=True)
+        expected *= leaf.shape[d]
+    out = np.empty_like(leaf, dtype=g.dtype, order="K")
+    out[...] = g
+    return out
 
 
 def gradient_edge(t: Tensor) -> Edge:

@@ -32,6 +32,7 @@ from transgrad._backend import backend_of
 from transgrad._dtypes import SUPPORTED, is_floating_or_complex, of_array
 from transgrad._size import Size
 from transgrad._size import size_of as _size_of
+from transgrad.reference.storage import empty_strides, storage_offset_of
 
 SUPPORTED_DTYPES = frozenset(d.dtype for d in SUPPORTED)  # numpy's: compared at C speed
 _object_new = object.__new__
@@ -153,12 +154,23 @@ class Tensor:
 
     def stride(self, dim: Optional[int] = None) -> Any:
         """Strides in elements, as torch's (numpy's are in bytes)."""
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        a = self._data
+        strides = tuple(s // a.itemsize for s in a.strides)
+        if a.size == 0 and 0 in strides:  # numpy gives a new empty array zero strides
+            strides = empty_strides(a.shape, strides, 1)
         return strides if dim is None else strides[dim]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         """Row-major contiguous, as torch's default memory format (a dim of size 1 or a tensor
         without elements does not break it)."""
+        return bool(self._data.flags.c_contiguous)
+
+    def _storage_offset(self) -> int:
+        """Elements from the start of the storage to the first element (reference/storage.py)."""
+        return storage_offset_of(self._data)
+
+    def _is_contiguous(self) -> bool:
+        """Row-major contiguous (the fast path of _api/memory_formats.py's is_contiguous)."""
         return bool(self._data.flags.c_contiguous)
 
     @property

@@ -1,0 +1,119 @@
+"""``out=`` on torch's functions (issue 11): ``torch.mul(a, b, out=c)`` writes the result into
+``c`` and returns ``c``, with torch's rules and words, on both engines.
+
+Note [out= is a copy into the given tensor]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+One mechanism serves every function listed in ``OUT_NAMES``: the function runs as usual, then
+its result is copied into ``out`` in place. As torch: while grad mode is on, an input or ``out``
+that requires grad is refused (``mul(): functions with out=... arguments don't support
+automatic differentiation, but one of the arguments requires grad.``), since no node could
+record a write into a caller's tensor; a result that cannot be cast to ``out``'s dtype is
+refused (``result type Float can't be cast to the desired output type Long``); an ``out`` of
+another shape is resized to the result's, with torch's deprecation warning when it held
+elements. The result is computed before ``out`` is touched, so ``out`` may alias an input.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from transgrad._backend import backend_of, is_tensor
+
+__all__ = ["OUT_NAMES", "with_out"]
+
+# the functions of functions.py that take out= (torch's pointwise, reduction and join names)
+OUT_NAMES = (
+    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
+    "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "abs", "sign", "erf", "square",
+    "log2", "log10", "maximum", "minimum", "clamp", "floor", "ceil", "round", "trunc", "fmod",
+    "remainder", "floor_divide", "sum", "mean", "amax", "amin", "logsumexp", "matmul", "mm",
+    "bmm", "dot", "outer", "cat", "stack", "where", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_not", "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "argmax", "argmin", "index_select", "gather", "all", "any", "isnan")
+
+
+def _tensors(values: Any) -> list:
+    out: list = []
+    for v in values:
+        if is_tensor(v):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            out.extend(t for t in v if is_tensor(t))
+    return out
+
+
+def _category(dtype: Any) -> int:
+    kind = dtype.kind if hasattr(dtype, "kind") else str(dtype)
+    return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}.get(kind, 2)
+
+
+def _check_overlap(out: Any, inputs: list) -> None:
+    """torch's refusals of an ``out`` whose elements share memory, with each other or partly
+    with an input (the same tensor as an input is fine: each element is read before written)."""
+    import numpy as np
+
+    o = out.detach().numpy()
+    if any(st == 0 and n > 1 for st, n in zip(o.strides, o.shape)) and o.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    where = o.__array_interface__["data"][0]
+    for t in inputs:
+        a = t.detach().numpy()
+        if a.size and o.size and np.may_share_memory(a, o) and not (
+                a.__array_interface__["data"][0] == where and a.shape == o.shape and
+                a.strides == o.strides):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
+
+
+def write_out(name: str, f: Callable[..., Any], args: tuple, kwargs: dict, out: Any) -> Any:
+    """Note [out= is a copy into the given tensor]."""
+    from transgrad._api.dtype_checks import scalar_name
+
+    if not is_tensor(out):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    B = backend_of(out)
+    if B.autograd.is_grad_enabled() and (out.requires_grad or any(
+            t.requires_grad for t in _tensors(list(args) + list(kwargs.values())))):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    _check_overlap(out, _tensors(list(args) + list(kwargs.values())))
+    with B.autograd.no_grad():
+        result = f(*args, **kwargs)
+        if _category(result.dtype) > _category(out.dtype):
+            raise RuntimeError(f"result type {scalar_name(result.dtype)} can't be cast to the "
+                               f"desired output type {scalar_name(out.dtype)}")
+        if tuple(out.shape) != tuple(result.shape):
+            if out.numel() != 0:
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out.shape)}, which does not match the required output shape "
+                    f"{list(result.shape)}. This behavior is deprecated, and in a future "
+                    "PyTorch release outputs will not be resized unless they have zero "
+                    "elements. You can explicitly reuse an out tensor t by resizing it, "
+                    "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            out.resize_(tuple(result.shape))
+        out.copy_(result)
+    return out
+
+
+def with_out(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` taking torch's keyword ``out=`` as well (Note [out= is a copy into the given
+    tensor])."""
+    name = f.__name__
+
+    @functools.wraps(f)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # the common call: one test, no keyword parsing
+            return f(*args)
+        out = kwargs.pop("out", None)
+        if out is None:
+            return f(*args, **kwargs)
+        return write_out(name, f, args, kwargs, out)
+
+    return call
