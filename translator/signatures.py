@@ -120,6 +120,8 @@ index_select(Tensor x, int dim, Tensor index) -> Tensor
 index_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
 gather(Tensor x, int dim, Tensor index) -> Tensor
 scatter_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+index(Tensor x, Dims dims, Sequence[Tensor] indices) -> Tensor
+index_put(Tensor x, Dims dims, Sequence[Tensor] indices, Tensor values, bool accumulate) -> Tensor
 slice_scatter(Tensor x, Tensor source, int dim, Optional[int] start, Optional[int] stop, int step) -> Tensor
 select_scatter(Tensor x, Tensor source, int dim, int index) -> Tensor
 
