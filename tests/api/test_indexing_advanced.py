@@ -357,3 +357,33 @@ def test_setitem_and_index_put_match_torch():
     got = tg.index_put(tg.zeros(3, 5), (tg.tensor([1, 1, 0]), tg.tensor([2, 2, 4])),
                        tg.tensor([1.0, 2.0, 3.0]), accumulate=True)
     np.testing.assert_array_equal(_np(got), want.numpy())
+
+
+def test_hostile_sizes_fail_fast(engine):
+    # an expanded (stride 0) index of 2**40 entries: a clear MemoryError or IndexError at once,
+    # never a loop over every entry
+    tg = engine
+    x = tg.randn(3, 4)
+    huge = tg.zeros(1, dtype=tg.int64).expand(2**40)
+    with pytest.raises(MemoryError):
+        x[huge, huge]
+    with tg.no_grad():
+        with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0"):
+            x[tg.full((1,), 7, dtype=tg.int64).expand(2**40)] = 1.0
+
+
+def test_put_dtypes(engine):
+    tg = engine
+    b = tg.zeros(4, dtype=tg.bool)
+    b.index_put_((tg.tensor([1, 1]),), tg.ones(2, dtype=tg.bool), accumulate=True)
+    assert _np(b).tolist() == [False, True, False, False]
+    h = tg.zeros(4, dtype=tg.float16)
+    h.index_put_((tg.tensor([1, 1, 3]),), tg.ones(3, dtype=tg.float16), accumulate=True)
+    assert _np(h).tolist() == [0.0, 2.0, 0.0, 1.0]
+    h[[0, 2]] = 5.0
+    assert _np(h).tolist() == [5.0, 2.0, 5.0, 1.0]
+    i = tg.tensor([[1, 2], [3, 4]])
+    assert _np(i[[1, 0], [0, 1]]).tolist() == [3, 2]
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination "
+                                           "dtypes match"):
+        tg.zeros(3).index_put_((tg.tensor([0]),), tg.ones(1, dtype=tg.float64))

@@ -124,14 +124,18 @@ def _item(it: Any) -> Any:
 def _items(index: Any, ndim: int) -> List[Any]:
     """The classified entries with Ellipsis expanded to full slices."""
     items = [_item(i) for i in _as_tuple(index)]
-    consumed = sum(1 for i in items if isinstance(i, (slice, _Adv)) or (
-        isinstance(i, int) and not isinstance(i, bool)))
-    consumed += sum(i.array.ndim for i in items if isinstance(i, _Mask))
-    n_ell = sum(1 for i in items if i is Ellipsis)
+    consumed = n_ell = 0
+    for i in items:  # one pass: this runs on every x[i]
+        if i is Ellipsis:
+            n_ell += 1
+        elif i is not None and not isinstance(i, bool):
+            consumed += i.array.ndim if isinstance(i, _Mask) else 1
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if not n_ell:
+        return items
     out: List[Any] = []
     for i in items:
         out.extend([slice(None)] * (ndim - consumed) if i is Ellipsis else [i])
@@ -247,7 +251,8 @@ def _get(x: Any, index: Any) -> Tuple[Any, bool]:
     B = backend_of(x)
     out, dims, idx = _walk(x, _items(index, x.ndim), _TensorSteps(B))
     if idx:
-        _result_shape(tuple(out.shape), dims, idx)  # torch's broadcast error before the kernel
+        if len(idx) > 1:  # torch's broadcast error, before the kernel's
+            _result_shape(tuple(out.shape), dims, idx)
         return B.ops.index_tensor(out, tuple(dims), _index_tensors(B, idx)), False
     if out is x and x.ndim:
         out = B.ops.slice(x, 0, None, None, 1)  # x[...] is a new view, not x itself
@@ -293,6 +298,9 @@ def setitem(x: Any, index: Any, value: Any, accumulate: bool = False) -> None:
     if not recording:
         _set_storage(x, items, value, accumulate)
         return
+    if x.is_leaf and x.requires_grad:  # torch's words, before any view of x is made
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
     basic = _basic_index(items)
     trivial = all(isinstance(i, slice) and i == slice(None) for i in basic)
     target = x if trivial else getitem(x, basic)
@@ -336,10 +344,12 @@ def _set_storage(x: Any, items: List[Any], value: Any, accumulate: bool) -> None
         for j, (d, i) in enumerate(zip(dims, idx)):
             a = i.array if i.array is not None else np.asarray(i.given)
             size = view.shape[d]
-            bad = (a < -size) | (a >= size)
+            # an expanded index (stride 0) is checked once per distinct element
+            core = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
+            bad = (core < -size) | (core >= size)
             if np.any(bad):
-                raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension "
-                                 f"{j} with size {size}")
+                raise IndexError(f"index {int(core[bad].flat[0])} is out of bounds for "
+                                 f"dimension {j} with size {size}")
             key[d] = a
     else:
         want = view.shape

@@ -662,7 +662,8 @@ def _adv_key(x: np.ndarray, dims: Sequence[int], indices: Sequence[Any], name: s
         if a.dtype != _INT:
             raise ValueError(f"{name}: index must be an int64 tensor, got {a.dtype}")
     try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        shape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(
+            *(a.shape for a in arrays))
     except ValueError:
         shapes = ", ".join(str(_shape(a)) for a in arrays)
         raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
@@ -673,12 +674,18 @@ def _adv_key(x: np.ndarray, dims: Sequence[int], indices: Sequence[Any], name: s
         x.shape[d] == 0 for d in range(x.ndim) if d not in ds)
     for j, (d, a) in enumerate(zip(ds, arrays)):
         size = x.shape[d]
-        bad = (a < -size) | (a >= size)
-        if np.any(bad) and not empty:
-            raise IndexError(f"index {int(a[bad].flat[0])} is out of bounds for dimension {j} "
+        # an expanded index (stride 0) is read once per distinct element, never 2**40 times
+        core = a[tuple(builtins.slice(0, 1) if st == 0 else np.s_[:] for st in a.strides)]
+        lo, hi = (int(core.min()), int(core.max())) if a.size else (0, 0)
+        if (lo < -size or hi >= size) and not empty:
+            bad = (core < -size) | (core >= size)
+            raise IndexError(f"index {int(core[bad].flat[0])} is out of bounds for dimension {j} "
                              f"with size {size} ({name} on a tensor of shape {_shape(x)}, dim "
                              f"{d})")
-        key[d] = np.where(a < 0, a + size, a) if not np.any(bad) else np.zeros_like(a)
+        if lo < -size or hi >= size:  # an empty result reads nothing (as the C++ kernel)
+            key[d] = np.zeros_like(a)
+        else:
+            key[d] = a if lo >= 0 else np.where(a < 0, a + size, a)
     return tuple(key)
 
 
