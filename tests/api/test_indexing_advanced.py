@@ -62,6 +62,18 @@ def test_index_tensor_dtypes(engine):
     np.testing.assert_array_equal(_np(x[m]), A3[[0, 2]])
     np.testing.assert_array_equal(_np(x[tg.tensor(2)]), A3[2])
     assert tuple(x[True].shape) == (1, 4, 3, 5) and tuple(x[False].shape) == (0, 4, 3, 5)
+    # a Python bool is a new dim indexed by [0] or []: an advanced index like any other
+    assert tuple(x[True, [0, 1]].shape) == (2, 3, 5)
+    assert tuple(x[[0, 1], True].shape) == (2, 3, 5)
+    assert tuple(x[True, :, [0, 1]].shape) == (2, 4, 5)
+    assert tuple(x[None, ..., True].shape) == (1, 4, 3, 5, 1)
+    with pytest.raises(IndexError, match="shape mismatch"):
+        x[False, [0, 1]]
+    y = x * 1.0
+    y[True, [1, 2]] = -1.0
+    expected = A3.copy()
+    expected[[1, 2]] = -1.0
+    np.testing.assert_array_equal(_np(y), expected)
 
 
 def test_gradients_accumulate_duplicates(engine):
@@ -236,8 +248,8 @@ def test_gather_and_scatter_add_zero_dim(engine):
 
 
 def _draw_index(data, shape):
-    """A random torch index for ``shape``: ints, slices, None, Ellipsis, integer lists (with
-    negatives and duplicates, broadcastable), bool masks."""
+    """A random torch index for ``shape``: ints, slices, None, Python bools, Ellipsis, integer
+    arrays (with negatives and duplicates, broadcastable), bool masks."""
     index = []
     dim = 0
     ell = False
@@ -245,7 +257,7 @@ def _draw_index(data, shape):
     while dim < len(shape):
         size = shape[dim]
         kind = data.draw(st.sampled_from(["int", "slice", "none", "array", "array", "mask",
-                                          "ellipsis"]))
+                                          "ellipsis", "bool"]))
         if kind == "int":
             index.append(data.draw(st.integers(-size, size - 1)))
             dim += 1
@@ -255,6 +267,8 @@ def _draw_index(data, shape):
             dim += 1
         elif kind == "none":
             index.append(None)
+        elif kind == "bool":
+            index.append(data.draw(st.sampled_from([True, True, False])))
         elif kind == "array":
             n = int(np.prod(bshape))
             vals = data.draw(st.lists(st.integers(-size, size - 1), min_size=n, max_size=n))

@@ -1,7 +1,8 @@
 """``x[...]``, ``x[...] = v``, ``index_put`` and ``index_put_``, as torch's.
 
 Reading: the index becomes a tuple by torch's rule (Note [Index sequences]); ints -> select,
-slices (positive steps) -> slice, None and a Python bool -> unsqueeze, Ellipsis expands, each
+slices (positive steps) -> slice, None -> unsqueeze (a Python bool too, then indexed by [0] or
+[] as torch), Ellipsis expands, each
 applied as a view in order. What remains are the advanced indices: integer lists, arrays and
 int64/int32 tensors, and bool (or uint8) masks, which stand for their nonzero positions, one index
 per masked dim. They go to the ``index_tensor`` formula (torch's ``aten::index``, node
@@ -59,10 +60,10 @@ def _as_tuple(index: Any) -> tuple:
 class _Adv:
     """An advanced index: an int64 index tensor (``given``, passed as is) or array."""
 
-    __slots__ = ("given", "array", "shape")
+    __slots__ = ("given", "array", "shape", "fresh")
 
-    def __init__(self, given: Any, array: Optional[np.ndarray]):
-        self.given, self.array = given, array
+    def __init__(self, given: Any, array: Optional[np.ndarray], fresh: bool = False):
+        self.given, self.array, self.fresh = given, array, fresh  # fresh: on a new dim (bool)
         self.shape = tuple(given.shape) if given is not None else array.shape  # type: ignore
 
 
@@ -124,21 +125,30 @@ def _item(it: Any) -> Any:
 def _items(index: Any, ndim: int) -> List[Any]:
     """The classified entries with Ellipsis expanded to full slices."""
     items = [_item(i) for i in _as_tuple(index)]
-    consumed = n_ell = 0
+    consumed = n_ell = n_bool = 0
     for i in items:  # one pass: this runs on every x[i]
         if i is Ellipsis:
             n_ell += 1
-        elif i is not None and not isinstance(i, bool):
+        elif isinstance(i, bool):
+            n_bool += 1
+        elif i is not None:
             consumed += i.array.ndim if isinstance(i, _Mask) else 1
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if not n_ell:
+    if not n_ell and not n_bool:
         return items
     out: List[Any] = []
     for i in items:
-        out.extend([slice(None)] * (ndim - consumed) if i is Ellipsis else [i])
+        if i is Ellipsis:
+            out.extend([slice(None)] * (ndim - consumed))
+        elif isinstance(i, bool):
+            # torch: a new dim of size 1 indexed by [0] (True) or [] (False), an advanced
+            # index like any other (x[True, [0, 1]] broadcasts it with [0, 1])
+            out.append(_Adv(None, np.zeros(int(i), dtype=_I64), fresh=True))
+        else:
+            out.append(i)
     return out
 
 
@@ -181,10 +191,8 @@ def _walk(x: Any, items: List[Any], steps: Any) -> Tuple[Any, List[int], List[An
     dims: List[int] = []
     idx: List[Any] = []
     for it in items:
-        if it is None or isinstance(it, bool):
+        if it is None:
             out = steps.unsqueeze(out, dim)
-            if it is False:  # torch: x[False] has an empty new leading dim
-                out = steps.slice(out, dim, 0, 0, 1)
             dim += 1
         elif isinstance(it, int):
             size = out.shape[dim]
@@ -202,6 +210,8 @@ def _walk(x: Any, items: List[Any], steps: Any) -> Tuple[Any, List[int], List[An
                 out = steps.slice(out, dim, start, stop, step)
             dim += 1
         elif isinstance(it, _Adv):
+            if it.fresh:
+                out = steps.unsqueeze(out, dim)
             dims.append(dim)
             idx.append(it)
             dim += 1
@@ -280,7 +290,7 @@ def _basic_index(items: List[Any]) -> Tuple[Any, ...]:
     out: List[Any] = []
     for it in items:
         if isinstance(it, _Adv):
-            out.append(slice(None))
+            out.append(None if it.fresh else slice(None))
         elif isinstance(it, _Mask):
             out.extend([slice(None)] * it.array.ndim)
         else:
@@ -326,9 +336,11 @@ def _advanced_only(items: List[Any]) -> List[Any]:
     None now full dims), the advanced ones kept in place."""
     out: List[Any] = []
     for it in items:
-        if isinstance(it, (_Adv, _Mask)):
+        if isinstance(it, _Adv) and it.fresh:
+            out.append(_Adv(None, it.array))  # its new dim is in the basic view already
+        elif isinstance(it, (_Adv, _Mask)):
             out.append(it)
-        elif it is None or isinstance(it, (bool, slice)):
+        elif it is None or isinstance(it, slice):
             out.append(slice(None))
     return out
 
