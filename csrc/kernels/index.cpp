@@ -479,6 +479,24 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
+// f(TypeTag<E>) with E an unsigned type of the element size: kernels that only move elements
+// handle every dtype by its width.
+template <class F>
+void by_width(size_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1:
+      return f(TypeTag<uint8_t>{});
+    case 2:
+      return f(TypeTag<uint16_t>{});
+    case 4:
+      return f(TypeTag<uint32_t>{});
+    case 8:
+      return f(TypeTag<uint64_t>{});
+    default:
+      return f(TypeTag<Bytes16>{});
+  }
+}
+
 }  // namespace
 
 Tensor index(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indices) {
@@ -488,23 +506,10 @@ Tensor index(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indi
   if (out.numel() == 0) return out;
   char* o = static_cast<char*>(out.data_ptr());
   const char* p = static_cast<const char*>(x.data_ptr());
-  switch (x.itemsize()) {
-    case 1:
-      index_rows(reinterpret_cast<uint8_t*>(o), reinterpret_cast<const uint8_t*>(p), pl);
-      break;
-    case 2:
-      index_rows(reinterpret_cast<uint16_t*>(o), reinterpret_cast<const uint16_t*>(p), pl);
-      break;
-    case 4:
-      index_rows(reinterpret_cast<uint32_t*>(o), reinterpret_cast<const uint32_t*>(p), pl);
-      break;
-    case 8:
-      index_rows(reinterpret_cast<uint64_t*>(o), reinterpret_cast<const uint64_t*>(p), pl);
-      break;
-    default:
-      index_rows(reinterpret_cast<Bytes16*>(o), reinterpret_cast<const Bytes16*>(p), pl);
-      break;
-  }
+  by_width(x.itemsize(), [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    index_rows(reinterpret_cast<E*>(o), reinterpret_cast<const E*>(p), pl);
+  });
   return out;
 }
 
@@ -532,28 +537,10 @@ Tensor index_put(const Tensor& x, const Shape& dims, const std::vector<Tensor>& 
   }
   char* o = static_cast<char*>(out.data_ptr());
   const char* s = static_cast<const char*>(v.data_ptr());
-  switch (x.itemsize()) {  // a plain write moves bytes: every dtype
-    case 1:
-      put_rows<uint8_t, false>(reinterpret_cast<uint8_t*>(o), reinterpret_cast<const uint8_t*>(s),
-                               pl);
-      break;
-    case 2:
-      put_rows<uint16_t, false>(reinterpret_cast<uint16_t*>(o),
-                                reinterpret_cast<const uint16_t*>(s), pl);
-      break;
-    case 4:
-      put_rows<uint32_t, false>(reinterpret_cast<uint32_t*>(o),
-                                reinterpret_cast<const uint32_t*>(s), pl);
-      break;
-    case 8:
-      put_rows<uint64_t, false>(reinterpret_cast<uint64_t*>(o),
-                                reinterpret_cast<const uint64_t*>(s), pl);
-      break;
-    default:
-      put_rows<Bytes16, false>(reinterpret_cast<Bytes16*>(o), reinterpret_cast<const Bytes16*>(s),
-                               pl);
-      break;
-  }
+  by_width(x.itemsize(), [&](auto tag) {  // a plain write moves elements: every dtype
+    using E = typename decltype(tag)::type;
+    put_rows<E, false>(reinterpret_cast<E*>(o), reinterpret_cast<const E*>(s), pl);
+  });
   return out;
 }
 
