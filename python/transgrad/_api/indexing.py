@@ -302,9 +302,12 @@ def setitem(x: Any, index: Any, value: Any, accumulate: bool = False) -> None:
     """``x[index] = value`` (Tensor.__setitem__); ``accumulate`` adds (``index_put_``)."""
     B = backend_of(x)
     ag = B.autograd
-    items = _items(index, x.ndim)
     recording = ag.is_grad_enabled() and (
         x.requires_grad or (is_tensor(value) and value.requires_grad))
+    key = None if accumulate else _basic_key(index)
+    if key is not None and _set_basic(B, x, key, value, recording):
+        return
+    items = _items(index, x.ndim)
     if not recording:
         _set_storage(x, items, value, accumulate)
         return
@@ -329,6 +332,55 @@ def setitem(x: Any, index: Any, value: Any, accumulate: bool = False) -> None:
             return tc + v if accumulate else v
 
     run_inplace(target, compute, (value,), None)  # index_put saves only the indices
+
+
+def _basic_key(index: Any) -> Optional[tuple]:
+    """``index`` as a numpy key when it is basic (ints, slices of positive step, None,
+    Ellipsis), where numpy's reading is torch's; None otherwise."""
+    entries = index if isinstance(index, tuple) else (index,)
+    for it in entries:
+        t = type(it)
+        if t is int or it is None or it is Ellipsis:
+            continue
+        if t is slice and (it.step is None or (type(it.step) is int and it.step > 0)):
+            continue
+        return None
+    return entries
+
+
+def _set_basic(B: Any, x: Any, key: tuple, value: Any, recording: bool) -> bool:
+    """The fast ``x[basic] = value``; False when numpy refuses (the general path then raises
+    torch's words). Without autograd one numpy write; with it, out of place over the whole of
+    ``x`` (a where() on the written positions; Note [In-place on views] for views of ``x``)."""
+    if recording and x.is_leaf and x.requires_grad:
+        return False  # the general path raises torch's leaf message
+    shape = tuple(x.shape)
+    if not recording:
+        arr = np.asarray(x.detach() if x.requires_grad else x)
+        src = np.asarray(value.detach() if is_tensor(value) and value.requires_grad else value)
+        try:
+            arr[key] = src
+        except (IndexError, ValueError, TypeError):
+            return False
+        x._bump_version()
+        return True
+    n = int(np.prod(shape, dtype=np.int64))
+    try:
+        positions = np.arange(n, dtype=_I64).reshape(shape)[key]
+    except (IndexError, ValueError, TypeError):
+        return False
+    mask = np.zeros(n, dtype=bool)
+    mask[positions.reshape(-1)] = True
+    flat_positions = B.from_numpy(np.ascontiguousarray(positions.reshape(-1)))
+
+    def compute(xc: Any) -> Any:
+        v = _fit_value(B, fn.cast(fn.as_tensor(value, xc), xc.dtype), positions.shape)
+        v = fn.reshape(v, (-1,))
+        flat = B.ops.index_add(B.from_numpy(np.zeros(n, xc.dtype)), 0, flat_positions, v)
+        return fn.where(B.from_numpy(mask.reshape(shape)), fn.reshape(flat, shape), xc)
+
+    run_inplace(x, compute, (value,), None)  # where() saves only the mask: no copy of x
+    return True
 
 
 def _advanced_only(items: List[Any]) -> List[Any]:
