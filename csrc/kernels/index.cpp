@@ -1,7 +1,8 @@
-// Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter.
-// Index tensors are int64; out-of-range entries raise IndexError. Negative entries wrap in
-// index_select and index_add (Python indexing x[t] reaches them with its indices as given) and
-// are out of range in gather and scatter_add, as in torch.
+// Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter,
+// and Python indexing's index / index_put. Index tensors are int64; out-of-range entries raise
+// IndexError. Negative entries are out of range in index_select, index_add, gather and
+// scatter_add, as in torch; they wrap in index and index_put, as Python indexing does (Note
+// [Advanced indexing kernels]).
 #include <algorithm>
 #include <cstring>
 
@@ -41,8 +42,8 @@ std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, 
   const int64_t st = index.dim() == 1 ? index.strides()[0] : 0;
   for (int64_t j = 0; j < n; ++j) {
     int64_t v = p[j * st];
-    // negative entries are out of range, as torch's: only Python indexing wraps them, and it
-    // does so itself before calling index_select (python/transgrad/_api/indexing.py)
+    // negative entries are out of range, as torch's: only Python indexing wraps them, in the
+    // index/index_put kernels below
     if (v < 0 || v >= size) throw_index(name, v, size, dim, shape);
     out[j] = v;
   }

@@ -580,7 +580,7 @@ def stack(tensors: Sequence[Any], dim: int) -> Any:
 def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
     """An int64 index array in [0, size): negative entries are out of range, as torch's
     index_select, index_add, gather and scatter_add (only Python indexing wraps, in
-    _api/indexing.py, before it calls index_select); out of range raises IndexError with
+    ``index``/``index_put``); out of range raises IndexError with
     torch's words (as csrc/kernels/index.cpp)."""
     idx = _arr(index)
     if idx.dtype != _INT:

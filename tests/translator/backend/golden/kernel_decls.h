@@ -84,7 +84,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 
 // indexing (index tensors are int64; a negative entry is out of range, as in torch: only Python
-// indexing wraps them; out of range raises IndexError)
+// indexing wraps them, in index/index_put; out of range raises IndexError)
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
