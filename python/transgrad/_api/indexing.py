@@ -273,15 +273,10 @@ def _fit_value(B: Any, v: Any, want: Tuple[int, ...]) -> Any:
     """``v`` broadcast to ``want`` as torch's setitem: leading size-1 dims of the value are
     dropped, then it expands (torch's words otherwise)."""
     vs = tuple(v.shape)
+    _check_value_shape(vs, want)
     extra = len(vs) - len(want)
-    ok = extra <= 0 or all(s == 1 for s in vs[:extra])
-    core = vs[extra:] if extra > 0 else vs
-    ok = ok and all(a == 1 or a == b for a, b in zip(core[::-1], want[::-1]))
-    if not ok:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
-                           f"broadcast to indexing result of shape {list(want)}")
     if extra > 0:
-        v = B.ops.reshape(v, core)
+        v = B.ops.reshape(v, vs[extra:])
     return v if tuple(v.shape) == want else fn.expand(v, want)
 
 
@@ -432,6 +427,8 @@ def _set_storage(x: Any, items: List[Any], value: Any, accumulate: bool) -> None
 
 
 def _check_value_shape(vs: Tuple[int, ...], want: Tuple[int, ...]) -> None:
+    """A value of shape ``vs`` broadcasts to ``want`` once its leading size-1 dims are dropped
+    (torch's words otherwise)."""
     extra = len(vs) - len(want)
     core = vs[extra:] if extra > 0 else vs
     if (extra > 0 and any(s != 1 for s in vs[:extra])) or not all(
