@@ -9,7 +9,19 @@ scattered-into tensor come from ``ops.zeros(shape, dtype)``, so only metadata is
 (allowed by the kernel, as PyTorch) is not differentiable here.
 """
 
-from transgrad.lang import I, Optional, T, Tensor, case, formula, kernel, ops, samples
+from transgrad.lang import (
+    Dims,
+    I,
+    Optional,
+    Sequence,
+    T,
+    Tensor,
+    case,
+    formula,
+    kernel,
+    ops,
+    samples,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Slices (views)
@@ -113,5 +125,40 @@ def scatter_add(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 
     def backward(grad):
         return grad, None, ops.gather(grad, dim, index)
+
+    return result, backward
+
+
+# ---------------------------------------------------------------------------------------------
+# Advanced indexing (torch's aten::index / aten::index_put): index tensors on the dims `dims`,
+# broadcast together; negative entries wrap (Note [Advanced indexing kernels] in
+# csrc/kernels/index.cpp). index's gradient accumulates repeated indices.
+
+
+@samples(case(T(5, 4), (0,), [I(6, high=5)]),
+         case(T(3, 4, 5), (0, 2), [I(2, 3, low=-3, high=3), I(3, high=5)]),
+         case(T(3, 4, 5), (1, 2), [I(2, 1, high=4), I(3, low=-5, high=5)]))
+@formula
+def index_tensor(x: Tensor, dims: Dims, indices: Sequence[Tensor]) -> Tensor:
+    result = kernel.index(x, dims, indices)
+
+    def backward(grad):
+        return ops.index_put(ops.zeros(x.shape, grad.dtype), dims, indices, grad, True), None
+
+    return result, backward
+
+
+@samples(case(T(5, 4), (0,), [I(3, high=5, distinct=True)], T(3, 4)),
+         case(T(3, 4, 5), (0, 2), [I(2, 1, high=3), I(3, high=5)], T(2, 3, 4), True),
+         case(T(3, 4, 5), (1,), [I(2, 2, high=4)], T(3, 2, 2, 5), True))
+@formula
+def index_put(x: Tensor, dims: Dims, indices: Sequence[Tensor], values: Tensor,
+              accumulate: bool = False) -> Tensor:
+    result = kernel.index_put(x, dims, indices, values, accumulate)
+
+    def backward(grad):
+        hole = ops.zeros(values.shape, grad.dtype)
+        gx = grad if accumulate else ops.index_put(grad, dims, indices, hole, False)
+        return gx, None, ops.index_tensor(grad, dims, indices)
 
     return result, backward

@@ -115,11 +115,13 @@ cat(Sequence[Tensor] tensors, int dim) -> Tensor
 stack(Sequence[Tensor] tensors, int dim) -> Tensor
 
 # indexing (index tensors are int64; a negative entry is out of range, as in torch: only Python
-# indexing wraps them; out of range raises IndexError)
+# indexing wraps them, in index/index_put; out of range raises IndexError)
 index_select(Tensor x, int dim, Tensor index) -> Tensor
 index_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
 gather(Tensor x, int dim, Tensor index) -> Tensor
 scatter_add(Tensor x, int dim, Tensor index, Tensor source) -> Tensor
+index(Tensor x, Dims dims, Sequence[Tensor] indices) -> Tensor
+index_put(Tensor x, Dims dims, Sequence[Tensor] indices, Tensor values, bool accumulate) -> Tensor
 slice_scatter(Tensor x, Tensor source, int dim, Optional[int] start, Optional[int] stop, int step) -> Tensor
 select_scatter(Tensor x, Tensor source, int dim, int index) -> Tensor
 

@@ -1,7 +1,9 @@
-// Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter.
-// Index tensors are int64; out-of-range entries raise IndexError. Negative entries wrap in
-// index_select and index_add (Python indexing x[t] reaches them with its indices as given) and
-// are out of range in gather and scatter_add, as in torch.
+// Indexing kernels: index_select, index_add, gather, scatter_add, slice_scatter, select_scatter,
+// and Python indexing's index / index_put. Index tensors are int64; out-of-range entries raise
+// IndexError. Negative entries are out of range in index_select, index_add, gather and
+// scatter_add, as in torch; they wrap in index and index_put, as Python indexing does (Note
+// [Advanced indexing kernels]).
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/kernels.h"
@@ -40,8 +42,8 @@ std::vector<int64_t> read_index(const Tensor& index, int64_t size, int64_t dim, 
   const int64_t st = index.dim() == 1 ? index.strides()[0] : 0;
   for (int64_t j = 0; j < n; ++j) {
     int64_t v = p[j * st];
-    // negative entries are out of range, as torch's: only Python indexing wraps them, and it
-    // does so itself before calling index_select (python/transgrad/_api/indexing.py)
+    // negative entries are out of range, as torch's: only Python indexing wraps them, in the
+    // index/index_put kernels below
     if (v < 0 || v >= size) throw_index(name, v, size, dim, shape);
     out[j] = v;
   }
@@ -176,14 +178,16 @@ void check_gather_shapes(const Tensor& x, const Tensor& index, int64_t d, const 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   x.check_defined("gather");
   check_index_dtype(index, "gather");
-  if (index.dim() != x.dim())
+  // As torch: a 0-d tensor counts as 1-D here (x of shape [10] with a 0-d index, or the reverse)
+  if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(x.dim(), 1))
     throw ValueError("gather: x and index must have the same number of dimensions, got shapes " +
                      shape_str(x.sizes()) + " and " + shape_str(index.sizes()));
-  if (x.dim() == 0) {
-    Tensor x1 = x.view(Shape{1}, Shape{1}, x.offset());
-    Tensor i1 = index.dim() == 0 ? index.view(Shape{1}, Shape{1}, index.offset()) : index;
-    wrap_dim(dim, 0, x.sizes());
-    Tensor r = gather(x1, 0, i1);
+  if (x.dim() == 0 || index.dim() == 0) {
+    auto one = [](const Tensor& t) {
+      return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t;
+    };
+    wrap_dim(dim, 1);
+    Tensor r = gather(one(x), 0, one(index));
     return index.dim() == 0 ? r.view(Shape{}, Shape{}, r.offset()) : r;
   }
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
@@ -222,17 +226,19 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
     return to_dtype(scatter_add(to_dtype(x, compute_dtype(x.dtype())), dim, index, source),
                     x.dtype());
   check_index_dtype(index, "scatter_add");
-  if (index.dim() != x.dim() || source.dim() != x.dim())
+  // As torch: a 0-d tensor counts as 1-D here (see gather)
+  const int64_t n1 = std::max<int64_t>(x.dim(), 1);
+  if (std::max<int64_t>(index.dim(), 1) != n1 || std::max<int64_t>(source.dim(), 1) != n1)
     throw ValueError(
         "scatter_add: x, index and source must have the same number of dimensions, got shapes " +
         shape_str(x.sizes()) + ", " + shape_str(index.sizes()) + ", " + shape_str(source.sizes()));
-  if (x.dim() == 0) {
-    wrap_dim(dim, 0, x.sizes());
+  if (x.dim() == 0 || index.dim() == 0 || source.dim() == 0) {
+    wrap_dim(dim, 1);
     auto one = [](const Tensor& t) {
       return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t;
     };
     Tensor r = scatter_add(one(x), 0, one(index), one(source));
-    return r.view(Shape{}, Shape{}, r.offset());
+    return x.dim() == 0 ? r.view(Shape{}, Shape{}, r.offset()) : r;
   }
   int64_t d = wrap_dim(dim, x.dim(), x.sizes());
   check_gather_shapes(x, index, d, "scatter_add", &source);
@@ -290,6 +296,252 @@ Tensor select_scatter(const Tensor& x, const Tensor& source, int64_t dim, int64_
                      " without dimension " + std::to_string(dim) + ")");
   Tensor out = clone(x);
   copy_into(select(out, dim, index), source);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Advanced indexing: x[..., i0, ..., i1, ...] with integer index tensors on the dims `dims`.
+//
+// Note [Advanced indexing kernels]
+// index(x, dims, indices) and index_put(x, dims, indices, values, accumulate) are torch's
+// aten::index / aten::index_put once Python's basic indexing (ints, slices, None, Ellipsis) has
+// been applied as views and bool masks replaced by their nonzero positions
+// (python/transgrad/_api/indexing.py). The index tensors broadcast together to a shape S; the
+// result is x's other dims with S in place of the indexed dims when those are adjacent, S first
+// when they are separated (numpy's rule, which is torch's once ints are selects). Negative
+// entries wrap; an entry outside [-size, size) raises torch's IndexError, naming the index's
+// position among the index tensors as torch does. Every element of the result is
+//   x[pre_off[a] + adv_off[p] + post_off[q] + b * inner_stride]
+// for a over the dims before S, p over S, q over the dims after S (their innermost mergeable
+// run b excluded, so a contiguous x copies whole rows).
+namespace {
+
+struct AdvPlan {
+  Shape out_shape;
+  std::vector<int64_t> pre_off, adv_off, post_off;
+  int64_t inner = 1, inner_stride = 1;
+};
+
+// Element offsets of every position of the dims `ds` (row-major order) under `strides`.
+std::vector<int64_t> dim_offsets(const std::vector<int64_t>& ds, const Shape& sizes,
+                                 const Shape& strides) {
+  std::vector<int64_t> offs{0};
+  for (int64_t d : ds) {
+    std::vector<int64_t> next;
+    next.reserve(offs.size() * static_cast<size_t>(sizes[d]));
+    for (int64_t o : offs)
+      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
+    offs.swap(next);
+  }
+  return offs;
+}
+
+AdvPlan adv_plan(const Tensor& x, const Shape& strides, const Shape& dims_in,
+                 const std::vector<Tensor>& indices, const char* name) {
+  const int64_t nd = x.dim(), k = static_cast<int64_t>(indices.size());
+  if (k == 0 || k != static_cast<int64_t>(dims_in.size()))
+    throw ValueError(std::string(name) + ": expected one index tensor per indexed dim, got " +
+                     std::to_string(k) + " index tensors for " + std::to_string(dims_in.size()) +
+                     " dims");
+  if (k > nd) throw IndexError("too many indices for tensor of dimension " + std::to_string(nd));
+  Shape dims(k);
+  for (int64_t j = 0; j < k; ++j) {
+    dims[j] = wrap_dim(dims_in[j], nd);
+    if (j && dims[j] <= dims[j - 1])
+      throw ValueError(std::string(name) + ": indexed dims must be increasing, got " +
+                       shape_str(dims_in));
+    check_index_dtype(indices[j], name);
+  }
+  // broadcast the index shapes (torch's words)
+  Shape S;
+  for (const Tensor& t : indices)
+    if (t.dim() > static_cast<int64_t>(S.size())) S.resize(t.dim(), 1);
+  const int64_t ns = static_cast<int64_t>(S.size());
+  for (const Tensor& t : indices) {
+    for (int64_t i = 0; i < t.dim(); ++i) {
+      int64_t& s = S[ns - t.dim() + i];
+      const int64_t v = t.sizes()[i];
+      if (s == 1)
+        s = v;
+      else if (v != 1 && v != s) {
+        std::string shapes;
+        for (const Tensor& u : indices)
+          shapes += (shapes.empty() ? "" : ", ") + shape_str(u.sizes());
+        throw IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with "
+            "shapes " +
+            shapes + " (" + name + " on a tensor of shape " + shape_str(x.sizes()) + ")");
+      }
+    }
+  }
+  const bool adjacent = dims[k - 1] - dims[0] == k - 1;
+  std::vector<int64_t> pre, post;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
+    (adjacent && d < dims[0] ? pre : post).push_back(d);
+  }
+  AdvPlan plan;
+  for (int64_t d : pre) plan.out_shape.push_back(x.sizes()[d]);
+  for (int64_t s : S) plan.out_shape.push_back(s);
+  for (int64_t d : post) plan.out_shape.push_back(x.sizes()[d]);
+  int64_t nS = 1;
+  for (int64_t s : S) nS *= s;
+  for (int64_t s : plan.out_shape)
+    if (s == 0) return plan;  // nothing is read: an empty result
+  // the innermost run of post dims that merges into one strided loop
+  if (!post.empty()) {
+    plan.inner = x.sizes()[post.back()];
+    plan.inner_stride = strides[post.back()];
+    post.pop_back();
+    while (!post.empty() && strides[post.back()] == plan.inner * plan.inner_stride) {
+      plan.inner *= x.sizes()[post.back()];
+      post.pop_back();
+    }
+  }
+  plan.pre_off = dim_offsets(pre, x.sizes(), strides);
+  plan.post_off = dim_offsets(post, x.sizes(), strides);
+  // every index tensor read at its broadcast position, wrapped and bounds-checked
+  plan.adv_off.assign(static_cast<size_t>(nS), 0);
+  for (int64_t j = 0; j < k; ++j) {
+    const Tensor& t = indices[j];
+    const int64_t* ip = t.data<int64_t>();
+    Shape bst(ns, 0);
+    for (int64_t i = 0; i < t.dim(); ++i)
+      if (t.sizes()[i] != 1) bst[ns - t.dim() + i] = t.strides()[i];
+    const int64_t size = x.sizes()[dims[j]], st = strides[dims[j]];
+    Shape ctr(ns, 0);
+    int64_t src = 0;
+    for (int64_t p = 0; p < nS; ++p) {
+      int64_t v = ip[src];
+      if (v < -size || v >= size)
+        throw IndexError("index " + std::to_string(v) + " is out of bounds for dimension " +
+                         std::to_string(j) + " with size " + std::to_string(size) + " (" + name +
+                         " on a tensor of shape " + shape_str(x.sizes()) + ", dim " +
+                         std::to_string(dims[j]) + ")");
+      if (v < 0) v += size;
+      plan.adv_off[p] += v * st;
+      for (int64_t i = ns - 1; i >= 0; --i) {  // advance the counter over S
+        src += bst[i];
+        if (++ctr[i] < S[i]) break;
+        src -= bst[i] * S[i];
+        ctr[i] = 0;
+      }
+    }
+  }
+  return plan;
+}
+
+template <class E>
+void index_rows(E* out, const E* x, const AdvPlan& pl) {
+  const int64_t nS = static_cast<int64_t>(pl.adv_off.size());
+  const int64_t nq = static_cast<int64_t>(pl.post_off.size()), L = pl.inner, st = pl.inner_stride;
+  const int64_t rows = static_cast<int64_t>(pl.pre_off.size()) * nS;
+  parallel_for(rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(nq * L, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   const E* src = x + pl.pre_off[r / nS] + pl.adv_off[r % nS];
+                   E* dst = out + r * nq * L;
+                   for (int64_t q = 0; q < nq; ++q, dst += L) {
+                     const E* s = src + pl.post_off[q];
+                     if (st == 1)
+                       for (int64_t i = 0; i < L; ++i) dst[i] = s[i];
+                     else
+                       for (int64_t i = 0; i < L; ++i) dst[i] = s[i * st];
+                   }
+                 }
+               });
+}
+
+template <class T, bool Acc>
+void put_rows(T* out, const T* v, const AdvPlan& pl) {
+  const int64_t nS = static_cast<int64_t>(pl.adv_off.size());
+  const int64_t nq = static_cast<int64_t>(pl.post_off.size()), L = pl.inner, st = pl.inner_stride;
+  const int64_t npre = static_cast<int64_t>(pl.pre_off.size());
+  // distinct pre positions never collide; duplicates within S are written in order
+  parallel_for(npre, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(nS * nq * L, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t a = b; a < e; ++a)
+                   for (int64_t p = 0; p < nS; ++p) {
+                     T* dst = out + pl.pre_off[a] + pl.adv_off[p];
+                     const T* src = v + (a * nS + p) * nq * L;
+                     for (int64_t q = 0; q < nq; ++q, src += L)
+                       for (int64_t i = 0; i < L; ++i) {
+                         T& d = dst[pl.post_off[q] + i * st];
+                         if constexpr (Acc)
+                           d = T(d + src[i]);
+                         else
+                           d = src[i];
+                       }
+                   }
+               });
+}
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// f(TypeTag<E>) with E an unsigned type of the element size: kernels that only move elements
+// handle every dtype by its width.
+template <class F>
+void by_width(size_t itemsize, F&& f) {
+  switch (itemsize) {
+    case 1:
+      return f(TypeTag<uint8_t>{});
+    case 2:
+      return f(TypeTag<uint16_t>{});
+    case 4:
+      return f(TypeTag<uint32_t>{});
+    case 8:
+      return f(TypeTag<uint64_t>{});
+    default:
+      return f(TypeTag<Bytes16>{});
+  }
+}
+
+}  // namespace
+
+Tensor index(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indices) {
+  x.check_defined("index");
+  AdvPlan pl = adv_plan(x, x.strides(), dims, indices, "index");
+  Tensor out = Tensor::empty(pl.out_shape, x.dtype());
+  if (out.numel() == 0) return out;
+  char* o = static_cast<char*>(out.data_ptr());
+  const char* p = static_cast<const char*>(x.data_ptr());
+  by_width(x.itemsize(), [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    index_rows(reinterpret_cast<E*>(o), reinterpret_cast<const E*>(p), pl);
+  });
+  return out;
+}
+
+Tensor index_put(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indices,
+                 const Tensor& values, bool accumulate) {
+  x.check_defined("index_put");
+  values.check_defined("index_put");
+  if (accumulate && x.dtype() > DType::Float64)  // Note [Storage dtypes]
+    return to_dtype(index_put(to_dtype(x, compute_dtype(x.dtype())), dims, indices, values, true),
+                    x.dtype());
+  Tensor out = clone(x);
+  AdvPlan pl = adv_plan(out, out.strides(), dims, indices, "index_put");
+  if (values.sizes() != pl.out_shape)
+    throw ValueError("index_put: values of shape " + shape_str(values.sizes()) +
+                     " do not match the indexing result's shape " + shape_str(pl.out_shape) +
+                     " (x of shape " + shape_str(x.sizes()) + ")");
+  if (values.numel() == 0) return out;
+  Tensor v = as_contiguous(to_dtype(values, x.dtype()));
+  if (accumulate) {
+    dispatch_all(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      put_rows<T, true>(out.data<T>(), v.data<T>(), pl);
+    });
+    return out;
+  }
+  char* o = static_cast<char*>(out.data_ptr());
+  const char* s = static_cast<const char*>(v.data_ptr());
+  by_width(x.itemsize(), [&](auto tag) {  // a plain write moves elements: every dtype
+    using E = typename decltype(tag)::type;
+    put_rows<E, false>(reinterpret_cast<E*>(o), reinterpret_cast<const E*>(s), pl);
+  });
   return out;
 }
 

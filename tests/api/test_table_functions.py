@@ -447,6 +447,7 @@ INTERNAL_FORMULAS = {
     "solve_matrix": "linalg.solve(left=False)", "cast": "Tensor.to", "matmul_nd": "matmul",
     "sum_to": "Tensor.sum_to_size", "pow_scalar": "pow with a number", "max_dim": "max(x, dim)",
     "min_dim": "min(x, dim)", "slice": "indexing", "im2col": "nn.functional.unfold",
+    "index_tensor": "indexing with integer or bool arrays (x[i, j])",
     "col2im": "nn.functional.fold",
     "qr_square_backward": "linalg.qr's backward", "svd_backward": "linalg.svd's backward",
     "norm2": "norm / linalg.vector_norm with p=2",

@@ -233,6 +233,35 @@ for _dt in DTYPES:
         case("select_scatter", _v, rand((4, 4), _dt), 2, 2)
 case("gather", np.array(3.0), 0, np.array(0))
 case("scatter_add", np.array(3.0), 0, np.array(0), np.array(2.0))
+# a 0-d index or source counts as 1-D beside a 1-D x, and the reverse (torch's gather rule)
+case("gather", rand((10,), np.float64), 0, np.array(4))
+case("gather", np.array(3.0), 0, np.zeros(2, np.int64))
+case("scatter_add", rand((10,), np.float64), 0, np.array(4), np.array(2.0))
+case("gather", rand((10,), np.float64), 0, np.zeros((1, 1), np.int64))
+# index / index_put (Note [Advanced indexing kernels]): adjacent and separated dims, broadcast
+# indices, negative, repeated, out-of-range and empty entries, non-contiguous x and indices,
+# every dtype; the result's shape beside each (None: refused)
+_ADV = [
+    ((0,), [np.array([0, 3, -1, 0])], (4, 5, 3)),
+    ((1, 2), [np.array([[0], [4]]), np.array([2, -3, 0])], (4, 2, 3)),
+    ((0, 2), [np.array([1, 1]), np.array([[0, 2]])], (1, 2, 5)),
+    ((0, 1, 2), [np.array(3), np.array([-5, 4]), np.array([2])], (2,)),
+    ((2,), [np.array([0, 1, 2, 0, 1, 2])[::2]], (4, 5, 3)),
+    ((-2,), [np.array([1, 1, 1])], (4, 3, 3)),
+    ((0,), [np.array([], dtype=np.int64)], (0, 5, 3)),
+    ((1,), [np.array([5])], None), ((0,), [np.array([-5])], None),
+    ((0, 1), [np.array([0, 1]), np.array([0, 1, 2])], None), ((0,), [np.array([0.0])], None),
+    ((2, 0), [np.array([0]), np.array([0])], None), ((0, 1), [np.array([0])], None),
+]
+for _dt in DTYPES:
+    _x = rand((4, 5, 3), _dt)
+    for _v in variants(_x)[:3]:
+        for _dims, _ix, _rs in _ADV:
+            case("index", _v, _dims, _ix)
+            for _acc in (False, True):
+                case("index_put", _v, _dims, _ix, rand(_rs or (2,), _dt), _acc)
+        case("index_put", _v, (0,), [np.array([1, 2])], rand((2, 5), _dt), False)  # wrong shape
+case("index", rand((3,), np.float16), (0,), [np.array([2, 0])])
 
 # --- matmul, item ------------------------------------------------------------------------------
 for _dt in DTYPES:
@@ -307,7 +336,7 @@ def _to_c(C, a):
 # within that dtype's accumulation error, scaled by the result's magnitude. A float64 kernel is
 # never held to float32's tolerance.
 EXACT = {"amax", "amin", "max_dim", "min_dim", "maximum", "minimum", "where", "gather",
-         "index_select", "cast", "eq", "ne", "gt", "ge", "lt", "le", "neg", "abs", "full",
+         "index_select", "index", "cast", "eq", "ne", "gt", "ge", "lt", "le", "neg", "abs", "full",
          "select_scatter", "slice_scatter", "sort", "topk", "flip", "roll", "clone",
          "contiguous", "expand", "permute", "reshape", "max_pool2d"}
 ELEMENTWISE_TOL = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-13}

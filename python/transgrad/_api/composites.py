@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from transgrad import return_types
-from transgrad._api import dtype_checks
+from transgrad._api import dtype_checks, indexing
 from transgrad._api.extra_functions import sort
 from transgrad._api.functions import (
     abs,
@@ -555,21 +555,11 @@ def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
 
 
 def index_put(input: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Any:
-    """``input`` with ``values`` written at ``input[indices]`` (added with ``accumulate``); one
-    integer index tensor along dim 0 here. Gradients as torch's: ``grad`` with the written
-    entries zeroed (not when accumulating) for input, ``grad[indices]`` for values."""
-    if len(indices) != 1 or not is_tensor(indices[0]) or indices[0].dtype.kind not in "iu" or (
-            indices[0].ndim != 1):
-        raise NotImplementedError("index_put: one 1-D integer index tensor is supported here")
-    dtype_checks.check_index_put(input, values)
-    n = input.shape[0]
-    with backend_of(input).autograd.no_grad():
-        idx = np.asarray(indices[0].numpy()).astype(np.int64)
-    idx_t = backend_of(input).from_numpy(np.where(idx < 0, idx + n, idx))
-    rows = expand(values, (len(idx),) + tuple(input.shape[1:]))
-    if accumulate:
-        return index_add(input, 0, idx_t, rows)
-    return index_copy(input, 0, idx_t, rows)
+    """``input`` with ``values`` written at ``input[indices]`` (added with ``accumulate``):
+    indices a tuple of index tensors (integer or bool; None for a whole dim), broadcast as
+    Python indexing's. Gradients as torch's: ``grad`` with the written entries zeroed (not when
+    accumulating) for input, ``grad[indices]`` for values (python/transgrad/_api/indexing.py)."""
+    return indexing.index_put(input, indices, values, accumulate)
 
 
 def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:

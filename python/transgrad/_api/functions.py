@@ -923,13 +923,8 @@ def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
         raise NotImplementedError("gather(sparse_grad=True): transgrad has no sparse tensors; "
                                   "the default dense gradient holds the same values")
     ops = backend_of(x).ops
-    index = _index(x, index)
-    if x.ndim <= 1 and index.ndim <= 1 and x.ndim != index.ndim:
-        # torch lets a 0-d tensor stand for a 1-element 1-d one here (either side)
-        wrap_dim(dim, x.ndim)
-        out = ops.gather(reshape(x, (-1,)), 0, reshape(index, (-1,)))
-        return reshape(out, tuple(index.shape))
-    return ops.gather(x, dim, index)
+    # a 0-d x or index stands for a 1-element 1-D one, as torch (the kernels' rule)
+    return ops.gather(x, dim, _index(x, index))
 
 
 def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:

@@ -580,7 +580,7 @@ def stack(tensors: Sequence[Any], dim: int) -> Any:
 def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
     """An int64 index array in [0, size): negative entries are out of range, as torch's
     index_select, index_add, gather and scatter_add (only Python indexing wraps, in
-    _api/indexing.py, before it calls index_select); out of range raises IndexError with
+    ``index``/``index_put``); out of range raises IndexError with
     torch's words (as csrc/kernels/index.cpp)."""
     idx = _arr(index)
     if idx.dtype != _INT:
@@ -625,8 +625,8 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """Index arrays for gather/scatter: index[i, j, k] names x[i, index[i, j, k], k] (dim=1)."""
     idx_arr = _arr(index)
-    nd = max(x.ndim, 1)
-    if idx_arr.ndim != x.ndim or any(o.ndim != x.ndim for o in others):
+    nd = max(x.ndim, 1)  # as torch: a 0-d tensor counts as 1-D here
+    if max(idx_arr.ndim, 1) != nd or any(max(o.ndim, 1) != nd for o in others):
         shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
         raise ValueError(f"{name}: x, index (and source) must have the same number of "
                          f"dimensions, got shapes {shapes}")
@@ -643,6 +643,71 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
     grids: list[np.ndarray] = list(np.indices(ishape, sparse=True))
     grids[d] = idx
     return xs, tuple(grids)
+
+
+def _adv_key(x: np.ndarray, dims: Sequence[int], indices: Sequence[Any], name: str
+             ) -> tuple[Any, ...]:
+    """numpy's index tuple for ``index``/``index_put`` (Note [Advanced indexing kernels] in
+    csrc/kernels/index.cpp): full slices and the wrapped index arrays on ``dims``."""
+    arrays = [_arr(t) for t in indices]
+    if not arrays or len(arrays) != len(dims):
+        raise ValueError(f"{name}: expected one index tensor per indexed dim, got "
+                         f"{len(arrays)} index tensors for {len(dims)} dims")
+    if len(arrays) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    ds = [_wrap_dim(d, x.ndim, name) for d in dims]
+    if any(b <= a for a, b in zip(ds, ds[1:])):
+        raise ValueError(f"{name}: indexed dims must be increasing, got {tuple(dims)}")
+    for a in arrays:
+        if a.dtype != _INT:
+            raise ValueError(f"{name}: index must be an int64 tensor, got {a.dtype}")
+    try:
+        shape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(
+            *(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(_shape(a)) for a in arrays)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {shapes} ({name} on a tensor of shape {_shape(x)})"
+                         ) from None
+    key: list[Any] = [np.s_[:]] * x.ndim
+    empty = math.prod(shape) == 0 or any(
+        x.shape[d] == 0 for d in range(x.ndim) if d not in ds)
+    for j, (d, a) in enumerate(zip(ds, arrays)):
+        size = x.shape[d]
+        # an expanded index (stride 0) is read once per distinct element, never 2**40 times
+        core = a[tuple(builtins.slice(0, 1) if st == 0 else np.s_[:] for st in a.strides)]
+        lo, hi = (int(core.min()), int(core.max())) if a.size else (0, 0)
+        if (lo < -size or hi >= size) and not empty:
+            bad = (core < -size) | (core >= size)
+            raise IndexError(f"index {int(core[bad].flat[0])} is out of bounds for dimension {j} "
+                             f"with size {size} ({name} on a tensor of shape {_shape(x)}, dim "
+                             f"{d})")
+        if lo < -size or hi >= size:  # an empty result reads nothing (as the C++ kernel)
+            key[d] = np.zeros_like(a)
+        else:
+            key[d] = a if lo >= 0 else np.where(a < 0, a + size, a)
+    return tuple(key)
+
+
+def index(x: Any, dims: Sequence[int], indices: Sequence[Any]) -> Any:
+    a = _arr(x)
+    return _new(np.ascontiguousarray(a[_adv_key(a, dims, indices, "index")]))
+
+
+def index_put(x: Any, dims: Sequence[int], indices: Sequence[Any], values: Any,
+              accumulate: bool) -> Any:
+    a, v = _arr(x), _arr(values)
+    key = _adv_key(a, dims, indices, "index_put")
+    out = a.copy()
+    want = out[key].shape
+    if v.shape != want:
+        raise ValueError(f"index_put: values of shape {_shape(v)} do not match the indexing "
+                         f"result's shape {want} (x of shape {_shape(a)})")
+    if accumulate:
+        np.add.at(out, key, v.astype(a.dtype, copy=False))
+    else:
+        out[key] = v.astype(a.dtype, copy=False)
+    return _new(out)
 
 
 def gather(x: Any, dim: int, index: Any) -> Any:

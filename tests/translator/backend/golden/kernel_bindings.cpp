@@ -87,6 +87,9 @@ void register_kernel_table(py::module_& m) {
   m.def("gather", &k::gather, py::arg("x"), py::arg("dim"), py::arg("index"));
   m.def("scatter_add", &k::scatter_add, py::arg("x"), py::arg("dim"), py::arg("index"),
         py::arg("source"));
+  m.def("index", &k::index, py::arg("x"), py::arg("dims"), py::arg("indices"));
+  m.def("index_put", &k::index_put, py::arg("x"), py::arg("dims"), py::arg("indices"),
+        py::arg("values"), py::arg("accumulate"));
   m.def("slice_scatter", &k::slice_scatter, py::arg("x"), py::arg("source"), py::arg("dim"),
         py::arg("start"), py::arg("stop"), py::arg("step"));
   m.def("select_scatter", &k::select_scatter, py::arg("x"), py::arg("source"), py::arg("dim"),

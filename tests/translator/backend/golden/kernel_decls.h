@@ -84,11 +84,14 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 
 // indexing (index tensors are int64; a negative entry is out of range, as in torch: only Python
-// indexing wraps them; out of range raises IndexError)
+// indexing wraps them, in index/index_put; out of range raises IndexError)
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indices);
+Tensor index_put(const Tensor& x, const Shape& dims, const std::vector<Tensor>& indices,
+                 const Tensor& values, bool accumulate);
 Tensor slice_scatter(const Tensor& x, const Tensor& source, int64_t dim,
                      std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step);
 Tensor select_scatter(const Tensor& x, const Tensor& source, int64_t dim, int64_t index);
