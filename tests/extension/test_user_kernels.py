@@ -126,6 +126,8 @@ def test_a_kernel_may_not_shadow_a_shipped_one(engine, tmp_path):
     _write(tmp_path, "shadow_kernels.cpp", "")
     formulas = _write(tmp_path, "uses_exp.py", "")
     if engine.__name__ == "transgrad":
+        if importlib.util.find_spec("transgrad._build_config") is None:
+            pytest.skip("transgrad.extension needs an installed transgrad (pip install .)")
         import transgrad.extension as jit
     else:
         import transgrad.reference.extension as jit
