@@ -47,6 +47,12 @@ def inplace_(dst: Tensor, src: Tensor) -> None:
     if not dst._data.flags.writeable:
         raise RuntimeError("cannot write into this tensor: its storage is read-only (an "
                            "expanded view, or a read-only numpy array); clone() it first")
+    a = dst._data
+    if any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides)):  # torch's internal overlap
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation. (an expanded view: several "
+                           "elements share memory)")
     np.copyto(dst._data, src._data, casting="unsafe")
     dst._bump_version()
     if src.grad_fn is not None:
