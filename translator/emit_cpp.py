@@ -262,6 +262,51 @@ def _plain_function(f: ir.Function) -> list[str]:
     return [f"// {f.loc.path}:{f.loc.line}", sig + " {"] + body + ["}"]
 
 
+# Note [Saves for one gradient]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch saves an input only when a gradient that reads it will be computed: ``x * other``
+# saves ``x`` only when ``other`` requires grad, so changing ``x`` in place afterwards is no
+# error when only ``x`` needs a gradient (torch's test_no_unnecessary_save), and ``y / 2`` does
+# not keep ``y``. A backward that is one ``return`` of one gradient per Tensor parameter says
+# which entries read which saved input; an input read only by some entries is saved only when
+# one of their parameters requires grad, and each such entry is computed only when its edge is
+# valid (its parameter required grad), else it is an undefined Tensor: nothing reads the
+# unsaved input. Other backwards save as before. The reference engine does the same from the
+# formula's Python source (reference/plan.py, Note [Saves for one gradient]).
+def conditional_saves(f: ir.Function) -> dict[str, tuple[int, ...]]:
+    """Saved inputs read only by some gradient entries: name -> those entries' indices (Note
+    [Saves for one gradient])."""
+    bw = f.backward
+    if bw is None:
+        return {}
+    tensor_params = [p for p in f.params if p.type.is_tensor or p.type == ir.TENSOR_LIST]
+    if any(p.type == ir.TENSOR_LIST or p.type.is_optional for p in tensor_params):
+        return {}
+    body = bw.body
+    if not (len(body) == 1 and isinstance(body[0], ir.Return)
+            and len(body[0].values) == len(tensor_params) > 1):
+        return {}
+    reads: list[set[str]] = []
+    for v in body[0].values:
+        names: set[str] = set()
+
+        def note(e, names=names):
+            if isinstance(e, ir.Saved) and e.what == "value":
+                names.add(e.name)
+            return e
+
+        transform(v, note)
+        reads.append(names)
+    out = {}
+    for sv in bw.saved:
+        if sv.storage != "input" or sv.type != ir.TENSOR:
+            continue
+        entries = tuple(i for i, r in enumerate(reads) if sv.name in r)
+        if 0 < len(entries) < len(tensor_params):
+            out[sv.name] = entries
+    return out
+
+
 def _member_lines(sv: ir.SavedValue) -> list[str]:
     if sv.storage in ("input", "output"):
         if sv.type == ir.TENSOR_LIST:
@@ -362,18 +407,24 @@ def _node(f: ir.Function) -> list[str]:
         else:
             lines.append(f"    Tensor {cname(sv.name)} = {sv.name}_.unpack(*this);")
     block = Block(ExprEmitter(saved), read=names_read(bw.body))
-    block.return_stmt = lambda s, ind: _backward_return(block.ex, f, s, ind)
+    block.return_stmt = lambda s, ind: _backward_return(block.ex, f, s, ind,
+                                                        conditional_saves(f))
     lines += block.stmts(bw.body, "    ")
     return lines + ["  }", "};"]
 
 
-def _backward_return(ex: ExprEmitter, f: ir.Function, s: ir.Return, ind: str) -> list[str]:
+def _backward_return(ex: ExprEmitter, f: ir.Function, s: ir.Return, ind: str,
+                     conditional: dict[str, tuple[int, ...]]) -> list[str]:
     tensor_params = [p for p in f.params if p.type.is_tensor or p.type == ir.TENSOR_LIST]
     if len(s.values) == 1 and tensor_params[0].type == ir.TENSOR_LIST and not (
             isinstance(s.values[0], ir.Const)):
         return [f"{ind}return {ex.text(s.values[0])};"]
     if not any(p.type == ir.TENSOR_LIST for p in tensor_params):
-        return [f"{ind}return {{{', '.join(ex.text(v) for v in s.values)}}};"]
+        guarded = {i for entries in conditional.values() for i in entries}
+        # an entry reading an input saved only for it (Note [Saves for one gradient])
+        texts = [f"next_edge({i}).valid() ? Tensor({ex.text(v)}) : Tensor()" if i in guarded
+                 else ex.text(v) for i, v in enumerate(s.values)]
+        return [f"{ind}return {{{', '.join(texts)}}};"]
     lines = [f"{ind}{{", f"{ind}  variable_list grads_out;"]
     for p, v in zip(tensor_params, s.values):
         if p.type != ir.TENSOR_LIST:
@@ -421,8 +472,14 @@ def _forward(f: ir.Function) -> list[str]:
     lines += [f"    collect_next_edges(*node, {cname(p.name)});" for p in tensor_params]
     lines += [f"    node->{n}_size_ = {cname(n)}.size();" for n in sorted(_list_sizes_needed(f))]
     after: list[str] = []
+    conditional = conditional_saves(f)
     for sv in bw.saved:
-        (after if sv.storage == "output" else lines).extend(_save_lines(sv, params))
+        save = _save_lines(sv, params)
+        if sv.name in conditional:  # Note [Saves for one gradient]
+            need = " || ".join(f"{cname(tensor_params[i].name)}.requires_grad()"
+                               for i in conditional[sv.name])
+            save = [f"    if ({need}) {save[0].strip()}"]
+        (after if sv.storage == "output" else lines).extend(save)
     for o in f.outputs:
         if o.slot is not None:
             lines.append(f"    set_history({cname(o.name)}, node, {o.slot});")

@@ -252,6 +252,29 @@ std::string forward_trace(const Node& fn) {
   return "\nThe forward call that made " + fn.name() + " (most recent call last):\n" + trace;
 }
 
+// The warnings of an error in `fn` under anomaly mode, torch's words: fn's forward trace, then
+// one per node whose backward made the previous one (Note [Anomaly mode]).
+void warn_anomaly_error(const Node& fn) {
+  const AnomalyMetadata* meta = fn.anomaly_metadata();
+  std::string trace = meta != nullptr ? meta->format() : "";
+  if (trace.empty()) {
+    anomaly_warn("Error detected in " + fn.name() +
+                 ". No forward pass information available. Enable detect anomaly during forward "
+                 "pass for more information.");
+    return;
+  }
+  anomaly_warn("Error detected in " + fn.name() +
+               ". Traceback of forward call that caused the error:\n" + trace);
+  for (const Node* p = meta->parent.get(); p != nullptr;) {
+    const AnomalyMetadata* pm = p->anomaly_metadata();
+    if (pm == nullptr) break;
+    anomaly_warn("\n\nPrevious calculation was induced by " + p->name() +
+                 ". Traceback of forward call that induced the previous calculation:\n" +
+                 pm->format());
+    p = pm->parent.get();
+  }
+}
+
 void check_anomaly(const Node& fn, const variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i)
     if (grads[i].defined() && has_nan(grads[i]))
@@ -327,6 +350,7 @@ void evaluate(GraphTask& task, std::vector<ReadyItem>& heap, ReadyItem item) {
     if (!any_defined && !inputs.empty()) {
       outputs.resize(fn.num_outputs());  // nothing flows through: no gradients
     } else {
+      EvaluatingNode evaluating(&fn);  // the parent of nodes made now (Note [Anomaly mode])
       outputs = call_apply(fn, fn.has_hooks() ? variable_list(inputs) : std::move(inputs));
     }
     if (!task.keep_graph) fn.release_variables();
@@ -415,7 +439,13 @@ variable_list Engine::execute(const std::vector<Edge>& roots, variable_list grad
     std::pop_heap(heap.begin(), heap.end(), ReadyOrder());
     ReadyItem item = std::move(heap.back());
     heap.pop_back();
-    evaluate(task, heap, std::move(item));
+    std::shared_ptr<Node> node = item.node;
+    try {
+      evaluate(task, heap, std::move(item));
+    } catch (...) {
+      if (AnomalyMode::is_enabled()) warn_anomaly_error(*node);
+      throw;
+    }
   }
   return std::move(task.captured);
 }

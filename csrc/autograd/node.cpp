@@ -13,13 +13,24 @@ std::atomic<uint64_t> sequence_counter{0};
 std::atomic<uint64_t> hook_counter{0};
 std::atomic<int64_t> live_nodes{0};
 std::atomic<AnomalyCapture> anomaly_capture{nullptr};
+std::atomic<AnomalyWarn> anomaly_warner{nullptr};
+thread_local Node* t_evaluating = nullptr;
 }  // namespace
 
 void set_anomaly_capture(AnomalyCapture capture) { anomaly_capture.store(capture); }
+void set_anomaly_warn(AnomalyWarn warn) { anomaly_warner.store(warn); }
+
+void anomaly_warn(const std::string& message) {
+  if (AnomalyWarn warn = anomaly_warner.load()) warn(message);
+}
+
+EvaluatingNode::EvaluatingNode(Node* node) : prev(t_evaluating) { t_evaluating = node; }
+EvaluatingNode::~EvaluatingNode() { t_evaluating = prev; }
 
 void Node::record_anomaly() {
   if (!AnomalyMode::is_enabled()) return;
   if (AnomalyCapture capture = anomaly_capture.load()) anomaly_ = capture();
+  if (anomaly_ && t_evaluating != nullptr) anomaly_->parent = t_evaluating->weak_from_this().lock();
 }
 
 int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }

@@ -150,12 +150,34 @@ struct NodeHooks;  // hooks are rare: allocated on first registration
 // Python stack, captured by a function the Python module registers: the engine knows nothing of
 // Python). Off, a node pays one relaxed atomic load. The engine adds the record to the message of
 // a NaN found in a gradient (checked after each node) and of an error raised in a backward.
+//
+// As torch's, an error raised while a node runs under detect_anomaly() is also reported as a
+// warning, "Error detected in MulBackward0. Traceback of forward call that caused the error:"
+// and that trace, then the trace of each node whose backward made this one (a create_graph
+// backward: the node evaluating on the thread when it was made, its `parent`), or "No forward
+// pass information available" for a node made with anomaly mode off. The engine builds the
+// text; the Python module registers how to warn.
+struct Node;
 struct AnomalyMetadata {
   virtual ~AnomalyMetadata() = default;
   virtual std::string format() const = 0;  // "  File ..., line ..., in ...\n    code\n..."
+  std::shared_ptr<Node> parent;            // the node whose backward made this one, or null
 };
 using AnomalyCapture = std::unique_ptr<AnomalyMetadata> (*)();
 void set_anomaly_capture(AnomalyCapture capture);
+using AnomalyWarn = void (*)(const std::string& message);
+void set_anomaly_warn(AnomalyWarn warn);
+void anomaly_warn(const std::string& message);  // nothing when no function is registered
+
+// The node whose apply runs on this thread for the guard's scope (the parent of the nodes it
+// makes under anomaly mode).
+struct EvaluatingNode {
+  explicit EvaluatingNode(Node* node);
+  ~EvaluatingNode();
+  EvaluatingNode(const EvaluatingNode&) = delete;
+  EvaluatingNode& operator=(const EvaluatingNode&) = delete;
+  Node* prev;
+};
 
 struct Node : std::enable_shared_from_this<Node> {
   Node();

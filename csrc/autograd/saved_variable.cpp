@@ -9,17 +9,18 @@ namespace tg::autograd {
 
 namespace {
 
-struct HooksEntry {
-  std::shared_ptr<SavedTensorHooks> hooks;  // null: a disabling entry
-  std::string disabled_message;
-};
-
-std::vector<HooksEntry>& hooks_stack() {
-  thread_local std::vector<HooksEntry> stack;
+std::vector<SavedTensorHooksEntry>& hooks_stack() {
+  thread_local std::vector<SavedTensorHooksEntry> stack;
   return stack;
 }
 
 }  // namespace
+
+std::vector<SavedTensorHooksEntry> saved_tensor_hooks_state() { return hooks_stack(); }
+
+void set_saved_tensor_hooks_state(std::vector<SavedTensorHooksEntry> state) {
+  hooks_stack() = std::move(state);
+}
 
 void push_saved_tensor_hooks(std::shared_ptr<SavedTensorHooks> hooks) {
   auto& stack = hooks_stack();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "autograd/node.h"
 #include "tensor/tensor.h"
@@ -43,6 +44,15 @@ void push_saved_tensor_hooks_disabled(std::string message);
 void pop_saved_tensor_hooks();
 // The innermost active pair, or null.
 const SavedTensorHooks* current_saved_tensor_hooks();
+// A copy of this thread's stack, and installing one on another thread: a re-entrant backward
+// moved to a fresh thread runs under its caller's hooks, as torch's (Note [Deep re-entrant
+// backward] in python/autograd_binding.cpp).
+struct SavedTensorHooksEntry {
+  std::shared_ptr<SavedTensorHooks> hooks;  // null: a disabling entry
+  std::string disabled_message;
+};
+std::vector<SavedTensorHooksEntry> saved_tensor_hooks_state();
+void set_saved_tensor_hooks_state(std::vector<SavedTensorHooksEntry> state);
 
 class SavedVariable {
  public:

@@ -66,8 +66,19 @@ std::unique_ptr<autograd::AnomalyMetadata> capture_python_stack() {
   return trace;
 }
 
+// A UserWarning from the engine's thread (Note [Anomaly mode]); a warning filter that turns it
+// into an error is ignored here: the backward's own error is the one raised.
+void warn_python(const std::string& message) {
+  if (!Py_IsInitialized()) return;
+  AcquireGil gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) PyErr_Clear();
+}
+
 }  // namespace
 
-void init_anomaly() { autograd::set_anomaly_capture(&capture_python_stack); }
+void init_anomaly() {
+  autograd::set_anomaly_capture(&capture_python_stack);
+  autograd::set_anomaly_warn(&warn_python);
+}
 
 }  // namespace tg::python

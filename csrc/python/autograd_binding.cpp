@@ -9,7 +9,10 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <exception>
 #include <functional>
+#include <thread>
+#include <vector>
 
 #include "autograd/autograd.h"
 #include "python/common.h"
@@ -179,6 +182,47 @@ py::dict node_metadata(Node& n) {
   return py::reinterpret_borrow<py::dict>(static_cast<PyObject*>(n.py_metadata.get()));
 }
 
+// Note [Final callbacks]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Variable._execution_engine.queue_callback(cb), as torch's: cb runs once the backward that is
+// running has gone through its graph, before that backward returns, in the order queued (a
+// callback may queue another, which runs too). Each run_backward_py owns a list, on a
+// thread-local stack whose top is the innermost backward of the thread (a re-entrant backward
+// has its own list: its callbacks run when it ends, not the outer one). The lists are touched
+// only with the GIL.
+//
+// Note [Deep re-entrant backward]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A Function's backward or a hook may run a backward itself; each level nests the Python and C
+// stacks of the one below, and a few hundred levels exhaust Python's recursion limit. torch
+// runs a re-entrant backward past a depth on another thread, with a stack of its own; so does
+// run_backward_py: past kReentrantDepth nested backwards on one thread, the next runs on a new
+// std::thread (a fresh Python thread state, so a fresh recursion count, and a fresh C stack)
+// while the caller waits without the GIL. The new thread takes the caller's grad mode,
+// saved-tensor hooks and callback list, and its exception is re-thrown on the caller's.
+constexpr int kReentrantDepth = 32;
+thread_local int t_backward_depth = 0;
+thread_local std::vector<PyObject*> t_final_callbacks;
+
+struct BackwardFrame {
+  explicit BackwardFrame(PyObject* callbacks) {
+    ++t_backward_depth;
+    t_final_callbacks.push_back(callbacks);
+  }
+  ~BackwardFrame() {
+    --t_backward_depth;
+    t_final_callbacks.pop_back();
+  }
+  BackwardFrame(const BackwardFrame&) = delete;
+  BackwardFrame& operator=(const BackwardFrame&) = delete;
+};
+
+void queue_callback(py::function callback) {
+  if (t_final_callbacks.empty())
+    throw RuntimeError("Final callbacks can only be installed during backward pass.");
+  py::reinterpret_borrow<py::list>(t_final_callbacks.back()).append(std::move(callback));
+}
+
 py::object run_backward_py(py::object tensors, py::object grad_tensors, py::object retain_graph,
                            bool create_graph, py::object inputs, bool allow_unused,
                            bool accumulate_grad) {
@@ -186,10 +230,35 @@ py::object run_backward_py(py::object tensors, py::object grad_tensors, py::obje
   variable_list gs = tensor_list(grad_tensors, "grad_tensors", true);
   variable_list xs = tensor_list(inputs, "inputs", false);
   bool keep = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+  py::list callbacks;
   variable_list result;
+  // Runs without the GIL; the callbacks take it (Note [Final callbacks]).
+  auto run_task = [&] {
+    BackwardFrame frame(callbacks.ptr());
+    result = run_backward(ts, gs, keep, create_graph, xs, allow_unused, accumulate_grad);
+    AcquireGil gil;
+    for (size_t i = 0; i < callbacks.size(); ++i) call_or_park(callbacks[i]);
+  };
   {
     ReleaseGil no_gil;  // Note [Re-taking the GIL at exit]
-    result = run_backward(ts, gs, keep, create_graph, xs, allow_unused, accumulate_grad);
+    if (t_backward_depth < kReentrantDepth) {
+      run_task();
+    } else {  // Note [Deep re-entrant backward]
+      std::exception_ptr error;
+      std::vector<SavedTensorHooksEntry> hooks = saved_tensor_hooks_state();
+      bool grad_mode = GradMode::is_enabled();
+      std::thread worker([&] {
+        try {
+          set_saved_tensor_hooks_state(std::move(hooks));
+          GradMode::set_enabled(grad_mode);
+          run_task();
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+      worker.join();
+      if (error) std::rethrow_exception(error);
+    }
   }
   if (accumulate_grad) return py::none();
   return to_py_tuple(result);
@@ -498,7 +567,7 @@ void init_autograd(py::module_& m) {
       .def_property_readonly("_has_hooks", &Node::has_hooks)
       .def(
           "register_hook",
-          [](Node& n, py::function fn) {
+          [](Node& n, py::object fn) {  // any object, as torch's (called when the node runs)
             PyObjectRef ref(std::move(fn));
             uint64_t id = n.add_post_hook(
                 [ref](const variable_list& grad_inputs, const variable_list& grad_outputs) {
@@ -513,10 +582,11 @@ void init_autograd(py::module_& m) {
               if (auto node = weak.lock()) node->remove_hook(id);
             }};
           },
+          py::arg("fn"),
           "hook(grad_inputs, grad_outputs) runs after the node; may return new grad_inputs.")
       .def(
           "register_prehook",
-          [](Node& n, py::function fn) {
+          [](Node& n, py::object fn) {
             PyObjectRef ref(std::move(fn));
             uint64_t id = n.add_pre_hook([ref](const variable_list& grad_outputs) {
               AcquireGil gil;
@@ -529,7 +599,7 @@ void init_autograd(py::module_& m) {
               if (auto node = weak.lock()) node->remove_hook(id);
             }};
           },
-          "hook(grad_outputs) runs before the node; may return new grad_outputs.")
+          py::arg("fn"), "hook(grad_outputs) runs before the node; may return new grad_outputs.")
       .def("__repr__",
            [](py::handle self) {  // torch's form; the formula's path:line is `.location`
              char address[32];
@@ -621,6 +691,9 @@ void init_autograd(py::module_& m) {
         return e.valid() ? node_object(e.function) : py::object(py::none());
       },
       "grad_fn, or a leaf's AccumulateGrad node (None when t does not require grad).");
+  ag.def("queue_callback", &queue_callback, py::arg("callback"),
+         "Run callback once the running backward has gone through its graph (Note [Final "
+         "callbacks]).");
   ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
   ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, py::arg("mode"));
 

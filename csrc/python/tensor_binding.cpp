@@ -339,9 +339,10 @@ void inplace(Tensor& dst, const Tensor& src) {
                      " into one of shape " + shape_str(dst.sizes()));
   for (int64_t d = 0; d < dst.dim() && dst.numel() > 0; ++d)
     if (dst.strides()[d] == 0 && dst.sizes()[d] > 1)
-      throw RuntimeError(
-          "cannot write into this tensor: it is an expanded view (several "
-          "elements share memory); clone() it first");
+      throw RuntimeError(  // torch's words, then which view
+          "unsupported operation: more than one element of the written-to tensor refers to a "
+          "single memory location. Please clone() the tensor before performing the operation. "
+          "(an expanded view: several elements share memory)");
   kernel::detail::copy_into(dst, src);
   dst.bump_version();
   if (const auto& fn = src.grad_fn()) {

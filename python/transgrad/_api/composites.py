@@ -74,7 +74,7 @@ __all__ = [
     "frexp", "index_put", "nextafter",
     "i0", "ldexp", "mode", "mvlgamma", "nanmedian", "narrow_copy", "norm_except_dim", "sinc",
     "pixel_shuffle", "pixel_unshuffle", "put",
-    "renorm", "unsafe_split", "unsafe_split_with_sizes", "vdot", "_weight_norm",
+    "renorm", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "vdot", "_weight_norm",
 ]
 # torch.linalg's names (linalg.py)
 LINALG = ["cross", "vector_norm"]
@@ -567,14 +567,43 @@ def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
     return narrow(input, dim, start, length).clone()
 
 
+# Note [The unsafe splits]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's ``unsafe_split``/``unsafe_chunk`` return pieces that autograd does not treat as views
+# of the input, so each may be modified in place: ``split``'s pieces refuse it (one in-place
+# change would have to rewrite the history of all of them), and single-output views would
+# still share the input's version counter, so ``s1.mul_(s2)`` would invalidate the saved
+# ``s2``. torch's pieces share the input's memory with a counter each; both engines keep one
+# counter per storage (Note [Version counters]), so here each piece is its own copy (a
+# ``narrow`` then ``clone``): the same values and gradients, and an in-place change of a piece
+# reaches neither the input nor the other pieces, where torch's would write into them (torch
+# documents that aliasing as unsafe to rely on).
+
+
+def _unsafe_pieces(tensor: Any, pieces: Sequence[Any], dim: int) -> tuple:
+    """Copies of the pieces of ``tensor`` shaped as ``pieces`` along ``dim`` (Note [The unsafe
+    splits])."""
+    d = wrap_dim(dim, tensor.ndim)
+    out, start = [], 0
+    for p in pieces:
+        out.append(narrow(tensor, d, start, p.shape[d]).clone())
+        start += p.shape[d]
+    return tuple(out)
+
+
 def unsafe_split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
-    """``split`` (torch's unsafe variant only skips view bookkeeping)."""
-    return split(tensor, split_size_or_sections, dim)
+    """``split`` whose pieces may be modified in place (Note [The unsafe splits])."""
+    return _unsafe_pieces(tensor, split(tensor.detach(), split_size_or_sections, dim), dim)
 
 
 def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> Any:
-    """``split`` with a list of sizes."""
-    return split(input, list(split_sizes), dim)
+    """``split`` with a list of sizes, pieces that may be modified in place."""
+    return _unsafe_pieces(input, split(input.detach(), list(split_sizes), dim), dim)
+
+
+def unsafe_chunk(input: Any, chunks: int, dim: int = 0) -> Any:
+    """``chunk`` whose pieces may be modified in place (Note [The unsafe splits])."""
+    return _unsafe_pieces(input, input.detach().chunk(chunks, dim), dim)
 
 
 # -- torch.linalg -------------------------------------------------------------------------------

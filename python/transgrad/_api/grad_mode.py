@@ -22,6 +22,7 @@ import contextlib
 import functools
 import inspect
 import threading
+import warnings
 from typing import Any, Callable, Generator, Iterator
 
 
@@ -143,6 +144,8 @@ def make_anomaly_modes(is_enabled: Callable[[], bool], set_enabled: Callable[[bo
     def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
         """While active, the engine checks every gradient for NaN and names the node that made
         it (a context manager and, as torch's, a decorator)."""
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=3)
         prev = is_enabled()
         set_enabled(bool(check_nan))
         try:

@@ -34,10 +34,11 @@ _DTYPE_OF_CLASS = {name: dtype for dtype, name in CLASS_NAMES.items()}
 # uninitialised: here zeros) or one ``Size`` (a plain tuple or list is *data*), ``(tensor)``
 # an alias sharing its storage, ``(data)`` a tensor from a sequence or array, copied unless it is
 # a numpy array of the class's dtype, which is shared as torch shares it. The base class makes
-# float32 (the default dtype) from data and keeps a tensor's dtype; a typed class makes its dtype
-# and refuses a tensor of another. Only ``device=`` is accepted as keyword. Both engines' Tensor
-# classes call ``legacy_new`` from their constructor, the typed classes from ``__call__``; the
-# engines' own code makes tensors another way (``_from_array``, the factories).
+# the default dtype (float32 unless set_default_dtype changed it) and keeps a tensor's dtype; a
+# typed class makes its dtype and refuses a tensor of another. Only ``device=`` is accepted as
+# keyword. Both engines' Tensor classes call ``legacy_new`` from their constructor, the typed
+# classes from ``__call__``; the engines' own code makes tensors another way (``_from_array``,
+# the factories).
 
 _SIGNATURES = ("\n * (*, torch.device device = None)\n * (torch.Storage storage)\n"
                " * (Tensor other)\n * (tuple of ints size, *, torch.device device = None)\n"
@@ -65,7 +66,7 @@ def legacy_new(factories: Any, dtype: str | None, args: tuple, kwargs: dict) -> 
     device = kwargs.pop("device", None)
     if kwargs:
         raise _invalid_combination(args, kwargs)
-    make = dtype or "float32"
+    make = dtype or np.dtype(f.get_default_dtype()).name  # Tensor(...) follows the default
     if not args:
         return f.empty(0, dtype=make, device=device)
     first = args[0]

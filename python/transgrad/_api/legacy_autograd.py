@@ -19,8 +19,21 @@ from __future__ import annotations
 from typing import Any, Callable, Tuple
 
 
-def make_variable(tensor_cls: Any, empty: Callable[[], Any]) -> type:
-    """The engine's ``Variable``: ``empty()`` makes the tensor of ``Variable()``."""
+class _ExecutionEngine:
+    """``Variable._execution_engine``, torch's handle on its engine; code reaches it for
+    ``queue_callback`` (a callback run when the running backward ends)."""
+
+    def __init__(self, queue_callback: Callable[[Callable[[], Any]], None]) -> None:
+        self._queue = queue_callback
+
+    def queue_callback(self, callback: Callable[[], Any]) -> None:
+        self._queue(callback)
+
+
+def make_variable(tensor_cls: Any, empty: Callable[[], Any],
+                  queue_callback: Callable[[Callable[[], Any]], None]) -> type:
+    """The engine's ``Variable``: ``empty()`` makes the tensor of ``Variable()``;
+    ``queue_callback`` is the engine's (``Variable._execution_engine.queue_callback``)."""
 
     class _VariableMeta(type):
         def __instancecheck__(cls, obj: Any) -> bool:
@@ -42,6 +55,7 @@ def make_variable(tensor_cls: Any, empty: Callable[[], Any]) -> type:
                 out.requires_grad_(True)
             return out
 
+    Variable._execution_engine = _ExecutionEngine(queue_callback)  # type: ignore[attr-defined]
     return Variable
 
 

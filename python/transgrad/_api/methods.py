@@ -102,7 +102,7 @@ TABLE_METHODS = {
     cfn: ("copysign", "count_nonzero", "fmax", "fmin", "frexp", "i0", "index_put", "ldexp",
           "mode", "nextafter",
           "mvlgamma",
-          "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_split",
+          "nanmedian", "narrow_copy", "put", "renorm", "sinc", "unsafe_chunk", "unsafe_split",
           "unsafe_split_with_sizes", "vdot"),
     kfn: ("histc", "nonzero", "unique", "unique_consecutive"),
     qfn: ("cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "matrix_exp", "qr",

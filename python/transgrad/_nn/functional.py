@@ -1525,6 +1525,74 @@ def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) 
                           lambda x: E.op("leaky_relu")(x, float(negative_slope)))
 
 
+def leaky_relu_(input: Any, negative_slope: float = 0.01) -> Any:
+    """``leaky_relu`` written into ``input``. As torch, whose in-place node recovers the input's
+    sign from the result, a negative slope cannot be differentiated: the backward raises and
+    points to the out-of-place version."""
+    E = backend_of(input)
+
+    def fn(x: Any) -> Any:
+        y = E.op("leaky_relu")(x, float(negative_slope))
+        if negative_slope < 0 and y.requires_grad:
+            return _refusing_backward(y, _NEGATIVE_SLOPE_INPLACE)
+        return y
+
+    return _maybe_inplace(input, True, fn)
+
+
+_NEGATIVE_SLOPE_INPLACE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead.")
+
+_REFUSING: dict = {}
+
+
+def _refusing_backward(x: Any, message: str) -> Any:
+    """``x`` through a node whose backward raises RuntimeError(message): a result torch computes
+    but cannot differentiate."""
+    from transgrad._backend import engine_module
+
+    autograd = engine_module(x).autograd
+    fn = _REFUSING.get(autograd)
+    if fn is None:
+        function_cls: Any = autograd.Function
+
+        class LeakyReluBackward1(function_cls):  # type: ignore[misc,valid-type]
+            @staticmethod
+            def forward(ctx: Any, t: Any, msg: str) -> Any:
+                ctx.msg = msg
+                return t.clone()
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                raise RuntimeError(ctx.msg)
+
+        fn = _REFUSING[autograd] = LeakyReluBackward1
+    return fn.apply(x, message)
+
+
+def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Any:
+    """Randomized leaky ReLU: in training each negative element is scaled by its own slope
+    drawn uniformly from [lower, upper]; in evaluation by their mean, ``leaky_relu``'s way."""
+    if not training:
+        slope = (lower + upper) / 2
+        return leaky_relu_(input, slope) if inplace else leaky_relu(input, slope)
+    E = backend_of(input)
+
+    def fn(x: Any) -> Any:
+        noise = x.detach().new_empty(x.shape).uniform_(lower, upper)
+        return E.op("where")(x >= 0, x, x * noise)
+
+    return _maybe_inplace(input, inplace, fn)
+
+
+def rrelu_(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Any:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def prelu(input: Any, weight: Any) -> Any:
     """``max(0, x) + weight * min(0, x)``, one learned slope per channel (dim 1) or one in all."""
     E = backend_of(input)
@@ -2349,6 +2417,7 @@ __all__ = [
     "l1_loss",
     "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
     "local_response_norm",
     "log_softmax",
@@ -2373,6 +2442,8 @@ __all__ = [
     "relu6",
     "relu_",
     "rms_norm",
+    "rrelu",
+    "rrelu_",
     "selu",
     "sigmoid",
     "silu",

@@ -207,7 +207,8 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-Variable = make_variable(Tensor, lambda: _C.from_numpy(np.zeros(0, np.float32)))
+Variable = make_variable(Tensor, lambda: _C.from_numpy(np.zeros(0, np.float32)),
+                         _C.autograd.queue_callback)
 InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 

@@ -54,11 +54,14 @@ def inplace_(dst: Tensor, src: Tensor) -> None:
     if not dst._data.flags.writeable:
         raise RuntimeError("cannot write into this tensor: its storage is read-only (an "
                            "expanded view, or a read-only numpy array); clone() it first")
-    d = dst._data
-    if d.size and any(st == 0 and n > 1 for st, n in zip(d.strides, d.shape)):  # as_strided's
-        raise RuntimeError("cannot write into this tensor: it is an expanded view (several "
-                           "elements share memory); clone() it first")
-    np.copyto(d, src._data, casting="unsafe")
+    a = dst._data
+    # torch's internal-overlap check (an expanded or as_strided view)
+    if a.size and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation. (an expanded view: several "
+                           "elements share memory)")
+    np.copyto(a, src._data, casting="unsafe")
     dst._bump_version()
     if src.grad_fn is not None:
         dst.grad_fn, dst.output_nr = src.grad_fn, src.output_nr

@@ -20,15 +20,17 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from transgrad._dtypes import is_floating_or_complex
+from transgrad.reference import saved_hooks
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_anomaly_enabled, is_grad_enabled
 from transgrad.reference.grad_ops import grad_cast
-from transgrad.reference.node import AccumulateGrad, Node, gradient_edge
+from transgrad.reference.node import AccumulateGrad, Node, _evaluating, gradient_edge
 from transgrad.reference.tensor import Tensor
 
 
@@ -169,17 +171,31 @@ def _post_order(roots: Sequence[Node]) -> List[Node]:
     return order
 
 
-# The backward running on this thread, for autograd.graph.register_multi_grad_hook: a stack,
-# since a hook may run a nested backward. Each entry is (task id, the nodes it visits).
+# The backward running on this thread, for autograd.graph.register_multi_grad_hook and
+# queue_callback: a stack, since a hook may run a nested backward. Each entry is (task id, the
+# nodes it visits, the callbacks queued for its end).
 _running = threading.local()
 _task_ids = itertools.count(1)
 
+# Nested backwards one thread runs before the next moves to a new thread (Note [Deep re-entrant
+# backward] in csrc/python/autograd_binding.cpp: the compiled engine does the same).
+_REENTRANT_DEPTH = 32
 
-def _task_stack() -> List[Tuple[int, set]]:
+
+def _task_stack() -> List[Tuple[int, set, List[Any]]]:
     stack = getattr(_running, "stack", None)
     if stack is None:
         stack = _running.stack = []
     return stack
+
+
+def queue_callback(callback: Any) -> None:
+    """Run ``callback()`` once the running backward has gone through its graph, before it
+    returns (Note [Final callbacks] in csrc/python/autograd_binding.cpp)."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1][2].append(callback)
 
 
 def current_graph_task_id() -> int:
@@ -201,7 +217,35 @@ def will_engine_execute_node(node: Node) -> bool:
 def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: bool,
          create_graph: bool, targets: Optional[List[Tuple[Node, int]]],
          accumulate: bool = True) -> List[Any]:
-    """Run the backward pass (Note [Engine] in the module docstring); return captured grads."""
+    """Run the backward pass (Note [Engine] in the module docstring); return captured grads.
+    A backward nested deeper than _REENTRANT_DEPTH in others runs on a new thread, which takes
+    this thread's grad mode and saved-tensor hooks (Note [Deep re-entrant backward])."""
+    args = (roots, root_grads, retain_graph, create_graph, targets, accumulate)
+    if len(_task_stack()) < _REENTRANT_DEPTH:
+        return _run_task(*args)
+    result: List[Any] = []
+    error: List[BaseException] = []
+    grad_mode, hooks = is_grad_enabled(), list(saved_hooks._stack())
+
+    def work() -> None:
+        try:
+            _set_grad(grad_mode)
+            saved_hooks._stack()[:] = hooks
+            result.extend(_run_task(*args))
+        except BaseException as exc:  # re-raised on the caller's thread
+            error.append(exc)
+
+    worker = threading.Thread(target=work, name="transgrad re-entrant backward")
+    worker.start()
+    worker.join()
+    if error:
+        raise error[0]
+    return result
+
+
+def _run_task(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: bool,
+              create_graph: bool, targets: Optional[List[Tuple[Node, int]]],
+              accumulate: bool) -> List[Any]:
     order = _post_order([n for n, _ in roots])
     if targets is None:
         needed = set(order)
@@ -237,7 +281,8 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
     heapq.heapify(heap)
     prev_mode = is_grad_enabled()
     _set_grad(create_graph)
-    _task_stack().append((next(_task_ids), needed))
+    callbacks: List[Any] = []
+    _task_stack().append((next(_task_ids), needed, callbacks))
     try:
         while heap:
             node = heapq.heappop(heap)[2]
@@ -249,17 +294,25 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 continue
             if node._node_pre_hooks:
                 grads = _node_pre_hooks(node, grads)
+            prev_node, _evaluating.node = getattr(_evaluating, "node", None), node
             try:
                 outs = node.apply(grads)
             except Exception as exc:
                 _note(exc, node)
+                _anomaly_warning(node)
                 raise
+            finally:
+                _evaluating.node = prev_node
             if node._node_post_hooks:
                 outs = _node_post_hooks(node, list(outs), grads)
             if not retain_graph:
                 node.release_variables()
             if is_anomaly_enabled():
-                _check_nan(node, outs)
+                try:
+                    _check_nan(node, outs)
+                except RuntimeError:
+                    _anomaly_warning(node)
+                    raise
             for edge, g in zip(node.next_edges, outs):
                 if edge is None or edge[0] not in needed:
                     continue
@@ -269,6 +322,11 @@ def _run(roots: List[Tuple[Node, int]], root_grads: List[Tensor], retain_graph: 
                 deps[child] -= 1
                 if deps[child] == 0:
                     heapq.heappush(heap, (-child.sequence_nr, next(tie), child))
+            # the buffers are now the only holders of these grads: AccumulateGrad may adopt
+            # one (Note [Adopting the incoming gradient] in node.py)
+            outs = grads = g = None  # type: ignore[assignment]
+        for cb in callbacks:  # Note [Final callbacks]; one may queue another
+            cb()
     finally:
         _task_stack().pop()
         _set_grad(prev_mode)
@@ -309,6 +367,14 @@ def _note(exc: Exception, node: Node) -> None:
     if is_anomaly_enabled():
         exc.add_note(node.forward_trace().lstrip("\n"))
     exc._tg_noted = True  # type: ignore[attr-defined]
+
+
+def _anomaly_warning(node: Node) -> None:
+    """torch's warning of an error in ``node`` under anomaly mode (Note [Anomaly mode] in
+    csrc/autograd/node.h)."""
+    if is_anomaly_enabled():
+        for message in node.anomaly_warnings():
+            warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _check_nan(node: Node, grads: List[Any]) -> None:

@@ -33,7 +33,7 @@ from transgrad.reference.node import (
     attach_delayed_error,
     gradient_edge,
 )
-from transgrad.reference.plan import _NO_DEFAULT, Plan, plan_of
+from transgrad.reference.plan import _NO_DEFAULT, NEED_CELL, Plan, plan_of
 from transgrad.reference.tensor import Tensor
 
 _backward_lock = threading.RLock()  # cells are swapped while a backward runs: one at a time
@@ -64,7 +64,7 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
     requires = enabled and any(isinstance(t, Tensor) and t.requires_grad for t in inputs)
     _set_grad(False)
     try:
-        out = fdef.fn(**values)
+        out = (plan.masked_fn or fdef.fn)(**values)  # Note [Saves for one gradient]
     finally:
         _set_grad(enabled)
     if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
@@ -171,10 +171,20 @@ class FormulaNode(Node):
             if is_floating_or_complex(t.dtype):
                 t.grad_fn, t.output_nr = self, slot
         fn = self.backward_fn
+        conditional = self.plan.conditional
+        need = tuple(e is not None for e in self.next_edges)
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            if name == NEED_CELL:  # Note [Saves for one gradient]
+                cell.cell_contents = need
+                continue
             try:
                 value = cell.cell_contents
             except ValueError:  # bound after backward was defined: the checker rejects this
+                continue
+            entries = conditional.get(name)
+            if entries is not None and isinstance(value, Tensor) and not any(
+                    need[i] for i in entries) and not any(value is o for o in outputs):
+                cell.cell_contents = None  # read only by gradients nobody needs: not kept
                 continue
             held = self._save(name, value, outputs)
             if held is not value:

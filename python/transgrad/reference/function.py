@@ -113,7 +113,7 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         args = forward_args(cls, args, kwargs)
-        ctx = FunctionCtx(cls)
+        ctx = _ctx_class(cls)(cls)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         requires = is_grad_enabled() and any(ctx.needs_input_grad)
         with no_grad():
@@ -150,6 +150,17 @@ class Function:
         if requires:
             rebase_dirty_views(dirty)  # Note [Dirty views in custom Functions]
         return tuple(outputs) if isinstance(result, tuple) else outputs[0]
+
+
+def _ctx_class(cls: type) -> type:
+    """The FunctionCtx subclass named ``<cls>Backward``, made once per Function class: torch's
+    grad_fn of a custom Function is an instance of such a class (``type(y.grad_fn).__name__ ==
+    "MyFnBackward"``; Note [Node classes named as torch's] in formula.py)."""
+    made = cls.__dict__.get("_tg_ctx_class")
+    if made is None:
+        made = type(f"{cls.__name__}Backward", (FunctionCtx,), {"__slots__": ()})
+        cls._tg_ctx_class = made  # type: ignore[attr-defined]
+    return made
 
 
 def _save(t: Any, outputs: List[Any]) -> Any:

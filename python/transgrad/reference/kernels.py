@@ -461,7 +461,12 @@ def expand(x: Any, shape: Sequence[int]) -> Any:
                                f"existing size ({have}) at non-singleton dimension {i}.  "
                                f"Target sizes: {list(shape)}.  Tensor sizes: {list(a.shape)}")
     _check_size(target, a.dtype)
-    return _view(np.broadcast_to(a, tuple(target)), x)
+    # broadcast_to's strides on a view that is writable when the input is (torch lets a
+    # backward write one element of an expanded gradient: ``g.expand(n)[0] = 0``); a write of
+    # the whole view, whose elements share memory, is refused by inplace_ as torch refuses it
+    b = np.broadcast_to(a, tuple(target))
+    return _view(np.lib.stride_tricks.as_strided(a, b.shape, b.strides,
+                                                 writeable=bool(a.flags.writeable)), x)
 
 
 def permute(x: Any, dims: Sequence[int]) -> Any:

@@ -17,6 +17,8 @@ Invariants:
 from __future__ import annotations
 
 import itertools
+import sys
+import threading
 import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -45,8 +47,8 @@ class Node:
     """A backward function of the graph (see the module docstring)."""
 
     __slots__ = ("next_edges", "n_outputs", "sequence_nr", "_pre_hooks", "_retained",
-                 "_node_pre_hooks", "_node_post_hooks", "anomaly_frames", "_metadata",
-                 "__weakref__")
+                 "_node_pre_hooks", "_node_post_hooks", "anomaly_frames", "anomaly_parent",
+                 "_metadata", "__weakref__")
     location: Optional[str] = None  # the formula's "path:line", when there is one
 
     def __init__(self, next_edges: List[Edge], n_outputs: int = 1) -> None:
@@ -59,6 +61,9 @@ class Node:
         self._node_post_hooks: Optional[List[Any]] = None  # hook(grad_inputs, grad_outputs)
         # Under detect_anomaly(): the Python stack that made the node (transgrad._api.anomaly).
         self.anomaly_frames: Optional[List[Any]] = capture_frames() if _anomaly[0] else None
+        # ... and the node whose backward made this one (Note [Anomaly mode] in node.h)
+        self.anomaly_parent: Optional[Node] = (getattr(_evaluating, "node", None)
+                                               if _anomaly[0] else None)
         self._metadata: Optional[Dict[Any, Any]] = None
 
     @property
@@ -133,8 +138,30 @@ class Node:
         return (f"\nThe forward call that made {self.name()} (most recent call last):\n"
                 + format_frames(self.anomaly_frames))
 
+    def anomaly_warnings(self) -> List[str]:
+        """The warnings of an error in this node under anomaly mode, torch's words: this node's
+        forward trace, then one per node whose backward made the previous one (Note [Anomaly
+        mode] in csrc/autograd/node.h)."""
+        if self.anomaly_frames is None:
+            return [f"Error detected in {self.name()}. No forward pass information available. "
+                    "Enable detect anomaly during forward pass for more information."]
+        out = [f"Error detected in {self.name()}. Traceback of forward call that caused the "
+               f"error:\n{format_frames(self.anomaly_frames)}"]
+        p = self.anomaly_parent
+        while p is not None and p.anomaly_frames is not None:
+            out.append(f"\n\nPrevious calculation was induced by {p.name()}. Traceback of "
+                       "forward call that induced the previous calculation:\n"
+                       f"{format_frames(p.anomaly_frames)}")
+            p = p.anomaly_parent
+        return out
+
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+# The node whose apply runs on this thread (the engine sets it): the anomaly parent of the
+# nodes made meanwhile.
+_evaluating = threading.local()
 
 
 class AccumulateGrad(Node):
@@ -160,10 +187,14 @@ class AccumulateGrad(Node):
         if is_grad_enabled():  # create_graph: .grad keeps its history
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
-            # never alias another tensor; laid out as the leaf when it is dense, else
+            # never alias another tensor, unless nothing else holds this one and it is laid
+            # out as the leaf; a copy is laid out as the leaf when the leaf is dense, else
             # contiguous (Note [A leaf's gradient keeps its layout] in
             # csrc/autograd/accumulate_grad.cpp)
-            var._grad = Tensor._from_array(_laid_out_as(var._data, grad._data))
+            adopt = (var._data.flags.c_contiguous and _adoptable(grad, var)
+                     and sys.getrefcount(grad) <= _SOLE_REFS)
+            var._grad = Tensor._from_array(grad._data if adopt
+                                           else _laid_out_as(var._data, grad._data))
         elif var._grad.requires_grad or not var._grad._data.flags.writeable:
             var._grad = Tensor._from_array(var._grad._data + grad._data)
         else:
@@ -191,6 +222,48 @@ def _laid_out_as(leaf: np.ndarray, g: np.ndarray) -> np.ndarray:
     out = np.empty_like(leaf, dtype=g.dtype, order="K")
     out[...] = g
     return out
+
+
+# Note [Adopting the incoming gradient]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's AccumulateGrad takes the incoming gradient as ``.grad`` without a copy when nothing
+# else holds it (its use count) and its layout is the leaf's; otherwise ``.grad`` is a copy,
+# so that accumulating into ``.grad`` later never writes into a tensor someone else sees. Here
+# "nothing else holds it" is Python's reference count: the engine drops its own references
+# before the next node runs, so the grad is then held by the node's input list and apply's local
+# (counted as _SOLE_REFS by the same calls on a fresh object); another node's buffer, a hook or
+# a Function that kept it adds one. The array must own its memory (no view of a saved tensor or
+# an expanded one), be contiguous, writable and of the leaf's shape and dtype.
+
+
+def _adoptable(grad: Tensor, var: Tensor) -> bool:
+    a = grad._data
+    return (a.base is None and a.flags.c_contiguous and a.flags.writeable
+            and a.shape == var._data.shape and a.dtype == var._data.dtype
+            and sys.getrefcount(a) <= _SOLE_ARRAY_REFS and not grad.requires_grad)
+
+
+def _probe_refs(grads: List[Any]) -> int:
+    grad = grads[0]
+    return sys.getrefcount(grad)  # the same references as AccumulateGrad.apply's check
+
+
+def _probe_array_refs(t: Any) -> int:
+    a = t._data
+    return sys.getrefcount(a)  # the same references as _adoptable's check
+
+
+class _Probe:
+    _data: Any = None
+
+
+def _calibrate() -> Tuple[int, int]:
+    grads = [_Probe()]  # held by the list only, as the grads a node receives
+    grads[0]._data = np.zeros(1)
+    return _probe_refs(grads), _probe_array_refs(grads[0])
+
+
+_SOLE_REFS, _SOLE_ARRAY_REFS = _calibrate()
 
 
 def gradient_edge(t: Tensor) -> Edge:

@@ -34,6 +34,10 @@ class Plan:
     defaults: Tuple[Any, ...]                # default of each parameter (_NO_DEFAULT if none)
     simple: bool                             # only positional-or-keyword parameters
     name_when_none: Optional[Tuple[str, str]] = None  # (parameter, node name when it is None)
+    # Note [Saves for one gradient]: captured name -> the gradient entries that read it, and
+    # the formula recompiled so that the backward computes only the entries needed
+    conditional: Dict[str, Tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    masked_fn: Optional[Callable[..., Any]] = None
 
 
 _plans: Dict[Any, Plan] = {}
@@ -78,10 +82,71 @@ def _make_plan(fdef: Any) -> Plan:
     simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
     defaults = tuple(_NO_DEFAULT if p.default is p.empty else p.default for p in params)
     naming = node_names.node_naming()
+    conditional, masked_fn = ({}, None) if composite else _conditional_saves(
+        fn, len(tensor_params), any(seq for _, seq in tensor_params), metadata_only)
     return Plan(fdef.name, naming.node_class_name(fdef.name),
                 f"{_repo_path(fn.__code__.co_filename)}:{line}", sig, tuple(tensor_params),
                 composite, output_names, metadata_only, bound_at, tuple(p.name for p in params),
-                defaults, simple, naming.node_name_when_none(fdef.name))
+                defaults, simple, naming.node_name_when_none(fdef.name), conditional, masked_fn)
+
+
+# Note [Saves for one gradient]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# As the compiled nodes (translator/emit_cpp.py's note of this name): when the backward is one
+# ``return`` of one gradient per Tensor parameter, a captured tensor read only by some entries
+# is kept only when one of their parameters requires grad, and those entries are computed only
+# when needed. The Python backward evaluates its whole return tuple, so the formula is compiled
+# a second time from its source with each such entry ``e`` written ``(e if NEED[i] else
+# None)``, NEED a cell of the formula's closure that the node fills with which edges exist; the
+# lines and file stay the formula's, so tracebacks and anomaly traces point to its source.
+NEED_CELL = "_tg_need_grads"
+
+
+def _conditional_saves(fn: Callable[..., Any], n_tensors: int, has_sequence: bool,
+                       metadata_only: FrozenSet[str]
+                       ) -> Tuple[Dict[str, Tuple[int, ...]], Optional[Callable[..., Any]]]:
+    if n_tensors < 2 or has_sequence or fn.__code__.co_freevars:
+        return {}, None
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return {}, None
+    top = tree.body[0] if tree.body else None
+    if not isinstance(top, ast.FunctionDef):
+        return {}, None
+    bws = [s for s in top.body if isinstance(s, ast.FunctionDef) and s.name == "backward"]
+    if len(bws) != 1:
+        return {}, None
+    body = bws[0].body
+    ret = body[0] if len(body) == 1 else None
+    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple)
+            and len(ret.value.elts) == n_tensors):
+        return {}, None
+    code = next((c for c in fn.__code__.co_consts
+                 if inspect.iscode(c) and c.co_name == "backward"), None)
+    if code is None:
+        return {}, None
+    reads = [{n.id for n in ast.walk(e) if isinstance(n, ast.Name)} for e in ret.value.elts]
+    conditional: Dict[str, Tuple[int, ...]] = {}
+    for name in code.co_freevars:
+        entries = tuple(i for i, r in enumerate(reads) if name in r)
+        if 0 < len(entries) < n_tensors and name not in metadata_only:
+            conditional[name] = entries
+    if not conditional:
+        return {}, None
+    guarded = {i for entries in conditional.values() for i in entries}
+    need = ast.Name(NEED_CELL, ast.Load())
+    ret.value.elts = [
+        ast.IfExp(ast.Subscript(need, ast.Constant(i), ast.Load()), e, ast.Constant(None))
+        if i in guarded else e for i, e in enumerate(ret.value.elts)]
+    top.body.insert(0, ast.Assign([ast.Name(NEED_CELL, ast.Store())], ast.Constant(None)))
+    top.decorator_list = []
+    ast.fix_missing_locations(tree)
+    ast.increment_lineno(tree, start - 1)
+    namespace: Dict[str, Any] = {}
+    exec(compile(tree, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
+    return conditional, namespace[top.name]
 
 
 _NO_DEFAULT = object()

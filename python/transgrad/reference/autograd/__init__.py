@@ -14,6 +14,7 @@ from transgrad._api.legacy_autograd import (
     make_multithreading,
     make_variable,
 )
+from transgrad.reference import engine as _engine
 from transgrad.reference.autograd import gradcheck as _gradcheck_module
 from transgrad.reference.engine import backward, grad
 from transgrad.reference.function import Function, FunctionCtx, once_differentiable
@@ -35,7 +36,8 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
 # torch's layout: the submodule autograd.gradcheck exists (GradcheckError is there) and the
 # package's name gradcheck is the function
 gradcheck, gradgradcheck = _gradcheck_module.gradcheck, _gradcheck_module.gradgradcheck
-Variable = make_variable(Tensor, lambda: Tensor._from_array(np.zeros(0, np.float32)))
+Variable = make_variable(Tensor, lambda: Tensor._from_array(np.zeros(0, np.float32)),
+                         _engine.queue_callback)
 InplaceFunction = make_inplace_function(Function)
 set_multithreading_enabled, is_multithreading_enabled = make_multithreading()
 

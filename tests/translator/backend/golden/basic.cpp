@@ -152,7 +152,8 @@ struct MulBackward0 final : Node {
     Tensor x = x_.unpack(*this);
     Tensor other = other_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:36
-    return {grad * other, grad * x};
+    return {next_edge(0).valid() ? Tensor(grad * other) : Tensor(),
+            next_edge(1).valid() ? Tensor(grad * x) : Tensor()};
   }
 };
 
@@ -168,8 +169,8 @@ Tensor mul(const Tensor& x, const Tensor& other) {
     auto node = make_node<MulBackward0>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
-    node->x_ = SavedVariable(x, /*is_output=*/false);
-    node->other_ = SavedVariable(other, /*is_output=*/false);
+    if (other.requires_grad()) node->x_ = SavedVariable(x, /*is_output=*/false);
+    if (x.requires_grad()) node->other_ = SavedVariable(other, /*is_output=*/false);
     set_history(result, node, 0);
   }
   return result;
@@ -416,7 +417,8 @@ struct BroadcastMulBackward0 final : Node {
     Tensor x = x_.unpack(*this);
     Tensor other = other_.unpack(*this);
     // tests/translator/backend/fixtures/basic.py:162
-    return {grad * other * (half_ + 1), grad * x};
+    return {next_edge(0).valid() ? Tensor(grad * other * (half_ + 1)) : Tensor(),
+            next_edge(1).valid() ? Tensor(grad * x) : Tensor()};
   }
 };
 
@@ -437,8 +439,8 @@ Tensor broadcast_mul(const Tensor& x, const Tensor& other) {
     auto node = make_node<BroadcastMulBackward0>();
     collect_next_edges(*node, x);
     collect_next_edges(*node, other);
-    node->x_ = SavedVariable(x, /*is_output=*/false);
-    node->other_ = SavedVariable(other, /*is_output=*/false);
+    if (other.requires_grad()) node->x_ = SavedVariable(x, /*is_output=*/false);
+    if (x.requires_grad()) node->other_ = SavedVariable(other, /*is_output=*/false);
     node->half_ = half;
     set_history(result, node, 0);
   }
