@@ -152,6 +152,10 @@ void register_kernel_table(py::module_& m) {
         py::arg("dim2"));
   m.def("diagonal_scatter", &k::diagonal_scatter, py::arg("x"), py::arg("source"),
         py::arg("offset"), py::arg("dim1"), py::arg("dim2"));
+  m.def("as_strided", &k::as_strided, py::arg("x"), py::arg("size"), py::arg("stride"),
+        py::arg("storage_offset"));
+  m.def("strided_positions", &k::strided_positions, py::arg("size"), py::arg("stride"),
+        py::arg("storage_offset"));
   m.def("sinh", &k::sinh, py::arg("x"));
   m.def("cosh", &k::cosh, py::arg("x"));
   m.def("asinh", &k::asinh, py::arg("x"));

@@ -170,6 +170,11 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer_weight_grads(
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor diagonal_scatter(const Tensor& x, const Tensor& source, int64_t offset, int64_t dim1,
                         int64_t dim2);
+// as_strided (issue 11): a view of x's storage with that geometry (strides and offset in
+// elements), bounds-checked against the storage with torch's errors; strided_positions: the int64
+// storage positions a geometry reads (shape `size`), which as_strided's backward scatters through.
+Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, int64_t storage_offset);
+Tensor strided_positions(const Shape& size, const Shape& stride, int64_t storage_offset);
 
 // ==== torch's derivative table, the entries users reach first (issue 15;
 // csrc/kernels/kernels_special.h, reference/kernels_special.py). Elementwise and floating (int64/
