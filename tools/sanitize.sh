@@ -27,6 +27,8 @@
 #
 # The Python interpreter is not instrumented, so the sanitizer runtime is preloaded
 # (LD_PRELOAD). Leak checking is off (the interpreter keeps objects alive at exit on purpose).
+# A failed huge allocation returns NULL as without ASan (allocator_may_return_null), so the tests
+# of sizes too big to allocate see the MemoryError users see instead of ASan's abort.
 # The programs run under `setarch -R` (no address randomisation): TSan refuses (or crashes at
 # startup) when the kernel's mmap randomisation uses more bits than its memory layout allows.
 # Any sanitizer report fails the run (halt_on_error / exitcode), so a clean exit means clean.
@@ -87,7 +89,7 @@ thread() {
 run_asan() {  # PKG pytest-args...
   local pkg=$1
   shift
-  ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 abort_on_error=0 exitcode=66 ${ASAN_OPTIONS:-}" \
+  ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 abort_on_error=0 exitcode=66 allocator_may_return_null=1 ${ASAN_OPTIONS:-}" \
     UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 exitcode=66 ${UBSAN_OPTIONS:-}" \
     run_pytest "$pkg" "$(runtime libasan.so):$(runtime libubsan.so)" "$@"
 }
