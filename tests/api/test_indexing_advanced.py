@@ -4,6 +4,8 @@ the hostile inputs a user can hand them; on both engines, against numpy for valu
 and gradgradcheck for gradients, compiled against reference (hypothesis), and torch where
 installed."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -377,6 +379,9 @@ def test_hostile_sizes_fail_fast(engine):
     # an expanded (stride 0) index of 2**40 entries: a clear MemoryError or IndexError at once,
     # never a loop over every entry
     tg = engine
+    if os.environ.get("TG_SANITIZER") == "address" and tg.__name__ == "transgrad":
+        pytest.skip("under ASan a C++ allocation it cannot make aborts the process (operator "
+                    "new never returns null there) instead of raising std::bad_alloc")
     x = tg.randn(3, 4)
     huge = tg.zeros(1, dtype=tg.int64).expand(2**40)
     with pytest.raises(MemoryError):
