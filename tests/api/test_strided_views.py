@@ -417,6 +417,10 @@ def test_as_strided_hostile_geometries_agree_across_engines_and_torch(ref, compi
             if isinstance(got[0], tuple) or isinstance(other, tuple):
                 assert isinstance(other, tuple) and isinstance(got[0], tuple), (args, got)
                 assert got[0] == other, (args, got)
+            elif got[0].size > 2**20:  # a zero-stride view of 2**40 elements: no full compare
+                assert got[0].shape == other.shape, (args, got[0].shape, other.shape)
+                for corner in ((0,) * got[0].ndim, tuple(s - 1 for s in got[0].shape)):
+                    assert got[0][corner] == other[corner], (args, corner)
             else:
                 np.testing.assert_array_equal(got[0], other)
 

@@ -16,6 +16,7 @@ elements. The result is computed before ``out`` is touched, so ``out`` may alias
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -106,6 +107,19 @@ def with_out(f: Callable[..., Any]) -> Callable[..., Any]:
     """``f`` taking torch's keyword ``out=`` as well (Note [out= is a copy into the given
     tensor])."""
     name = f.__name__
+    params = list(inspect.signature(f).parameters.values())
+    if params and all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
+                      for p in params):
+        # f's own parameters spelled out: no *args/**kwargs packing on the common call, which
+        # is most of these names' per-op cost (tg.sin: 0.13 us through the generic wrapper,
+        # 0.04 us through this one, on 0.45 us; W1 is one third sin)
+        names = ", ".join(p.name for p in params)
+        scope = {"_f": f, "_write_out": write_out, "_name": name}
+        exec(f"def {name}({names}, *, out=None):\n"  # noqa: S102 (names are identifiers)
+             f"    if out is None:\n"
+             f"        return _f({names})\n"
+             f"    return _write_out(_name, _f, ({names},), {{}}, out)\n", scope)
+        return functools.wraps(f)(scope[name])
 
     @functools.wraps(f)
     def call(*args: Any, **kwargs: Any) -> Any:
