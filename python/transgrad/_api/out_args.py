@@ -115,10 +115,13 @@ def with_out(f: Callable[..., Any]) -> Callable[..., Any]:
         # 0.04 us through this one, on 0.45 us; W1 is one third sin)
         names = ", ".join(p.name for p in params)
         scope = {"_f": f, "_write_out": write_out, "_name": name}
-        exec(f"def {name}({names}, *, out=None):\n"  # noqa: S102 (names are identifiers)
-             f"    if out is None:\n"
-             f"        return _f({names})\n"
-             f"    return _write_out(_name, _f, ({names},), {{}}, out)\n", scope)
+        source = (f"def {name}({names}, *, out=None):\n"
+                  f"    if out is None:\n"
+                  f"        return _f({names})\n"
+                  f"    return _write_out(_name, _f, ({names},), {{}}, out)\n")
+        # compiled as this file, so tracebacks (and anomaly mode's forward trace, which leaves
+        # transgrad's own frames out) see a transgrad frame, not "<string>"
+        exec(compile(source, __file__, "exec"), scope)  # noqa: S102 (names are identifiers)
         return functools.wraps(f)(scope[name])
 
     @functools.wraps(f)
