@@ -41,7 +41,7 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 }
 
 void obey_layout(AutogradMeta& m, const Tensor& variable) {
-  if (variable.is_contiguous() || variable.numel() == 0 || !dense_permutation(variable)) return;
+  if (variable.numel() == 0 || !dense_permutation(variable)) return;
   std::lock_guard<std::mutex> lock(m.mutex);
   const Tensor& g = m.grad;
   if (!g.defined() || g.requires_grad() || g.sizes() != variable.sizes() ||
@@ -58,13 +58,15 @@ void obey_layout(AutogradMeta& m, const Tensor& variable) {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   AutogradMeta& m = autograd_meta(variable);
-  bool had_grad;
-  {
+  // only a non-contiguous leaf's first .grad may need relaying out: the common leaf takes no
+  // second lock here (Note [A leaf's gradient keeps its layout])
+  bool relay = !variable.is_contiguous() && !GradMode::is_enabled();
+  if (relay) {
     std::lock_guard<std::mutex> lock(m.mutex);
-    had_grad = m.grad.defined();
+    relay = !m.grad.defined();
   }
   accumulate_into_grad(m, std::move(grads[0]));
-  if (!had_grad && !GradMode::is_enabled()) obey_layout(m, variable);  // Note [A leaf's ...]
+  if (relay) obey_layout(m, variable);
   std::vector<std::function<void(const Tensor&)>> hooks;  // post-accumulate-grad hooks
   {
     std::lock_guard<std::mutex> lock(m.mutex);

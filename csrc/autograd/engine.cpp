@@ -439,11 +439,12 @@ variable_list Engine::execute(const std::vector<Edge>& roots, variable_list grad
     std::pop_heap(heap.begin(), heap.end(), ReadyOrder());
     ReadyItem item = std::move(heap.back());
     heap.pop_back();
-    std::shared_ptr<Node> node = item.node;
+    // kept alive for anomaly mode's warning only: no refcount traffic per node otherwise
+    std::shared_ptr<Node> node = AnomalyMode::is_enabled() ? item.node : nullptr;
     try {
       evaluate(task, heap, std::move(item));
     } catch (...) {
-      if (AnomalyMode::is_enabled()) warn_anomaly_error(*node);
+      if (node) warn_anomaly_error(*node);
       throw;
     }
   }
