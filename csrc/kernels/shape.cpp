@@ -357,10 +357,9 @@ namespace {
 std::string list_of(const Shape& v) { return list_str(v); }
 
 // Bytes the geometry reaches from the storage's start; throws torch's overflow error.
-size_t strided_storage_bytes(const Shape& size, const Shape& stride, int64_t offset,
-                             size_t item) {
-  const std::string overflow = "Storage size calculation overflowed with sizes=" +
-                               list_of(size) + " and strides=" + list_of(stride);
+size_t strided_storage_bytes(const Shape& size, const Shape& stride, int64_t offset, size_t item) {
+  const std::string overflow = "Storage size calculation overflowed with sizes=" + list_of(size) +
+                               " and strides=" + list_of(stride);
   int64_t last = 0;  // the largest element index reached, relative to the offset
   for (int64_t s : size)
     if (s < 0) throw RuntimeError(overflow);
@@ -391,8 +390,7 @@ void check_strided_geometry(const Shape& size, const Shape& stride, int64_t offs
 
 }  // namespace
 
-Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride,
-                  int64_t storage_offset) {
+Tensor as_strided(const Tensor& x, const Shape& size, const Shape& stride, int64_t storage_offset) {
   x.check_defined("as_strided");
   check_strided_geometry(size, stride, storage_offset);
   const size_t need = strided_storage_bytes(size, stride, storage_offset, x.itemsize());
