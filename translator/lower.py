@@ -41,12 +41,28 @@ order; ``verify`` and the emitters never see a module that has one. A refused co
 statement (its condition or loop header failed) is one ``ir.Refused``: its branches are not
 lowered, which is what keeps the diagnostics those of a lowering that stops at the first error
 of each statement.
+
+Note [Typing is total]
+Lowering types every value the fence accepts, even one the compiled back end cannot compute:
+whether C++ can emit a value is one verdict (an ``ir.Refused`` and its T4xx), what Python
+makes of it another, and the capture rule needs the second for every name a backward reads
+(the reference engine runs formulas the compiled engine refuses). While an assignment's
+value is lowered (``statement_value``), an expression refused for what C++ lacks is replaced
+by a stand-in of Python's type (``typed``): ``x[0]`` of a tensor is a Tensor, a call whose
+arguments do not bind still returns its declared type, a builtin refused for its argument's
+type returns Python's result (``_PYTHON_RESULT``; of tensors, a tensor or tensors), tensor
+arithmetic C++ has no op for is a Tensor. Lowering goes on through the rest of the value, and
+the statement is refused with its *first* refusal (the diagnostic and what the backward had
+read are those of a lowering that stopped there) and the typed value as ``Refused.value``.
+What is already a Python error (``len(3)``, a shape minus an int) and a call of an unknown
+kernel stay untyped: such a module is rejected anyway, and the rule judges the name without
+a type.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import libcst as cst
@@ -166,12 +182,44 @@ class FunctionLowerer:
         self.consts = {c.name: c.value for c in mod.constants}
         self.lowered: list[ir.Stmt] = []        # top-level statements lowered so far
         self.poisoned: set[str] = set()
+        self.typing = False  # lowering a statement's value (Note [Typing is total])
+        self.pending: tuple[LowerError, set[str]] | None = None
 
     def loc(self, node: cst.CSTNode) -> model.Loc:
         return self.mod.loc_of(node)
 
     def error(self, code: str, loc: model.Loc, message: str, hint: str) -> LowerError:
         return LowerError(diag(self.mod, code, loc, message, hint))
+
+    def typed(self, err: LowerError, stand_in: ir.Expr) -> ir.Expr:
+        """``stand_in``, typed as Python types the expression lowering refuses with ``err``,
+        while a statement's value is lowered (``statement_value``); ``err`` raised elsewhere.
+        Note [Typing is total]."""
+        if not self.typing:
+            raise err
+        if self.pending is None:  # the statement's first refusal is the one it reports
+            self.pending = (err, set(self.captured))
+        return stand_in
+
+    def statement_value(self, lower: Callable[[], ir.Expr]) -> ir.Expr:
+        """The value of an assignment, lowered by ``lower``; when part of it was refused, the
+        first refusal is raised carrying the value typed through it (Note [Typing is
+        total])."""
+        self.typing, self.pending = True, None
+        value: ir.Expr | None = None
+        try:
+            value = lower()
+        except LowerError:
+            if self.pending is None:
+                raise
+        finally:
+            pending, self.typing, self.pending = self.pending, False, None
+        if pending is None:
+            assert value is not None
+            return value
+        err, self.captured = pending  # what was read before the refusal, as if it had stopped
+        err.value = value
+        raise err
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -455,8 +503,10 @@ class FunctionLowerer:
         if lt.is_tensor or rt.is_tensor:
             for side in (left, right):
                 if not (side.type.is_tensor or side.type.is_number):
-                    raise self.error("T402", side.loc, f"a {pretty(side.type)} in tensor "
-                                     "arithmetic", "use a tensor or a Python number")
+                    return self.typed(self.error("T402", side.loc, f"a {pretty(side.type)} in "
+                                                 "tensor arithmetic", "use a tensor or a "
+                                                 "Python number"),
+                                      ir.TensorOp(loc, ir.TENSOR, op, (left, right)))
             if op == "pow":
                 if rt.is_number:
                     self.require_op("pow_scalar", loc, "**")
@@ -466,8 +516,9 @@ class FunctionLowerer:
                                    (left, right))
             name = _TENSOR_BINOP.get(op)
             if name is None or (name == "matmul" and not (lt.is_tensor and rt.is_tensor)):
-                raise self.error("T401", loc, f"`{op}` of tensors has no op",
-                                 "call the op you mean explicitly")
+                return self.typed(self.error("T401", loc, f"`{op}` of tensors has no op",
+                                             "call the op you mean explicitly"),
+                                  ir.TensorOp(loc, ir.TENSOR, op, (left, right)))
             return ir.TensorOp(loc, ir.TENSOR, self.require_op(name, loc, op), (left, right))
         if lt in (ir.SHAPE, ir.TENSOR_LIST) and op == "add" and rt == lt:
             return ir.SeqOp(loc, lt, "concat", left, right)
@@ -513,7 +564,10 @@ class FunctionLowerer:
         if isinstance(node.operator, cst.Plus):
             return v
         if not isinstance(node.operator, cst.Minus):
-            raise self.error("T401", loc, "`~` cannot be translated", "use `not` or `-`")
+            err = self.error("T401", loc, "`~` cannot be translated", "use `not` or `-`")
+            if v.type.is_tensor:
+                return self.typed(err, ir.TensorOp(loc, ir.TENSOR, "bitwise_not", (v,)))
+            raise err
         if v.type.is_tensor:
             return ir.TensorOp(loc, ir.TENSOR, self.require_op("neg", loc, "-"), (v,))
         if not v.type.is_number:
@@ -525,13 +579,19 @@ class FunctionLowerer:
 
     def subscript(self, node: cst.Subscript, loc) -> ir.Expr:
         value = self.expr(node.value)
+        # indexing a tensor gives a tensor, which C++ does not compute (Note [Typing is total])
+        stand_in = ir.Index(loc, ir.TENSOR, value, ir.Const(loc, ir.INT, 0))
         if len(node.slice) != 1:
-            raise self.error("T401", loc, "multi-dimensional indexing cannot be translated",
+            err = self.error("T401", loc, "multi-dimensional indexing cannot be translated",
                              "index a shape with one int or one slice")
+            if value.type.is_tensor:
+                return self.typed(err, stand_in)
+            raise err
         sl = node.slice[0].slice
         if value.type.is_tensor:
-            raise self.error("T401", loc, "indexing a tensor in a formula",
-                             "use ops.select / ops.slice / ops.index_select")
+            return self.typed(self.error("T401", loc, "indexing a tensor in a formula",
+                                         "use ops.select / ops.slice / ops.index_select"),
+                              stand_in)
         if isinstance(sl, cst.Slice):
             if value.type != ir.SHAPE:
                 raise self.error("T402", loc, f"slicing a {pretty(value.type)}",
@@ -725,15 +785,19 @@ class FunctionLowerer:
                                "assign each name separately")
                 e.value = self.value_of_refused(s.value)
                 raise e
-            return [self.assign(s.targets[0].target, self.expr(s.value), loc, top)]
+            value = self.statement_value(lambda: self.expr(s.value))
+            return [self.assign(s.targets[0].target, value, loc, top)]
         if isinstance(s, cst.AnnAssign) and s.value is not None:
-            return [self.assign(s.target, self.expr(s.value), loc, top)]
+            given = s.value
+            value = self.statement_value(lambda: self.expr(given))
+            return [self.assign(s.target, value, loc, top)]
         if isinstance(s, cst.AugAssign):
             op = _AUG.get(type(s.operator))
             if op is None:
                 raise self.error("T401", loc, "bitwise augmented assignment cannot be translated",
                                  "use arithmetic")
-            value = self.binary(op, self.expr(s.target), self.expr(s.value), loc)
+            value = self.statement_value(
+                lambda: self.binary(op, self.expr(s.target), self.expr(s.value), loc))
             return [self.assign(s.target, value, loc, top)]
         if isinstance(s, cst.Return):
             return [self.ret(s, loc)]
@@ -747,9 +811,9 @@ class FunctionLowerer:
         its type and provenance only; None when it does not lower (no second diagnostic)."""
         captured = set(self.captured)
         try:
-            return self.expr(node)
-        except LowerError:
-            return None
+            return self.statement_value(lambda: self.expr(node))
+        except LowerError as e:
+            return e.value
         finally:
             self.captured = captured  # an unused read is no capture (T405)
 
@@ -1151,11 +1215,14 @@ def _kernel(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     first = node.args[0].value if node.args and node.args[0].keyword is None else None
     params = [(p.name, parse_type(p.type), _kernel_default(lw, p, first, loc))
               for p in sig.params]
-    args = _number_operand(lw, node, name, loc)
-    if args is None:
-        args = bind_args(lw, node, params, f"kernel.{name}", loc)  # type: ignore[arg-type]
     ret = parse_type(sig.returns)
     assert ret is not None
+    try:
+        args = _number_operand(lw, node, name, loc)
+        if args is None:
+            args = bind_args(lw, node, params, f"kernel.{name}", loc)  # type: ignore[arg-type]
+    except LowerError as e:  # its arguments: the call still has its declared type
+        return lw.typed(e, ir.Call(loc, ret, "kernel", name, ()))
     return ir.Call(loc, ret, "kernel", name, args)
 
 
@@ -1228,8 +1295,11 @@ def signature(lw: FunctionLowerer, params: Sequence[ParamSig], callee: str, loc
 def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     sig = lw.signatures.ops.get(name)
     if sig is not None:
-        args = bind_args(lw, node, signature(lw, sig.params, f"ops.{name}", loc),
-                         f"ops.{name}", loc)
+        try:
+            args = bind_args(lw, node, signature(lw, sig.params, f"ops.{name}", loc),
+                             f"ops.{name}", loc)
+        except LowerError as e:  # its arguments: the call still has its declared type
+            return lw.typed(e, ir.Call(loc, sig.returns, "op", name, ()))
         return ir.Call(loc, sig.returns, "op", name, args)
     if name in lw.signatures.helpers:
         hpath = lw.signatures.helpers[name]
@@ -1244,9 +1314,14 @@ def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
 
 def _helper(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
     h = next(h for h in lw.mod.helpers if h.name == name)
-    args = bind_args(lw, node, signature(lw, param_sigs(h.params), f"helper {name}", loc),
-                     name, loc)
     ret = parse_type(h.returns)
+    try:
+        args = bind_args(lw, node, signature(lw, param_sigs(h.params), f"helper {name}", loc),
+                         name, loc)
+    except LowerError as e:  # its arguments: the call still has its declared type
+        if ret is None:
+            raise
+        return lw.typed(e, ir.Call(loc, ret, "helper", name, ()))
     if ret is None:
         raise lw.error("T413", loc, f"helper {name} has no usable return annotation",
                        "annotate it, e.g. -> Tensor")
@@ -1280,11 +1355,27 @@ def _math(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
                    "use sqrt, exp, log, floor, ceil, prod, trigonometric functions, erf")
 
 
+# The Python result of a builtin lowering refuses for its arguments' types (Note [Typing is
+# total]); the others give a tensor (min, max, abs, sum) or tensors (tuple, list, sorted,
+# reversed) of tensors, and Python's error otherwise.
+_PYTHON_RESULT = {"len": ir.INT, "int": ir.INT, "round": ir.INT, "float": ir.FLOAT,
+                  "all": ir.BOOL, "any": ir.BOOL}
+
+
 def _builtin(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
+    def refused(args: Sequence[ir.Expr], message: str, hint: str) -> ir.Expr:
+        err = lw.error("T402", loc, message, hint)
+        t = _PYTHON_RESULT.get(name)
+        if t is None and any(a.type.is_tensor or a.type == ir.TENSOR_LIST for a in args):
+            t = ir.TENSOR if name in ("min", "max", "abs", "sum") else ir.TENSOR_LIST
+        if t is None:
+            raise err
+        return lw.typed(err, ir.Call(loc, t, "builtin", name, tuple(args)))
+
     if name == "len":
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type not in (ir.SHAPE, ir.TENSOR_LIST):
-            raise lw.error("T402", loc, f"len() of a {x.type}", "use x.ndim for a tensor")
+            return refused((x,), f"len() of a {x.type}", "use x.ndim for a tensor")
         return ir.Call(loc, ir.INT, "builtin", "len", (x,))
     if name == "range":
         args = [lw.coerce(a, ir.INT, "a range bound") for a in _args(lw, node, name, 1, 3, loc)]
@@ -1295,17 +1386,17 @@ def _builtin(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
             return ir.MakeTuple(loc, ir.SHAPE, (), prov=mutable)
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type not in (ir.SHAPE, ir.TENSOR_LIST):
-            raise lw.error("T402", loc, f"{name}() of a {x.type}", "convert shapes and lists")
+            return refused((x,), f"{name}() of a {x.type}", "convert shapes and lists")
         return dataclasses.replace(x, prov=(x.prov & ~ir.MUTABLE) | mutable)
     if name in ("min", "max"):
         args = _args(lw, node, name, 1, 8, loc)
         if len(args) == 1:
             if args[0].type != ir.SHAPE:
-                raise lw.error("T402", loc, f"{name}() of one {args[0].type}",
+                return refused(args, f"{name}() of one {args[0].type}",
                                f"{name}() of a shape, or of several numbers")
             return ir.Call(loc, ir.INT, "builtin", name, tuple(args))
         if not all(a.type.is_number for a in args):
-            raise lw.error("T402", loc, f"{name}() of non-numbers", "use ops.maximum/minimum "
+            return refused(args, f"{name}() of non-numbers", "use ops.maximum/minimum "
                            "for tensors")
         t = ir.FLOAT if any(a.type == ir.FLOAT for a in args) else ir.INT
         return ir.Call(loc, t, "builtin", name, tuple(args))
@@ -1314,32 +1405,32 @@ def _builtin(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         if x.type.is_tensor:
             return ir.Call(loc, ir.TENSOR, "op", lw.require_op("abs", loc, "abs()"), (x,))
         if not x.type.is_number:
-            raise lw.error("T402", loc, f"abs() of a {x.type}", "abs() of a number or tensor")
+            return refused((x,), f"abs() of a {x.type}", "abs() of a number or tensor")
         return ir.Call(loc, ir.INT if x.type == ir.BOOL else x.type, "builtin", "abs", (x,))
     if name in ("int", "float", "bool"):
         (x,) = _args(lw, node, name, 1, 1, loc)
         if name == "bool":
             return lw.truth(x)
         if not x.type.is_number:
-            raise lw.error("T402", loc, f"{name}() of a {x.type}", f"{name}() of a number")
+            return refused((x,), f"{name}() of a {x.type}", f"{name}() of a number")
         if name == "int":
             return x if x.type == ir.INT else ir.Call(loc, ir.INT, "builtin", "to_int", (x,))
         return x if x.type == ir.FLOAT else ir.Call(loc, ir.FLOAT, "float", "float", (x,))
     if name in ("all", "any"):
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type != ir.SHAPE:
-            raise lw.error("T402", loc, f"{name}() of a {x.type}",
+            return refused((x,), f"{name}() of a {x.type}",
                            f"{name}() of a comprehension of conditions")
         return ir.Call(loc, ir.BOOL, "builtin", name, (x,))
     if name == "round":
         (x,) = _args(lw, node, "round", 1, 1, loc)
         if not x.type.is_number:
-            raise lw.error("T402", loc, f"round() of a {x.type}", "round() of a number")
+            return refused((x,), f"round() of a {x.type}", "round() of a number")
         return x if x.type != ir.FLOAT else ir.Call(loc, ir.INT, "builtin", "round", (x,))
     if name in ("sorted", "reversed", "sum"):
         (x,) = _args(lw, node, name, 1, 1, loc)
         if x.type != ir.SHAPE:
-            raise lw.error("T402", loc, f"{name}() of a {x.type}", f"{name}() of a shape/dims")
+            return refused((x,), f"{name}() of a {x.type}", f"{name}() of a shape/dims")
         return ir.Call(loc, ir.INT if name == "sum" else ir.SHAPE, "builtin", name, (x,))
     raise lw.error("T401", loc, f"`{name}(...)` cannot be translated",
                    "call kernel.NAME, ops.NAME, a @helper of this module, math.NAME, or len, "
