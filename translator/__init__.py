@@ -1,8 +1,9 @@
 """transgrad's translator: formula modules -> checked model -> generated C++.
 
 Front end (used at build time and by the reference engine at import):
-``parse.parse_module`` -> ``fence.check_fence`` -> ``captures.collect_captures``, driven by
-``frontend.load_module`` / ``frontend.check_callable``. Back end (build time only): lower,
+``parse.parse_module`` -> ``fence.check_fence`` -> ``lower.lower_module`` (the module alone)
+-> ``captures.collect_captures`` (read off that IR), driven by ``frontend.load_module`` /
+``frontend.check_callable``. Back end (build time only): lower,
 verify, emit. Run it with ``python -m translator check|emit|show`` from a checkout, or
 ``python -m transgrad.translator`` when installed.
 

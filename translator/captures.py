@@ -28,35 +28,24 @@ The rule is decided here, on the libcst tree of one module, and not as a pass ov
 end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_frontend.py,
 ``test_capture_rule_*``). Three properties of lowering stood in the way; where each stands:
 
-* lowering was partial; it is now total at the statement level (lower.py, Note [Total
-  lowering]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx, and one
-  refused for its form (``e = e2 = kernel.exp(x)``, an unpacking or a re-binding that does
-  not type) keeps its lowered value, so its names have a type and a provenance. What is still
-  missing: a statement whose *value* lowering refuses (an unknown kernel, a builtin C++ lacks,
-  ``x[0]`` of a tensor) binds names with no type, and the rule must judge them: the reference
-  engine runs formulas the compiled engine refuses, so the T4xx cannot take the T2xx's place.
-  In the corpus that is six names, each in a module rejected for another reason
+* lowering was partial; it is now total (lower.py, Notes [Total lowering] and [Typing is
+  total]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx and the
+  value lowering typed through the refusal, so its names have a type and a provenance. Only
+  a value that is a Python error too (an unknown kernel, a builtin outside the subset) stays
+  untyped: four names in the corpus, each in a module the fence rejects
   (tests/translator/backend/test_provenance.py, ``_NO_IR_VALUE``); on every other name a
-  backward captures (168 locals over the shipped, imported, fixture and corpus formulas) the
-  IR's type is a tensor exactly where ``kinds`` says so and its provenance gives the same
-  ITEM/MUTABLE (same test).
-* lowering needed the whole program; a module now lowers alone against a table of the other
-  modules' signatures (lower_env.py, Note [Signatures as data]), and the shipped formulas'
-  table is build-time data (``SIGNATURES``/``HELPERS`` of ``_formula_facts.py``, read by
-  ``shipped.shipped_signatures`` without libcst; from the shipped modules in a checkout). What
-  is still missing: the front end does not lower; a user's module at import would be lowered
-  against ``shipped_signatures().merged([mod])`` (``grad * peak`` then resolves ``ops.mul``).
-* the IR's types do not carry what the rule decides on; ``Expr.prov`` now carries ITEM (a
-  scalar read out of tensor data) and MUTABLE (a list), propagated as ``kinds`` does
-  (provenance.py, Note [Provenance]). What is still missing: the capture's spelled type
-  (``Capture.type``, shown by ``graph_dot``, the facts and the corpus tests) is
-  ``kinds.spell_type``'s. Read off the IR (``provenance.forward_types``) it changes 11 of the
-  attribute captures of the shipped and fixture formulas: 4 "" become ``int``, 5 ``Dims``
-  become ``Shape`` (the IR has one shape type) and 2 ``float`` become ``int`` (``math.prod``
-  of a shape, which ``spell_type`` misreads as a float): the IR's spelling is the right one.
+  backward captures the IR's type is a tensor exactly where ``kinds`` says so and its
+  provenance gives the same ITEM/MUTABLE (same test).
+* lowering needed the whole program; the front end now lowers each module alone against
+  ``shipped_signatures().merged([mod])`` (lower_env.py, Note [Signatures as data]; the shipped
+  table is build data, read without libcst).
+* the IR's types did not carry what the rule decides on; ``Expr.prov`` now carries ITEM and
+  MUTABLE (provenance.py, Note [Provenance]), and ``Capture.type`` of an attribute capture is
+  its local's IR type (``provenance.forward_types``): one shape type (``Shape``, no ``Dims``),
+  ``math.prod``/``round`` ints.
 
-When those are done, ``_FormulaCaptures`` can read its TENSOR/ITEM/MUTABLE facts off the IR of
-the module lowered alone, and ``kinds`` goes.
+What remains: ``_FormulaCaptures`` reads its TENSOR/ITEM/MUTABLE facts off ``kinds.KindEnv``,
+not off the IR it is given.
 """
 
 from __future__ import annotations
@@ -66,6 +55,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from . import ir
 from .diagnostics import Diagnostic, make_diagnostic
 from .kinds import (
     ITEM,
@@ -75,10 +65,10 @@ from .kinds import (
     ModuleInfo,
     gather_module_info,
     param_types,
-    spell_type,
 )
 from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
+from .provenance import forward_types
 from .scopes import outer_reads
 from .subset import METADATA, TENSOR_TYPES
 from .syntax import find, if_branches, target_names
@@ -95,16 +85,21 @@ class _Binding:
     value: cst.BaseExpression | None = None
 
 
-def collect_captures(mod: Module) -> tuple[Module, list[Diagnostic]]:
-    """Fill ``Backward.captures`` of every formula; diagnose every capture the rule rejects."""
+def collect_captures(mod: Module, lowered: ir.Module) -> tuple[Module, list[Diagnostic]]:
+    """Fill ``Backward.captures`` of every formula of ``mod`` (``lowered``: its IR, lowered
+    alone); diagnose every capture the rule rejects."""
     info = gather_module_info(mod)
     diags: list[Diagnostic] = _smuggled(mod)
+    functions = {f.name: f for f in lowered.functions}
+    refused = {r.loc.line: r for r in lowered.refused}
     formulas = []
     for f in mod.formulas:
         if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
-        captures = _FormulaCaptures(mod, f, info, diags).run()
+        fn = functions.get(f.name) or refused.get(f.loc.line)
+        types = forward_types(fn) if fn is not None else {}
+        captures = _FormulaCaptures(mod, f, info, diags, types).run()
         formulas.append(
             dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))
         )
@@ -142,8 +137,9 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
 
 
 class _FormulaCaptures:
-    def __init__(self, mod: Module, f: Formula, info: ModuleInfo, diags: list[Diagnostic]):
-        self.mod, self.f, self.info, self.diags = mod, f, info, diags
+    def __init__(self, mod: Module, f: Formula, info: ModuleInfo, diags: list[Diagnostic],
+                 types: dict[str, ir.Type]):
+        self.mod, self.f, self.info, self.diags, self.types = mod, f, info, diags, types
         body = list(f.node.body.body)
         self.bw_index = next(
             i
@@ -282,8 +278,8 @@ class _FormulaCaptures:
         elif flags & ITEM:
             self._reject("T205", at, name, bound)
         else:
-            spelled = spell_type(binds[0].value, params, self.info.helpers)
-            return Capture(name, CaptureKind.ATTRIBUTE, spelled, bound, False)
+            t = self.types.get(name)
+            return Capture(name, CaptureKind.ATTRIBUTE, "" if t is None else str(t), bound, False)
         return None
 
     def _reject(

@@ -1,7 +1,8 @@
 """Front end driver: a formula module's path -> checked ``Module`` (or every error at once).
 
-Stage: runs parse -> fence -> captures. Input: a path (or a decorated function, whose source
-file is found with ``inspect``). Output: a ``model.Module`` with captures filled, or a
+Stage: runs parse -> fence -> lower (the module alone, against the shipped formulas'
+signatures) -> captures (read off that IR). Input: a path (or a decorated function, whose
+source file is found with ``inspect``). Output: a ``model.Module`` with captures filled, or a
 ``TranslatorError`` carrying every diagnostic of the module, sorted by position.
 
 Used by the build (``cli``), by the back end, and by ``transgrad.lang`` at decoration time
@@ -28,16 +29,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .diagnostics import TranslatorError
+from .diagnostics import Diagnostic, TranslatorError
 from .model import Formula, Module
 from .user_kernels import declared, fingerprint, table_of
 
-# parse/fence/captures (and libcst) are imported only when a module must be analysed: a
+# parse/fence/lower/captures (and libcst) are imported only when a module must be analysed: a
 # module found in the clean-module cache costs no libcst import at all.
 
 _lock = threading.RLock()
 _modules: dict[str, tuple[tuple[int, int, str], Module | TranslatorError]] = {}
 _checked: dict[str, tuple[tuple[int, int, str], TranslatorError | None]] = {}
+_parsed: dict[str, tuple[tuple[tuple[int, int, str], str], Module]] = {}
 _version: str | None = None
 
 
@@ -87,22 +89,43 @@ def _analyse(path: str, root: str) -> Module:
 
 
 def _analyse_in_scope(path: str, root: str) -> Module:
-    from .captures import collect_captures
-    from .fence import check_fence
+    mod, diags = analyse_module(parsed_module(path, root))
+    if diags:
+        raise TranslatorError(diags)
+    return mod
+
+
+def parsed_module(path: str, root: str) -> Module:
+    """``parse.parse_module(path, root)``, once per version of the file in a process (the
+    shipped modules are parsed for their signatures too: ``shipped.shipped_signatures``)."""
     from .parse import parse_module
 
-    mod = parse_module(path, root)
+    path, key = os.path.abspath(path), (_stat_key(path), root)
+    with _lock:
+        hit = _parsed.get(path)
+        if hit is None or hit[0] != key:
+            hit = _parsed[path] = (key, parse_module(path, root))
+        return hit[1]
+
+
+def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
+    """The front end on a parsed module: ``mod`` with its captures, and its diagnostics."""
+    from .captures import collect_captures
+    from .fence import check_fence
+    from .lower import lower_module
+    from .shipped import shipped_signatures
+
     diags = check_fence(mod)
     try:
-        mod, more = collect_captures(mod)
+        # the module lowered alone against the shipped formulas' signatures (Note [Signatures
+        # as data] in lower_env.py): its IR is what the capture rule reads
+        lowered = lower_module(mod, shipped_signatures().merged([mod]))
+        mod, more = collect_captures(mod, lowered)
     except Exception:
         if not diags:
             raise
         more = []
-    diags += more
-    if diags:
-        raise TranslatorError(diags)
-    return mod
+    return mod, diags + more
 
 
 def check_callable(fn: Callable[..., Any]) -> None:
@@ -190,6 +213,11 @@ def _front_end_version() -> str:
         for name in (
             "parse.py",
             "syntax.py",
+            "ir.py",
+            "lower.py",
+            "lower_env.py",
+            "provenance.py",
+            "shipped.py",
             "literals.py",
             "fence.py",
             "subset.py",

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Set as AbstractSet
 
-from .frontend import load_module
+from .frontend import find_root, load_module, parsed_module
 from .lower_env import Signatures
 
 
@@ -26,10 +26,13 @@ def shipped_formulas() -> str:
 def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
     """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
     but for those whose absolute path is in ``exclude``."""
+    return [load_module(p) for p in _paths() if os.path.abspath(p) not in exclude]
+
+
+def _paths() -> list[str]:
     root = shipped_formulas()
     names = sorted(os.listdir(root)) if os.path.isdir(root) else []
-    paths = [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
-    return [load_module(p) for p in paths if os.path.abspath(p) not in exclude]
+    return [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -45,7 +48,7 @@ def shipped_signatures() -> Signatures:
         spec.loader.exec_module(table)
         if hasattr(table, "SIGNATURES"):  # a build older than the table: parse instead
             return Signatures.of_facts(table.SIGNATURES, table.HELPERS)
-    return Signatures.of(shipped_modules())
+    return Signatures.of([parsed_module(p, find_root(p)) for p in _paths()])  # a checkout
 
 
 def shipped_module(name: str) -> str | None:

@@ -271,3 +271,20 @@ def test_capture_rule_needs_no_other_module(write):
     assert [(d.code, d.loc.line) for d in e.value.diagnostics] == [("T205", 10)]
     # lowering the module alone cannot even type `grad * peak` (ops.mul is another module's)
     assert [c for c, _ in _lowering_codes(path)] == ["T411"]
+
+
+def test_an_attribute_capture_is_spelled_as_the_ir_types_it():
+    # a capture's type is its local's type in the module's IR (lowered alone): one shape type,
+    # ``round`` and ``math.prod`` give an int (the source-level guess said "", Dims and float)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    def types(path, formula):
+        mod = frontend.load_module(os.path.join(root, path))
+        (f,) = [f for f in mod.formulas if f.name == formula]
+        return {c.name: c.type for c in f.backward.captures
+                if c.kind is CaptureKind.ATTRIBUTE}
+
+    assert types("formulas/reduce.py", "amax")["rdims"] == "Shape"
+    assert types("formulas/nn.py", "linear")["rows"] == "int"
+    assert types("formulas/nn.py", "layer_norm")["n"] == "int"
+    assert types("tests/translator/backend/fixtures/basic.py", "broadcast_mul")["half"] == "int"

@@ -6,9 +6,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from translator.captures import collect_captures
 from translator.diagnostics import TranslatorError
-from translator.fence import check_fence
+from translator.frontend import analyse_module
 from translator.parse import parse_source
 
 SOURCES = [p.read_text() for p in sorted((Path(__file__).parent / "corpus").glob("*/*.py"))]
@@ -27,8 +26,7 @@ def analyse(source: str) -> None:
         mod = parse_source(source, "formulas/fuzz.py")
     except TranslatorError:
         return
-    check_fence(mod)
-    collect_captures(mod)
+    analyse_module(mod)
 
 
 @st.composite

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translator.captures import collect_captures
-from translator.fence import check_fence
+from translator.frontend import analyse_module
 from translator.model import CaptureKind
 from translator.parse import parse_source
 
@@ -20,9 +19,7 @@ HEADER = (
 
 def analyse_diags(body: str):
     mod = parse_source(HEADER + textwrap.dedent(body), "formulas/snippet.py")
-    diags = check_fence(mod)
-    mod, more = collect_captures(mod)
-    return mod, diags + more
+    return analyse_module(mod)
 
 
 def analyse(body: str):

@@ -74,7 +74,7 @@ def test_provenance_on_the_ir_equals_the_front_ends_kinds(tmp_path):
     ours = {n: flags[n] & (ITEM | MUTABLE) for n in EXPECTED}
     assert ours == EXPECTED
     # the front end's inference, the capture rule's input, agrees name by name
-    caps = _FormulaCaptures(mod, mod.formulas[0], gather_module_info(mod), [])
+    caps = _FormulaCaptures(mod, mod.formulas[0], gather_module_info(mod), [], {})
     caps.run()
     kinds = {n: k & (ITEM | MUTABLE) for n, k in caps.env.kinds.items() if not k & TENSOR}
     assert {n: kinds[n] for n in EXPECTED} == EXPECTED
@@ -122,7 +122,7 @@ def test_provenance_agrees_with_kinds_on_every_formula():
         for f in mod.formulas:
             if f.backward is None or not f.outputs or f.name not in by_name:
                 continue
-            caps = _FormulaCaptures(mod, f, info, [])
+            caps = _FormulaCaptures(mod, f, info, [], {})
             caps.run()
             ours = forward_provenance(low, by_name[f.name])
             for n, k in caps.env.kinds.items():
@@ -200,7 +200,7 @@ def test_the_ir_gives_the_capture_rules_facts_on_every_captured_name():
             if f.backward is None or not f.outputs:
                 continue
             fn = lowered.get(f.name) or refused[f.loc.line]
-            caps = _FormulaCaptures(mod, f, info, [])
+            caps = _FormulaCaptures(mod, f, info, [], {})
             caps.run()
             types, flags = forward_types(fn), forward_provenance(low, fn)
             params = {p.name for p in f.params}
