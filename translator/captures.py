@@ -1,19 +1,16 @@
 """Captures: THE CAPTURE RULE (DESIGN §2) — what each backward may read from its forward.
 
-Stage 3 of the front end. Input: a ``Module`` that passed ``fence``. Output: the same module
-with ``Backward.captures`` filled (one ``Capture`` per name the backward reads from the
-formula's scope, classified INPUT / ATTRIBUTE / OUTPUT, with ``metadata_only``), plus a
-diagnostic (T2xx) for every capture the rule rejects.
+Stage 4 of the front end. Input: a ``Module`` and its IR, lowered alone (``frontend``).
+Output: the same module with ``Backward.captures`` filled (one ``Capture`` per name the
+backward reads from the formula's scope, classified INPUT / ATTRIBUTE / OUTPUT, with
+``metadata_only``), plus a diagnostic (T2xx) for every capture the rule rejects.
 
 How (Note [Capture analysis]): ``scopes.outer_reads`` gives every read, in the backward (and
 the comprehensions/lambdas nested in it), of a name of the formula's own scope: the captures.
-What was bound there is learned by walking the forward in order with a ``kinds.KindEnv``,
-which infers for every name whether its value may be a tensor (kernel/ops calls, tensor
-parameters, arithmetic on tensors), a scalar read out of tensor data (``kernel.item``, also
-through arithmetic) or a mutable container. Metadata (``.shape``, ``.ndim``, ``.dtype``,
-``.numel``, ``len`` of a shape, arithmetic on those) is never a tensor.
-Bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds ``s`` once,
-a binding inside a loop body binds it many times.
+How each was bound (assignment, unpacking, loop, after the backward) is read off the forward's
+statements; bindings are counted per execution path: ``if c: s = a`` / ``else: s = b`` binds
+``s`` once, a binding inside a loop body binds it many times. What each holds is read off the
+IR (Note [The capture rule reads the IR]).
 
 Also reported here, anywhere in a formula or helper: the ways to smuggle a capture past this
 analysis (default arguments of backward T206, ``nonlocal``/``global`` T207, lambdas and nested
@@ -22,30 +19,27 @@ functions T208, ``:=`` T210).
 Invariants: the analysis over-approximates tensor-ness (a value that may be a tensor is one),
 so it can reject a valid formula but never accept a capture that breaks double backward.
 
-Note [The capture rule reads the source]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The rule is decided here, on the libcst tree of one module, and not as a pass over the back
-end's IR (issue #10 item 3 asks for the latter; tested in tests/translator/test_frontend.py,
-``test_capture_rule_*``). Three properties of lowering stood in the way; where each stands:
+Note [The capture rule reads the IR]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Whether a captured local is a tensor, a scalar read out of tensor data (ITEM: T205) or a list
+(MUTABLE: T209), and the type an attribute capture is spelled with, come from the IR of the
+module lowered alone against ``shipped_signatures().merged([mod])`` (lower_env.py, Note
+[Signatures as data]): its type (``provenance.forward_types``; a tensor, a list of tensors or
+a tuple holding one is a tensor) and its provenance (``provenance.forward_provenance``, Note
+[Provenance]). This holds where the compiled back end refuses the code, because lowering is
+total over what the fence accepts (lower.py, Notes [Total lowering] and [Typing is total]):
+a refused statement keeps the value lowering typed through its refusal, and the reference
+engine, which runs formulas the compiled engine refuses, gets the same verdict. A name whose
+value is untyped (a Python error too: an unknown kernel, a builtin outside the subset) is
+given no capture: its forward raises before a backward exists (and in the corpus its module
+is rejected for that error: tests/translator/backend/test_provenance.py, ``_NO_IR_VALUE``);
+the binding rules (T203/T204/T212) still judge it, worded as for a value that may be a tensor.
+The change from the source-level inference (``kinds``) left every verdict, message and
+emitted line as it was (tools/translator_oracle.py), and only re-spelled 11 attribute types.
 
-* lowering was partial; it is now total (lower.py, Notes [Total lowering] and [Typing is
-  total]): a refused statement stays in the IR as an ``ir.Refused`` with its T4xx and the
-  value lowering typed through the refusal, so its names have a type and a provenance. Only
-  a value that is a Python error too (an unknown kernel, a builtin outside the subset) stays
-  untyped: four names in the corpus, each in a module the fence rejects
-  (tests/translator/backend/test_provenance.py, ``_NO_IR_VALUE``); on every other name a
-  backward captures the IR's type is a tensor exactly where ``kinds`` says so and its
-  provenance gives the same ITEM/MUTABLE (same test).
-* lowering needed the whole program; the front end now lowers each module alone against
-  ``shipped_signatures().merged([mod])`` (lower_env.py, Note [Signatures as data]; the shipped
-  table is build data, read without libcst).
-* the IR's types did not carry what the rule decides on; ``Expr.prov`` now carries ITEM and
-  MUTABLE (provenance.py, Note [Provenance]), and ``Capture.type`` of an attribute capture is
-  its local's IR type (``provenance.forward_types``): one shape type (``Shape``, no ``Dims``),
-  ``math.prod``/``round`` ints.
-
-What remains: ``_FormulaCaptures`` reads its TENSOR/ITEM/MUTABLE facts off ``kinds.KindEnv``,
-not off the IR it is given.
+Still read off the source: the reads (``scopes``), how and where names are bound, the
+metadata-only reads, and the smuggling checks; the fence still infers tensor-ness on the
+source with ``kinds.KindEnv`` (T307, number operands), so ``kinds`` stays for it.
 """
 
 from __future__ import annotations
@@ -57,18 +51,9 @@ import libcst as cst
 
 from . import ir
 from .diagnostics import Diagnostic, make_diagnostic
-from .kinds import (
-    ITEM,
-    MUTABLE,
-    TENSOR,
-    KindEnv,
-    ModuleInfo,
-    gather_module_info,
-    param_types,
-)
 from .messages import capture_message, format_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
-from .provenance import forward_types
+from .provenance import forward_provenance, forward_types
 from .scopes import outer_reads
 from .subset import METADATA, TENSOR_TYPES
 from .syntax import find, if_branches, target_names
@@ -82,13 +67,11 @@ class _Binding:
     loc: Loc
     how: str  # "assign", "unpack", "aug", "loop", "walrus"
     index: int  # index of the enclosing top-level statement of the formula body
-    value: cst.BaseExpression | None = None
 
 
 def collect_captures(mod: Module, lowered: ir.Module) -> tuple[Module, list[Diagnostic]]:
     """Fill ``Backward.captures`` of every formula of ``mod`` (``lowered``: its IR, lowered
     alone); diagnose every capture the rule rejects."""
-    info = gather_module_info(mod)
     diags: list[Diagnostic] = _smuggled(mod)
     functions = {f.name: f for f in lowered.functions}
     refused = {r.loc.line: r for r in lowered.refused}
@@ -98,8 +81,8 @@ def collect_captures(mod: Module, lowered: ir.Module) -> tuple[Module, list[Diag
             formulas.append(f)
             continue
         fn = functions.get(f.name) or refused.get(f.loc.line)
-        types = forward_types(fn) if fn is not None else {}
-        captures = _FormulaCaptures(mod, f, info, diags, types).run()
+        facts = (forward_types(fn), forward_provenance(lowered, fn)) if fn else ({}, {})
+        captures = _FormulaCaptures(mod, f, diags, *facts).run()
         formulas.append(
             dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))
         )
@@ -137,9 +120,10 @@ def _smuggled(mod: Module) -> list[Diagnostic]:
 
 
 class _FormulaCaptures:
-    def __init__(self, mod: Module, f: Formula, info: ModuleInfo, diags: list[Diagnostic],
-                 types: dict[str, ir.Type]):
-        self.mod, self.f, self.info, self.diags, self.types = mod, f, info, diags, types
+    def __init__(self, mod: Module, f: Formula, diags: list[Diagnostic],
+                 types: dict[str, ir.Type], flags: dict[str, int]):
+        self.mod, self.f, self.diags = mod, f, diags
+        self.types, self.flags = types, flags  # of the forward's names, off the IR
         body = list(f.node.body.body)
         self.bw_index = next(
             i
@@ -152,17 +136,16 @@ class _FormulaCaptures:
         self.counts: dict[str, int] = {}
 
     def run(self) -> tuple[Capture, ...]:
-        env = self.env = KindEnv(self.info, param_types(self.f.params))
         for i, stmt in enumerate(self.body):
             if i != self.bw_index:
-                self._walk_bindings(stmt, i, env)
+                self._walk_bindings(stmt, i)
         self.counts = _path_counts(self.body, self.bw_index)
         accesses = self._captured_accesses()
         meta = self.meta = _metadata_reads(self.bw_node.body)
         out = []
         for name in sorted(accesses, key=lambda n: self._pos(accesses[n][0])):
             nodes = accesses[name]
-            cap = self._classify(name, nodes, env)
+            cap = self._classify(name, nodes)
             if cap is None:
                 continue
             if (
@@ -177,56 +160,44 @@ class _FormulaCaptures:
 
     # -- what the forward binds ---------------------------------------------------------------
 
-    def _walk_bindings(self, stmt: cst.CSTNode, index: int, env: KindEnv) -> None:
+    def _walk_bindings(self, stmt: cst.CSTNode, index: int) -> None:
         if isinstance(stmt, cst.BaseSmallStatement):
-            self._record_small(stmt, index, env)
-            env.bind_statement(stmt)
+            self._record_small(stmt, index)
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                self._record_small(small, index, env)
-                env.bind_statement(small)
+                self._record_small(small, index)
         elif isinstance(stmt, (cst.If, cst.For, cst.While)):
-            # a value chosen by a branch (or loop) on data is data too: control dependence
-            saved = env.control
-            blocks: list[Sequence[cst.CSTNode]]
-            if isinstance(stmt, cst.If):
-                tests, blocks = if_branches(stmt)
-            else:
-                tests = [stmt.iter if isinstance(stmt, cst.For) else stmt.test]
-                blocks = [stmt.body.body]
-            env.control |= ITEM if any(env.kind_of(t) & ITEM for t in tests) else 0
+            blocks = if_branches(stmt)[1] if isinstance(stmt, cst.If) else [stmt.body.body]
             if isinstance(stmt, cst.For):
-                env.bind_target(stmt.target, env.kind_of(stmt.iter) & ~MUTABLE)
-                self._record_target(stmt.target, "loop", index, None)
+                self._record_target(stmt.target, "loop", index)
             for block in blocks:
                 for inner in block:
-                    self._walk_bindings(inner, index, env)
-            env.control = saved
+                    self._walk_bindings(inner, index)
         self._record_walrus(stmt, index)
 
-    def _record_small(self, small: cst.CSTNode, index: int, env: KindEnv) -> None:
+    def _record_small(self, small: cst.CSTNode, index: int) -> None:
         if isinstance(small, cst.Assign):
             for t in small.targets:
-                self._record_target(t.target, "assign", index, small.value)
+                self._record_target(t.target, "assign", index)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            self._record_target(small.target, "assign", index, small.value)
+            self._record_target(small.target, "assign", index)
         elif isinstance(small, cst.AugAssign):
-            self._record_target(small.target, "aug", index, small.value)
+            self._record_target(small.target, "aug", index)
 
-    def _record_target(self, t: cst.BaseExpression, how: str, index: int, value) -> None:
+    def _record_target(self, t: cst.BaseExpression, how: str, index: int) -> None:
         if isinstance(t, cst.Name):
             self.bindings.setdefault(t.value, []).append(
-                _Binding(self.mod.loc_of(t), how, index, value)
+                _Binding(self.mod.loc_of(t), how, index)
             )
         elif isinstance(t, (cst.Tuple, cst.List)):
             for el in t.elements:
-                self._record_target(el.value, "unpack" if how == "assign" else how, index, None)
+                self._record_target(el.value, "unpack" if how == "assign" else how, index)
 
     def _record_walrus(self, stmt: cst.CSTNode, index: int) -> None:
         for node in find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
             if isinstance(node.target, cst.Name):
                 self.bindings.setdefault(node.target.value, []).append(
-                    _Binding(self.mod.loc_of(node.target), "walrus", index, None)
+                    _Binding(self.mod.loc_of(node.target), "walrus", index)
                 )
 
     # -- what the backward reads --------------------------------------------------------------
@@ -241,7 +212,7 @@ class _FormulaCaptures:
         loc = self.mod.loc_of(node)
         return (loc.line, loc.col)
 
-    def _classify(self, name: str, nodes: list[cst.Name], env: KindEnv) -> Capture | None:
+    def _classify(self, name: str, nodes: list[cst.Name]) -> Capture | None:
         f, at = self.f, nodes[0]
         params = {p.name: p for p in f.params}
         binds = self.bindings.get(name, [])
@@ -257,9 +228,9 @@ class _FormulaCaptures:
         if not binds:
             return None
         bound = binds[0].loc
-        flags = env.lookup(name)
+        t, flags = self.types.get(name), self.flags.get(name, 0)
         after = [b for b in binds if b.index > self.bw_index]
-        tensor = bool(flags & TENSOR)
+        tensor = t is None or _holds_tensors(t)  # untyped: judged as a tensor may be
         if after and len(binds) > 1:
             self._reject("T204", at, name, bound, tensor, others=[after[0].loc])
         elif any(b.how == "loop" for b in binds):
@@ -268,18 +239,19 @@ class _FormulaCaptures:
             self._reject("T203", at, name, bound, tensor, others=[b.loc for b in binds[1:]])
         elif name in f.outputs:
             return Capture(name, CaptureKind.OUTPUT, "Tensor", bound, False)
-        elif flags & MUTABLE:
+        elif flags & ir.MUTABLE:
             self._reject("T209", at, name, bound)
-        elif flags & TENSOR:
+        elif t is not None and tensor:
             code = "T211" if binds[0].how == "unpack" else "T201"
             only = all(id(n) in self.meta for n in nodes)
             attrs = sorted({self.meta[id(n)] for n in nodes}) if only else []
             self._reject(code, at, name, bound, metadata=attrs)
-        elif flags & ITEM:
+        elif flags & ir.ITEM:
             self._reject("T205", at, name, bound)
-        else:
-            t = self.types.get(name)
-            return Capture(name, CaptureKind.ATTRIBUTE, "" if t is None else str(t), bound, False)
+        elif t is not None:
+            return Capture(name, CaptureKind.ATTRIBUTE, str(t), bound, False)
+        # else its value is untyped, an error in Python too (Note [Typing is total] in
+        # lower.py): the forward raises before a backward exists, and the module is rejected
         return None
 
     def _reject(
@@ -303,6 +275,11 @@ class _FormulaCaptures:
 
 # ---------------------------------------------------------------------------------------------
 # Small analyses
+
+
+def _holds_tensors(t: ir.Type) -> bool:
+    """Whether a value of type ``t`` is or holds a tensor (what the rule refuses to save)."""
+    return t.is_tensor or t == ir.TENSOR_LIST or any(_holds_tensors(e) for e in t.elems)
 
 
 def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:

@@ -83,8 +83,8 @@ def tuple_of(*elems: Type) -> Type:
 # Expressions
 
 
-# Provenance flags of a non-tensor value (Note [Provenance] in provenance.py); the values of
-# kinds.ITEM / kinds.MUTABLE, the front end's names for the same facts
+# Provenance flags of a value (Note [Provenance] in provenance.py), what the capture rule
+# reads; MUTABLE is kinds.MUTABLE, the fence's name for the same fact
 ITEM = 2       # read out of tensor data (kernel.item), also through arithmetic, helpers, branches
 MUTABLE = 4    # a list (a display, a list comprehension, list(...)), not a tuple
 AS_TUPLE = 8   # lowering's mark on the value of ``tuple(x)``: not MUTABLE, whatever x is

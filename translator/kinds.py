@@ -1,11 +1,9 @@
-"""Kinds: what a value of a formula may be, inferred from the source (used by ``fence`` and
-``captures``).
+"""Kinds: what a value of a formula may be, inferred from the source (used by ``fence``; the
+capture rule reads the IR instead: Note [The capture rule reads the IR] in captures.py).
 
 Input: a ``Module`` (its top-level names and helpers) and the statements of one function body,
 walked in order. Output: for every name, kind flags saying whether its value may be a tensor
-(kernel/ops calls, tensor parameters, arithmetic on tensors), a scalar read out of tensor data
-(``kernel.item``, also through arithmetic, helpers, or a branch/loop on such a value) or a
-mutable container; and, for a non-tensor value, the best-known spelling of its type.
+(kernel/ops calls, tensor parameters, arithmetic on tensors) or a mutable container.
 Metadata (``.shape``, ``.ndim``, ``.dtype``, ``.numel``, ``len`` of a shape, arithmetic on
 those) is never a tensor.
 
@@ -24,7 +22,7 @@ from .subset import METADATA, TENSOR_TYPES
 from .syntax import dotted_name, walk
 from .user_kernels import kernel_signature
 
-TENSOR, ITEM, MUTABLE = 1, 2, 4  # kind flags; 0 = plain non-tensor value
+TENSOR, MUTABLE = 1, 4  # kind flags; 0 = plain non-tensor value
 _NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum", "round"})
 
 
@@ -41,7 +39,6 @@ class ModuleInfo:
     helpers: dict[str, str]  # helper name -> return annotation spelling
     constants: set[str]
     formulas: set[str]
-    reads_data: set[str]  # helpers that (transitively) call kernel.item
     uses_kernels: set[str]  # helpers that (transitively) call kernel.*
 
 
@@ -65,10 +62,8 @@ def gather_module_info(mod: Module) -> ModuleInfo:
                     )
     helpers = {h.name: h.returns for h in mod.helpers}
     calls = {h.name: _called_names(h.node) for h in mod.helpers}
-    reads = {h for h, c in calls.items() if "kernel.item" in c}
     uses = {h for h, c in calls.items() if any(n.startswith("kernel.") for n in c)}
     for _ in range(len(helpers)):  # propagate through helpers calling helpers
-        reads |= {h for h, c in calls.items() if c & reads}
         uses |= {h for h, c in calls.items() if c & uses}
     return ModuleInfo(
         lang,
@@ -76,7 +71,6 @@ def gather_module_info(mod: Module) -> ModuleInfo:
         helpers,
         {c.name for c in mod.constants},
         {f.name for f in mod.formulas},
-        reads,
         uses,
     )
 
@@ -90,14 +84,13 @@ def _called_names(node: cst.CSTNode) -> set[str]:
 
 
 class KindEnv:
-    """Kind flags (TENSOR | ITEM | MUTABLE) of the names of one function body."""
+    """Kind flags (TENSOR | MUTABLE) of the names of one function body."""
 
     def __init__(
         self, info: ModuleInfo, param_types: dict[str, str], parent: KindEnv | None = None
     ):
         self.info = info
         self.parent = parent
-        self.control = 0  # ITEM while binding under a branch or loop that depends on data
         self.kinds: dict[str, int] = {
             n: (TENSOR if t in TENSOR_TYPES else 0) for n, t in param_types.items()
         }
@@ -124,7 +117,7 @@ class KindEnv:
 
     def set(self, name: str, kind: int) -> None:
         """Bind ``name``; a name bound on several paths keeps the join of its kinds."""
-        self.kinds[name] = self.kinds.get(name, 0) | kind | self.control
+        self.kinds[name] = self.kinds.get(name, 0) | kind
 
     def bind_target(
         self, target: cst.BaseExpression, kind: int, value: cst.BaseExpression | None = None
@@ -175,7 +168,7 @@ class KindEnv:
                     k &= ~TENSOR
             return k & ~MUTABLE
         if isinstance(e, cst.IfExp):
-            return self.kind_of(e.body) | self.kind_of(e.orelse) | (self.kind_of(e.test) & ITEM)
+            return self.kind_of(e.body) | self.kind_of(e.orelse)
         if isinstance(e, cst.Tuple):
             return self._elements_kind(e.elements) & ~MUTABLE
         if isinstance(e, (cst.List, cst.Set)):
@@ -210,16 +203,15 @@ class KindEnv:
             args |= self.kind_of(a.value)
         if name.startswith("kernel."):
             sig = kernel_signature(name[7:])
-            return ITEM if sig is not None and sig.returns in ("int", "float") else TENSOR
+            return 0 if sig is not None and sig.returns in ("int", "float") else TENSOR
         if name.startswith("ops."):
             return TENSOR
         if name in self.info.helpers:
-            k = TENSOR if "Tensor" in self.info.helpers[name] else 0
-            return k | (args & ITEM) | (ITEM if name in self.info.reads_data else 0)
+            return TENSOR if "Tensor" in self.info.helpers[name] else 0
         if name in ("len", "range") or (
             isinstance(call.func, cst.Attribute) and call.func.attr.value in METADATA
         ):
-            return args & ITEM
+            return 0
         if name in ("list", "dict", "set"):
             return MUTABLE | (args & ~MUTABLE)
         if name == "tuple":
@@ -231,63 +223,3 @@ class KindEnv:
 
 def param_types(params: Sequence) -> dict[str, str]:
     return {p.name: p.type for p in params}
-
-
-def spell_type(
-    value: cst.BaseExpression | None, params: dict, helpers: dict[str, str] | None = None
-) -> str:
-    """Best-known type spelling of a non-tensor forward value ("" when unknown)."""
-    e = value
-    if e is None:
-        return ""
-    if isinstance(e, cst.Attribute):
-        return {"shape": "Shape", "ndim": "int", "numel": "int", "dtype": "DType"}.get(
-            e.attr.value, ""
-        )
-    if isinstance(e, cst.Integer):
-        return "int"
-    if isinstance(e, cst.Float):
-        return "float"
-    if isinstance(e, cst.Name):
-        if e.value in ("True", "False"):
-            return "bool"
-        return params[e.value].type if e.value in params else ""
-    if isinstance(e, (cst.Comparison, cst.BooleanOperation)) or (
-        isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not)
-    ):
-        return "bool"
-    if isinstance(e, cst.Call):
-        name = dotted_name(e.func) or ""
-        if name == "len" or name == "int":
-            return "int"
-        if name == "float" or name.startswith("math."):
-            return "float"
-        if name == "tuple":
-            return "Shape"
-        if helpers and name in helpers:
-            return helpers[name]
-        if name in ("min", "max", "abs") and e.args:
-            return spell_type(e.args[0].value, params, helpers)
-        return ""
-    if isinstance(e, cst.Tuple):
-        return "Shape"
-    if isinstance(e, cst.Subscript):
-        base = spell_type(e.value, params, helpers)
-        if base in ("Shape", "Dims"):
-            sl = e.slice[0].slice if len(e.slice) == 1 else None
-            return "int" if isinstance(sl, cst.Index) else base
-        return ""
-    if isinstance(e, cst.BinaryOperation):
-        a, b = spell_type(e.left, params, helpers), spell_type(e.right, params, helpers)
-        if isinstance(e.operator, cst.Divide):
-            return "float"
-        if "float" in (a, b):
-            return "float"
-        if a in ("Shape", "Dims") or b in ("Shape", "Dims"):
-            return "Shape"
-        return "int" if a == b == "int" else ""
-    if isinstance(e, cst.UnaryOperation):
-        return spell_type(e.expression, params, helpers)
-    if isinstance(e, cst.IfExp):
-        return spell_type(e.body, params, helpers) or spell_type(e.orelse, params, helpers)
-    return ""

@@ -51,12 +51,16 @@ value is lowered (``statement_value``), an expression refused for what C++ lacks
 by a stand-in of Python's type (``typed``): ``x[0]`` of a tensor is a Tensor, a call whose
 arguments do not bind still returns its declared type, a builtin refused for its argument's
 type returns Python's result (``_PYTHON_RESULT``; of tensors, a tensor or tensors), tensor
-arithmetic C++ has no op for is a Tensor. Lowering goes on through the rest of the value, and
-the statement is refused with its *first* refusal (the diagnostic and what the backward had
-read are those of a lowering that stopped there) and the typed value as ``Refused.value``.
-What is already a Python error (``len(3)``, a shape minus an int) and a call of an unknown
-kernel stay untyped: such a module is rejected anyway, and the rule judges the name without
-a type.
+arithmetic C++ has no op for is a Tensor, and so is a conditional or an ``and``/``or`` either
+of whose operands is one (else it takes its first operand's type; the provenance the rule
+reads joins both); a read of a name whose statement was refused has that statement's value's
+type (silently: the refusal was reported there). Lowering goes on through the rest of the
+value, and the statement is refused with its *first* refusal (the diagnostic and what the
+backward had read are those of a lowering that stopped there) and the typed value as
+``Refused.value``. What is a Python error too (``len(3)``, a shape minus an int, a builtin
+outside the subset) and a call of an unknown kernel stay untyped: such a value raises before
+a backward exists, and the capture rule gives its name no verdict (Note [The capture rule
+reads the IR] in captures.py).
 """
 
 from __future__ import annotations
@@ -181,7 +185,7 @@ class FunctionLowerer:
         self.returns_spelling = ""
         self.consts = {c.name: c.value for c in mod.constants}
         self.lowered: list[ir.Stmt] = []        # top-level statements lowered so far
-        self.poisoned: set[str] = set()
+        self.poisoned: dict[str, ir.Type | None] = {}  # name -> its refused value's type
         self.typing = False  # lowering a statement's value (Note [Typing is total])
         self.pending: tuple[LowerError, set[str]] | None = None
 
@@ -225,7 +229,10 @@ class FunctionLowerer:
 
     def name(self, n: str, loc: model.Loc) -> ir.Expr:
         if n in self.poisoned:
-            raise LowerError(None)
+            t = self.poisoned[n]
+            if t is None:
+                raise LowerError(None)
+            return self.typed(LowerError(None), ir.Name(loc, t, n))  # Note [Typing is total]
         s = self.scope
         if n in s.vars:
             return self._narrow(ir.Name(loc, s.vars[n], n), n in s.narrowed)
@@ -340,9 +347,13 @@ class FunctionLowerer:
         self.scope.narrowed = saved
         for side in (left, right):
             if side.type != ir.BOOL:
-                raise self.error("T402", side.loc, f"`{op}` of a {pretty(side.type)} returns "
+                err = self.error("T402", side.loc, f"`{op}` of a {pretty(side.type)} returns "
                                  "one of its operands, not a bool", "use it in a condition, or "
                                  "write `x if x is not None else y`")
+                # Python's value is one of the operands (Note [Typing is total])
+                tensor = left.type.is_tensor or right.type.is_tensor
+                return self.typed(err, ir.BoolOp(loc, ir.TENSOR if tensor else left.type, op,
+                                                 (left, right)))
         values: list[ir.Expr] = []
         for side in (left, right):
             values.extend(side.values if isinstance(side, ir.BoolOp) and side.op == op else [side])
@@ -426,7 +437,11 @@ class FunctionLowerer:
         self.scope.narrowed = saved | else_f
         orelse = self.expr(node.orelse)
         self.scope.narrowed = saved
-        t = self.unify(then.type, orelse.type, loc)
+        try:
+            t = self.unify(then.type, orelse.type, loc)
+        except LowerError as e:  # a tensor when either branch is one (Note [Typing is total])
+            t = ir.TENSOR if then.type.is_tensor or orelse.type.is_tensor else then.type
+            return self.typed(e, ir.IfExp(loc, t, cond, then, orelse))
         return ir.IfExp(loc, t, cond, self.coerce(then, t), self.coerce(orelse, t))
 
 
@@ -767,7 +782,12 @@ class FunctionLowerer:
         """Note [Total lowering]: the names a refused statement assigns are *poisoned*: reading
         one later is refused silently, so one mistake gives one diagnostic, not a cascade."""
         names = _assigned_names(node)
-        self.poisoned.update(names)
+        targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign) else
+                   [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign)) else [])
+        # a name bound to the whole value (not unpacked) keeps its type: Note [Typing is total]
+        t = e.value.type if e.value is not None and targets and all(
+            isinstance(x, cst.Name) for x in targets) else None
+        self.poisoned.update(dict.fromkeys(names, t))
         return ir.Refused(self.loc(node), e.diagnostic, tuple(sorted(names)), value=e.value)
 
     def small(self, s: cst.BaseSmallStatement, top: bool) -> list[ir.Stmt]:

@@ -12,16 +12,17 @@ not tell apart from harmless ones: a scalar read out of tensor data (``kernel.it
 it types ``float`` like ``x.ndim * 1.0``) and a list (MUTABLE; it lowers to the ``MakeTuple``
 of a tuple). Lowering marks MUTABLE where it sees the list (a display, a list comprehension,
 ``list(...)``) and AS_TUPLE on what ``tuple(...)`` returns (lowering makes it the argument
-itself, so the mark is what drops MUTABLE); this pass propagates both flags the way
-``kinds.KindEnv`` does on the source, so that the rule can be read off the IR: a kernel
+itself, so the mark is what drops MUTABLE); this pass propagates both flags, and the rule
+reads them off the IR (Note [The capture rule reads the IR] in captures.py): a kernel
 returning a number is ITEM; a helper call is ITEM when an argument is or the helper
 (transitively) calls such a kernel; arithmetic, comparisons, conditionals and builtins join
 their operands' flags; indexing, ``tuple(...)``, unary operators and comparisons drop MUTABLE;
 metadata (``x.shape``...) is neither; a name bound under a branch or loop whose condition or
 iterable is ITEM is ITEM (control dependence); a name bound several times joins its bindings,
-in program order. Tensors carry flags too (``t * item``), as in ``kinds``; the rule reads them
-only on non-tensor values. ``prov`` is no part of an expression's value (``compare=False``):
-the emitters never read it, and two expressions differing only there are equal.
+in program order. Tensors carry flags too (``t * item``); the rule reads MUTABLE on any value
+(a list of tensors is T209) and ITEM only on non-tensor values. ``prov`` is no part of an
+expression's value (``compare=False``): the emitters never read it, and two expressions
+differing only there are equal.
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ class _Annotator:
         return v
 
     def flags(self, e: ir.Expr) -> int:
-        """The flags of ``e``, its children's already set (``kinds.KindEnv.kind_of``)."""
+        """The flags of ``e``, its children's already set."""
         joined = 0
         for c in _children(e):
             joined |= c.prov

@@ -215,9 +215,9 @@ def test_importing_clean_formulas_again_costs_no_analysis(tmp_path):
     assert runs[0][1] == "True" and runs[1] == [runs[0][0], "False"], runs
 
 
-# Note [The capture rule reads the source] (captures.py): the rule is decided on the source of
-# one module, so it holds where the back end's lowering refuses a statement or needs the rest
-# of the program. These pin that contract for a rewrite of the rule as a pass over the IR.
+# Note [The capture rule reads the IR] (captures.py): the rule reads the IR of one module
+# lowered alone, so it holds where the back end's lowering refuses a statement and without
+# the rest of the program.
 
 UNLOWERED_BINDING = """
 @formula
