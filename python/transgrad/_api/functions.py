@@ -582,8 +582,11 @@ def amin(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
     return ops.amin(x, dims_arg(dim, x.ndim), keepdim)
 
 
-def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+def max(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+        **numpy_kw: Any) -> Any:  # noqa: A001
     """``max(x)`` (all elements), ``max(x, dim)`` -> (values, indices), ``max(x, other)``."""
+    if out is not None:
+        return _out_args.write_out("max", max, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     if numpy_kw:  # np.max(t, axis=...): numpy semantics, values only
         dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
@@ -595,8 +598,11 @@ def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
     return return_types.max(ops.max_dim(x, int(dim), keepdim))
 
 
-def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+def min(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+        **numpy_kw: Any) -> Any:  # noqa: A001
     """``min(x)`` (all elements), ``min(x, dim)`` -> (values, indices), ``min(x, other)``."""
+    if out is not None:
+        return _out_args.write_out("min", min, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     if numpy_kw:
         dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
@@ -616,8 +622,10 @@ def logsumexp(x: Any, dim: Any, keepdim: bool = False, *, out: Any = None) -> An
     return ops.logsumexp(x, dims_arg(dim, x.ndim), keepdim)
 
 
-def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+def softmax(x: Any, dim: int, dtype: Any = None, *, out: Any = None) -> Any:
     """``exp(x) / sum(exp(x), dim)``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("softmax", softmax, (x, dim, dtype), {}, out)
     ops = backend_of(x).ops
     if dtype is None and not is_floating_or_complex(x.dtype):
         raise NotImplementedError('"softmax_lastdim_kernel_impl" not implemented for '
@@ -625,8 +633,10 @@ def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
     return ops.softmax(x if dtype is None else cast(x, dtype), dim)
 
 
-def log_softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+def log_softmax(x: Any, dim: int, dtype: Any = None, *, out: Any = None) -> Any:
     """``log(softmax(x, dim))``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("log_softmax", log_softmax, (x, dim, dtype), {}, out)
     ops = backend_of(x).ops
     return ops.log_softmax(x if dtype is None else cast(x, dtype), dim)
 
@@ -646,9 +656,12 @@ def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple:
 
 
 def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = 1) -> Any:
+        *, correction: Any = 1, out: Any = None) -> Any:
     """The variance over ``dim``, divided by N - ``correction`` (1 by default: Bessel's);
     ``unbiased`` is torch's legacy spelling of correction 1 (True) or 0 (False)."""
+    if out is not None:
+        return _out_args.write_out("var", var, (input, dim, unbiased, keepdim),
+                                   {"correction": correction}, out)
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
     _floating_only(input)
@@ -661,8 +674,11 @@ def _floating_only(input: Any) -> None:
 
 
 def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = 1) -> Any:
+        *, correction: Any = 1, out: Any = None) -> Any:
     """The standard deviation over ``dim`` (the square root of ``var``)."""
+    if out is not None:
+        return _out_args.write_out("std", std, (input, dim, unbiased, keepdim),
+                                   {"correction": correction}, out)
     ops = backend_of(input).ops
     return ops.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
@@ -685,9 +701,12 @@ def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
-def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+         out: Any = None) -> Any:
     """The ``p``-norm over ``dim`` (2, 1, inf, 'fro' or any p > 0), of x cast to ``dtype``
     when given."""
+    if out is not None:
+        return _out_args.write_out("norm", norm, (x, p, dim, keepdim, dtype), {}, out)
     if dtype is not None:
         x = cast(x, dtype)
     ops = backend_of(x).ops
@@ -1036,8 +1055,10 @@ def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False, out: Any 
     return ops.gather(x, dim, _index(x, index))
 
 
-def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
+def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1, *, out: Any = None) -> Any:
     """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("index_add", index_add, (x, dim, index, source, alpha), {}, out)
     ops = backend_of(x).ops
     dtype_checks.check_index_add(x, source)
     if alpha != 1:
@@ -1045,16 +1066,21 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     return ops.index_add(x, dim, _index_in_self(x, dim, index), source)
 
 
-def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
+def scatter_add(x: Any, dim: int, index: Any, src: Any, *, out: Any = None) -> Any:
     """``x`` with ``src`` added at the positions ``index`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("scatter_add", scatter_add, (x, dim, index, src), {}, out)
     ops = backend_of(x).ops
     dtype_checks.check_scatter(x, src)
     return ops.scatter_add(x, dim, _index(x, index), src)
 
 
 def slice_scatter(x: Any, src: Any, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Any:
+                  end: Optional[int] = None, step: int = 1, *, out: Any = None) -> Any:
     """``x`` with the slice start:end:step along ``dim`` replaced by ``src``."""
+    if out is not None:
+        return _out_args.write_out("slice_scatter", slice_scatter, (x, src, dim, start, end, step),
+                                   {}, out)
     ops = backend_of(x).ops
     return ops.slice_scatter(x, src, dim, start, end, step)
 
@@ -1247,8 +1273,10 @@ def logical_or(x: Any, other: Any, *, out: Any = None) -> Any:
     return _from(x, np.logical_or(_data(x), np.asarray(other)))
 
 
-def logical_xor(x: Any, other: Any) -> Any:
+def logical_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x xor other`` (bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("logical_xor", logical_xor, (x, other), {}, out)
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 

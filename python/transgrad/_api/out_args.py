@@ -12,6 +12,16 @@ refused (``result type Float can't be cast to the desired output type Long``); a
 another shape is resized to the result's, with torch's deprecation warning when it held
 elements. The result is computed before ``out`` is touched, so ``out`` may alias an input.
 
+Note [out= of several results]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Where torch returns several tensors (``max(x, dim)``, ``sort``, ``linalg.eigh``, ...), ``out``
+is a tuple of as many tensors and the result is torch's ``<name>_out`` return type holding
+them (``torch.return_types.max_out``). Each is written as above, but its dtype must be the
+result's own (torch: ``Expected out tensor to have dtype long int, but got float instead``).
+Whether a result is one tensor or several is known once the function ran (``max(x)`` and
+``max(x, dim)`` are one function), so a tensor given for a tuple, or the reverse, is refused
+then (before anything is written), with torch's ``argument 'out' must be ...`` words.
+
 Note [out= in the function's own signature]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Each function spells torch's keyword-only ``out=None`` in its own signature and starts with
@@ -28,6 +38,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from transgrad import return_types
 from transgrad._backend import backend_of, is_tensor
 
 __all__ = ["write_out"]
@@ -70,31 +81,81 @@ def _check_overlap(out: Any, inputs: list) -> None:
 
 
 def write_out(name: str, f: Callable[..., Any], args: tuple, kwargs: dict, out: Any) -> Any:
-    """Note [out= is a copy into the given tensor]."""
-    from transgrad._api.dtype_checks import scalar_name
-
-    if not is_tensor(out):
+    """Note [out= is a copy into the given tensor]; a function of several results takes a tuple
+    of tensors (Note [out= of several results])."""
+    if isinstance(out, (tuple, list)):
+        if not all(is_tensor(t) for t in out) or not out:
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                            f"{type(out).__name__}")
+        outs = list(out)
+    elif not is_tensor(out):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    B = backend_of(out)
-    if B.autograd.is_grad_enabled() and (out.requires_grad or any(
-            t.requires_grad for t in _tensors(list(args) + list(kwargs.values())))):
+    else:
+        outs = [out]
+    B = backend_of(outs[0])
+    inputs = _tensors(list(args) + list(kwargs.values()))
+    if B.autograd.is_grad_enabled() and (any(o.requires_grad for o in outs) or any(
+            t.requires_grad for t in inputs)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
-    _check_overlap(out, _tensors(list(args) + list(kwargs.values())))
+    for o in outs:
+        _check_overlap(o, inputs)
     with B.autograd.no_grad():
         result = f(*args, **kwargs)
-        if _category(result.dtype) > _category(out.dtype):
-            raise RuntimeError(f"result type {scalar_name(result.dtype)} can't be cast to the "
-                               f"desired output type {scalar_name(out.dtype)}")
-        if tuple(out.shape) != tuple(result.shape):
-            if out.numel() != 0:
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(out.shape)}, which does not match the required output shape "
-                    f"{list(result.shape)}. This behavior is deprecated, and in a future "
-                    "PyTorch release outputs will not be resized unless they have zero "
-                    "elements. You can explicitly reuse an out tensor t by resizing it, "
-                    "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
-            out.resize_(tuple(result.shape))
-        out.copy_(result)
-    return out
+        several = isinstance(result, tuple)
+        if several != (out is not outs[0]):
+            want = "tuple of Tensors" if several else "Tensor"
+            raise TypeError(f"{name}(): argument 'out' must be {want}, not "
+                            f"{type(out).__name__}")
+        results = list(result) if several else [result]
+        if len(outs) != len(results):
+            raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
+        for o, r in zip(outs, results):
+            _check_dtype(o, r, exact=several)
+        for o, r in zip(outs, results):
+            _copy_into(o, r)
+    if not several:
+        return out
+    if isinstance(result, return_types._StructSeq):
+        return _out_type(type(result))(outs)
+    return tuple(outs)
+
+
+def _check_dtype(out: Any, result: Any, exact: bool) -> None:
+    from transgrad._api.dtype_checks import cpp_name, scalar_name
+
+    if exact:  # torch's kernels of several results take out tensors of their own dtypes only
+        if out.dtype != result.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {cpp_name(result.dtype)}, but "
+                               f"got {cpp_name(out.dtype)} instead")
+    elif _category(result.dtype) > _category(out.dtype):
+        raise RuntimeError(f"result type {scalar_name(result.dtype)} can't be cast to the "
+                           f"desired output type {scalar_name(out.dtype)}")
+
+
+def _copy_into(out: Any, result: Any) -> None:
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. This behavior is deprecated, and in a future "
+                "PyTorch release outputs will not be resized unless they have zero "
+                "elements. You can explicitly reuse an out tensor t by resizing it, "
+                "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+        out.resize_(tuple(result.shape))
+    out.copy_(result)
+
+
+_OUT_TYPES: dict = {}
+
+
+def _out_type(cls: type) -> Any:
+    """torch's class for an out= result: ``torch.max(x, 0, out=(v, i))`` is a
+    ``torch.return_types.max_out``, with ``max``'s fields."""
+    t = _OUT_TYPES.get(cls)
+    if t is None:
+        t = return_types._make(cls.__name__ + "_out", cls._names)  # type: ignore[attr-defined]
+        setattr(return_types, t.__name__, t)  # pickled by module and name, as the others
+        _OUT_TYPES[cls] = t
+    return t
