@@ -978,6 +978,8 @@ def arange(
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
+    *,
+    out: Any = None,
 ) -> Tensor: ...
 def arccos(input: Any, *, out: Any = None) -> Tensor: ...
 def arccosh(input: Any, *, out: Any = None) -> Tensor: ...
@@ -1067,7 +1069,7 @@ def batch_norm(
     momentum: _float = 0.1,
     eps: _float = 1e-05,
 ) -> Any: ...
-def bernoulli(input: Any, p: Any = None, *, generator: Any = None) -> Tensor: ...
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor: ...
 bfloat16: dtype
 def bincount(input: Any, weights: Any = None, minlength: _int = 0) -> Tensor: ...
 def bitwise_and(x: Any, other: Any, *, out: Any = None) -> Tensor: ...
@@ -1229,6 +1231,7 @@ e: Any
 def einsum(equation: _str, *operands: Any) -> Any: ...
 def empty(
     *size: Any,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1268,6 +1271,8 @@ def eye(
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
+    *,
+    out: Any = None,
 ) -> Tensor: ...
 def fill(input: Any, value: Any) -> Any: ...
 finfo: Any
@@ -1296,6 +1301,8 @@ def full(
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
+    *,
+    out: Any = None,
 ) -> Tensor: ...
 def full_like(
     x: Any,
@@ -1476,6 +1483,7 @@ def linspace(
     end: Any,
     steps: _int,
     *,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1509,6 +1517,7 @@ def logspace(
     steps: _int,
     base: _float = 10.0,
     *,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1590,6 +1599,7 @@ def multinomial(
     replacement: _bool = False,
     *,
     generator: Any = None,
+    out: Any = None,
 ) -> Tensor: ...
 def multiply(x: Any, other: Any, *, out: Any = None) -> Tensor: ...
 def mv(mat: Any, vec: Any, *, out: Any = None) -> Tensor: ...
@@ -1659,6 +1669,7 @@ def normal(
     size: Any = None,
     *,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1667,6 +1678,7 @@ def not_equal(x: Any, other: Any, *, out: Any = None) -> Tensor: ...
 def numel(x: Any) -> _int: ...
 def ones(
     *size: Any,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1730,6 +1742,7 @@ def rad2deg(input: Any, *, out: Any = None) -> Tensor: ...
 def rand(
     *size: Any,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1749,6 +1762,7 @@ def randint(
     low: Any = None,
     high: Any = None,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1766,6 +1780,7 @@ def randint_like(
 def randn(
     *size: Any,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -1783,6 +1798,7 @@ def randperm(
     n: _int,
     *,
     generator: Any = None,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,
@@ -2062,6 +2078,7 @@ def where(condition: Any, x: Any = ..., other: Any = ..., *, out: Any = None) ->
 def xlogy(input: Any, other: Any, *, out: Any = None) -> Tensor: ...
 def zeros(
     *size: Any,
+    out: Any = None,
     dtype: Any = None,
     requires_grad: _bool = False,
     device: Any = None,

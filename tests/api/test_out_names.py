@@ -14,10 +14,6 @@ import pytest
 
 from tests.conftest import load_engine
 
-# torch's factories take out= too (the dtype then comes from ``out``): not done yet
-FACTORY_GAPS = {"arange", "bernoulli", "empty", "eye", "full", "linspace", "logspace",
-                "multinomial", "normal", "ones", "rand", "randint", "randn", "randperm", "zeros"}
-
 
 def _torch_out_names(torch):
     """The names of torch, torch.linalg and torch.special that take ``out=``, read from the
@@ -74,8 +70,7 @@ def test_every_shared_name_torch_gives_out_takes_it(engine_name):
         else:
             p = inspect.signature(ours).parameters["out"]
             assert p.kind is p.KEYWORD_ONLY and p.default is None, path
-    assert missing <= FACTORY_GAPS, sorted(missing - FACTORY_GAPS)
-    assert missing == FACTORY_GAPS  # a gap closed: take it off FACTORY_GAPS
+    assert not missing, sorted(missing)
 
 
 # ---- values and dtypes against torch -----------------------------------------------------------
@@ -346,3 +341,54 @@ def test_out_may_alias_an_input(engine):
     x = engine.from_numpy(A["n"].copy())
     engine.cumsum(x, 1, out=x)
     np.testing.assert_allclose(_np(x), np.cumsum(A["n"], 1))
+
+
+# ---- factories: the values made in out's dtype --------------------------------------------------
+
+FACTORIES = {
+    "zeros": ((2, 3), {}), "ones": ((2, 3), {}), "empty": ((2, 3), {}),
+    "full": (((2, 3), 7), {}), "eye": ((3,), {}), "arange": ((1, 7, 2), {}),
+    "linspace": ((0, 1, 5), {}), "logspace": ((0, 1, 5), {}),
+    "rand": ((2, 3), {}), "randn": ((2, 3), {}), "randint": ((0, 5, (2, 3)), {}),
+    "randperm": ((6,), {}), "normal": ((0.0, 1.0, (2, 3)), {}),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factory_out_as_torchs(engine, name, dtype):
+    torch = pytest.importorskip("torch")
+    args, kwargs = FACTORIES[name]
+    out_t = torch.empty(4, dtype=getattr(torch, dtype))
+    torch.manual_seed(0)
+    engine.manual_seed(0)
+    try:
+        with warnings.catch_warnings(record=True) as w_t:
+            warnings.simplefilter("always")
+            r_t = getattr(torch, name)(*args, **kwargs, out=out_t)
+    except (RuntimeError, NotImplementedError):  # rand/randn/normal of int64: torch refuses
+        return
+    assert r_t is out_t
+    out_o = engine.empty(4, dtype=getattr(engine, dtype))
+    with warnings.catch_warnings(record=True) as w_o:
+        warnings.simplefilter("always")
+        r_o = getattr(engine, name)(*args, **kwargs, out=out_o)
+    assert r_o is out_o
+    assert str(out_o.dtype) == str(out_t.dtype) and tuple(out_o.shape) == tuple(out_t.shape)
+    assert len(w_o) == len(w_t)  # resized without a word, but arange's warning
+    if name not in ("empty", "randint", "randperm"):  # the draws of these are torch's too
+        np.testing.assert_allclose(_np(out_o), _np(out_t), rtol=1e-6)
+
+
+def test_factory_out_refusals_in_torchs_words(engine):
+    torch = pytest.importorskip("torch")
+    for name, args in (("zeros", (2,)), ("arange", (3,)), ("empty", (2,))):
+        kind, words = _torch_error(lambda name=name, args=args: getattr(torch, name)(
+            *args, out=torch.empty(0, requires_grad=True)))
+        with pytest.raises(kind) as e:
+            getattr(engine, name)(*args, out=engine.empty(0, requires_grad=True))
+        assert str(e.value) == words
+    kind, words = _torch_error(lambda: torch.zeros(2, dtype=torch.float64, out=torch.empty(0)))
+    with pytest.raises(kind) as e:
+        engine.zeros(2, dtype=engine.float64, out=engine.empty(0))
+    assert str(e.value) == words

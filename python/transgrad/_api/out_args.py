@@ -41,7 +41,7 @@ from typing import Any
 from transgrad import return_types
 from transgrad._backend import backend_of, is_tensor
 
-__all__ = ["write_out"]
+__all__ = ["write_factory_out", "write_out"]
 
 
 def _tensors(values: Any) -> list:
@@ -121,6 +121,35 @@ def write_out(name: str, f: Callable[..., Any], args: tuple, kwargs: dict, out: 
     return tuple(outs)
 
 
+def write_factory_out(name: str, make: Callable[[Any], Any], out: Any, dtype: Any,
+                      grad_words: str = "") -> Any:
+    """torch's factories with ``out=`` (``zeros(2, 3, out=t)``): the values are made in
+    ``out``'s dtype (a different ``dtype=`` is refused) and written into ``out``, resized
+    without a warning except by ``arange``, as torch's."""
+    from transgrad._api.dtype_checks import scalar_name
+    from transgrad._dtypes import as_dtype
+
+    if not is_tensor(out):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    B = backend_of(out)
+    if B.autograd.is_grad_enabled() and out.requires_grad:
+        raise RuntimeError(grad_words or f"aten::{name}(): functions with out=... arguments "
+                           "don't support automatic differentiation, but one of the arguments "
+                           "requires grad.")
+    if dtype is not None and as_dtype(dtype) != out.dtype:
+        raise RuntimeError(f"dtype {scalar_name(as_dtype(dtype))} does not match dtype of out "
+                           f"parameter ({scalar_name(out.dtype)})")
+    with B.autograd.no_grad():
+        result = make(out.dtype)
+        if name == "arange":
+            _copy_into(out, result, stacklevel=5)
+        else:
+            if tuple(out.shape) != tuple(result.shape):
+                out.resize_(tuple(result.shape))
+            out.copy_(result)
+    return out
+
+
 def _check_dtype(out: Any, result: Any, exact: bool) -> None:
     from transgrad._api.dtype_checks import cpp_name, scalar_name
 
@@ -133,7 +162,7 @@ def _check_dtype(out: Any, result: Any, exact: bool) -> None:
                            f"desired output type {scalar_name(out.dtype)}")
 
 
-def _copy_into(out: Any, result: Any) -> None:
+def _copy_into(out: Any, result: Any, stacklevel: int = 4) -> None:
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
             warnings.warn(
@@ -142,7 +171,7 @@ def _copy_into(out: Any, result: Any) -> None:
                 f"{list(result.shape)}. This behavior is deprecated, and in a future "
                 "PyTorch release outputs will not be resized unless they have zero "
                 "elements. You can explicitly reuse an out tensor t by resizing it, "
-                "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+                "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=stacklevel)
         out.resize_(tuple(result.shape))
     out.copy_(result)
 
