@@ -85,6 +85,8 @@ def _params(sig: inspect.Signature, method: bool) -> str:
         if method and i == 0 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             out.append("self")
             continue
+        if method and p.name == "out" and p.kind is p.KEYWORD_ONLY:
+            continue  # a function shared as a method: torch's methods take no out=
         if p.kind is p.VAR_POSITIONAL:
             out.append(f"*{p.name}: {_annotation(p.annotation)}")
             seen_star = True

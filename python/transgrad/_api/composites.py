@@ -21,6 +21,7 @@ import numpy as np
 
 from transgrad import return_types
 from transgrad._api import dtype_checks, indexing
+from transgrad._api import out_args as _out_args
 from transgrad._api.extra_functions import sort
 from transgrad._api.functions import (
     abs,
@@ -89,15 +90,19 @@ def _tensors(x: Any, other: Any) -> tuple:
 # -- pointwise ----------------------------------------------------------------------------------
 
 
-def fmax(input: Any, other: Any) -> Any:
+def fmax(input: Any, other: Any, *, out: Any = None) -> Any:
     """The larger of the two, ignoring a NaN (NaN only where both are). Gradient as torch's: to
     ``input`` where ``input >= other`` or ``other`` is NaN, else to ``other``."""
+    if out is not None:
+        return _out_args.write_out("fmax", fmax, (input, other), {}, out)
     x, y = _tensors(input, other)
     return where(logical_or(ge(x, y), isnan(y)), x, y)
 
 
-def fmin(input: Any, other: Any) -> Any:
+def fmin(input: Any, other: Any, *, out: Any = None) -> Any:
     """The smaller of the two, ignoring a NaN (NaN only where both are); gradient as fmax's."""
+    if out is not None:
+        return _out_args.write_out("fmin", fmin, (input, other), {}, out)
     x, y = _tensors(input, other)
     return where(logical_or(le(x, y), isnan(y)), x, y)
 
@@ -107,9 +112,11 @@ def _signbit(y: Any) -> Any:
     return lt(where(eq(y, 0), div(1.0, y), y), 0)
 
 
-def copysign(input: Any, other: Any) -> Any:
+def copysign(input: Any, other: Any, *, out: Any = None) -> Any:
     """``|input|`` with the sign of ``other`` (-0.0 counts as negative). Gradient as torch's:
     ``grad * result / input`` for input (0 at input == 0), none for ``other``."""
+    if out is not None:
+        return _out_args.write_out("copysign", copysign, (input, other), {}, out)
     x, y = _tensors(input, other)
     if x.dtype.kind not in "fc":
         x = cast(x, np.result_type(y.dtype, np.float32) if y.dtype.kind == "f" else
@@ -119,10 +126,12 @@ def copysign(input: Any, other: Any) -> Any:
     return where(_signbit(y), neg(m), m)
 
 
-def nextafter(input: Any, other: Any) -> Any:
+def nextafter(input: Any, other: Any, *, out: Any = None) -> Any:
     """The next representable value after ``input`` towards ``other``. Gradients as torch's:
     ``grad`` for input where input != other (0 where equal), none for other. The step is
     taken on the data; ``input + step`` is exact (the two are neighbours)."""
+    if out is not None:
+        return _out_args.write_out("nextafter", nextafter, (input, other), {}, out)
     x, y = _tensors(input, other)
     a, b = np.broadcast_arrays(np.asarray(x.detach().numpy()), np.asarray(y.detach().numpy()))
     with np.errstate(invalid="ignore"):
@@ -131,11 +140,13 @@ def nextafter(input: Any, other: Any) -> Any:
     return where(eq(x.detach(), y.detach()), y.detach(), add(x, step_t))
 
 
-def frexp(input: Any) -> Any:
+def frexp(input: Any, *, out: Any = None) -> Any:
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, |mantissa| in
     [0.5, 1) (0 for 0; inf and NaN kept, exponent 0). The exponent is int64 (torch: int32,
     a dtype transgrad's tensors do not have yet). The mantissa's gradient is
     ``grad / 2 ** exponent``, as torch's."""
+    if out is not None:
+        return _out_args.write_out("frexp", frexp, (input,), {}, out)
     if input.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     _, e = np.frexp(np.asarray(input.detach().numpy()))
@@ -146,33 +157,41 @@ def frexp(input: Any) -> Any:
     return return_types.frexp((mul(input, scale), exponent))
 
 
-def ldexp(input: Any, other: Any) -> Any:
+def ldexp(input: Any, other: Any, *, out: Any = None) -> Any:
     """``input * 2 ** other``; gradients ``grad * 2 ** other`` and ``grad * result * ln 2``."""
+    if out is not None:
+        return _out_args.write_out("ldexp", ldexp, (input, other), {}, out)
     x, y = _tensors(input, other)
     if y.dtype.kind not in "fc":
         y = cast(y, x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
     return mul(x, exp2(y))
 
 
-def xlog1py(input: Any, other: Any) -> Any:
+def xlog1py(input: Any, other: Any, *, out: Any = None) -> Any:
     """``input * log1p(other)``, 0 where input is 0 (unless other is NaN): ``xlogy(input,
     1 + other)``, whose gradients are torch's (``log1p(other)``, 0 where also other <= -1, and
     ``input / (1 + other)``)."""
+    if out is not None:
+        return _out_args.write_out("xlog1py", xlog1py, (input, other), {}, out)
     x, y = _tensors(input, other)
     if y.dtype.kind not in "fc":
         y = cast(y, x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
     return xlogy(x, add(y, 1.0))
 
 
-def entr(input: Any) -> Any:
+def entr(input: Any, *, out: Any = None) -> Any:
     """``-input * log(input)`` for input > 0, 0 at 0, -inf below; gradient ``-(1 + log x)``."""
+    if out is not None:
+        return _out_args.write_out("entr", entr, (input,), {}, out)
     x = input
     return where(lt(x, 0), -math.inf, neg(xlogy(x, x)))
 
 
-def mvlgamma(input: Any, p: int) -> Any:
+def mvlgamma(input: Any, p: int, *, out: Any = None) -> Any:
     """The multivariate log-gamma of dimension ``p``: ``sum_j lgamma(input - j / 2) +
     p (p - 1) / 4 log(pi)``; every element must be greater than ``(p - 1) / 2`` (as torch)."""
+    if out is not None:
+        return _out_args.write_out("mvlgamma", mvlgamma, (input, p), {}, out)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input
@@ -187,11 +206,13 @@ def mvlgamma(input: Any, p: int) -> Any:
 multigammaln = mvlgamma
 
 
-def sinc(input: Any) -> Any:
+def sinc(input: Any, *, out: Any = None) -> Any:
     """``sin(pi x) / (pi x)``, 1 at 0. Near 0 (|pi x| < 1e-3) the Taylor polynomial
     ``1 - t^2/6 + t^4/120`` (t = pi x) is used, so every derivative is right there: 0 first,
     -pi^2/3 second (torch's second derivative at exactly 0 is NaN). The quotient is taken on a
     copy of x that is 1 near 0, so no NaN reaches the backward from the branch not taken."""
+    if out is not None:
+        return _out_args.write_out("sinc", sinc, (input,), {}, out)
     x = input
     if x.dtype.kind not in "fc":
         x = cast(x, np.dtype(np.float32))
@@ -224,10 +245,12 @@ def _float(x: Any) -> Any:
     return x if x.dtype.kind in "fc" else cast(x, np.dtype(np.float32))
 
 
-def log_ndtr(input: Any) -> Any:
+def log_ndtr(input: Any, *, out: Any = None) -> Any:
     """``log`` of the standard normal CDF, accurate in both tails: ``log1p(-erfc(x/sqrt2)/2)``
     above -1, ``log(erfc(-x/sqrt2)/2)`` down to -20, the asymptotic series of the Mills ratio
     below (Note [Special functions by branches])."""
+    if out is not None:
+        return _out_args.write_out("log_ndtr", log_ndtr, (input,), {}, out)
     from transgrad._api.pointwise import erfc
 
     x = _float(input)
@@ -247,19 +270,23 @@ def log_ndtr(input: Any) -> Any:
     return where(hi, upper, where(lo, tail, middle))
 
 
-def ndtri(input: Any) -> Any:
+def ndtri(input: Any, *, out: Any = None) -> Any:
     """The inverse of the standard normal CDF, ``sqrt(2) erfinv(2p - 1)``: its gradient,
     ``sqrt(2 pi) exp(ndtri(p)^2 / 2)``, is torch's; +-inf at 1 and 0, NaN outside [0, 1]. (2p - 1
     rounds where p is tiny: the relative error grows as eps / p below p ~ 1e-3.)"""
+    if out is not None:
+        return _out_args.write_out("ndtri", ndtri, (input,), {}, out)
     from transgrad._api.pointwise import erfinv
 
     return mul(erfinv(sub(mul(_float(input), 2.0), 1.0)), math.sqrt(2.0))
 
 
-def erfcx(input: Any) -> Any:
+def erfcx(input: Any, *, out: Any = None) -> Any:
     """The scaled complementary error function ``exp(x^2) erfc(x)``: the product below 8, the
     asymptotic series ``1/(x sqrt(pi)) sum (-1)^k (2k-1)!! / (2x^2)^k`` above (no overflow; Note
     [Special functions by branches]). +inf where exp(x^2) overflows (x < -26.6), as torch."""
+    if out is not None:
+        return _out_args.write_out("erfcx", erfcx, (input,), {}, out)
     from transgrad._api.pointwise import erfc
 
     x = _float(input)
@@ -307,31 +334,41 @@ def _bessel(x: Any, nu: int, scaled: bool) -> Any:
     return where(big, tail, total)
 
 
-def i0(input: Any) -> Any:
+def i0(input: Any, *, out: Any = None) -> Any:
     """The modified Bessel function of the first kind of order 0."""
+    if out is not None:
+        return _out_args.write_out("i0", i0, (input,), {}, out)
     return _bessel(input, 0, False)
 
 
-def i0e(input: Any) -> Any:
+def i0e(input: Any, *, out: Any = None) -> Any:
     """``exp(-|x|) i0(x)``, without overflow."""
+    if out is not None:
+        return _out_args.write_out("i0e", i0e, (input,), {}, out)
     return _bessel(input, 0, True)
 
 
-def i1(input: Any) -> Any:
+def i1(input: Any, *, out: Any = None) -> Any:
     """The modified Bessel function of the first kind of order 1."""
+    if out is not None:
+        return _out_args.write_out("i1", i1, (input,), {}, out)
     return _bessel(input, 1, False)
 
 
-def i1e(input: Any) -> Any:
+def i1e(input: Any, *, out: Any = None) -> Any:
     """``exp(-|x|) i1(x)``, without overflow."""
+    if out is not None:
+        return _out_args.write_out("i1e", i1e, (input,), {}, out)
     return _bessel(input, 1, True)
 
 
 # -- reductions and fills ------------------------------------------------------------------------
 
 
-def vdot(input: Any, other: Any) -> Any:
+def vdot(input: Any, other: Any, *, out: Any = None) -> Any:
     """The dot product of two 1-D tensors (real tensors: ``dot``)."""
+    if out is not None:
+        return _out_args.write_out("vdot", vdot, (input, other), {}, out)
     return dot(input, other)
 
 
@@ -354,10 +391,12 @@ def fill(input: Any, value: Any) -> Any:
                                       tuple(input.shape)))
 
 
-def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Any:
+def renorm(input: Any, p: float, dim: int, maxnorm: float, *, out: Any = None) -> Any:
     """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled to norm
     ``maxnorm`` (torch's factor ``maxnorm / (norm + 1e-7)``); differentiated through the norm,
     as torch's renorm_backward."""
+    if out is not None:
+        return _out_args.write_out("renorm", renorm, (input, p, dim, maxnorm), {}, out)
     if p <= 0:
         raise RuntimeError(f"renorm: non-positive-norm not supported (got p={p})")
     if maxnorm < 0:
@@ -369,10 +408,13 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float) -> Any:
     return mul(input, factor)
 
 
-def nanmedian(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def nanmedian(input: Any, dim: Optional[int] = None, keepdim: bool = False, *,
+              out: Any = None) -> Any:
     """The median ignoring NaNs (the lower of the two middle values; NaN where a slice is all
     NaN); with ``dim``, ``(values, indices)`` as torch. The gradient goes to the element
     chosen, as torch's (``evenly_distribute``-free: one index per slice)."""
+    if out is not None:
+        return _out_args.write_out("nanmedian", nanmedian, (input, dim, keepdim), {}, out)
     if dim is None:
         flat = reshape(input, (-1,))
         values, _ = _nanmedian_dim(flat, 0, False)
@@ -511,9 +553,11 @@ def _mode_index(row: np.ndarray) -> int:
     return best
 
 
-def mode(input: Any, dim: int = -1, keepdim: bool = False) -> Any:
+def mode(input: Any, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
     """The most frequent value along ``dim`` and the index torch reports for it (Note [mode's
     index]); the gradient goes to that element."""
+    if out is not None:
+        return _out_args.write_out("mode", mode, (input, dim, keepdim), {}, out)
     x = input
     d = wrap_dim(dim, max(x.ndim, 1))
     a = np.moveaxis(np.asarray(x.detach().numpy()).reshape(x.shape or (1,)), d, -1)
@@ -562,8 +606,10 @@ def index_put(input: Any, indices: Sequence[Any], values: Any, accumulate: bool 
     return indexing.index_put(input, indices, values, accumulate)
 
 
-def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
+def narrow_copy(input: Any, dim: int, start: int, length: int, *, out: Any = None) -> Any:
     """``narrow`` as a new tensor (a copy, not a view)."""
+    if out is not None:
+        return _out_args.write_out("narrow_copy", narrow_copy, (input, dim, start, length), {}, out)
     return narrow(input, dim, start, length).clone()
 
 
@@ -609,9 +655,11 @@ def unsafe_chunk(input: Any, chunks: int, dim: int = 0) -> Any:
 # -- torch.linalg -------------------------------------------------------------------------------
 
 
-def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
+def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Any:
     """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (batch dims broadcast);
     gradients ``cross(other, grad)`` and ``cross(grad, input)``, as torch's."""
+    if out is not None:
+        return _out_args.write_out("cross", cross, (input, other), {"dim": dim}, out)
     dtype_checks.check_scalar_type(input, other)
     x, y = broadcast_tensors(input, other)
     d = wrap_dim(dim, x.ndim)
@@ -626,9 +674,12 @@ def cross(input: Any, other: Any, *, dim: int = -1) -> Any:
 
 
 def vector_norm(x: Any, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
-                dtype: Any = None) -> Any:
+                dtype: Any = None, out: Any = None) -> Any:
     """torch.linalg.vector_norm: the ``ord``-norm of x as a vector (over ``dim``, all by
     default); ord 0 counts non-zeros, +-inf take max/min of |x|."""
+    if out is not None:
+        return _out_args.write_out("vector_norm", vector_norm, (x, ord, dim, keepdim),
+                                   {"dtype": dtype}, out)
     if dtype is not None:
         x = cast(x, dtype)
     if ord == 0:

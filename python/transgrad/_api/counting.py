@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad._api import out_args as _out_args
 from transgrad._api.functions import wrap_dim
 from transgrad._backend import backend_of
 
@@ -82,9 +83,12 @@ def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: 
     return _wrap(input, values, inverse, counts, return_inverse, return_counts)
 
 
-def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  # noqa: A002
+def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0, *,
+          out: Any = None) -> Any:  # noqa: A002
     """The histogram of ``input`` in ``bins`` equal bins over [min, max] (both 0: the data's own
     range); elements outside are ignored, ``max`` itself falls in the last bin."""
+    if out is not None:
+        return _out_args.write_out("histc", histc, (input, bins, min, max), {}, out)
     if bins <= 0:
         raise RuntimeError("torch.histogram(): bins must be > 0, but got "
                            f"{bins} for dimension 0")
@@ -102,9 +106,11 @@ def histc(input: Any, bins: int = 100, min: float = 0, max: float = 0) -> Any:  
     return backend_of(input).from_numpy(counts.astype(a.dtype))
 
 
-def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+def nonzero(input: Any, *, as_tuple: bool = False, out: Any = None) -> Any:
     """The indices of the non-zero elements: an (n, ndim) int64 tensor in row-major order, or
     with ``as_tuple`` one 1-D tensor per dim (a 0-d input counts as 1-d)."""
+    if out is not None:
+        return _out_args.write_out("nonzero", nonzero, (input,), {"as_tuple": as_tuple}, out)
     a = _data(input)
     B = backend_of(input)
     where = np.argwhere(a.reshape(a.shape or (1,)) != 0).astype(np.int64)

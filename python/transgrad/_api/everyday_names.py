@@ -20,6 +20,7 @@ import numpy as np
 
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
+from transgrad._api import out_args as _out_args
 from transgrad._api import shape_functions as shape_fn
 from transgrad._api.factorizations import pinv
 from transgrad._api.inplace import run_inplace
@@ -71,8 +72,10 @@ def conj(input: Any) -> Any:
 resolve_conj = resolve_neg = real = conj
 
 
-def conj_physical(input: Any) -> Any:
+def conj_physical(input: Any, *, out: Any = None) -> Any:
     """The conjugate, materialised: ``input`` for a real tensor (torch returns it too)."""
+    if out is not None:
+        return _out_args.write_out("conj_physical", conj_physical, (input,), {}, out)
     return input
 
 
@@ -88,8 +91,10 @@ def _imag(self: Any) -> Any:
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
-def heaviside(input: Any, values: Any) -> Any:
+def heaviside(input: Any, values: Any, *, out: Any = None) -> Any:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is > 0."""
+    if out is not None:
+        return _out_args.write_out("heaviside", heaviside, (input, values), {}, out)
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     zero = fn.eq(input, 0)
@@ -106,18 +111,24 @@ def _integer_pair(name: str, input: Any, other: Any, f: Callable[..., Any]) -> A
     return backend_of(input).from_numpy(np.ascontiguousarray(f(a, b)))
 
 
-def gcd(input: Any, other: Any) -> Any:
+def gcd(input: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise greatest common divisor of integer tensors (non-negative)."""
+    if out is not None:
+        return _out_args.write_out("gcd", gcd, (input, other), {}, out)
     return _integer_pair("gcd", input, other, np.gcd)
 
 
-def lcm(input: Any, other: Any) -> Any:
+def lcm(input: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise least common multiple of integer tensors (non-negative)."""
+    if out is not None:
+        return _out_args.write_out("lcm", lcm, (input, other), {}, out)
     return _integer_pair("lcm", input, other, np.lcm)
 
 
-def float_power(input: Any, exponent: Any) -> Any:
+def float_power(input: Any, exponent: Any, *, out: Any = None) -> Any:
     """``input ** exponent`` computed in float64 (torch's float_power)."""
+    if out is not None:
+        return _out_args.write_out("float_power", float_power, (input, exponent), {}, out)
     base = fn.cast(input, "float64") if is_tensor(input) else input
     exp = fn.cast(exponent, "float64") if is_tensor(exponent) else float(exponent)
     if not is_tensor(base):
@@ -125,9 +136,11 @@ def float_power(input: Any, exponent: Any) -> Any:
     return fn.pow(base, exp)
 
 
-def matrix_power(input: Any, n: int) -> Any:
+def matrix_power(input: Any, n: int, *, out: Any = None) -> Any:
     """``input`` (a square matrix or a batch of them) multiplied by itself ``n`` times; the
     identity for 0, powers of the inverse for negative ``n``."""
+    if out is not None:
+        return _out_args.write_out("matrix_power", matrix_power, (input, n), {}, out)
     if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but "
                            f"they are {input.shape[-2] if input.ndim > 1 else input.shape[0]} "
@@ -147,8 +160,10 @@ def matrix_power(input: Any, n: int) -> Any:
     return result
 
 
-def msort(input: Any) -> Any:
+def msort(input: Any, *, out: Any = None) -> Any:
     """``input`` sorted along dim 0."""
+    if out is not None:
+        return _out_args.write_out("msort", msort, (input,), {}, out)
     return xfn.sort(input, 0).values
 
 
@@ -157,8 +172,10 @@ def diagflat(input: Any, offset: int = 0) -> Any:
     return shape_fn.diag(fn.reshape(input, (-1,)), offset)
 
 
-def ger(input: Any, vec2: Any) -> Any:
+def ger(input: Any, vec2: Any, *, out: Any = None) -> Any:
     """The outer product (torch's deprecated name of ``outer``)."""
+    if out is not None:
+        return _out_args.write_out("ger", ger, (input, vec2), {}, out)
     return fn.outer(input, vec2)
 
 

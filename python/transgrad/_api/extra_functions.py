@@ -27,6 +27,7 @@ import numpy as np
 
 from transgrad import return_types
 from transgrad._api import dtype_checks, functions
+from transgrad._api import out_args as _out_args
 from transgrad._api.factories import _check_fits as check_fits
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
@@ -234,8 +235,10 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 # -- misc formulas ---------------------------------------------------------------------
 
 
-def cumsum(x: Any, dim: int, dtype: Any = None) -> Any:
+def cumsum(x: Any, dim: int, dtype: Any = None, *, out: Any = None) -> Any:
     """The cumulative sum along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("cumsum", cumsum, (x, dim, dtype), {}, out)
     ops = backend_of(x).ops
     return ops.cumsum(x if dtype is None else functions.cast(x, dtype), int(dim))
 
@@ -246,14 +249,18 @@ def flip(x: Any, dims: Any) -> Any:
     return ops.flip(x, dims_arg(dims, x.ndim) if x.ndim else ())
 
 
-def tril(x: Any, diagonal: int = 0) -> Any:
+def tril(x: Any, diagonal: int = 0, *, out: Any = None) -> Any:
     """The lower triangle of ``x`` (below diagonal ``diagonal``), zeros elsewhere."""
+    if out is not None:
+        return _out_args.write_out("tril", tril, (x, diagonal), {}, out)
     ops = backend_of(x).ops
     return ops.tril(x, int(diagonal))
 
 
-def triu(x: Any, diagonal: int = 0) -> Any:
+def triu(x: Any, diagonal: int = 0, *, out: Any = None) -> Any:
     """The upper triangle of ``x`` (above diagonal ``diagonal``), zeros elsewhere."""
+    if out is not None:
+        return _out_args.write_out("triu", triu, (x, diagonal), {}, out)
     ops = backend_of(x).ops
     return ops.triu(x, int(diagonal))
 
@@ -281,20 +288,29 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     return ops.layer_norm(input, shape, weight, bias, float(eps))
 
 
-def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def sort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False, *,
+         out: Any = None) -> Any:
     """(values, indices) of ``x`` sorted along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("sort", sort, (x, dim, descending, stable), {}, out)
     ops = backend_of(x).ops
     return return_types.sort(ops.sort(x, int(dim), bool(descending)))
 
 
-def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False, *,
+            out: Any = None) -> Any:
     """The indices that sort ``x`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("argsort", argsort, (x, dim, descending, stable), {}, out)
     ops = backend_of(x).ops
     return ops.sort(x, int(dim), bool(descending))[1]
 
 
-def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+def topk(x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
+         out: Any = None) -> Any:
     """(values, indices) of the ``k`` largest (or smallest) entries along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("topk", topk, (x, k, dim, largest, sorted), {}, out)
     ops = backend_of(x).ops
     return return_types.topk(ops.topk(x, int(k), int(dim), bool(largest)))
 
@@ -357,8 +373,10 @@ def repeat(x: Any, *sizes: Any) -> Any:
                        tuple(r * s for r, s in zip(reps, shape)))
 
 
-def mv(mat: Any, vec: Any) -> Any:
+def mv(mat: Any, vec: Any, *, out: Any = None) -> Any:
     """The product of a matrix and a vector."""
+    if out is not None:
+        return _out_args.write_out("mv", mv, (mat, vec), {}, out)
     ops = backend_of(mat).ops
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")

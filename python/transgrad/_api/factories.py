@@ -19,6 +19,7 @@ import numpy as np
 from transgrad._api.dlpack import array_from_dlpack
 from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._api.memory_formats import laid_out, like_order
+from transgrad._api.out_args import write_factory_out, write_out
 from transgrad._backend import is_tensor
 from transgrad._device import check_device
 from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported from here)
@@ -199,7 +200,12 @@ class Factories:
         return self._backend.from_numpy(a)
 
     def full(self, size: Any, fill_value: Any, dtype: Any = None,
-             requires_grad: bool = False, device: Any = None) -> Any:
+             requires_grad: bool = False, device: Any = None, *, out: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "full",
+                lambda d: self.full(size, fill_value, d, device=device),
+                out, dtype)
         if dtype is None:
             dtype = (bool_ if isinstance(fill_value, builtins.bool) else
                      int64 if isinstance(fill_value, (int, np.integer)) else self._default)
@@ -214,20 +220,40 @@ class Factories:
             fill_value = np.array(int(fill_value), np.int64).astype(d)
         return self._wrap(np.full(shape, fill_value, d), requires_grad, device)
 
-    def zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+    def zeros(self, *size: Any, out: Any = None, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "zeros",
+                lambda d: self.zeros(*size, dtype=d, device=device),
+                out, dtype)
         return self._wrap(np.zeros(_shape(size), self._float(dtype)), requires_grad, device)
 
-    def ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+    def ones(self, *size: Any, out: Any = None, dtype: Any = None, requires_grad: bool = False,
              device: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "ones",
+                lambda d: self.ones(*size, dtype=d, device=device),
+                out, dtype)
         return self._wrap(np.ones(_shape(size), self._float(dtype)), requires_grad, device)
 
-    def empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False,
+    def empty(self, *size: Any, out: Any = None, dtype: Any = None, requires_grad: bool = False,
               device: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "empty",
+                lambda d: self.empty(*size, dtype=d, device=device),
+                out, dtype, grad_words="cannot resize variables that require grad")
         return self.zeros(*size, dtype=dtype, requires_grad=requires_grad, device=device)
 
     def eye(self, n: int, m: Optional[int] = None, dtype: Any = None,
-            requires_grad: bool = False, device: Any = None) -> Any:
+            requires_grad: bool = False, device: Any = None, *, out: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "eye",
+                lambda d: self.eye(n, m, d, device=device),
+                out, dtype)
         return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad, device)
 
     def _tri_indices(self, name: str, row: int, col: int, offset: int, dtype: Any,
@@ -259,7 +285,12 @@ class Factories:
         return self._wrap(np.asarray(s, dtype=self._float(dtype)), requires_grad, device)
 
     def arange(self, start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
-               requires_grad: bool = False, device: Any = None) -> Any:
+               requires_grad: bool = False, device: Any = None, *, out: Any = None) -> Any:
+        if out is not None:
+            return write_factory_out(
+                "arange",
+                lambda d: self.arange(start, end, step, d, device=device),
+                out, dtype)
         if end is None:
             start, end = 0, start
         if step == 0:  # torch's checks: numpy divides by zero or gives an empty range
@@ -273,39 +304,65 @@ class Factories:
         return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
                           requires_grad, device)
 
-    def linspace(self, start: Any, end: Any, steps: int, *, dtype: Any = None,
+    def linspace(self, start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None) -> Any:
         """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, computed as
         torch's (the first half counted up from ``start``, the second down from ``end``)."""
+        if out is not None:
+            return write_factory_out(
+                "linspace",
+                lambda d: self.linspace(start, end, steps, dtype=d, device=device),
+                out, dtype)
         return self._wrap(_spaced(start, end, steps, self._float(dtype), "linspace"),
                           requires_grad, device)
 
-    def logspace(self, start: Any, end: Any, steps: int, base: float = 10.0, *,
+    def logspace(self, start: Any, end: Any, steps: int, base: float = 10.0, *, out: Any = None,
                  dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
         """``base ** linspace(start, end, steps)``, as torch's."""
+        if out is not None:
+            return write_factory_out(
+                "logspace",
+                lambda d: self.logspace(start, end, steps, base, dtype=d, device=device),
+                out, dtype)
         d = self._float(dtype)
         exps = _spaced(start, end, steps, np.dtype(np.float64), "logspace")
         return self._wrap(np.power(float(base), exps).astype(d), requires_grad, device)
 
-    def randn(self, *size: Any, generator: Any = None, dtype: Any = None,
+    def randn(self, *size: Any, generator: Any = None, out: Any = None, dtype: Any = None,
               requires_grad: bool = False, device: Any = None) -> Any:
         """Standard normal draws of shape ``size`` (torch's numbers for the same seed)."""
+        if out is not None:
+            return write_factory_out(
+                "randn",
+                lambda d: self.randn(*size, generator=generator, dtype=d, device=device),
+                out, dtype, grad_words="cannot resize variables that require grad")
         shape, d = _shape(size), self._float(dtype)
         a = self._gen(generator).normal(math.prod(shape), _draw_dtype(d)).reshape(shape)
         return self._wrap(a.astype(d, copy=False), requires_grad, device)
 
-    def rand(self, *size: Any, generator: Any = None, dtype: Any = None,
+    def rand(self, *size: Any, generator: Any = None, out: Any = None, dtype: Any = None,
              requires_grad: bool = False, device: Any = None) -> Any:
         """Uniform draws in [0, 1) of shape ``size``."""
+        if out is not None:
+            return write_factory_out(
+                "rand",
+                lambda d: self.rand(*size, generator=generator, dtype=d, device=device),
+                out, dtype)
         shape, d = _shape(size), self._float(dtype)
         a = self._gen(generator).uniform(math.prod(shape), _draw_dtype(d)).reshape(shape)
         return self._wrap(a.astype(d, copy=False), requires_grad, device)
 
     def randint(self, *args: Any, size: Any = None, low: Any = None, high: Any = None,
-                generator: Any = None, dtype: Any = None, requires_grad: bool = False,
-                device: Any = None) -> Any:
+                generator: Any = None, out: Any = None, dtype: Any = None,
+                requires_grad: bool = False, device: Any = None) -> Any:
         """Integers drawn uniformly from ``[low, high)``: ``randint(high, size)`` or
         ``randint(low, high, size)``, each also by keyword, as torch's."""
+        if out is not None:
+            return write_factory_out(
+                "randint",
+                lambda d: self.randint(*args, size=size, low=low, high=high, generator=generator,
+                                       dtype=d, device=device),
+                out, dtype)
         if low is not None:
             args = (low,) + args
         if high is not None:
@@ -319,9 +376,14 @@ class Factories:
         a = self._gen(generator).integers(math.prod(shape), low, high).reshape(shape)
         return self._wrap(a.astype(d), requires_grad, device)
 
-    def randperm(self, n: int, *, generator: Any = None, dtype: Any = None,
+    def randperm(self, n: int, *, generator: Any = None, out: Any = None, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None) -> Any:
         """A random permutation of ``0 .. n-1`` (torch's for the same seed)."""
+        if out is not None:
+            return write_factory_out(
+                "randperm",
+                lambda d: self.randperm(n, generator=generator, dtype=d, device=device),
+                out, dtype)
         if isinstance(n, builtins.bool) or not isinstance(n, (int, np.integer)):
             raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
         if n < 0:
@@ -332,10 +394,17 @@ class Factories:
     # -- sampling from given parameters (Note [The same numbers as torch]) --------------------
 
     def normal(self, mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
-               dtype: Any = None, requires_grad: bool = False, device: Any = None) -> Any:
+               out: Any = None, dtype: Any = None, requires_grad: bool = False,
+               device: Any = None) -> Any:
         """Normal draws with the given ``mean`` and ``std`` (tensors, broadcast, or numbers with
         ``size``), as ``torch.normal``. The result is a new leaf: torch's gradient of a draw with
         respect to ``mean``/``std`` is zero, so nothing is recorded."""
+        if out is not None:
+            def draw(mean: Any, std: Any, d: Any = dtype) -> Any:
+                return self.normal(mean, std, size, generator=generator, dtype=d, device=device)
+            if is_tensor(mean) or is_tensor(std):  # the parameters' dtype, as without out=
+                return write_out("normal", draw, (mean, std), {}, out)
+            return write_factory_out("normal", lambda d: draw(mean, std, d), out, dtype)
         m, s = _param(mean), _param(std)
         if not is_tensor(mean) and not is_tensor(std):
             if size is None:
@@ -350,8 +419,12 @@ class Factories:
         z = self._gen(generator).normal(math.prod(shape), _draw_dtype(d)).reshape(shape)
         return self._wrap(z.astype(d) * s.astype(d) + m.astype(d), requires_grad, device)
 
-    def bernoulli(self, input: Any, p: Any = None, *, generator: Any = None) -> Any:
+    def bernoulli(self, input: Any, p: Any = None, *, generator: Any = None,
+                  out: Any = None) -> Any:
         """0/1 draws with probabilities ``input`` (or the number ``p``), in ``input``'s dtype."""
+        if out is not None:
+            return write_out("bernoulli", self.bernoulli, (input, p), {"generator": generator},
+                             out)
         shape = tuple(input.shape)
         g = self._gen(generator)
         probs: Any
@@ -367,9 +440,12 @@ class Factories:
         return self._wrap((u < probs).astype(input.dtype), False, None)
 
     def multinomial(self, input: Any, num_samples: int, replacement: bool = False, *,
-                    generator: Any = None) -> Any:
+                    generator: Any = None, out: Any = None) -> Any:
         """Indices drawn from the rows of ``input`` (unnormalised weights), as
         ``torch.multinomial``: each row, ``num_samples`` draws with or without replacement."""
+        if out is not None:
+            return write_out("multinomial", self.multinomial, (input, num_samples, replacement),
+                             {"generator": generator}, out)
         w = np.asarray(input.detach(), dtype=np.float64)
         if w.ndim not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")

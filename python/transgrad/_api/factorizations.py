@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from transgrad import return_types
+from transgrad._api import out_args as _out_args
 from transgrad._backend import backend_of
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack",
@@ -38,27 +39,36 @@ def _mT(ops: Any, x: Any) -> Any:
     return ops.transpose(x, -1, -2)
 
 
-def linalg_cholesky(A: Any, *, upper: bool = False) -> Any:
+def linalg_cholesky(A: Any, *, upper: bool = False, out: Any = None) -> Any:
     """L (lower) with ``A = L L^T`` (``upper``: U with ``A = U^T U``); reads that triangle."""
+    if out is not None:
+        return _out_args.write_out("linalg_cholesky", linalg_cholesky, (A,), {"upper": upper}, out)
     _matrices(A, "linalg.cholesky")
     return backend_of(A).ops.cholesky(A, bool(upper))
 
 
-def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
+def cholesky_ex(A: Any, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     """(L, info): the factor and 0 (an input that is not positive-definite raises here, where
     torch returns the order of the failing minor in info unless ``check_errors``)."""
+    if out is not None:
+        return _out_args.write_out("cholesky_ex", cholesky_ex, (A,),
+                                   {"upper": upper, "check_errors": check_errors}, out)
     L = linalg_cholesky(A, upper=upper)
     return return_types.linalg_cholesky_ex(
         (L, backend_of(A).from_numpy(np.zeros(tuple(A.shape[:-2]), np.int32))))
 
 
-def cholesky(input: Any, upper: bool = False) -> Any:
+def cholesky(input: Any, upper: bool = False, *, out: Any = None) -> Any:
     """torch.cholesky (deprecated in torch for torch.linalg.cholesky): the same factor."""
+    if out is not None:
+        return _out_args.write_out("cholesky", cholesky, (input, upper), {}, out)
     return linalg_cholesky(input, upper=upper)
 
 
-def cholesky_solve(B: Any, L: Any, upper: bool = False) -> Any:
+def cholesky_solve(B: Any, L: Any, upper: bool = False, *, out: Any = None) -> Any:
     """X with ``A X = B`` for A given by its Cholesky factor ``L``."""
+    if out is not None:
+        return _out_args.write_out("cholesky_solve", cholesky_solve, (B, L, upper), {}, out)
     _matrices(L, "cholesky_solve")
     if B.ndim < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions "
@@ -66,15 +76,22 @@ def cholesky_solve(B: Any, L: Any, upper: bool = False) -> Any:
     return backend_of(B).ops.cholesky_solve(B, L, bool(upper))
 
 
-def cholesky_inverse(L: Any, upper: bool = False) -> Any:
+def cholesky_inverse(L: Any, upper: bool = False, *, out: Any = None) -> Any:
     """The inverse of A from its Cholesky factor ``L``."""
+    if out is not None:
+        return _out_args.write_out("cholesky_inverse", cholesky_inverse, (L, upper), {}, out)
     _matrices(L, "cholesky_inverse")
     return backend_of(L).ops.cholesky_inverse(L, bool(upper))
 
 
 def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True,
-                     unitriangular: bool = False) -> Any:
+                     unitriangular: bool = False, out: Any = None) -> Any:
     """X with ``A X = B`` (``left=False``: ``X A = B``), A triangular."""
+    if out is not None:
+        return _out_args.write_out(
+            "solve_triangular", solve_triangular,
+            (A, B),
+            {"upper": upper, "left": left, "unitriangular": unitriangular}, out)
     _matrices(A, "linalg.solve_triangular")
     if B.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
@@ -83,8 +100,13 @@ def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True,
 
 
 def triangular_solve(b: Any, A: Any, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False) -> Any:
+                     unitriangular: bool = False, *, out: Any = None) -> Any:
     """(X, A's copy) with ``A X = b`` (``transpose``: ``A^T X = b``)."""
+    if out is not None:
+        return _out_args.write_out(
+            "triangular_solve", triangular_solve,
+            (b, A, upper, transpose, unitriangular),
+            {}, out)
     _matrices(A, "triangular_solve")
     ops = backend_of(A).ops
     coefficient = _mT(ops, A) if transpose else A
@@ -95,8 +117,10 @@ def triangular_solve(b: Any, A: Any, upper: bool = True, transpose: bool = False
     return return_types.triangular_solve((solution, ops.clone(ops.expand(A, shape))))
 
 
-def eigh(A: Any, UPLO: str = "L") -> Any:
+def eigh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     """(eigenvalues ascending, eigenvectors) of the symmetric matrix in A's ``UPLO`` triangle."""
+    if out is not None:
+        return _out_args.write_out("eigh", eigh, (A, UPLO), {}, out)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _matrices(A, "linalg.eigh")
@@ -104,13 +128,17 @@ def eigh(A: Any, UPLO: str = "L") -> Any:
     return return_types.linalg_eigh((values, vectors))
 
 
-def eigvalsh(A: Any, UPLO: str = "L") -> Any:
+def eigvalsh(A: Any, UPLO: str = "L", *, out: Any = None) -> Any:
     """The eigenvalues of :func:`eigh` (the gradient goes through the eigenvectors, as torch)."""
+    if out is not None:
+        return _out_args.write_out("eigvalsh", eigvalsh, (A, UPLO), {}, out)
     return eigh(A, UPLO).eigenvalues
 
 
-def linalg_qr(A: Any, mode: str = "reduced") -> Any:
+def linalg_qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Any:
     """(Q, R) with A = Q R; ``mode``: "reduced", "complete", or "r" (Q empty)."""
+    if out is not None:
+        return _out_args.write_out("linalg_qr", linalg_qr, (A, mode), {}, out)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -122,25 +150,34 @@ def linalg_qr(A: Any, mode: str = "reduced") -> Any:
     return return_types.linalg_qr((Q, R))
 
 
-def qr(input: Any, some: bool = True) -> Any:
+def qr(input: Any, some: bool = True, *, out: Any = None) -> Any:
     """torch.qr (deprecated in torch): ``linalg.qr`` with ``some`` for mode "reduced"."""
+    if out is not None:
+        return _out_args.write_out("qr", qr, (input, some), {}, out)
     return return_types.qr(linalg_qr(input, "reduced" if some else "complete"))
 
 
-def linalg_svd(A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
+def linalg_svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> Any:
     """(U, S, Vh) with A = U diag(S) Vh, S descending (``driver`` is CUDA's: accepted)."""
+    if out is not None:
+        return _out_args.write_out("linalg_svd", linalg_svd, (A, full_matrices),
+                                   {"driver": driver}, out)
     _matrices(A, "linalg.svd", square=False)
     U, S, Vh = backend_of(A).ops.svd(A, bool(full_matrices))
     return return_types.linalg_svd((U, S, Vh))
 
 
-def svdvals(A: Any, *, driver: Any = None) -> Any:
+def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Any:
     """The singular values, descending (the gradient goes through U and Vh, as torch)."""
+    if out is not None:
+        return _out_args.write_out("svdvals", svdvals, (A,), {"driver": driver}, out)
     return linalg_svd(A, full_matrices=False).S
 
 
-def svd(input: Any, some: bool = True, compute_uv: bool = True) -> Any:
+def svd(input: Any, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """torch.svd: (U, S, V) (V, not Vh); ``some=False``: square U and V."""
+    if out is not None:
+        return _out_args.write_out("svd", svd, (input, some, compute_uv), {}, out)
     U, S, Vh = linalg_svd(input, full_matrices=not some)
     ops = backend_of(input).ops
     if not compute_uv:
@@ -148,9 +185,13 @@ def svd(input: Any, some: bool = True, compute_uv: bool = True) -> Any:
     return return_types.svd((U, S, _mT(ops, Vh)))
 
 
-def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
+def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
+         out: Any = None) -> Any:
     """The pseudo-inverse through the SVD: ``V diag(1/s) U^T`` over the singular values above
     ``max(atol, rtol * s_max)`` (torch's default rtol: eps(dtype) * max(m, n) without atol)."""
+    if out is not None:
+        return _out_args.write_out("pinv", pinv, (A,),
+                                   {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
     _matrices(A, "linalg.pinv", square=False)
     engine = backend_of(A)
     ops = engine.ops
@@ -216,9 +257,12 @@ def _raise_singular(info: np.ndarray, fn: str) -> None:
                            "linalg.lu_factor_ex(A, pivot)")
 
 
-def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> Any:
+def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False, out: Any = None) -> Any:
     """(LU, pivots, info): the packed factors of A = P L U, LAPACK's 1-based int32 pivots, and
     the order of the first zero pivot (0: none) per matrix; ``check_errors`` raises on one."""
+    if out is not None:
+        return _out_args.write_out("lu_factor_ex", lu_factor_ex, (A,),
+                                   {"pivot": pivot, "check_errors": check_errors}, out)
     _lu_input(A, "torch.lu_factor")
     _need_pivot(pivot)
     engine = backend_of(A)
@@ -229,23 +273,32 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False) -> A
     return return_types.linalg_lu_factor_ex((LU, pivots, engine.from_numpy(info)))
 
 
-def lu_factor(A: Any, *, pivot: bool = True) -> Any:
+def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
     """(LU, pivots): :func:`lu_factor_ex` that raises torch's error at a zero pivot."""
+    if out is not None:
+        return _out_args.write_out("lu_factor", lu_factor, (A,), {"pivot": pivot}, out)
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     _raise_singular(np.asarray(info.numpy()), "torch.linalg.lu_factor")
     return return_types.linalg_lu_factor((LU, pivots))
 
 
-def linalg_lu(A: Any, *, pivot: bool = True) -> Any:
+def linalg_lu(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
     """(P, L, U) with A = P L U: P a permutation, L unit lower (m x k), U upper (k x n)."""
+    if out is not None:
+        return _out_args.write_out("linalg_lu", linalg_lu, (A,), {"pivot": pivot}, out)
     _lu_input(A, "linalg.lu")
     _need_pivot(pivot)
     return return_types.linalg_lu(backend_of(A).ops.lu(A))
 
 
 def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,
-              unpack_pivots: bool = True) -> Any:
+              unpack_pivots: bool = True, *, out: Any = None) -> Any:
     """(P, L, U) from :func:`lu_factor`'s output; the parts not asked for are empty."""
+    if out is not None:
+        return _out_args.write_out(
+            "lu_unpack", lu_unpack,
+            (LU_data, LU_pivots, unpack_data, unpack_pivots),
+            {}, out)
     if LU_data.ndim < 2:
         raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(LU_data.shape)} instead")
@@ -261,9 +314,12 @@ def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True,
 
 
 def linalg_lu_solve(LU: Any, pivots: Any, B: Any, *, left: bool = True,
-                    adjoint: bool = False) -> Any:
+                    adjoint: bool = False, out: Any = None) -> Any:
     """X with ``A X = B`` for A given by :func:`lu_factor` (``adjoint``: ``A^T X = B``;
     ``left=False``: ``X A = B``); batch dims broadcast."""
+    if out is not None:
+        return _out_args.write_out("linalg_lu_solve", linalg_lu_solve, (LU, pivots, B),
+                                   {"left": left, "adjoint": adjoint}, out)
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     _matrices(LU, "torch.linalg.lu_solve")
@@ -299,9 +355,11 @@ def lu(A: Any, pivot: bool = True, get_infos: bool = False) -> Any:
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
-def lu_solve(b: Any, LU_data: Any, LU_pivots: Any) -> Any:
+def lu_solve(b: Any, LU_data: Any, LU_pivots: Any, *, out: Any = None) -> Any:
     """torch.lu_solve (deprecated in torch for ``linalg.lu_solve``, whose arguments are in
     the other order): X with ``A X = b``."""
+    if out is not None:
+        return _out_args.write_out("lu_solve", lu_solve, (b, LU_data, LU_pivots), {}, out)
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be "
                   "removed in a future PyTorch release.", UserWarning, stacklevel=2)
     return linalg_lu_solve(LU_data, LU_pivots, b)

@@ -17,6 +17,17 @@ differentiable with a zero gradient: their result requires grad when the input d
 plus the constant difference to the wanted rounding (computed on the data; 0 where x is not
 finite, so inf and NaN come out as torch's). Integer tensors are returned as a copy, as torch.
 
+Note [The engine of a tensor without a frame]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``out=`` is keyword-only (Note [out= in the function's own signature] in out_args.py),
+and CPython 3.11 specializes no call to a function with keyword-only parameters: tg.sin's call
+costs ~30 ns more than a plain ``def sin(x)`` (measured in one process, 296 vs 327 ns). The
+per-op functions of the hot path win some of it back: the unary pass-throughs find the engine
+with ``_engine_of_type(type(x))`` (the dict ``backend_of`` reads, as a bound ``get``: no Python
+frame) and call ``backend_of`` only when that misses (a subclass such as a Parameter, or no
+tensor: its error), 327 -> 311 ns; ``_binary`` and ``add`` do the same and skip ``as_tensor``
+when both operands are tensors of one engine type, which is all ``as_tensor`` would find.
+
 Scalars follow docs/ARCHITECTURE.md: a Python number meeting tensor ``t`` becomes a 0-d tensor of
 ``t``'s dtype when ``t`` is floating; for int64/bool ``t``, int64 (int) or float64 (float).
 """
@@ -36,7 +47,7 @@ from transgrad._api import out_args as _out_args
 from transgrad._api.factories import _check_fits
 from transgrad._api.settings import contiguous_format
 from transgrad._api.views import int_list, offset_in_storage, track_view, track_views
-from transgrad._backend import backend_of, find_backend, is_tensor
+from transgrad._backend import _BY_TENSOR_TYPE, backend_of, find_backend, is_tensor
 from transgrad._dtypes import (
     as_dtype,
     bool_,
@@ -68,6 +79,8 @@ __all__ = [
     "where",
 ]
 _F64, _I64 = np.dtype("float64"), np.dtype("int64")
+# the engine of exactly this tensor type, or None (Note [The engine of a tensor without a frame])
+_engine_of_type = _BY_TENSOR_TYPE.get
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -174,6 +187,10 @@ def as_tensor(value: Any, like: Any) -> Any:
 
 def _binary(name: str, x: Any, other: Any) -> Any:
     """Formula ``name`` on two operands, one of which may be a Python number."""
+    if type(other) is type(x):  # two tensors of one engine: no conversion, no further frame
+        B = _engine_of_type(type(x))
+        if B is not None:
+            return getattr(B.ops, name)(x, other)
     if not is_tensor(x):
         x = as_tensor(x, other)
     return getattr(backend_of(x).ops, name)(x, as_tensor(other, x))
@@ -181,140 +198,196 @@ def _binary(name: str, x: Any, other: Any) -> Any:
 
 # ---- elementwise --------------------------------------------------------------------------
 
-def neg(x: Any) -> Any:
+def neg(x: Any, *, out: Any = None) -> Any:
     """``-x``"""
-    return backend_of(x).ops.neg(x)
+    if out is not None:
+        return _out_args.write_out("neg", neg, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.neg(x)
 
 
-def exp(x: Any) -> Any:
+def exp(x: Any, *, out: Any = None) -> Any:
     """``e ** x``"""
-    return backend_of(x).ops.exp(x)
+    if out is not None:
+        return _out_args.write_out("exp", exp, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.exp(x)
 
 
-def log(x: Any) -> Any:
+def log(x: Any, *, out: Any = None) -> Any:
     """The natural logarithm."""
-    return backend_of(x).ops.log(x)
+    if out is not None:
+        return _out_args.write_out("log", log, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.log(x)
 
 
-def log1p(x: Any) -> Any:
+def log1p(x: Any, *, out: Any = None) -> Any:
     """``log(1 + x)``, accurate near 0."""
-    return backend_of(x).ops.log1p(x)
+    if out is not None:
+        return _out_args.write_out("log1p", log1p, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.log1p(x)
 
 
-def expm1(x: Any) -> Any:
+def expm1(x: Any, *, out: Any = None) -> Any:
     """``exp(x) - 1``, accurate near 0."""
-    return backend_of(x).ops.expm1(x)
+    if out is not None:
+        return _out_args.write_out("expm1", expm1, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.expm1(x)
 
 
-def sqrt(x: Any) -> Any:
+def sqrt(x: Any, *, out: Any = None) -> Any:
     """The square root."""
-    return backend_of(x).ops.sqrt(x)
+    if out is not None:
+        return _out_args.write_out("sqrt", sqrt, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.sqrt(x)
 
 
-def rsqrt(x: Any) -> Any:
+def rsqrt(x: Any, *, out: Any = None) -> Any:
     """``1 / sqrt(x)``."""
-    return backend_of(x).ops.rsqrt(x)
+    if out is not None:
+        return _out_args.write_out("rsqrt", rsqrt, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.rsqrt(x)
 
 
-def reciprocal(x: Any) -> Any:
+def reciprocal(x: Any, *, out: Any = None) -> Any:
     """``1 / x``."""
-    return backend_of(x).ops.reciprocal(x)
+    if out is not None:
+        return _out_args.write_out("reciprocal", reciprocal, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.reciprocal(x)
 
 
-def sin(x: Any) -> Any:
+def sin(x: Any, *, out: Any = None) -> Any:
     """The sine."""
-    return backend_of(x).ops.sin(x)
+    if out is not None:
+        return _out_args.write_out("sin", sin, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.sin(x)
 
 
-def cos(x: Any) -> Any:
+def cos(x: Any, *, out: Any = None) -> Any:
     """The cosine."""
-    return backend_of(x).ops.cos(x)
+    if out is not None:
+        return _out_args.write_out("cos", cos, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.cos(x)
 
 
-def tan(x: Any) -> Any:
+def tan(x: Any, *, out: Any = None) -> Any:
     """The tangent."""
-    return backend_of(x).ops.tan(x)
+    if out is not None:
+        return _out_args.write_out("tan", tan, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.tan(x)
 
 
-def tanh(x: Any) -> Any:
+def tanh(x: Any, *, out: Any = None) -> Any:
     """The hyperbolic tangent."""
-    return backend_of(x).ops.tanh(x)
+    if out is not None:
+        return _out_args.write_out("tanh", tanh, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.tanh(x)
 
 
-def sigmoid(x: Any) -> Any:
+def sigmoid(x: Any, *, out: Any = None) -> Any:
     """``1 / (1 + exp(-x))``."""
-    return backend_of(x).ops.sigmoid(x)
+    if out is not None:
+        return _out_args.write_out("sigmoid", sigmoid, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.sigmoid(x)
 
 
 def relu(x: Any) -> Any:
     """``max(x, 0)``."""
-    return backend_of(x).ops.relu(x)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.relu(x)
 
 
-def abs(x: Any) -> Any:  # noqa: A001
+def abs(x: Any, *, out: Any = None) -> Any:  # noqa: A001
     """The absolute value."""
-    return backend_of(x).ops.abs(x)
+    if out is not None:
+        return _out_args.write_out("abs", abs, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.abs(x)
 
 
-def sign(x: Any) -> Any:
+def sign(x: Any, *, out: Any = None) -> Any:
     """-1, 0 or 1 by the sign of x; a bool tensor is its own sign, as torch's."""
+    if out is not None:
+        return _out_args.write_out("sign", sign, (x,), {}, out)
     if x.dtype is bool_:
         return x.clone()
-    return backend_of(x).ops.sign(x)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.sign(x)
 
 
-def erf(x: Any) -> Any:
+def erf(x: Any, *, out: Any = None) -> Any:
     """The error function."""
-    return backend_of(x).ops.erf(x)
+    if out is not None:
+        return _out_args.write_out("erf", erf, (x,), {}, out)
+    return (_engine_of_type(type(x)) or backend_of(x)).ops.erf(x)
 
 
-def mul(x: Any, other: Any) -> Any:
+def mul(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x * other``."""
+    if out is not None:
+        return _out_args.write_out("mul", mul, (x, other), {}, out)
     return _binary("mul", x, other)
 
 
-def maximum(x: Any, other: Any) -> Any:
+def maximum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise maximum."""
+    if out is not None:
+        return _out_args.write_out("maximum", maximum, (x, other), {}, out)
     return _binary("maximum", x, other)
 
 
-def minimum(x: Any, other: Any) -> Any:
+def minimum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise minimum."""
+    if out is not None:
+        return _out_args.write_out("minimum", minimum, (x, other), {}, out)
     return _binary("minimum", x, other)
 
 
-def eq(x: Any, other: Any) -> Any:
+def eq(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x == other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("eq", eq, (x, other), {}, out)
     return _binary("eq", x, other)
 
 
-def ne(x: Any, other: Any) -> Any:
+def ne(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x != other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("ne", ne, (x, other), {}, out)
     return _binary("ne", x, other)
 
 
-def lt(x: Any, other: Any) -> Any:
+def lt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x < other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("lt", lt, (x, other), {}, out)
     return _binary("lt", x, other)
 
 
-def le(x: Any, other: Any) -> Any:
+def le(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x <= other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("le", le, (x, other), {}, out)
     return _binary("le", x, other)
 
 
-def gt(x: Any, other: Any) -> Any:
+def gt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x > other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("gt", gt, (x, other), {}, out)
     return _binary("gt", x, other)
 
 
-def ge(x: Any, other: Any) -> Any:
+def ge(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x >= other`` (bool)."""
+    if out is not None:
+        return _out_args.write_out("ge", ge, (x, other), {}, out)
     return _binary("ge", x, other)
 
 
-def add(x: Any, other: Any, alpha: Any = 1) -> Any:
+def add(x: Any, other: Any, alpha: Any = 1, *, out: Any = None) -> Any:
     """``x + alpha * other`` (broadcasting; Python numbers follow the scalar rule)."""
+    if out is not None:
+        return _out_args.write_out("add", add, (x, other, alpha), {}, out)
+    if type(other) is type(x) and alpha == 1:  # two tensors of one engine (_binary's path)
+        B = _engine_of_type(type(x))
+        if B is not None:
+            return B.ops.add(x, other)
     ops = _ops_of_pair(x, other)
     if alpha != 1:
         other = mul(as_tensor(other, x), alpha)
@@ -323,8 +396,10 @@ def add(x: Any, other: Any, alpha: Any = 1) -> Any:
     return ops.add(x, as_tensor(other, x))
 
 
-def sub(x: Any, other: Any, alpha: Any = 1) -> Any:
+def sub(x: Any, other: Any, alpha: Any = 1, *, out: Any = None) -> Any:
     """``x - alpha * other``."""
+    if out is not None:
+        return _out_args.write_out("sub", sub, (x, other, alpha), {}, out)
     ops = _ops_of_pair(x, other)
     if alpha != 1:
         other = mul(as_tensor(other, x), alpha)
@@ -333,8 +408,10 @@ def sub(x: Any, other: Any, alpha: Any = 1) -> Any:
     return ops.sub(x, as_tensor(other, x))
 
 
-def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
+def pow(x: Any, exponent: Any, *, out: Any = None) -> Any:  # noqa: A001
     """``x ** exponent``: a tensor exponent is differentiated too, a number is a constant."""
+    if out is not None:
+        return _out_args.write_out("pow", pow, (x, exponent), {}, out)
     ops = _ops_of_pair(x, exponent)
     if is_tensor(exponent):
         if not is_tensor(x):
@@ -357,9 +434,12 @@ def pow(x: Any, exponent: Any) -> Any:  # noqa: A001
 _NOT_GIVEN: Any = object()
 
 
-def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
+def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN, *,
+          out: Any = None) -> Any:
     """``x`` where ``condition`` holds, else ``other`` (broadcasting); ``where(condition)``
     alone is ``nonzero(condition, as_tuple=True)``, as torch."""
+    if out is not None:
+        return _out_args.write_out("where", where, (condition, x, other), {}, out)
     if x is _NOT_GIVEN and other is _NOT_GIVEN:
         return condition.nonzero(as_tuple=True)  # the method: _api.counting imports this module
     if x is _NOT_GIVEN or other is _NOT_GIVEN:
@@ -379,8 +459,10 @@ def where(condition: Any, x: Any = _NOT_GIVEN, other: Any = _NOT_GIVEN) -> Any:
     return ops.where(condition, x, as_tensor(other, x))
 
 
-def clamp(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+def clamp(x: Any, min: Any = None, max: Any = None, *, out: Any = None) -> Any:  # noqa: A002
     """``x`` limited to [min, max] (either may be None, a number or a tensor)."""
+    if out is not None:
+        return _out_args.write_out("clamp", clamp, (x, min, max), {}, out)
     ops = backend_of(x).ops
     if is_tensor(min) or is_tensor(max):
         if min is not None:
@@ -411,20 +493,26 @@ def _integer_bound(bound: Any, d: Any) -> int:
     return int(np.array(int(bound), dtype=np.int64).astype(d.dtype))
 
 
-def square(x: Any) -> Any:
+def square(x: Any, *, out: Any = None) -> Any:
     """``x * x``."""
+    if out is not None:
+        return _out_args.write_out("square", square, (x,), {}, out)
     ops = backend_of(x).ops
     return ops.mul(x, x)
 
 
-def log2(x: Any) -> Any:
+def log2(x: Any, *, out: Any = None) -> Any:
     """The base-2 logarithm."""
+    if out is not None:
+        return _out_args.write_out("log2", log2, (x,), {}, out)
     ops = backend_of(x).ops
     return mul(ops.log(x), 1.0 / math.log(2.0))
 
 
-def log10(x: Any) -> Any:
+def log10(x: Any, *, out: Any = None) -> Any:
     """The base-10 logarithm."""
+    if out is not None:
+        return _out_args.write_out("log10", log10, (x,), {}, out)
     ops = backend_of(x).ops
     return mul(ops.log(x), 1.0 / math.log(10.0))
 
@@ -439,9 +527,11 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # noqa: A001
-        **numpy_kw: Any) -> Any:
+        *, out: Any = None, **numpy_kw: Any) -> Any:
     """The sum over ``dim`` (all elements by default), optionally keeping reduced dims; numpy's
     ``axis``/``keepdims`` work too."""
+    if out is not None:
+        return _out_args.write_out("sum", sum, (x, dim, keepdim, dtype), numpy_kw, out)
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     dims = None if dim is None else dims_arg(dim, x.ndim)
@@ -452,8 +542,10 @@ def sum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,  # no
 
 
 def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
-         **numpy_kw: Any) -> Any:
+         *, out: Any = None, **numpy_kw: Any) -> Any:
     """The mean over ``dim`` (all elements by default), optionally keeping reduced dims."""
+    if out is not None:
+        return _out_args.write_out("mean", mean, (x, dim, keepdim, dtype), numpy_kw, out)
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
@@ -470,22 +562,31 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
     return ops.mean(x, dims, keepdim)
 
 
-def amax(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+def amax(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+         **numpy_kw: Any) -> Any:
     """The maximum over ``dim`` (all dims by default)."""
+    if out is not None:
+        return _out_args.write_out("amax", amax, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     return ops.amax(x, dims_arg(dim, x.ndim), keepdim)
 
 
-def amin(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
+def amin(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+         **numpy_kw: Any) -> Any:
     """The minimum over ``dim`` (all dims by default)."""
+    if out is not None:
+        return _out_args.write_out("amin", amin, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     return ops.amin(x, dims_arg(dim, x.ndim), keepdim)
 
 
-def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+def max(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+        **numpy_kw: Any) -> Any:  # noqa: A001
     """``max(x)`` (all elements), ``max(x, dim)`` -> (values, indices), ``max(x, other)``."""
+    if out is not None:
+        return _out_args.write_out("max", max, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     if numpy_kw:  # np.max(t, axis=...): numpy semantics, values only
         dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
@@ -497,8 +598,11 @@ def max(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
     return return_types.max(ops.max_dim(x, int(dim), keepdim))
 
 
-def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:  # noqa: A001
+def min(x: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None,
+        **numpy_kw: Any) -> Any:  # noqa: A001
     """``min(x)`` (all elements), ``min(x, dim)`` -> (values, indices), ``min(x, other)``."""
+    if out is not None:
+        return _out_args.write_out("min", min, (x, dim, keepdim), numpy_kw, out)
     ops = backend_of(x).ops
     if numpy_kw:
         dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
@@ -510,14 +614,18 @@ def min(x: Any, dim: Any = None, keepdim: bool = False, **numpy_kw: Any) -> Any:
     return return_types.min(ops.min_dim(x, int(dim), keepdim))
 
 
-def logsumexp(x: Any, dim: Any, keepdim: bool = False) -> Any:
+def logsumexp(x: Any, dim: Any, keepdim: bool = False, *, out: Any = None) -> Any:
     """``log(sum(exp(x), dim))``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("logsumexp", logsumexp, (x, dim, keepdim), {}, out)
     ops = backend_of(x).ops
     return ops.logsumexp(x, dims_arg(dim, x.ndim), keepdim)
 
 
-def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+def softmax(x: Any, dim: int, dtype: Any = None, *, out: Any = None) -> Any:
     """``exp(x) / sum(exp(x), dim)``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("softmax", softmax, (x, dim, dtype), {}, out)
     ops = backend_of(x).ops
     if dtype is None and not is_floating_or_complex(x.dtype):
         raise NotImplementedError('"softmax_lastdim_kernel_impl" not implemented for '
@@ -525,8 +633,10 @@ def softmax(x: Any, dim: int, dtype: Any = None) -> Any:
     return ops.softmax(x if dtype is None else cast(x, dtype), dim)
 
 
-def log_softmax(x: Any, dim: int, dtype: Any = None) -> Any:
+def log_softmax(x: Any, dim: int, dtype: Any = None, *, out: Any = None) -> Any:
     """``log(softmax(x, dim))``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("log_softmax", log_softmax, (x, dim, dtype), {}, out)
     ops = backend_of(x).ops
     return ops.log_softmax(x if dtype is None else cast(x, dtype), dim)
 
@@ -546,9 +656,12 @@ def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple:
 
 
 def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = 1) -> Any:
+        *, correction: Any = 1, out: Any = None) -> Any:
     """The variance over ``dim``, divided by N - ``correction`` (1 by default: Bessel's);
     ``unbiased`` is torch's legacy spelling of correction 1 (True) or 0 (False)."""
+    if out is not None:
+        return _out_args.write_out("var", var, (input, dim, unbiased, keepdim),
+                                   {"correction": correction}, out)
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
     _floating_only(input)
@@ -561,8 +674,11 @@ def _floating_only(input: Any) -> None:
 
 
 def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
-        *, correction: Any = 1) -> Any:
+        *, correction: Any = 1, out: Any = None) -> Any:
     """The standard deviation over ``dim`` (the square root of ``var``)."""
+    if out is not None:
+        return _out_args.write_out("std", std, (input, dim, unbiased, keepdim),
+                                   {"correction": correction}, out)
     ops = backend_of(input).ops
     return ops.sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
@@ -585,9 +701,12 @@ def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
 
 
-def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
+         out: Any = None) -> Any:
     """The ``p``-norm over ``dim`` (2, 1, inf, 'fro' or any p > 0), of x cast to ``dtype``
     when given."""
+    if out is not None:
+        return _out_args.write_out("norm", norm, (x, p, dim, keepdim, dtype), {}, out)
     if dtype is not None:
         x = cast(x, dtype)
     ops = backend_of(x).ops
@@ -782,10 +901,12 @@ def clone(x: Any, *, memory_format: Any = None) -> Any:
     return ops.clone(x)
 
 
-def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
+def cat(tensors: Sequence[Any], dim: int = 0, *, out: Any = None) -> Any:
     """The tensors joined along the existing dimension ``dim``. As torch's, a 1-D empty tensor
     (shape (0,), the legacy "no data") is skipped whatever the others' shapes (its gradient is
     then empty: None)."""
+    if out is not None:
+        return _out_args.write_out("cat", cat, (tensors, dim), {}, out)
     ops = _ops_of_seq(tensors)
     tensors = list(tensors)
     kept = [t for t in tensors if not (is_tensor(t) and tuple(t.shape) == (0,))]
@@ -795,8 +916,10 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
     return ops.cat(tensors, dim)
 
 
-def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
+def stack(tensors: Sequence[Any], dim: int = 0, *, out: Any = None) -> Any:
     """The tensors joined along a new dimension ``dim``."""
+    if out is not None:
+        return _out_args.write_out("stack", stack, (tensors, dim), {}, out)
     ops = _ops_of_seq(tensors)
     return ops.stack(list(tensors), dim)
 
@@ -909,16 +1032,21 @@ def _index_in_self(x: Any, dim: int, index: Any) -> Any:
     return idx
 
 
-def index_select(x: Any, dim: int, index: Any) -> Any:
+def index_select(x: Any, dim: int, index: Any, *, out: Any = None) -> Any:
     """The entries ``index`` (1-D int64) of ``x`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("index_select", index_select, (x, dim, index), {}, out)
     ops = backend_of(x).ops
     return ops.index_select(x, dim, _index_in_self(x, dim, index))
 
 
-def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
+def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False, out: Any = None) -> Any:
     """The elements of ``x`` at ``index`` along ``dim``
     (dim 0: ``out[i][j] = x[index[i][j]][j]``); the gradient is dense (``sparse_grad=True``,
     a sparse gradient, is not supported)."""
+    if out is not None:
+        return _out_args.write_out("gather", gather, (x, dim, index),
+                                   {"sparse_grad": sparse_grad}, out)
     if sparse_grad:
         raise NotImplementedError("gather(sparse_grad=True): transgrad has no sparse tensors; "
                                   "the default dense gradient holds the same values")
@@ -927,8 +1055,10 @@ def gather(x: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
     return ops.gather(x, dim, _index(x, index))
 
 
-def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
+def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1, *, out: Any = None) -> Any:
     """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("index_add", index_add, (x, dim, index, source, alpha), {}, out)
     ops = backend_of(x).ops
     dtype_checks.check_index_add(x, source)
     if alpha != 1:
@@ -936,16 +1066,21 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     return ops.index_add(x, dim, _index_in_self(x, dim, index), source)
 
 
-def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
+def scatter_add(x: Any, dim: int, index: Any, src: Any, *, out: Any = None) -> Any:
     """``x`` with ``src`` added at the positions ``index`` along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("scatter_add", scatter_add, (x, dim, index, src), {}, out)
     ops = backend_of(x).ops
     dtype_checks.check_scatter(x, src)
     return ops.scatter_add(x, dim, _index(x, index), src)
 
 
 def slice_scatter(x: Any, src: Any, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Any:
+                  end: Optional[int] = None, step: int = 1, *, out: Any = None) -> Any:
     """``x`` with the slice start:end:step along ``dim`` replaced by ``src``."""
+    if out is not None:
+        return _out_args.write_out("slice_scatter", slice_scatter, (x, src, dim, start, end, step),
+                                   {}, out)
     ops = backend_of(x).ops
     return ops.slice_scatter(x, src, dim, start, end, step)
 
@@ -994,8 +1129,10 @@ def _check_vector_product(x: Any, other: Any) -> None:
                            f"vec ({other.shape[0]})")
 
 
-def matmul(x: Any, other: Any) -> Any:
+def matmul(x: Any, other: Any, *, out: Any = None) -> Any:
     """The matrix product with numpy/torch's rules for 1-D and batched operands."""
+    if out is not None:
+        return _out_args.write_out("matmul", matmul, (x, other), {}, out)
     ops = backend_of(x).ops
     if not is_tensor(other):
         other = as_tensor(other, x)
@@ -1004,8 +1141,10 @@ def matmul(x: Any, other: Any) -> Any:
     return ops.matmul(x, other)
 
 
-def mm(x: Any, other: Any) -> Any:
+def mm(x: Any, other: Any, *, out: Any = None) -> Any:
     """The matrix product of two 2-D tensors."""
+    if out is not None:
+        return _out_args.write_out("mm", mm, (x, other), {}, out)
     ops = backend_of(x).ops
     if x.ndim != 2 or other.ndim != 2:
         raise RuntimeError("self must be a matrix" if x.ndim != 2 else "mat2 must be a matrix")
@@ -1013,8 +1152,10 @@ def mm(x: Any, other: Any) -> Any:
     return ops.matmul(x, other)
 
 
-def bmm(x: Any, other: Any) -> Any:
+def bmm(x: Any, other: Any, *, out: Any = None) -> Any:
     """Batched matrix product of two 3-D tensors."""
+    if out is not None:
+        return _out_args.write_out("bmm", bmm, (x, other), {}, out)
     ops = backend_of(x).ops
     if x.ndim != 3 or other.ndim != 3:
         raise RuntimeError(f"batch{1 if x.ndim != 3 else 2} must be a 3D tensor")
@@ -1022,8 +1163,10 @@ def bmm(x: Any, other: Any) -> Any:
     return ops.matmul(x, other)
 
 
-def dot(x: Any, other: Any) -> Any:
+def dot(x: Any, other: Any, *, out: Any = None) -> Any:
     """The inner product of two 1-D tensors."""
+    if out is not None:
+        return _out_args.write_out("dot", dot, (x, other), {}, out)
     ops = backend_of(x).ops
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
@@ -1033,8 +1176,10 @@ def dot(x: Any, other: Any) -> Any:
     return ops.matmul(x, other)
 
 
-def outer(x: Any, other: Any) -> Any:
+def outer(x: Any, other: Any, *, out: Any = None) -> Any:
     """The outer product of two 1-D tensors."""
+    if out is not None:
+        return _out_args.write_out("outer", outer, (x, other), {}, out)
     ops = backend_of(x).ops
     return ops.mul(ops.unsqueeze(x, 1), ops.unsqueeze(other, 0))
 
@@ -1068,13 +1213,17 @@ def _arg_reduce(name: str, find: Any, x: Any, dim: Optional[int], keepdim: bool)
     return _from(x, find(a, axis=d, keepdims=keepdim).astype(_I64))
 
 
-def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def argmax(x: Any, dim: Optional[int] = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """The index of the maximum (of the flattened tensor, or along ``dim``); int64."""
+    if out is not None:
+        return _out_args.write_out("argmax", argmax, (x, dim, keepdim), {}, out)
     return _arg_reduce("argmax", np.argmax, x, dim, keepdim)
 
 
-def argmin(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def argmin(x: Any, dim: Optional[int] = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """The index of the minimum (of the flattened tensor, or along ``dim``); int64."""
+    if out is not None:
+        return _out_args.write_out("argmin", argmin, (x, dim, keepdim), {}, out)
     return _arg_reduce("argmin", np.argmin, x, dim, keepdim)
 
 
@@ -1087,33 +1236,47 @@ def _axes(dim: Any, ndim: int) -> Any:
     return tuple(wrap_dim(d, ndim) for d in dims_arg(dim, ndim))
 
 
-def all(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
+def all(x: Any, dim: Optional[int] = None, keepdim: bool = False, *,
+        out: Any = None) -> Any:  # noqa: A001
     """Whether every element is true (over ``dim`` when given); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("all", all, (x, dim, keepdim), {}, out)
     return _from(x, np.all(_data(x), axis=_axes(dim, x.ndim), keepdims=keepdim))
 
 
-def any(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A001
+def any(x: Any, dim: Optional[int] = None, keepdim: bool = False, *,
+        out: Any = None) -> Any:  # noqa: A001
     """Whether some element is true (over ``dim`` when given); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("any", any, (x, dim, keepdim), {}, out)
     return _from(x, np.any(_data(x), axis=_axes(dim, x.ndim), keepdims=keepdim))
 
 
-def logical_not(x: Any) -> Any:
+def logical_not(x: Any, *, out: Any = None) -> Any:
     """Elementwise ``not x`` (bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("logical_not", logical_not, (x,), {}, out)
     return _from(x, np.logical_not(_data(x)))
 
 
-def logical_and(x: Any, other: Any) -> Any:
+def logical_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x and other`` (bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("logical_and", logical_and, (x, other), {}, out)
     return _from(x, np.logical_and(_data(x), np.asarray(other)))
 
 
-def logical_or(x: Any, other: Any) -> Any:
+def logical_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x or other`` (bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("logical_or", logical_or, (x, other), {}, out)
     return _from(x, np.logical_or(_data(x), np.asarray(other)))
 
 
-def logical_xor(x: Any, other: Any) -> Any:
+def logical_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x xor other`` (bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("logical_xor", logical_xor, (x, other), {}, out)
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 
@@ -1153,23 +1316,31 @@ def _torch_dtype_name(dtype: Any) -> str:
     return _TORCH_NAMES.get(str(np.dtype(dtype)), str(dtype))
 
 
-def bitwise_not(x: Any) -> Any:
+def bitwise_not(x: Any, *, out: Any = None) -> Any:
     """``~x``: bitwise NOT of an integer tensor, logical NOT of a bool one; not differentiable."""
+    if out is not None:
+        return _out_args.write_out("bitwise_not", bitwise_not, (x,), {}, out)
     return _bitwise("not", x)
 
 
-def bitwise_and(x: Any, other: Any) -> Any:
+def bitwise_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x & other``: bitwise AND (logical for bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("bitwise_and", bitwise_and, (x, other), {}, out)
     return _bitwise("and", x, other)
 
 
-def bitwise_or(x: Any, other: Any) -> Any:
+def bitwise_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x | other``: bitwise OR (logical for bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("bitwise_or", bitwise_or, (x, other), {}, out)
     return _bitwise("or", x, other)
 
 
-def bitwise_xor(x: Any, other: Any) -> Any:
+def bitwise_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x ^ other``: bitwise XOR (logical for bool); not differentiable."""
+    if out is not None:
+        return _out_args.write_out("bitwise_xor", bitwise_xor, (x, other), {}, out)
     return _bitwise("xor", x, other)
 
 
@@ -1186,18 +1357,24 @@ def _rounded(input: Any, rounding: Any) -> Any:
     return B.ops.add(t, B.from_numpy(np.array(shift, order="C")))
 
 
-def floor(input: Any) -> Any:
+def floor(input: Any, *, out: Any = None) -> Any:
     """The largest integer <= input, elementwise (a zero gradient, as torch)."""
+    if out is not None:
+        return _out_args.write_out("floor", floor, (input,), {}, out)
     return _rounded(input, np.floor)
 
 
-def ceil(input: Any) -> Any:
+def ceil(input: Any, *, out: Any = None) -> Any:
     """The smallest integer >= input, elementwise (a zero gradient, as torch)."""
+    if out is not None:
+        return _out_args.write_out("ceil", ceil, (input,), {}, out)
     return _rounded(input, np.ceil)
 
 
-def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
+def round(input: Any, *, decimals: int = 0, out: Any = None) -> Any:  # noqa: A001
     """Rounding half to even, to ``decimals`` decimal places (a zero gradient, as torch)."""
+    if out is not None:
+        return _out_args.write_out("round", round, (input,), {"decimals": decimals}, out)
     d = int(decimals)
     if d == 0:
         return _rounded(input, np.round)
@@ -1212,8 +1389,10 @@ def round(input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
     return _rounded(input, rounding)
 
 
-def trunc(input: Any) -> Any:
+def trunc(input: Any, *, out: Any = None) -> Any:
     """Rounding toward zero, elementwise (a zero gradient, as torch)."""
+    if out is not None:
+        return _out_args.write_out("trunc", trunc, (input,), {}, out)
     if input.dtype.kind in "iub":
         return backend_of(input).ops.clone(input)
     return backend_of(input).ops.trunc(input)
@@ -1222,9 +1401,12 @@ def trunc(input: Any) -> Any:
 fix = trunc
 
 
-def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Any:
+def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None, out: Any = None) -> Any:
     """``input / other``; ``rounding_mode="trunc"`` rounds toward zero, ``"floor"`` down (both
     with a zero gradient, as torch)."""
+    if out is not None:
+        return _out_args.write_out("div", div, (input, other),
+                                   {"rounding_mode": rounding_mode}, out)
     if rounding_mode is None:
         return _binary("div", input, other)
     if rounding_mode == "trunc":
@@ -1238,26 +1420,34 @@ def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Any:
 divide, true_divide = div, div
 
 
-def floor_divide(input: Any, other: Any) -> Any:
+def floor_divide(input: Any, other: Any, *, out: Any = None) -> Any:
     """``div(input, other, rounding_mode="floor")``."""
+    if out is not None:
+        return _out_args.write_out("floor_divide", floor_divide, (input, other), {}, out)
     return _binary("div_floor", input, other)
 
 
-def fmod(input: Any, other: Any) -> Any:
+def fmod(input: Any, other: Any, *, out: Any = None) -> Any:
     """The remainder of ``input / other`` with the sign of ``input`` (C's fmod)."""
+    if out is not None:
+        return _out_args.write_out("fmod", fmod, (input, other), {}, out)
     return _binary("fmod", input, other)
 
 
-def remainder(input: Any, other: Any) -> Any:
+def remainder(input: Any, other: Any, *, out: Any = None) -> Any:
     """The remainder of ``input / other`` with the sign of ``other`` (Python's %)."""
+    if out is not None:
+        return _out_args.write_out("remainder", remainder, (input, other), {}, out)
     if not is_tensor(input) and isinstance(input, numbers.Number):
         return _binary("remainder", as_tensor(input, other), other)
     return _binary("remainder", input, other)
 
 
 
-def isnan(x: Any) -> Any:
+def isnan(x: Any, *, out: Any = None) -> Any:
     """Whether each element is NaN (bool)."""
+    if out is not None:
+        return _out_args.write_out("isnan", isnan, (x,), {}, out)
     return _from(x, np.isnan(_data(x)))
 
 
@@ -1282,13 +1472,6 @@ def equal(x: Any, other: Any) -> bool:
     return tuple(x.shape) == tuple(other.shape) and bool(np.array_equal(_data(x),
                                                                        _data(other)))
 
-
-# torch's out= on the common names (Note [out= is a copy into the given tensor] in out_args.py)
-for _name in _out_args.OUT_NAMES:  # the wrapped function replaces every alias of it too
-    _plain, _wrapped = globals()[_name], _out_args.with_out(globals()[_name])
-    for _alias in [k for k, v in globals().items() if v is _plain]:
-        globals()[_alias] = _wrapped
-del _name, _plain, _wrapped, _alias
 
 # PyTorch's other spellings of the same functions.
 negative, concat, concatenate = neg, cat, cat

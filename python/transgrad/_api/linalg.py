@@ -16,6 +16,7 @@ import numpy as np
 
 from transgrad import return_types
 from transgrad._api import dtype_checks
+from transgrad._api import out_args as _out_args
 from transgrad._backend import backend_of
 
 __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm", "cdist", "det", "dist", "inverse",
@@ -28,32 +29,47 @@ def _need(t: Any, ndim: int, fn: str, what: str) -> None:
         raise RuntimeError(f"{fn}: {what} must be a {ndim}D tensor, got {t.ndim}D")
 
 
-def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1,
+          out: Any = None) -> Any:
     """``beta * input + alpha * (mat1 @ mat2)`` (input broadcast to the product's shape)."""
+    if out is not None:
+        return _out_args.write_out("addmm", addmm, (input, mat1, mat2),
+                                   {"beta": beta, "alpha": alpha}, out)
     _need(mat1, 2, "addmm", "mat1")
     _need(mat2, 2, "addmm", "mat2")
     dtype_checks.check_addmm(input, mat1, mat2)
     return backend_of(input).ops.addmm(input, mat1, mat2, beta, alpha)
 
 
-def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1,
+            out: Any = None) -> Any:
     """``beta * input + alpha * (batch1 @ batch2)``, per batch."""
+    if out is not None:
+        return _out_args.write_out("baddbmm", baddbmm, (input, batch1, batch2),
+                                   {"beta": beta, "alpha": alpha}, out)
     _need(batch1, 3, "baddbmm", "batch1")
     _need(batch2, 3, "baddbmm", "batch2")
     dtype_checks.check_baddbmm(input, batch1, batch2)
     return backend_of(input).ops.baddbmm(input, batch1, batch2, beta, alpha)
 
 
-def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1,
+           out: Any = None) -> Any:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    if out is not None:
+        return _out_args.write_out("addbmm", addbmm, (input, batch1, batch2),
+                                   {"beta": beta, "alpha": alpha}, out)
     _need(batch1, 3, "addbmm", "batch1")
     _need(batch2, 3, "addbmm", "batch2")
     dtype_checks.check_addmm(input, batch1, batch2)
     return backend_of(input).ops.addbmm(input, batch1, batch2, beta, alpha)
 
 
-def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1, out: Any = None) -> Any:
     """``beta * input + alpha * (mat @ vec)``."""
+    if out is not None:
+        return _out_args.write_out("addmv", addmv, (input, mat, vec),
+                                   {"beta": beta, "alpha": alpha}, out)
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
@@ -61,8 +77,12 @@ def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> A
     return backend_of(input).ops.addmv(input, mat, vec, beta, alpha)
 
 
-def addr(input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+def addr(input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1,
+         out: Any = None) -> Any:
     """``beta * input + alpha * outer(vec1, vec2)``."""
+    if out is not None:
+        return _out_args.write_out("addr", addr, (input, vec1, vec2),
+                                   {"beta": beta, "alpha": alpha}, out)
     if vec1.ndim != 1 or vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D"
                            if vec1.ndim != 1 else
@@ -111,10 +131,12 @@ def _square(A: Any, fn: str) -> None:
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def det(input: Any) -> Any:
+def det(input: Any, *, out: Any = None) -> Any:
     """The determinant of each square matrix (batch dims allowed); its gradient goes through the
     SVD where |det| < 100 eps of the dtype, as torch's (Note [det at singular matrices] in
     formulas/linalg.py)."""
+    if out is not None:
+        return _out_args.write_out("det", det, (input,), {}, out)
     _square(input, "linalg.det")
     eps = 1.1920928955078125e-07 if str(input.dtype).endswith("float32") else 2.220446049250313e-16
     engine = backend_of(input)
@@ -128,14 +150,18 @@ def det(input: Any) -> Any:
     return engine.ops.det(input, below)
 
 
-def slogdet(input: Any) -> Any:
+def slogdet(input: Any, *, out: Any = None) -> Any:
     """(sign, log |det|) of each square matrix (``torch.return_types.slogdet``)."""
+    if out is not None:
+        return _out_args.write_out("slogdet", slogdet, (input,), {}, out)
     return return_types.slogdet(linalg_slogdet(input))
 
 
-def linalg_slogdet(input: Any) -> Any:
+def linalg_slogdet(input: Any, *, out: Any = None) -> Any:
     """``linalg.slogdet``: (sign, log |det|) of each square matrix; sign's gradient is zero (as
     torch)."""
+    if out is not None:
+        return _out_args.write_out("linalg_slogdet", linalg_slogdet, (input,), {}, out)
     _square(input, "linalg.slogdet")
     ops = backend_of(input).ops
     sign, logabsdet = ops.slogdet(input)
@@ -156,15 +182,19 @@ def logdet(input: Any) -> Any:
     return ops.add(logabsdet, nan)
 
 
-def inverse(input: Any) -> Any:
+def inverse(input: Any, *, out: Any = None) -> Any:
     """The inverse of each square matrix (batch dims allowed)."""
+    if out is not None:
+        return _out_args.write_out("inverse", inverse, (input,), {}, out)
     _square(input, "linalg.inv")
     return backend_of(input).ops.inverse(input)
 
 
-def solve(A: Any, B: Any, *, left: bool = True) -> Any:
+def solve(A: Any, B: Any, *, left: bool = True, out: Any = None) -> Any:
     """``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``); B a vector or matrices as
     torch decides (B of A's shape without the last dim is a batch of vectors)."""
+    if out is not None:
+        return _out_args.write_out("solve", solve, (A, B), {"left": left}, out)
     _square(A, "linalg.solve")
     dtype_checks.check_solve(A, B)
     ops = backend_of(A).ops

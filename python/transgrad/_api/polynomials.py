@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from transgrad._api import out_args as _out_args
 from transgrad._api.functions import add, as_tensor, cast, div, eq, mul, sub, where
 from transgrad._backend import backend_of, is_tensor
 
@@ -91,61 +92,105 @@ def _evaluate(x: Any, n: Any, first: Callable[[Any], Any], step: Step,
         return out
 
 
-def chebyshev_polynomial_t(input: Any, n: Any) -> Any:
+def chebyshev_polynomial_t(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Chebyshev polynomial of the first kind, ``T_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("chebyshev_polynomial_t", chebyshev_polynomial_t, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: x, _chebyshev)
 
 
-def chebyshev_polynomial_u(input: Any, n: Any) -> Any:
+def chebyshev_polynomial_u(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Chebyshev polynomial of the second kind, ``U_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("chebyshev_polynomial_u", chebyshev_polynomial_u, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: mul(x, 2.0), _chebyshev)
 
 
-def chebyshev_polynomial_v(input: Any, n: Any) -> Any:
+def chebyshev_polynomial_v(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Chebyshev polynomial of the third kind, ``V_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("chebyshev_polynomial_v", chebyshev_polynomial_v, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: sub(mul(x, 2.0), 1.0), _chebyshev)
 
 
-def chebyshev_polynomial_w(input: Any, n: Any) -> Any:
+def chebyshev_polynomial_w(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Chebyshev polynomial of the fourth kind, ``W_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("chebyshev_polynomial_w", chebyshev_polynomial_w, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: add(mul(x, 2.0), 1.0), _chebyshev)
 
 
-def shifted_chebyshev_polynomial_t(input: Any, n: Any) -> Any:
+def shifted_chebyshev_polynomial_t(input: Any, n: Any, *, out: Any = None) -> Any:
     """``T*_n(input) = T_n(2 input - 1)``, the first kind on [0, 1]."""
+    if out is not None:
+        return _out_args.write_out(
+            "shifted_chebyshev_polynomial_t", shifted_chebyshev_polynomial_t,
+            (input, n),
+            {}, out)
     return _evaluate(input, n, lambda x: x, _chebyshev, shifted=True)
 
 
-def shifted_chebyshev_polynomial_u(input: Any, n: Any) -> Any:
+def shifted_chebyshev_polynomial_u(input: Any, n: Any, *, out: Any = None) -> Any:
     """``U*_n(input) = U_n(2 input - 1)``, the second kind on [0, 1]."""
+    if out is not None:
+        return _out_args.write_out(
+            "shifted_chebyshev_polynomial_u", shifted_chebyshev_polynomial_u,
+            (input, n),
+            {}, out)
     return _evaluate(input, n, lambda x: mul(x, 2.0), _chebyshev, shifted=True)
 
 
-def shifted_chebyshev_polynomial_v(input: Any, n: Any) -> Any:
+def shifted_chebyshev_polynomial_v(input: Any, n: Any, *, out: Any = None) -> Any:
     """``V*_n(input) = V_n(2 input - 1)``, the third kind on [0, 1]."""
+    if out is not None:
+        return _out_args.write_out(
+            "shifted_chebyshev_polynomial_v", shifted_chebyshev_polynomial_v,
+            (input, n),
+            {}, out)
     return _evaluate(input, n, lambda x: sub(mul(x, 2.0), 1.0), _chebyshev, shifted=True)
 
 
-def shifted_chebyshev_polynomial_w(input: Any, n: Any) -> Any:
+def shifted_chebyshev_polynomial_w(input: Any, n: Any, *, out: Any = None) -> Any:
     """``W*_n(input) = W_n(2 input - 1)``, the fourth kind on [0, 1]."""
+    if out is not None:
+        return _out_args.write_out(
+            "shifted_chebyshev_polynomial_w", shifted_chebyshev_polynomial_w,
+            (input, n),
+            {}, out)
     return _evaluate(input, n, lambda x: add(mul(x, 2.0), 1.0), _chebyshev, shifted=True)
 
 
-def hermite_polynomial_h(input: Any, n: Any) -> Any:
+def hermite_polynomial_h(input: Any, n: Any, *, out: Any = None) -> Any:
     """The physicists' Hermite polynomial ``H_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("hermite_polynomial_h", hermite_polynomial_h, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: mul(x, 2.0), _hermite_h)
 
 
-def hermite_polynomial_he(input: Any, n: Any) -> Any:
+def hermite_polynomial_he(input: Any, n: Any, *, out: Any = None) -> Any:
     """The probabilists' Hermite polynomial ``He_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("hermite_polynomial_he", hermite_polynomial_he, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: x, _hermite_he)
 
 
-def laguerre_polynomial_l(input: Any, n: Any) -> Any:
+def laguerre_polynomial_l(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Laguerre polynomial ``L_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("laguerre_polynomial_l", laguerre_polynomial_l, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: add(mul(x, -1.0), 1.0), _laguerre)
 
 
-def legendre_polynomial_p(input: Any, n: Any) -> Any:
+def legendre_polynomial_p(input: Any, n: Any, *, out: Any = None) -> Any:
     """The Legendre polynomial ``P_n(input)``."""
+    if out is not None:
+        return _out_args.write_out("legendre_polynomial_p", legendre_polynomial_p, (input, n),
+                                   {}, out)
     return _evaluate(input, n, lambda x: x, _legendre)

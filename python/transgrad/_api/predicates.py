@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._api import out_args as _out_args
 from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, find_backend, is_tensor
 
@@ -54,20 +55,26 @@ def isreal(input: Any) -> Any:
     return _bool(input, np.isreal(_values(input)))
 
 
-def isneginf(input: Any) -> Any:
+def isneginf(input: Any, *, out: Any = None) -> Any:
     """True where the entry is negative infinity."""
+    if out is not None:
+        return _out_args.write_out("isneginf", isneginf, (input,), {}, out)
     return _bool(input, np.isneginf(_values(input)) if _values(input).dtype.kind == "f"
                  else np.zeros(tuple(input.shape), bool))
 
 
-def isposinf(input: Any) -> Any:
+def isposinf(input: Any, *, out: Any = None) -> Any:
     """True where the entry is positive infinity."""
+    if out is not None:
+        return _out_args.write_out("isposinf", isposinf, (input,), {}, out)
     return _bool(input, np.isposinf(_values(input)) if _values(input).dtype.kind == "f"
                  else np.zeros(tuple(input.shape), bool))
 
 
-def signbit(input: Any) -> Any:
+def signbit(input: Any, *, out: Any = None) -> Any:
     """True where the sign bit is set (negative numbers, -0.0 and negative NaNs included)."""
+    if out is not None:
+        return _out_args.write_out("signbit", signbit, (input,), {}, out)
     return _bool(input, np.signbit(_values(input)))
 
 

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from transgrad import return_types
+from transgrad._api import out_args as _out_args
 from transgrad._api.functions import cast, dims_arg, wrap_dim
 from transgrad._backend import backend_of
 from transgrad._dtypes import is_floating_or_complex
@@ -29,9 +30,11 @@ def _dtyped(input: Any, dtype: Any) -> Any:
 
 
 def prod(input: Any, dim: Optional[int] = None, keepdim: bool = False, *,
-         dtype: Any = None) -> Any:
+         dtype: Any = None, out: Any = None) -> Any:
     """The product of all elements, or over ``dim`` (an int, as torch). Gradients are exact
     with zeros in the input."""
+    if out is not None:
+        return _out_args.write_out("prod", prod, (input, dim, keepdim), {"dtype": dtype}, out)
     x = _dtyped(input, dtype)
     if dim is None:
         return backend_of(x).ops.prod(x, None, False)
@@ -40,14 +43,21 @@ def prod(input: Any, dim: Optional[int] = None, keepdim: bool = False, *,
     return backend_of(x).ops.prod(x, (wrap_dim(dim, x.ndim),), bool(keepdim))
 
 
-def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+def nansum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+           out: Any = None) -> Any:
     """The sum over ``dim`` (all by default) treating NaN as zero."""
+    if out is not None:
+        return _out_args.write_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out)
     x = _dtyped(input, dtype)
     return backend_of(x).ops.nansum(x, dims_arg(dim, x.ndim), bool(keepdim))
 
 
-def aminmax(input: Any, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def aminmax(input: Any, *, dim: Optional[int] = None, keepdim: bool = False,
+            out: Any = None) -> Any:
     """(min, max) over ``dim`` (all elements when None)."""
+    if out is not None:
+        return _out_args.write_out("aminmax", aminmax, (input,),
+                                   {"dim": dim, "keepdim": keepdim}, out)
     if input.ndim and 0 in input.shape and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
@@ -56,8 +66,10 @@ def aminmax(input: Any, *, dim: Optional[int] = None, keepdim: bool = False) -> 
                                               bool(keepdim)))
 
 
-def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:
+def cumprod(input: Any, dim: int, *, dtype: Any = None, out: Any = None) -> Any:
     """The cumulative product along ``dim`` (exact gradients with zeros)."""
+    if out is not None:
+        return _out_args.write_out("cumprod", cumprod, (input, dim), {"dtype": dtype}, out)
     x = _dtyped(input, dtype)
     d = wrap_dim(dim, x.ndim)
     if not is_floating_or_complex(x.dtype):
@@ -69,31 +81,42 @@ def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:
     return backend_of(x).ops.cumprod(x, d)
 
 
-def logcumsumexp(input: Any, dim: int) -> Any:
+def logcumsumexp(input: Any, dim: int, *, out: Any = None) -> Any:
     """``log(cumsum(exp(input), dim))``, computed stably."""
+    if out is not None:
+        return _out_args.write_out("logcumsumexp", logcumsumexp, (input, dim), {}, out)
     return backend_of(input).ops.logcumsumexp(input, wrap_dim(dim, input.ndim))
 
 
-def cummax(input: Any, dim: int) -> Any:
+def cummax(input: Any, dim: int, *, out: Any = None) -> Any:
     """(values, indices) of the running maximum along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("cummax", cummax, (input, dim), {}, out)
     return return_types.cummax(backend_of(input).ops.cummax(input, wrap_dim(dim, input.ndim)))
 
 
-def cummin(input: Any, dim: int) -> Any:
+def cummin(input: Any, dim: int, *, out: Any = None) -> Any:
     """(values, indices) of the running minimum along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("cummin", cummin, (input, dim), {}, out)
     return return_types.cummin(backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
 
 
-def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = False, *,
+             out: Any = None) -> Any:
     """(values, indices) of the ``k``-th smallest element (k from 1) along ``dim`` (the last
     by default)."""
+    if out is not None:
+        return _out_args.write_out("kthvalue", kthvalue, (input, k, dim, keepdim), {}, out)
     d = wrap_dim(-1 if dim is None else dim, input.ndim)
     return return_types.kthvalue(backend_of(input).ops.kthvalue(input, int(k), d,
                                                                 bool(keepdim)))
 
 
-def median(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+def median(input: Any, dim: Optional[int] = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """The lower median of all elements, or (values, indices) along ``dim``."""
+    if out is not None:
+        return _out_args.write_out("median", median, (input, dim, keepdim), {}, out)
     ops = backend_of(input).ops
     # Note [Median of NaN]: torch's median is NaN where a NaN is present (the index is the
     # first NaN's); the kernels select the middle of an order that puts NaN last.

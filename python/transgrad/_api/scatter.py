@@ -32,6 +32,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from transgrad._api import dtype_checks
+from transgrad._api import out_args as _out_args
 from transgrad._api.functions import as_tensor, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 
@@ -55,8 +56,10 @@ def _bool_mask(mask: Any, fn: str) -> Any:
     return mask
 
 
-def take(input: Any, index: Any) -> Any:
+def take(input: Any, index: Any, *, out: Any = None) -> Any:
     """The elements of ``input`` seen as 1-D, at ``index``; the result has index's shape."""
+    if out is not None:
+        return _out_args.write_out("take", take, (input, index), {}, out)
     return backend_of(input).ops.take(input, _index(input, index))
 
 
@@ -75,17 +78,22 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
         value, input.dtype.name)))
 
 
-def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
+def index_copy(input: Any, dim: int, index: Any, source: Any, *, out: Any = None) -> Any:
     """``input`` with its slices ``index[i]`` along ``dim`` replaced by source's slice i."""
+    if out is not None:
+        return _out_args.write_out("index_copy", index_copy, (input, dim, index, source), {}, out)
     ops = backend_of(input).ops
     dtype_checks.check_index_copy(input, source)
     return ops.index_copy(input, wrap_dim(dim, input.ndim), _index(input, index), source)
 
 
 def scatter(input: Any, dim: int, index: Any, src: Any = None, value: Any = None, *,
-            reduce: Optional[str] = None) -> Any:
+            reduce: Optional[str] = None, out: Any = None) -> Any:
     """``input`` with src's elements (or ``value``) written at the positions ``index`` names
     along ``dim``; ``reduce="add"`` adds them instead."""
+    if out is not None:
+        return _out_args.write_out("scatter", scatter, (input, dim, index, src, value),
+                                   {"reduce": reduce}, out)
     ops = backend_of(input).ops
     if src is not None and value is not None:
         raise TypeError("scatter() received both src and value")
@@ -111,10 +119,15 @@ def scatter(input: Any, dim: int, index: Any, src: Any = None, value: Any = None
 
 
 def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
-                   include_self: bool = True) -> Any:
+                   include_self: bool = True, out: Any = None) -> Any:
     """``input`` with src's elements reduced ("sum" or "mean") into the positions ``index``
     names along ``dim`` (``include_self``: input's own value takes part). Note [scatter_reduce
     kernels]."""
+    if out is not None:
+        return _out_args.write_out(
+            "scatter_reduce", scatter_reduce,
+            (input, dim, index, src, reduce),
+            {"include_self": include_self}, out)
     if reduce not in _REDUCTIONS:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -189,10 +202,15 @@ def _paste(input: Any, part: Any, dims: list) -> Any:
 
 
 def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,
-                 include_self: bool = True) -> Any:
+                 include_self: bool = True, out: Any = None) -> Any:
     """``input`` with the slices of ``source`` along ``dim`` reduced ("prod", "mean", "amax",
     "amin") into the slices ``index`` names (``include_self``: input's own value takes
     part); scatter_reduce with the 1-D index expanded along ``dim``."""
+    if out is not None:
+        return _out_args.write_out(
+            "index_reduce", index_reduce,
+            (input, dim, index, source, reduce),
+            {"include_self": include_self}, out)
     from transgrad._api import functions as fn
 
     if reduce not in ("prod", "mean", "amax", "amin"):
@@ -210,8 +228,10 @@ def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,
                           include_self=include_self)
 
 
-def masked_select(input: Any, mask: Any) -> Any:
+def masked_select(input: Any, mask: Any, *, out: Any = None) -> Any:
     """The elements of ``input`` where ``mask`` (bool, broadcast) is true, as a 1-D tensor."""
+    if out is not None:
+        return _out_args.write_out("masked_select", masked_select, (input, mask), {}, out)
     return backend_of(input).ops.masked_select(input, _bool_mask(mask, "masked_select"))
 
 

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from transgrad._api import out_args as _out_args
 from transgrad._api.counting import nonzero
 from transgrad._backend import backend_of, find_backend, is_tensor
 
@@ -80,9 +81,15 @@ def _binary_search(seq: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray
 
 
 def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
-                 right: bool = False, side: Optional[str] = None, sorter: Any = None) -> Any:
+                 right: bool = False, side: Optional[str] = None, sorter: Any = None,
+                 out: Any = None) -> Any:
     """For each of ``values``, the index in ``sorted_sequence`` (sorted along its last dim,
     row by row when it has several) where it would be inserted to keep the order."""
+    if out is not None:
+        return _out_args.write_out(
+            "searchsorted", searchsorted,
+            (sorted_sequence, values),
+            {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter}, out)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
@@ -114,8 +121,11 @@ def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
 
 
 def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False,
-              right: bool = False) -> Any:
+              right: bool = False, out: Any = None) -> Any:
     """For each value, the index of its bucket among the 1-d sorted ``boundaries``."""
+    if out is not None:
+        return _out_args.write_out("bucketize", bucketize, (input, boundaries),
+                                   {"out_int32": out_int32, "right": right}, out)
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.ndim})")
@@ -123,9 +133,12 @@ def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False,
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
-         invert: bool = False) -> Any:
+         invert: bool = False, out: Any = None) -> Any:
     """Whether each entry of ``elements`` is among ``test_elements`` (either may be a
     number); a bool tensor of ``elements``' shape."""
+    if out is not None:
+        return _out_args.write_out("isin", isin, (elements, test_elements),
+                                   {"assume_unique": assume_unique, "invert": invert}, out)
     B = find_backend((elements, test_elements))
     if B is None:
         raise TypeError("isin(): expected a Tensor among elements and test_elements")

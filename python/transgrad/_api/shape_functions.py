@@ -18,6 +18,7 @@ import numpy as np
 
 from transgrad._api import dtype_checks
 from transgrad._api import functions as fn
+from transgrad._api import out_args as _out_args
 from transgrad._backend import backend_of, find_backend, is_tensor
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
@@ -74,29 +75,39 @@ def _seq(tensors: Sequence[Any], name: str) -> list:
     return list(tensors)
 
 
-def hstack(tensors: Sequence[Any]) -> Any:
+def hstack(tensors: Sequence[Any], *, out: Any = None) -> Any:
     """Joined column-wise: along dim 0 for 1-d tensors, else dim 1."""
+    if out is not None:
+        return _out_args.write_out("hstack", hstack, (tensors,), {}, out)
     ts = list(atleast_1d(*_seq(tensors, "hstack")))
     return fn.cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
-def vstack(tensors: Sequence[Any]) -> Any:
+def vstack(tensors: Sequence[Any], *, out: Any = None) -> Any:
     """Joined row-wise (along dim 0) after making each at least 2-d."""
+    if out is not None:
+        return _out_args.write_out("vstack", vstack, (tensors,), {}, out)
     return fn.cat(list(atleast_2d(*_seq(tensors, "vstack"))), 0)
 
 
-def row_stack(tensors: Sequence[Any]) -> Any:
+def row_stack(tensors: Sequence[Any], *, out: Any = None) -> Any:
     """Alias of ``vstack``."""
+    if out is not None:
+        return _out_args.write_out("row_stack", row_stack, (tensors,), {}, out)
     return vstack(tensors)
 
 
-def dstack(tensors: Sequence[Any]) -> Any:
+def dstack(tensors: Sequence[Any], *, out: Any = None) -> Any:
     """Joined depth-wise (along dim 2) after making each at least 3-d."""
+    if out is not None:
+        return _out_args.write_out("dstack", dstack, (tensors,), {}, out)
     return fn.cat(list(atleast_3d(*_seq(tensors, "dstack"))), 2)
 
 
-def column_stack(tensors: Sequence[Any]) -> Any:
+def column_stack(tensors: Sequence[Any], *, out: Any = None) -> Any:
     """Joined as columns: 0-d and 1-d tensors become (n, 1) columns, then along dim 1."""
+    if out is not None:
+        return _out_args.write_out("column_stack", column_stack, (tensors,), {}, out)
     cols = [fn.reshape(t, (t.numel, 1)) if t.ndim <= 1 else t
             for t in _seq(tensors, "column_stack")]
     return fn.cat(cols, 1)
@@ -163,8 +174,10 @@ def combinations(input: Any, r: int = 2, with_replacement: bool = False) -> Any:
     return fn.reshape(fn.index_select(input, 0, index), (len(rows), r))
 
 
-def kron(input: Any, other: Any) -> Any:
+def kron(input: Any, other: Any, *, out: Any = None) -> Any:
     """The Kronecker product: every entry of ``input`` times the whole of ``other``."""
+    if out is not None:
+        return _out_args.write_out("kron", kron, (input, other), {}, out)
     nd = max(input.ndim, other.ndim)
     a = fn.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
     b = fn.reshape(other, (1,) * (nd - other.ndim) + tuple(other.shape))
@@ -175,9 +188,11 @@ def kron(input: Any, other: Any) -> Any:
     return fn.reshape(prod, tuple(s * t for s, t in zip(a.shape, b.shape)))
 
 
-def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
+def tensordot(a: Any, b: Any, dims: Any = 2, *, out: Any = None) -> Any:
     """The sum of products over the last ``dims`` dims of ``a`` and the first of ``b`` (an int),
     or over the dims listed in ``dims = (dims_a, dims_b)``."""
+    if out is not None:
+        return _out_args.write_out("tensordot", tensordot, (a, b, dims), {}, out)
     dtype_checks.check_same(a, b)
     if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
         if dims < 0:
@@ -208,9 +223,12 @@ def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
     return fn.reshape(fn.matmul(am, bm), out_shape)
 
 
-def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Any:
+def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None, *,
+         out: Any = None) -> Any:
     """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first);
     booleans differ by ``!=``, as torch's."""
+    if out is not None:
+        return _out_args.write_out("diff", diff, (input, n, dim, prepend, append), {}, out)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -390,9 +408,11 @@ def dsplit(input: Any, indices_or_sections: Any) -> tuple:
     return _split_at("dsplit", input, indices_or_sections, 2, 3)
 
 
-def take_along_dim(input: Any, indices: Any, dim: Optional[int] = None) -> Any:
+def take_along_dim(input: Any, indices: Any, dim: Optional[int] = None, *, out: Any = None) -> Any:
     """``gather`` with the dims other than ``dim`` broadcast between input and indices (as
     numpy's take_along_axis); without ``dim``, over the flattened input."""
+    if out is not None:
+        return _out_args.write_out("take_along_dim", take_along_dim, (input, indices, dim), {}, out)
     if dim is None:
         return fn.gather(fn.reshape(input, (-1,)), 0, fn.reshape(indices, (-1,)))
     d = fn.wrap_dim(dim, input.ndim)
@@ -407,9 +427,11 @@ def take_along_dim(input: Any, indices: Any, dim: Optional[int] = None) -> Any:
     return fn.gather(fn.expand(input, *in_shape), d, fn.expand(indices, *ix_shape))
 
 
-def diag(input: Any, diagonal: int = 0) -> Any:
+def diag(input: Any, diagonal: int = 0, *, out: Any = None) -> Any:
     """A 1-D input: the square matrix with it on diagonal ``diagonal``; a 2-D input: that
     diagonal of it (a copy)."""
+    if out is not None:
+        return _out_args.write_out("diag", diag, (input, diagonal), {}, out)
     from transgrad._api.scatter import diag_embed
 
     if input.ndim == 1:
@@ -437,9 +459,11 @@ def flipud(input: Any) -> Any:
     return flip(input, (0,))
 
 
-def inner(input: Any, other: Any) -> Any:
+def inner(input: Any, other: Any, *, out: Any = None) -> Any:
     """The sum over the last dims of ``input`` and ``other`` of their products (every pair of
     the other dims); a 0-d operand multiplies."""
+    if out is not None:
+        return _out_args.write_out("inner", inner, (input, other), {}, out)
     if input.ndim == 0 or other.ndim == 0:
         return fn.mul(input, other)
     if input.shape[-1] != other.shape[-1]:
@@ -467,9 +491,11 @@ def broadcast_shapes(*shapes: Any) -> Any:
     return Size(out)
 
 
-def cross(input: Any, other: Any, dim: Optional[int] = None) -> Any:
+def cross(input: Any, other: Any, dim: Optional[int] = None, *, out: Any = None) -> Any:
     """torch.cross: ``linalg.cross`` along ``dim``; without ``dim`` (deprecated in torch, with
     its warning) along the first dim of size 3 of the broadcast inputs."""
+    if out is not None:
+        return _out_args.write_out("cross", cross, (input, other, dim), {}, out)
     from transgrad._api import composites
 
     if dim is None:

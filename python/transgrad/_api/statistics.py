@@ -16,6 +16,7 @@ import numpy as np
 
 from transgrad._api import extra_functions as xfn
 from transgrad._api import functions as fn
+from transgrad._api import out_args as _out_args
 from transgrad._api.inplace import _TORCH_NAMES
 from transgrad._backend import backend_of, is_tensor
 from transgrad._dtypes import is_floating, is_integral
@@ -25,8 +26,11 @@ __all__ = ["quantile", "nanquantile", "nanmean", "cov", "corrcoef"]
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+def nanmean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+            out: Any = None) -> Any:
     """The mean of the non-NaN entries (over ``dim``); NaN where every entry is NaN."""
+    if out is not None:
+        return _out_args.write_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out)
     if input.dtype.name not in ("float32", "float64") and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
                            f"dtype but got {_TORCH_NAMES[input.dtype.name]}")
@@ -98,15 +102,21 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
 
 
 def quantile(input: Any, q: Any, dim: Optional[int] = None, keepdim: bool = False, *,
-             interpolation: str = "linear") -> Any:
+             interpolation: str = "linear", out: Any = None) -> Any:
     """The ``q``-th quantiles (a number or 1-d tensor in [0, 1]) over ``dim`` (all entries when
     None), interpolated between the two nearest order statistics as ``interpolation`` says."""
+    if out is not None:
+        return _out_args.write_out("quantile", quantile, (input, q, dim, keepdim),
+                                   {"interpolation": interpolation}, out)
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
 def nanquantile(input: Any, q: Any, dim: Optional[int] = None, keepdim: bool = False, *,
-                interpolation: str = "linear") -> Any:
+                interpolation: str = "linear", out: Any = None) -> Any:
     """``quantile`` ignoring NaNs (NaN where a slice holds nothing else)."""
+    if out is not None:
+        return _out_args.write_out("nanquantile", nanquantile, (input, q, dim, keepdim),
+                                   {"interpolation": interpolation}, out)
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
