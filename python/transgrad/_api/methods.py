@@ -329,43 +329,45 @@ def type_as(self: Any, other: Any) -> Any:
     return fn.cast(self, other.dtype)
 
 
-def float_(self: Any) -> Any:
+# The dtype conversions take torch's ``memory_format`` (the layout of a copy; transgrad's
+# copies are contiguous, which is torch's result for the samples' dense inputs).
+def float_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float32")
 
 
-def double(self: Any) -> Any:
+def double(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float64")
 
 
-def long(self: Any) -> Any:
+def long(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int64")
 
 
-def half(self: Any) -> Any:
+def half(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float16")
 
 
-def bfloat16(self: Any) -> Any:
+def bfloat16(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "bfloat16")
 
 
-def int_(self: Any) -> Any:
+def int_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int32")
 
 
-def short(self: Any) -> Any:
+def short(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int16")
 
 
-def char(self: Any) -> Any:
+def char(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int8")
 
 
-def byte(self: Any) -> Any:
+def byte(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "uint8")
 
 
-def bool_(self: Any) -> Any:
+def bool_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "bool")
 
 
@@ -692,7 +694,7 @@ def _fill_draws(self: Any, draws: np.ndarray) -> Any:
     """Write ``draws`` (a flat array) into ``self`` in place, as an in-place op whose gradient
     to the old value is zero (torch's for every sampler)."""
     B = backend_of(self)
-    return copy_(self, B.from_numpy(np.ascontiguousarray(draws.reshape(tuple(self.shape)))))
+    return copy_(self, B.from_numpy(np.asarray(draws.reshape(tuple(self.shape)), order="C")))
 
 
 def _float_only(self: Any, op: str) -> None:

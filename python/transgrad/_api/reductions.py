@@ -65,7 +65,8 @@ def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Any:
         # (a float64 result, inexact past 2**53). Integer tensors never require grad.
         a = np.asarray(x).astype(np.int64)
         with np.errstate(over="ignore"):
-            return backend_of(x).from_numpy(np.ascontiguousarray(np.cumprod(a, axis=d)))
+            out = np.cumprod(a, axis=d).reshape(a.shape)  # numpy's is 1-d for a 0-d input
+            return backend_of(x).from_numpy(np.asarray(out, order="C"))
     return backend_of(x).ops.cumprod(x, d)
 
 
@@ -88,6 +89,9 @@ def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = Fals
     """(values, indices) of the ``k``-th smallest element (k from 1) along ``dim`` (the last
     by default)."""
     d = wrap_dim(-1 if dim is None else dim, input.ndim)
+    if input.ndim == 0:  # torch's: a 0-d input is its one element, with index 0
+        values, indices = kthvalue(input.reshape(1), k, 0)
+        return return_types.kthvalue((values, indices))
     return return_types.kthvalue(backend_of(input).ops.kthvalue(input, int(k), d,
                                                                 bool(keepdim)))
 
@@ -106,6 +110,9 @@ def median(input: Any, dim: Optional[int] = None, keepdim: bool = False) -> Any:
             return ops.where(isnan, flat, flat.new_zeros(tuple(flat.shape))).sum() / isnan.sum()
         return ops.median(input)
     d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:  # as kthvalue's: the element and index 0, keepdim or not
+        values, indices = median(input.reshape(1), 0)
+        return return_types.median((values, indices))
     values, indices = ops.median_dim(input, d, bool(keepdim))
     if nan:
         isnan = input.isnan()

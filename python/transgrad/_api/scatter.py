@@ -32,7 +32,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from transgrad._api import dtype_checks
-from transgrad._api.functions import as_tensor, wrap_dim
+from transgrad._api.functions import as_tensor, on_0d, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 
 __all__ = ["block_diag", "diag_embed", "index_copy", "index_fill", "index_reduce",
@@ -45,6 +45,8 @@ def _index(x: Any, index: Any) -> Any:
     if is_tensor(index):
         if index.dtype.kind not in "iu":
             raise RuntimeError(f"expected an int64 index tensor, got {index.dtype}")
+        if index.dtype.name == "int32":  # torch's scatter takes int32 too (not take's)
+            return backend_of(index).ops.cast(index, "int64")
         return index
     return backend_of(x).from_numpy(np.asarray(index, dtype=np.int64, order="C"))
 
@@ -56,13 +58,25 @@ def _bool_mask(mask: Any, fn: str) -> Any:
 
 
 def take(input: Any, index: Any) -> Any:
-    """The elements of ``input`` seen as 1-D, at ``index``; the result has index's shape."""
-    return backend_of(input).ops.take(input, _index(input, index))
+    """The elements of ``input`` seen as 1-D, at ``index`` (negative ones counted from the
+    end, as torch's); the result has index's shape."""
+    idx = _index(input, index)
+    a = np.asarray(idx.detach())
+    if a.size and a.min() < 0:
+        n = input.numel()
+        if a.min() < -n:
+            raise IndexError(f"out of range: tried to access index {int(a.min())} on a tensor "
+                             f"of {n} elements.")
+        idx = backend_of(input).from_numpy(np.asarray(np.where(a < 0, a + n, a), dtype=np.int64,
+                                                      order="C"))
+    return backend_of(input).ops.take(input, idx)
 
 
 def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
     tensor, whose gradient is the sum of the gradient over the filled slices)."""
+    if input.ndim == 0:
+        return on_0d(index_fill, input, dim, index, value)
     ops = backend_of(input).ops
     d, idx = wrap_dim(dim, input.ndim), _index(input, index)
     if not is_tensor(value):
@@ -77,6 +91,8 @@ def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
 
 def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
     """``input`` with its slices ``index[i]`` along ``dim`` replaced by source's slice i."""
+    if input.ndim == 0:
+        return on_0d(index_copy, input, dim, index, source)
     ops = backend_of(input).ops
     dtype_checks.check_index_copy(input, source)
     return ops.index_copy(input, wrap_dim(dim, input.ndim), _index(input, index), source)
@@ -151,7 +167,7 @@ def _scatter_select(input: Any, d: int, index: Any, src: Any, reduce: str,
         bad = int(idx[(idx < -k) | (idx >= k)].reshape(-1)[0])
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {k}")
     B = backend_of(input)
-    idx = B.from_numpy(np.ascontiguousarray(np.where(idx < 0, idx + k, idx)))
+    idx = B.from_numpy(np.asarray(np.where(idx < 0, idx + k, idx), order="C"))
     for e in range(src.ndim):  # src and self restricted to index's extent
         if src.shape[e] != index.shape[e]:
             src = fn.narrow(src, e, 0, index.shape[e])
@@ -198,6 +214,8 @@ def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
+    if input.ndim == 0:
+        return on_0d(index_reduce, input, dim, index, source, reduce, include_self=include_self)
     d = wrap_dim(dim, input.ndim)
     idx = _index(input, index)
     if idx.ndim != 1 or idx.shape[0] != source.shape[d]:
