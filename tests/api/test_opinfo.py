@@ -43,10 +43,8 @@ XFAIL: dict[str, str] = {
     '__rmul__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
     '__ror__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
     '__rpow__:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    '__rpow__:grads':
-        "wrong gradient, by choice: torch's gradient to the exponent is NaN at a zero base, "
-        'ours 0 (0 ** b is flat there: formulas/binary.py pow)',
+        'crash (a sample torch accepts): an integer tensor to a negative integer tensor power '
+        "raises here; torch gives 0, 1 or -1 (C++'s integer pow)",
     '__rxor__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
     'addcmul:compiled:values':
         'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
@@ -83,8 +81,6 @@ XFAIL: dict[str, str] = {
         'wrong error class: errors error#1: TypeError: expected a non-empty sequence of '
         'Tensors; torch ValueError /non-empty list of Tensors/',
     'copysign:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'cummax:values': 'wrong dtype: values bool#0: output 0: dtype torch.int64, torch torch.bool',
-    'cummin:values': 'wrong dtype: values bool#0: output 0: dtype torch.int64, torch torch.bool',
     'diagonal:errors':
         'wrong error class: errors error#0: ValueError: diagonal: dim1 and dim2 cannot be the '
         'same dim (1, 1); torch RuntimeError /diagonal dimensions cannot be identical 1, 1/',
@@ -116,20 +112,6 @@ XFAIL: dict[str, str] = {
         'wrong error class: errors error#0: ValueError: index_add: source has shape (2,), '
         "expected (2, 2) (x (3, 2) with dimension 0 of the index's length 2); torch "
         'RuntimeError',
-    'index_fill:values':
-        'crash (a sample torch accepts): values float32#1: raised RuntimeError: index_fill_ '
-        'only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s).',
-    'index_fill:grads':
-        'crash (a sample torch accepts): grads float64#1: raised RuntimeError: index_fill_ '
-        'only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s).',
-    'index_reduce.amax:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'index_reduce.amin:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'index_reduce.mean:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'index_reduce.prod:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
     'lcm:errors':
         "wrong error class: errors error#0: AttributeError: 'int' object has no attribute "
         "'dtype'; torch TypeError //",
@@ -276,8 +258,6 @@ XFAIL: dict[str, str] = {
         "wrong error message: errors error#0: message 'RuntimeError: Expected number of "
         'channels in input to be divisible by num_groups, but got input of shape [1] and '
         'num_groups=1',
-    'nn.functional.hardtanh:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
     'nn.functional.local_response_norm:values':
         'wrong values: values int64#0: output 0: values differ (Tensor-likes are not close! '
         'Mismatched elements: 6 / 18 (33.3%) Greatest absolute difference: 4.8637390136718',
@@ -316,8 +296,6 @@ XFAIL: dict[str, str] = {
         "wrong error message: errors error#0: message 'RuntimeError: Mismatch of parameter "
         "numbers and input channel size. Found parameter numbers = 2 and channel size = 1.' "
         'does n',
-    'nn.functional.relu6:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
     'nn.functional.rms_norm:errors':
         'accepts what torch rejects: errors error#0: no error; torch RuntimeError /Expected '
         'normalized_shape to be at least 1-dimensional/',
@@ -353,29 +331,12 @@ XFAIL: dict[str, str] = {
         'wrong error class: errors error#1: ValueError: scatter_add: x, index (and source) '
         'must have the same number of dimensions, got shapes (3, 5, 3), (2, 2), (2, 5); torch '
         'Ru',
-    'scatter_reduce.amax:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'scatter_reduce.amin:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'scatter_reduce.mean:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'scatter_reduce.prod:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'square:values': 'wrong dtype: values bool#0: output 0: dtype torch.bool, torch torch.int64',
     'sum_to_size:values':
         'wrong dtype: values bool#0: output 0: dtype torch.bool, torch torch.int64',
     'sum_to_size:errors':
         'wrong error class: errors error#0: ValueError: sum_to: cannot sum shape (10, 5, 10) '
         "down to (10, 10) (the target must be broadcastable to the input's shape); torch "
         'Runti',
-    'to:values':
-        "crash (a sample torch accepts): values float32#0: raised TypeError: argument 'dtype' "
-        'must be torch.dtype, not bool (transgrad dtypes: bool, uint8, int8, int16, int32, '
-        'int64, float16,',
-    'to:grads':
-        "crash (a sample torch accepts): grads float64#0: raised TypeError: argument 'dtype' "
-        'must be torch.dtype, not bool (transgrad dtypes: bool, uint8, int8, int16, int32, '
-        'int64, float16,',
     'tril:errors':
         'wrong error class: errors error#0: ValueError: tril: expected a tensor with at least '
         '2 dimensions, got shape (4,); torch RuntimeError /input tensor must have at least 2',
@@ -385,12 +346,6 @@ XFAIL: dict[str, str] = {
     'unbind:errors':
         "wrong error message: errors error#0: message 'IndexError: tuple index out of range' "
         "does not match torch's /Dimension specified as 0 but tensor has no dimensions/",
-    'unfold:values':
-        'crash (a sample torch accepts): values float32#0: raised IndexError: slice: cannot '
-        'slice a 0-d tensor',
-    'unfold:grads':
-        'crash (a sample torch accepts): grads float64#0: raised IndexError: slice: cannot '
-        'slice a 0-d tensor',
     'vdot:errors':
         "wrong error message: errors error#0: message 'RuntimeError: inconsistent tensor "
         'size, expected tensor [1] and src [3] to have the same number of elements, but got 1 '

@@ -412,8 +412,10 @@ def _integer_bound(bound: Any, d: Any) -> int:
 
 
 def square(x: Any) -> Any:
-    """``x * x``."""
+    """``x * x`` (a bool tensor's square is int64, as torch's ``pow(x, 2)``)."""
     ops = backend_of(x).ops
+    if x.dtype.name == "bool":
+        x = ops.cast(x, "int64")
     return ops.mul(x, x)
 
 

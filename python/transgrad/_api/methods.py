@@ -302,13 +302,18 @@ def to(self: Any, *args: Any, dtype: Any = None, device: Any = None, non_blockin
        copy: bool = False, memory_format: Any = None) -> Any:
     """``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)``, ``x.to(other)``: the CPU is
     the only device (another raises, transgrad/_device.py); ``self`` when nothing changes."""
+    flags = []  # torch's positional non_blocking and copy, after the device/dtype/tensor
     for a in args:
-        if is_tensor(a):
+        if isinstance(a, bool):
+            flags.append(a)
+        elif is_tensor(a):
             dtype = a.dtype
         elif is_device_like(a):
             device = a
         else:
             dtype = a
+    if len(flags) > 1:
+        copy = flags[1]
     check_device(device)
     if dtype is None or as_dtype(dtype) == self.dtype:
         out = fn.clone(self) if copy else self
@@ -491,6 +496,8 @@ def __pow__(self: Any, e: Any) -> Any:
 
 
 def __rpow__(self: Any, base: Any) -> Any:
+    if is_tensor(base):  # a 0-d tensor base promotes as a tensor (int ** int stays int)
+        return fn.pow(base, self)
     return backend_of(self).ops.pow(scalar(self, base), self)
 
 

@@ -75,13 +75,25 @@ def logcumsumexp(input: Any, dim: int) -> Any:
     return backend_of(input).ops.logcumsumexp(input, wrap_dim(dim, input.ndim))
 
 
+def _bool_running(name: str, input: Any, dim: int) -> Any:
+    """cummax/cummin of a bool tensor: computed on its int64 cast, the values bool again (as
+    torch's)."""
+    ops = backend_of(input).ops
+    values, indices = getattr(ops, name)(ops.cast(input, "int64"), wrap_dim(dim, input.ndim))
+    return getattr(return_types, name)((ops.cast(values, "bool"), indices))
+
+
 def cummax(input: Any, dim: int) -> Any:
     """(values, indices) of the running maximum along ``dim``."""
+    if input.dtype.name == "bool":
+        return _bool_running("cummax", input, dim)
     return return_types.cummax(backend_of(input).ops.cummax(input, wrap_dim(dim, input.ndim)))
 
 
 def cummin(input: Any, dim: int) -> Any:
     """(values, indices) of the running minimum along ``dim``."""
+    if input.dtype.name == "bool":
+        return _bool_running("cummin", input, dim)
     return return_types.cummin(backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
 
 

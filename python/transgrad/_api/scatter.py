@@ -75,18 +75,27 @@ def take(input: Any, index: Any) -> Any:
 def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
     tensor, whose gradient is the sum of the gradient over the filled slices)."""
-    if input.ndim == 0:
-        return on_0d(index_fill, input, dim, index, value)
+    if input.ndim == 0:  # (the value stays as given: a number or a 0-d tensor)
+        return on_0d(lambda x, d, i: index_fill(x, d, i, value), input, dim, index)
     ops = backend_of(input).ops
     d, idx = wrap_dim(dim, input.ndim), _index(input, index)
     if not is_tensor(value):
+        if not input.is_floating_point():  # the value in the input's dtype, as torch's fill
+            out = ops.index_fill(input, d, idx, float(_in_dtype(value, input)))
+            return ops.cast(out, input.dtype.name)
         return ops.index_fill(input, d, idx, float(value))
     if value.ndim != 0:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     mask = ops.index_fill(ops.zeros_like(input), d, idx, 1.0)
-    return ops.add(ops.index_fill(input, d, idx, 0.0), ops.mul(mask, ops.cast(
+    out = ops.add(ops.index_fill(input, d, idx, 0.0), ops.mul(mask, ops.cast(
         value, input.dtype.name)))
+    return out if input.is_floating_point() else ops.cast(out, input.dtype.name)
+
+
+def _in_dtype(value: Any, like: Any) -> Any:
+    """A number converted to the integer or bool dtype of ``like`` (C++'s: toward zero)."""
+    return bool(value) if like.dtype.name == "bool" else math.trunc(value)
 
 
 def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
@@ -139,6 +148,11 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
         return _scatter_select(input, wrap_dim(dim, input.ndim), _index(input, index), src,
                                reduce, bool(include_self))
     ops = backend_of(input).ops
+    if reduce == "mean" and not input.is_floating_point():
+        # torch's integer mean is the floor of the quotient, in the input's dtype
+        mean = scatter_reduce(ops.cast(input, "float64"), dim, index, ops.cast(src, "float64"),
+                              "mean", include_self=include_self)
+        return ops.cast(mean.floor(), input.dtype.name)
     f = ops.scatter_reduce_sum if reduce == "sum" else ops.scatter_reduce_mean
     return f(input, wrap_dim(dim, input.ndim), _index(input, index), src, bool(include_self))
 
@@ -179,11 +193,19 @@ def _scatter_select(input: Any, d: int, index: Any, src: Any, reduce: str,
     columns[d + 1] = k
     ks = B.from_numpy(np.arange(k, dtype=np.int64).reshape(columns))
     hits = fn.eq(fn.unsqueeze(idx, d + 1), ks)  # (.., j, k, ..)
-    cand = fn.where(hits, fn.unsqueeze(src, d + 1), _IDENTITY[reduce])
+    identity: Any = _IDENTITY[reduce]
+    if input.dtype.name == "bool":  # the identity in the input's dtype, which it keeps
+        identity = {"prod": True, "amax": False, "amin": True}[reduce]
+    elif not input.is_floating_point():
+        info = np.iinfo(input.dtype.dtype)
+        identity = {"prod": 1, "amax": int(info.min), "amin": int(info.max)}[reduce]
+    cand = fn.where(hits, fn.unsqueeze(src, d + 1), identity)
     if include_self:
         cand = fn.cat([fn.unsqueeze(region, d), cand], d)
     if reduce == "prod":
         out = prod(cand, d)
+        if input.dtype.name == "bool":  # prod of bools is int64; torch's scatter keeps bool
+            out = B.ops.cast(out, "bool")
     else:
         out = (fn.amax if reduce == "amax" else fn.amin)(cand, d)
     if not include_self:
@@ -260,5 +282,9 @@ def block_diag(*tensors: Any) -> Any:
 
 def unfold(self: Any, dimension: int, size: int, step: int) -> Any:
     """``Tensor.unfold``: the windows of ``size`` along ``dimension``, ``step`` apart, as a new
-    last dim (a copy here, not a view)."""
-    return backend_of(self).ops.unfold(self, int(dimension), int(size), int(step))
+    last dim (a copy here, not a view). A 0-d tensor is a 1-element 1-D one, the result 1-D."""
+    ops = backend_of(self).ops
+    if self.ndim == 0:
+        wrap_dim(dimension, 0)
+        return ops.reshape(ops.unfold(ops.reshape(self, (1,)), 0, int(size), int(step)), (-1,))
+    return ops.unfold(self, int(dimension), int(size), int(step))
