@@ -38,14 +38,24 @@ DEFAULT_LIMIT = 2
 ALL = os.environ.get("TG_OPINFO_ALL") == "1"
 
 XFAIL: dict[str, str] = {
-    '__radd__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    '__rand__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    '__rmul__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    '__ror__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    '__radd__:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    '__rand__:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    '__rmul__:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    '__ror__:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     '__rpow__:values':
         'crash (a sample torch accepts): an integer tensor to a negative integer tensor power '
         "raises here; torch gives 0, 1 or -1 (C++'s integer pow)",
-    '__rxor__:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    '__rxor__:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'addcmul:compiled:values':
         'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
     'addmm:compiled:values':
@@ -60,7 +70,9 @@ XFAIL: dict[str, str] = {
     'aminmax:errors':
         'wrong error class: errors error#1: ValueError: number of dimensions must be within '
         '[0, 64]; torch RuntimeError /only tensors with up to 64 dims are supported/',
-    'atan2:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'atan2:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'bfloat16:values':
         "crash (a sample torch accepts): values setup: raised TypeError: can't convert "
         'np.ndarray of type ml_dtypes.bfloat16. The only supported types are: float64, '
@@ -80,7 +92,9 @@ XFAIL: dict[str, str] = {
     'cat:errors':
         'wrong error class: errors error#1: TypeError: expected a non-empty sequence of '
         'Tensors; torch ValueError /non-empty list of Tensors/',
-    'copysign:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'copysign:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'diagonal:errors':
         'wrong error class: errors error#0: ValueError: diagonal: dim1 and dim2 cannot be the '
         'same dim (1, 1); torch RuntimeError /diagonal dimensions cannot be identical 1, 1/',
@@ -88,13 +102,21 @@ XFAIL: dict[str, str] = {
         "wrong error message: errors error#0: message 'RuntimeError: inconsistent tensor "
         'size, expected tensor [1] and src [3] to have the same number of elements, but got 1 '
         'and 3',
-    'eq:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'eq:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'eye:errors':
         'wrong error class: errors error#0: ValueError: negative dimensions are not allowed; '
         'torch RuntimeError /n must be greater or equal to 0, got -1/',
-    'fmax:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'fmin:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'fmod:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'fmax:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    'fmin:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    'fmod:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'gather:errors':
         'wrong error class: errors error#0: ValueError: gather: index shape must not exceed '
         'the other shapes outside dimension 1, got shapes (1, 1), (2, 2); torch RuntimeError '
@@ -102,12 +124,18 @@ XFAIL: dict[str, str] = {
     'gcd:errors':
         "wrong error class: errors error#0: AttributeError: 'int' object has no attribute "
         "'dtype'; torch TypeError //",
-    'ge:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'gt:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'ge:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    'gt:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'heaviside:errors':
         "wrong error class: errors error#0: AttributeError: 'int' object has no attribute "
         "'dtype'; torch TypeError //",
-    'hypot:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'hypot:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'index_add:errors':
         'wrong error class: errors error#0: ValueError: index_add: source has shape (2,), '
         "expected (2, 2) (x (3, 2) with dimension 0 of the index's length 2); torch "
@@ -115,8 +143,12 @@ XFAIL: dict[str, str] = {
     'lcm:errors':
         "wrong error class: errors error#0: AttributeError: 'int' object has no attribute "
         "'dtype'; torch TypeError //",
-    'ldexp:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'le:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'ldexp:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    'le:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'linalg.cross:errors':
         'accepts what torch rejects: errors error#0: no error; torch RuntimeError /inputs '
         'dimension -1 must have length 3/',
@@ -137,15 +169,21 @@ XFAIL: dict[str, str] = {
         'wrong error message: errors error#1: message "TypeError: linspace(): argument '
         '\'steps\' must be int, not float" does not match torch\'s /received an invalid '
         'combination of ar',
-    'logaddexp:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'logaddexp:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'logdet:grads':
         'crash (a sample torch accepts): grads float64#0: raised IndexError: select: index 0 '
         'is out of range for dimension -1 of size 0 (shape (0, 0))',
     'logical_and:errors':
-        'accepts what torch rejects: errors error#0: no error; torch TypeError //',
-    'logical_or:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
+    'logical_or:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'logical_xor:errors':
-        'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'logspace:errors':
         'wrong error message: errors error#1: message "TypeError: logspace(): argument '
         '\'steps\' must be int, not float" does not match torch\'s /received an invalid '
@@ -154,17 +192,23 @@ XFAIL: dict[str, str] = {
         'wrong error message: errors error#1: message "TypeError: logspace(): argument '
         '\'steps\' must be int, not float" does not match torch\'s /received an invalid '
         'combination of ar',
-    'lt:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'lt:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'masked_scatter:errors':
         "wrong error message: errors error#0: message 'RuntimeError: masked_scatter: expected "
         "BoolTensor for mask' does not match torch's /masked_scatter_ only supports boolean "
         'mas',
-    'maximum:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'maximum:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'mean:errors':
         'accepts what torch rejects: errors error#1: no error; torch RuntimeError '
         '/mean\\(\\): could not infer output dtype. Optional dtype must be either a floating '
         'point or complex dtype.',
-    'minimum:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'minimum:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'multinomial:errors':
         'accepts what torch rejects: errors error#1: no error; torch RuntimeError '
         '/multinomial only supports floating-point dtypes for input/',
@@ -174,12 +218,16 @@ XFAIL: dict[str, str] = {
     'narrow_copy:errors':
         'wrong error class: errors error#0: IndexError: tuple index out of range; torch '
         'RuntimeError /narrow\\(\\) cannot be applied to a 0-dim tensor\\./',
-    'ne:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'ne:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'neg:errors':
         'wrong error class: errors error#0: ValueError: neg: negation of a bool tensor is not '
         'supported; use logical_not; torch RuntimeError /Negation, the `\\-` operator, on a '
         'bo',
-    'nextafter:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'nextafter:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'nn.functional.adaptive_avg_pool1d:errors':
         'wrong error class: errors error#0: IndexError: tuple index out of range; torch '
         "RuntimeError /'output_size' should contain one int/",
@@ -326,7 +374,9 @@ XFAIL: dict[str, str] = {
     'roll:errors':
         'wrong error class: errors error#0: ValueError: roll: shifts () and dims (0,) must '
         'have the same length; torch RuntimeError /`shifts` required/',
-    'rsub:errors': 'accepts what torch rejects: errors error#0: no error; torch TypeError //',
+    'rsub:errors':
+        "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
+        '(torch: TypeError)',
     'scatter_add:errors':
         'wrong error class: errors error#1: ValueError: scatter_add: x, index (and source) '
         'must have the same number of dimensions, got shapes (3, 5, 3), (2, 2), (2, 5); torch '
