@@ -36,6 +36,11 @@ import numpy as np
 import torch
 from torch.testing._internal.common_methods_invocations import op_db
 
+# Importing torch's test utilities freezes torch.backends' global flags (its own suite's
+# rule); the rest of this process's tests set them (prog_amp_train_loop: cudnn.allow_tf32).
+if torch.backends.flags_frozen():
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
+
 # The dtypes sampled: the float ones always, the integer/bool ones where the OpInfo lists them.
 DTYPES = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
