@@ -136,7 +136,7 @@ def nextafter(input: Any, other: Any, *, out: Any = None) -> Any:
     a, b = np.broadcast_arrays(np.asarray(x.detach().numpy()), np.asarray(y.detach().numpy()))
     with np.errstate(invalid="ignore"):
         step = np.nextafter(a, b.astype(a.dtype)) - a
-    step_t = backend_of(x).from_numpy(np.ascontiguousarray(step))
+    step_t = backend_of(x).from_numpy(np.asarray(step, order="C"))
     return where(eq(x.detach(), y.detach()), y.detach(), add(x, step_t))
 
 
@@ -151,9 +151,9 @@ def frexp(input: Any, *, out: Any = None) -> Any:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     _, e = np.frexp(np.asarray(input.detach().numpy()))
     B = backend_of(input)
-    exponent = B.from_numpy(np.ascontiguousarray(e.astype(np.int32)))  # torch's dtype
-    scale = B.from_numpy(np.ascontiguousarray(np.ldexp(np.ones_like(
-        np.asarray(input.detach().numpy())), -e)))
+    exponent = B.from_numpy(np.asarray(e.astype(np.int32), order="C"))  # torch's dtype
+    scale = B.from_numpy(np.asarray(np.ldexp(np.ones_like(
+        np.asarray(input.detach().numpy())), -e), order="C"))
     return return_types.frexp((mul(input, scale), exponent))
 
 
@@ -570,7 +570,7 @@ def mode(input: Any, dim: int = -1, keepdim: bool = False, *, out: Any = None) -
     index = np.moveaxis(best.reshape(a.shape[:-1] + (1,)), -1, d)
     if x.ndim == 0:
         index = index.reshape(())
-    idx_t = backend_of(x).from_numpy(np.ascontiguousarray(index))
+    idx_t = backend_of(x).from_numpy(np.asarray(index, order="C"))
     values = gather(x, d, idx_t) if x.ndim else x.clone()
     if not keepdim and x.ndim:
         values, idx_t = squeeze(values, d), squeeze(idx_t, d)

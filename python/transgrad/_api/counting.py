@@ -28,11 +28,11 @@ def _data(input: Any) -> np.ndarray:
 def _wrap(input: Any, values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
           return_inverse: bool, return_counts: bool) -> Any:
     B = backend_of(input)
-    out = [B.from_numpy(np.ascontiguousarray(values))]
+    out = [B.from_numpy(np.asarray(values, order="C"))]
     if return_inverse:
-        out.append(B.from_numpy(np.ascontiguousarray(inverse.astype(np.int64))))
+        out.append(B.from_numpy(np.asarray(inverse.astype(np.int64), order="C")))
     if return_counts:
-        out.append(B.from_numpy(np.ascontiguousarray(counts.astype(np.int64))))
+        out.append(B.from_numpy(np.asarray(counts.astype(np.int64), order="C")))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -115,8 +115,8 @@ def nonzero(input: Any, *, as_tuple: bool = False, out: Any = None) -> Any:
     B = backend_of(input)
     where = np.argwhere(a.reshape(a.shape or (1,)) != 0).astype(np.int64)
     if as_tuple:
-        return tuple(B.from_numpy(np.ascontiguousarray(where[:, i]))
+        return tuple(B.from_numpy(np.asarray(where[:, i], order="C"))
                      for i in range(where.shape[1]))
     if a.ndim == 0:
         where = where[:, :0]
-    return B.from_numpy(np.ascontiguousarray(where))
+    return B.from_numpy(np.asarray(where, order="C"))

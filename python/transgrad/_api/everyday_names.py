@@ -108,7 +108,7 @@ def _integer_pair(name: str, input: Any, other: Any, f: Callable[..., Any]) -> A
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                f"'{'Float' if t.dtype.name == 'float32' else 'Double'}'")
     a, b = np.asarray(input.detach()), np.asarray(other.detach())
-    return backend_of(input).from_numpy(np.ascontiguousarray(f(a, b)))
+    return backend_of(input).from_numpy(np.asarray(f(a, b), order="C"))
 
 
 def gcd(input: Any, other: Any, *, out: Any = None) -> Any:
@@ -148,7 +148,7 @@ def matrix_power(input: Any, n: int, *, out: Any = None) -> Any:
     if n == 0:
         eye = np.broadcast_to(np.eye(input.shape[-1], dtype=np.dtype(input.dtype)),
                               tuple(input.shape))
-        return backend_of(input).from_numpy(np.ascontiguousarray(eye))
+        return backend_of(input).from_numpy(np.asarray(eye, order="C"))
     a = inverse(input) if n < 0 else input
     result, power, k = None, a, abs(n)
     while k:  # binary exponentiation: log2(n) products
@@ -302,7 +302,7 @@ def unravel_index(indices: Any, shape: Any) -> Any:
         raise RuntimeError("'indices' must be in range [-{0}, {1})".format(size, size))
     coords = np.unravel_index(flat % size if size else flat, shape)
     B = backend_of(indices)
-    return tuple(B.from_numpy(np.ascontiguousarray(c, dtype=np.int64)) for c in coords)
+    return tuple(B.from_numpy(np.asarray(c, dtype=np.int64, order="C")) for c in coords)
 
 
 # ---- Tensor methods --------------------------------------------------------------------------
@@ -339,7 +339,7 @@ def apply_(self: Any, callable: Callable[[Any], Any]) -> Any:
         raise RuntimeError("apply_ is only implemented on CPU tensors that do not require grad")
     a = np.asarray(self.detach())
     out = np.vectorize(callable, otypes=[a.dtype])(a) if a.size else a.copy()
-    return run_inplace(self, lambda x: backend_of(x).from_numpy(np.ascontiguousarray(out)),
+    return run_inplace(self, lambda x: backend_of(x).from_numpy(np.asarray(out, order="C")),
                        (), None)
 
 
@@ -351,7 +351,7 @@ def map_(self: Any, tensor: Any, callable: Callable[[Any, Any], Any]) -> Any:
     a = np.asarray(self.detach())
     b = np.broadcast_to(np.asarray(tensor.detach()), a.shape)
     out = np.vectorize(callable, otypes=[a.dtype])(a, b) if a.size else a.copy()
-    return run_inplace(self, lambda x: backend_of(x).from_numpy(np.ascontiguousarray(out)),
+    return run_inplace(self, lambda x: backend_of(x).from_numpy(np.asarray(out, order="C")),
                        (), None)
 
 

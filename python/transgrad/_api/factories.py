@@ -300,9 +300,11 @@ class Factories:
         if dtype is None:
             ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
             dtype = int64 if ints else self._default
-        _check_arange_length(start, end, step, as_dtype(dtype))
-        return self._wrap(np.arange(start, end, step).astype(as_dtype(dtype)),
-                          requires_grad, device)
+        d = as_dtype(dtype)
+        _check_arange_length(start, end, step, d)
+        if d.kind in "iub":
+            return self._wrap(_int_range(start, end, step, d), requires_grad, device)
+        return self._wrap(np.arange(start, end, step).astype(d), requires_grad, device)
 
     def linspace(self, start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = None,
                  requires_grad: bool = False, device: Any = None) -> Any:
@@ -325,6 +327,8 @@ class Factories:
                 lambda d: self.logspace(start, end, steps, base, dtype=d, device=device),
                 out, dtype)
         d = self._float(dtype)
+        if d.kind in "iub":  # torch casts start and end (not base) to the integer dtype
+            start, end = _to_int(start), _to_int(end)
         exps = _spaced(start, end, steps, np.dtype(np.float64), "logspace")
         return self._wrap(np.power(float(base), exps).astype(d), requires_grad, device)
 
@@ -636,14 +640,41 @@ def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndar
     if name == "linspace":
         _check_fits(start, d)
         _check_fits(end, d)
+        if d.kind in "iub":  # torch casts the ends to the integer dtype, then steps in double
+            start, end = _to_int(start), _to_int(end)
     work = np.float64 if d.kind != "f" else d.type
     if steps == 1:
         return np.array([start], dtype=work).astype(d)
     i = np.arange(steps)
     step = (work(end) - work(start)) / work(steps - 1)
-    up = fused_multiply_add(i.astype(work), step, work(start))
-    down = fused_multiply_add(-(steps - 1 - i).astype(work), step, work(end))
+    if d.kind in "iub" or name == "logspace":  # torch's integer kernels do not fuse
+        up = work(start) + i.astype(work) * step
+        down = work(end) - (steps - 1 - i).astype(work) * step
+    else:
+        up = fused_multiply_add(i.astype(work), step, work(start))
+        down = fused_multiply_add(-(steps - 1 - i).astype(work), step, work(end))
     return np.where(i < steps // 2, up, down).astype(d)
+
+
+def _to_int(v: Any) -> int:
+    """A Python number as C++'s conversion to an integer makes it (toward zero)."""
+    return int(v) if isinstance(v, (bool, int, np.integer)) else math.trunc(float(v))
+
+
+def _int_range(start: Any, end: Any, step: Any, d: Any) -> np.ndarray:
+    """torch's ``arange`` for an integer dtype: the bounds and step converted to integers
+    (toward zero) before anything is counted; the length counted in integers for int64, in
+    double (from the bounds as given) for the narrower types, as torch's kernel does."""
+    xstart, xend, xstep = _to_int(start), _to_int(end), _to_int(step)
+    if xstep == 0:
+        raise RuntimeError("step must be nonzero")
+    if d == np.dtype(np.int64):
+        q = xend - xstart + xstep - (1 if xstep > 0 else -1)
+        n = abs(q) // abs(xstep) * (1 if (q >= 0) == (xstep > 0) else -1)  # C++'s q / xstep
+    else:
+        n = math.ceil((float(end) - float(start)) / float(step))
+    n = max(int(n), 0)
+    return (xstart + xstep * np.arange(n, dtype=np.int64)).astype(d)
 
 
 def _param(v: Any) -> np.ndarray:

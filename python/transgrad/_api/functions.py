@@ -494,10 +494,12 @@ def _integer_bound(bound: Any, d: Any) -> int:
 
 
 def square(x: Any, *, out: Any = None) -> Any:
-    """``x * x``."""
+    """``x * x`` (a bool tensor's square is int64, as torch's ``pow(x, 2)``)."""
     if out is not None:
         return _out_args.write_out("square", square, (x,), {}, out)
     ops = backend_of(x).ops
+    if x.dtype.name == "bool":
+        x = ops.cast(x, "int64")
     return ops.mul(x, x)
 
 
@@ -649,10 +651,22 @@ def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple:
             raise TypeError("var(): unbiased given twice (as dim and as unbiased)")
         dim, unbiased = None, dim
     if unbiased is not None:
-        if correction != 1:
+        if correction != 1 and correction is not None:
             raise RuntimeError("Cannot specify both unbiased and correction")
         return dim, 1 if unbiased else 0
-    return dim, correction
+    return dim, 1 if correction is None else correction  # None: torch's default, 1
+
+
+def _var_mean(input: Any, dim: Any, correction: Any, keepdim: bool) -> tuple:
+    """(variance, mean) with any real ``correction``: the kernels take an integer one; a
+    fractional one (torch allows it) rescales the population variance by N / max(0, N - c)."""
+    ops = backend_of(input).ops
+    dims = dims_arg(dim, input.ndim)
+    if float(correction) == int(correction):
+        return tuple(ops.var_mean(input, dims, int(correction), bool(keepdim)))
+    v, m = ops.var_mean(input, dims, 0, bool(keepdim))
+    n = math.prod(input.shape[d] for d in dims)
+    return ops.mul(v, n / (n - float(correction)) if n > correction else math.inf), m
 
 
 def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False,
@@ -662,10 +676,9 @@ def var(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: b
     if out is not None:
         return _out_args.write_out("var", var, (input, dim, unbiased, keepdim),
                                    {"correction": correction}, out)
-    ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
     _floating_only(input)
-    return ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim))[0]
+    return _var_mean(input, dim, correction, keepdim)[0]
 
 
 def _floating_only(input: Any) -> None:
@@ -686,10 +699,9 @@ def std(input: Any, dim: Any = None, unbiased: Optional[bool] = None, keepdim: b
 def var_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
              keepdim: bool = False, *, correction: Any = 1) -> tuple:
     """(variance, mean) over ``dim`` (``var``'s arguments)."""
-    ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
     _floating_only(input)
-    return tuple(ops.var_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
+    return _var_mean(input, dim, correction, keepdim)
 
 
 def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
@@ -698,7 +710,10 @@ def std_mean(input: Any, dim: Any = None, unbiased: Optional[bool] = None,
     ops = backend_of(input).ops
     dim, correction = _correction(dim, unbiased, correction)
     _floating_only(input)
-    return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), correction, bool(keepdim)))
+    if float(correction) != int(correction):
+        v, m = _var_mean(input, dim, correction, keepdim)
+        return ops.sqrt(v), m
+    return tuple(ops.std_mean(input, dims_arg(dim, input.ndim), int(correction), bool(keepdim)))
 
 
 def norm(x: Any, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None, *,
@@ -1017,8 +1032,10 @@ def unbind(x: Any, dim: int = 0) -> tuple:
 
 
 def _index(x: Any, index: Any) -> Any:
-    return index if is_tensor(index) else backend_of(x).from_numpy(
-        np.asarray(index, dtype=_I64, order="C"))
+    if is_tensor(index):  # torch takes int32 indices too: the kernels' are int64
+        return backend_of(index).ops.cast(index, "int64") if index.dtype.name == "int32" \
+            else index
+    return backend_of(x).from_numpy(np.asarray(index, dtype=_I64, order="C"))
 
 
 def _index_in_self(x: Any, dim: int, index: Any) -> Any:
@@ -1032,10 +1049,23 @@ def _index_in_self(x: Any, dim: int, index: Any) -> Any:
     return idx
 
 
+def on_0d(f: Any, x: Any, dim: int, index: Any, *rest: Any, **kw: Any) -> Any:
+    """torch's index_* ops on a 0-d ``x``: as on its 1-element 1-D view (a 0-d index or
+    source too), the result 0-d."""
+    wrap_dim(dim, 0)
+
+    def one(t: Any) -> Any:
+        return reshape(t, (1,)) if is_tensor(t) and t.ndim == 0 else t
+
+    return reshape(f(reshape(x, (1,)), 0, one(index), *map(one, rest), **kw), ())
+
+
 def index_select(x: Any, dim: int, index: Any, *, out: Any = None) -> Any:
     """The entries ``index`` (1-D int64) of ``x`` along ``dim``."""
     if out is not None:
         return _out_args.write_out("index_select", index_select, (x, dim, index), {}, out)
+    if x.ndim == 0:
+        return on_0d(index_select, x, dim, index)
     ops = backend_of(x).ops
     return ops.index_select(x, dim, _index_in_self(x, dim, index))
 
@@ -1059,6 +1089,8 @@ def index_add(x: Any, dim: int, index: Any, source: Any, alpha: Any = 1, *, out:
     """``x`` with ``alpha * source`` added at the positions ``index`` along ``dim``."""
     if out is not None:
         return _out_args.write_out("index_add", index_add, (x, dim, index, source, alpha), {}, out)
+    if x.ndim == 0:
+        return on_0d(index_add, x, dim, index, source, alpha)
     ops = backend_of(x).ops
     dtype_checks.check_index_add(x, source)
     if alpha != 1:

@@ -230,7 +230,7 @@ def _walk(x: Any, items: List[Any], steps: Any) -> Tuple[Any, List[int], List[An
 
 
 def _index_tensors(B: Any, idx: List[_Adv]) -> List[Any]:
-    return [i.given if i.given is not None else B.from_numpy(np.ascontiguousarray(i.array))
+    return [i.given if i.given is not None else B.from_numpy(np.asarray(i.array, order="C"))
             for i in idx]
 
 
@@ -366,7 +366,7 @@ def _set_basic(B: Any, x: Any, key: tuple, value: Any, recording: bool) -> bool:
         return False
     mask = np.zeros(n, dtype=bool)
     mask[positions.reshape(-1)] = True
-    flat_positions = B.from_numpy(np.ascontiguousarray(positions.reshape(-1)))
+    flat_positions = B.from_numpy(np.asarray(positions.reshape(-1), order="C"))
 
     def compute(xc: Any) -> Any:
         v = _fit_value(B, fn.cast(fn.as_tensor(value, xc), xc.dtype), positions.shape)

@@ -153,7 +153,7 @@ def laid_out(a: np.ndarray, order: Optional[Order]) -> np.ndarray:
     """The values of ``a`` in an array whose memory follows ``order`` (numpy strides)."""
     if order is None:
         return a
-    return np.transpose(np.ascontiguousarray(np.transpose(a, order)), _inverse(order))
+    return np.transpose(np.asarray(np.transpose(a, order), order="C"), _inverse(order))
 
 
 # (Tensor.clone is functions.clone, which comes here for another layout than row-major)

@@ -302,13 +302,18 @@ def to(self: Any, *args: Any, dtype: Any = None, device: Any = None, non_blockin
        copy: bool = False, memory_format: Any = None) -> Any:
     """``x.to(dtype)``, ``x.to(device)``, ``x.to(device, dtype)``, ``x.to(other)``: the CPU is
     the only device (another raises, transgrad/_device.py); ``self`` when nothing changes."""
+    flags = []  # torch's positional non_blocking and copy, after the device/dtype/tensor
     for a in args:
-        if is_tensor(a):
+        if isinstance(a, bool):
+            flags.append(a)
+        elif is_tensor(a):
             dtype = a.dtype
         elif is_device_like(a):
             device = a
         else:
             dtype = a
+    if len(flags) > 1:
+        copy = flags[1]
     check_device(device)
     if dtype is None or as_dtype(dtype) == self.dtype:
         out = fn.clone(self) if copy else self
@@ -329,43 +334,45 @@ def type_as(self: Any, other: Any) -> Any:
     return fn.cast(self, other.dtype)
 
 
-def float_(self: Any) -> Any:
+# The dtype conversions take torch's ``memory_format`` (the layout of a copy; transgrad's
+# copies are contiguous, which is torch's result for the samples' dense inputs).
+def float_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float32")
 
 
-def double(self: Any) -> Any:
+def double(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float64")
 
 
-def long(self: Any) -> Any:
+def long(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int64")
 
 
-def half(self: Any) -> Any:
+def half(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "float16")
 
 
-def bfloat16(self: Any) -> Any:
+def bfloat16(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "bfloat16")
 
 
-def int_(self: Any) -> Any:
+def int_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int32")
 
 
-def short(self: Any) -> Any:
+def short(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int16")
 
 
-def char(self: Any) -> Any:
+def char(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "int8")
 
 
-def byte(self: Any) -> Any:
+def byte(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "uint8")
 
 
-def bool_(self: Any) -> Any:
+def bool_(self: Any, memory_format: Any = None) -> Any:
     return fn.cast(self, "bool")
 
 
@@ -489,6 +496,8 @@ def __pow__(self: Any, e: Any) -> Any:
 
 
 def __rpow__(self: Any, base: Any) -> Any:
+    if is_tensor(base):  # a 0-d tensor base promotes as a tensor (int ** int stays int)
+        return fn.pow(base, self)
     return backend_of(self).ops.pow(scalar(self, base), self)
 
 
@@ -692,7 +701,7 @@ def _fill_draws(self: Any, draws: np.ndarray) -> Any:
     """Write ``draws`` (a flat array) into ``self`` in place, as an in-place op whose gradient
     to the old value is zero (torch's for every sampler)."""
     B = backend_of(self)
-    return copy_(self, B.from_numpy(np.ascontiguousarray(draws.reshape(tuple(self.shape)))))
+    return copy_(self, B.from_numpy(np.asarray(draws.reshape(tuple(self.shape)), order="C")))
 
 
 def _float_only(self: Any, op: str) -> None:

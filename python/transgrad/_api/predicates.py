@@ -25,7 +25,7 @@ def _values(t: Any) -> np.ndarray:
 
 
 def _bool(like: Any, a: Any) -> Any:
-    return backend_of(like).from_numpy(np.ascontiguousarray(np.asarray(a, dtype=bool)))
+    return backend_of(like).from_numpy(np.asarray(np.asarray(a, dtype=bool), order="C"))
 
 
 def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
@@ -47,7 +47,7 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
         out = a == b
     else:
         out = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    return B.from_numpy(np.ascontiguousarray(out))
+    return B.from_numpy(np.asarray(out, order="C"))
 
 
 def isreal(input: Any) -> Any:

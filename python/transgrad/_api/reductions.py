@@ -77,7 +77,8 @@ def cumprod(input: Any, dim: int, *, dtype: Any = None, out: Any = None) -> Any:
         # (a float64 result, inexact past 2**53). Integer tensors never require grad.
         a = np.asarray(x).astype(np.int64)
         with np.errstate(over="ignore"):
-            return backend_of(x).from_numpy(np.ascontiguousarray(np.cumprod(a, axis=d)))
+            out = np.cumprod(a, axis=d).reshape(a.shape)  # numpy's is 1-d for a 0-d input
+            return backend_of(x).from_numpy(np.asarray(out, order="C"))
     return backend_of(x).ops.cumprod(x, d)
 
 
@@ -88,10 +89,20 @@ def logcumsumexp(input: Any, dim: int, *, out: Any = None) -> Any:
     return backend_of(input).ops.logcumsumexp(input, wrap_dim(dim, input.ndim))
 
 
+def _bool_running(name: str, input: Any, dim: int) -> Any:
+    """cummax/cummin of a bool tensor: computed on its int64 cast, the values bool again (as
+    torch's)."""
+    ops = backend_of(input).ops
+    values, indices = getattr(ops, name)(ops.cast(input, "int64"), wrap_dim(dim, input.ndim))
+    return getattr(return_types, name)((ops.cast(values, "bool"), indices))
+
+
 def cummax(input: Any, dim: int, *, out: Any = None) -> Any:
     """(values, indices) of the running maximum along ``dim``."""
     if out is not None:
         return _out_args.write_out("cummax", cummax, (input, dim), {}, out)
+    if input.dtype.name == "bool":
+        return _bool_running("cummax", input, dim)
     return return_types.cummax(backend_of(input).ops.cummax(input, wrap_dim(dim, input.ndim)))
 
 
@@ -99,6 +110,8 @@ def cummin(input: Any, dim: int, *, out: Any = None) -> Any:
     """(values, indices) of the running minimum along ``dim``."""
     if out is not None:
         return _out_args.write_out("cummin", cummin, (input, dim), {}, out)
+    if input.dtype.name == "bool":
+        return _bool_running("cummin", input, dim)
     return return_types.cummin(backend_of(input).ops.cummin(input, wrap_dim(dim, input.ndim)))
 
 
@@ -109,6 +122,9 @@ def kthvalue(input: Any, k: int, dim: Optional[int] = None, keepdim: bool = Fals
     if out is not None:
         return _out_args.write_out("kthvalue", kthvalue, (input, k, dim, keepdim), {}, out)
     d = wrap_dim(-1 if dim is None else dim, input.ndim)
+    if input.ndim == 0:  # torch's: a 0-d input is its one element, with index 0
+        values, indices = kthvalue(input.reshape(1), k, 0)
+        return return_types.kthvalue((values, indices))
     return return_types.kthvalue(backend_of(input).ops.kthvalue(input, int(k), d,
                                                                 bool(keepdim)))
 
@@ -129,6 +145,9 @@ def median(input: Any, dim: Optional[int] = None, keepdim: bool = False, *, out:
             return ops.where(isnan, flat, flat.new_zeros(tuple(flat.shape))).sum() / isnan.sum()
         return ops.median(input)
     d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:  # as kthvalue's: the element and index 0, keepdim or not
+        values, indices = median(input.reshape(1), 0)
+        return return_types.median((values, indices))
     values, indices = ops.median_dim(input, d, bool(keepdim))
     if nan:
         isnan = input.isnan()

@@ -33,7 +33,7 @@ import numpy as np
 
 from transgrad._api import dtype_checks
 from transgrad._api import out_args as _out_args
-from transgrad._api.functions import as_tensor, wrap_dim
+from transgrad._api.functions import as_tensor, on_0d, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 
 __all__ = ["block_diag", "diag_embed", "index_copy", "index_fill", "index_reduce",
@@ -46,6 +46,8 @@ def _index(x: Any, index: Any) -> Any:
     if is_tensor(index):
         if index.dtype.kind not in "iu":
             raise RuntimeError(f"expected an int64 index tensor, got {index.dtype}")
+        if index.dtype.name == "int32":  # torch's scatter takes int32 too (not take's)
+            return backend_of(index).ops.cast(index, "int64")
         return index
     return backend_of(x).from_numpy(np.asarray(index, dtype=np.int64, order="C"))
 
@@ -57,31 +59,52 @@ def _bool_mask(mask: Any, fn: str) -> Any:
 
 
 def take(input: Any, index: Any, *, out: Any = None) -> Any:
-    """The elements of ``input`` seen as 1-D, at ``index``; the result has index's shape."""
-    if out is not None:
-        return _out_args.write_out("take", take, (input, index), {}, out)
-    return backend_of(input).ops.take(input, _index(input, index))
+    """The elements of ``input`` seen as 1-D, at ``index`` (negative ones counted from the
+    end, as torch's); the result has index's shape."""
+    idx = _index(input, index)
+    a = np.asarray(idx.detach())
+    if a.size and a.min() < 0:
+        n = input.numel()
+        if a.min() < -n:
+            raise IndexError(f"out of range: tried to access index {int(a.min())} on a tensor "
+                             f"of {n} elements.")
+        idx = backend_of(input).from_numpy(np.asarray(np.where(a < 0, a + n, a), dtype=np.int64,
+                                                      order="C"))
+    return backend_of(input).ops.take(input, idx)
 
 
 def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
     """``input`` with the slices ``index`` along ``dim`` set to ``value`` (a number or a 0-d
     tensor, whose gradient is the sum of the gradient over the filled slices)."""
+    if input.ndim == 0:  # (the value stays as given: a number or a 0-d tensor)
+        return on_0d(lambda x, d, i: index_fill(x, d, i, value), input, dim, index)
     ops = backend_of(input).ops
     d, idx = wrap_dim(dim, input.ndim), _index(input, index)
     if not is_tensor(value):
+        if not input.is_floating_point():  # the value in the input's dtype, as torch's fill
+            out = ops.index_fill(input, d, idx, float(_in_dtype(value, input)))
+            return ops.cast(out, input.dtype.name)
         return ops.index_fill(input, d, idx, float(value))
     if value.ndim != 0:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     mask = ops.index_fill(ops.zeros_like(input), d, idx, 1.0)
-    return ops.add(ops.index_fill(input, d, idx, 0.0), ops.mul(mask, ops.cast(
+    out = ops.add(ops.index_fill(input, d, idx, 0.0), ops.mul(mask, ops.cast(
         value, input.dtype.name)))
+    return out if input.is_floating_point() else ops.cast(out, input.dtype.name)
+
+
+def _in_dtype(value: Any, like: Any) -> Any:
+    """A number converted to the integer or bool dtype of ``like`` (C++'s: toward zero)."""
+    return bool(value) if like.dtype.name == "bool" else math.trunc(value)
 
 
 def index_copy(input: Any, dim: int, index: Any, source: Any, *, out: Any = None) -> Any:
     """``input`` with its slices ``index[i]`` along ``dim`` replaced by source's slice i."""
     if out is not None:
         return _out_args.write_out("index_copy", index_copy, (input, dim, index, source), {}, out)
+    if input.ndim == 0:
+        return on_0d(index_copy, input, dim, index, source)
     ops = backend_of(input).ops
     dtype_checks.check_index_copy(input, source)
     return ops.index_copy(input, wrap_dim(dim, input.ndim), _index(input, index), source)
@@ -136,6 +159,11 @@ def scatter_reduce(input: Any, dim: int, index: Any, src: Any, reduce: str, *,
         return _scatter_select(input, wrap_dim(dim, input.ndim), _index(input, index), src,
                                reduce, bool(include_self))
     ops = backend_of(input).ops
+    if reduce == "mean" and not input.is_floating_point():
+        # torch's integer mean is the floor of the quotient, in the input's dtype
+        mean = scatter_reduce(ops.cast(input, "float64"), dim, index, ops.cast(src, "float64"),
+                              "mean", include_self=include_self)
+        return ops.cast(mean.floor(), input.dtype.name)
     f = ops.scatter_reduce_sum if reduce == "sum" else ops.scatter_reduce_mean
     return f(input, wrap_dim(dim, input.ndim), _index(input, index), src, bool(include_self))
 
@@ -164,7 +192,7 @@ def _scatter_select(input: Any, d: int, index: Any, src: Any, reduce: str,
         bad = int(idx[(idx < -k) | (idx >= k)].reshape(-1)[0])
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {k}")
     B = backend_of(input)
-    idx = B.from_numpy(np.ascontiguousarray(np.where(idx < 0, idx + k, idx)))
+    idx = B.from_numpy(np.asarray(np.where(idx < 0, idx + k, idx), order="C"))
     for e in range(src.ndim):  # src and self restricted to index's extent
         if src.shape[e] != index.shape[e]:
             src = fn.narrow(src, e, 0, index.shape[e])
@@ -176,11 +204,19 @@ def _scatter_select(input: Any, d: int, index: Any, src: Any, reduce: str,
     columns[d + 1] = k
     ks = B.from_numpy(np.arange(k, dtype=np.int64).reshape(columns))
     hits = fn.eq(fn.unsqueeze(idx, d + 1), ks)  # (.., j, k, ..)
-    cand = fn.where(hits, fn.unsqueeze(src, d + 1), _IDENTITY[reduce])
+    identity: Any = _IDENTITY[reduce]
+    if input.dtype.name == "bool":  # the identity in the input's dtype, which it keeps
+        identity = {"prod": True, "amax": False, "amin": True}[reduce]
+    elif not input.is_floating_point():
+        info = np.iinfo(input.dtype.dtype)
+        identity = {"prod": 1, "amax": int(info.min), "amin": int(info.max)}[reduce]
+    cand = fn.where(hits, fn.unsqueeze(src, d + 1), identity)
     if include_self:
         cand = fn.cat([fn.unsqueeze(region, d), cand], d)
     if reduce == "prod":
         out = prod(cand, d)
+        if input.dtype.name == "bool":  # prod of bools is int64; torch's scatter keeps bool
+            out = B.ops.cast(out, "bool")
     else:
         out = (fn.amax if reduce == "amax" else fn.amin)(cand, d)
     if not include_self:
@@ -216,6 +252,8 @@ def index_reduce(input: Any, dim: int, index: Any, source: Any, reduce: str, *,
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
+    if input.ndim == 0:
+        return on_0d(index_reduce, input, dim, index, source, reduce, include_self=include_self)
     d = wrap_dim(dim, input.ndim)
     idx = _index(input, index)
     if idx.ndim != 1 or idx.shape[0] != source.shape[d]:
@@ -262,5 +300,9 @@ def block_diag(*tensors: Any) -> Any:
 
 def unfold(self: Any, dimension: int, size: int, step: int) -> Any:
     """``Tensor.unfold``: the windows of ``size`` along ``dimension``, ``step`` apart, as a new
-    last dim (a copy here, not a view)."""
-    return backend_of(self).ops.unfold(self, int(dimension), int(size), int(step))
+    last dim (a copy here, not a view). A 0-d tensor is a 1-element 1-D one, the result 1-D."""
+    ops = backend_of(self).ops
+    if self.ndim == 0:
+        wrap_dim(dimension, 0)
+        return ops.reshape(ops.unfold(ops.reshape(self, (1,)), 0, int(size), int(step)), (-1,))
+    return ops.unfold(self, int(dimension), int(size), int(step))

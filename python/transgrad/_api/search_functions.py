@@ -26,7 +26,7 @@ def _values(t: Any) -> np.ndarray:
 
 
 def _new(like: Any, a: np.ndarray) -> Any:
-    return backend_of(like).from_numpy(np.ascontiguousarray(a))
+    return backend_of(like).from_numpy(np.asarray(a, order="C"))
 
 
 def argwhere(input: Any) -> Any:
@@ -116,8 +116,8 @@ def searchsorted(sorted_sequence: Any, values: Any, *, out_int32: bool = False,
         out = np.stack([_binary_search(s, v, right) for s, v in zip(rows_s, rows_v)])
         out = out.reshape(vals.shape)
     assert B is not None
-    return B.from_numpy(np.ascontiguousarray(np.asarray(out).astype(
-        np.int32 if out_int32 else np.int64)))
+    return B.from_numpy(np.asarray(np.asarray(out).astype(
+        np.int32 if out_int32 else np.int64), order="C"))
 
 
 def bucketize(input: Any, boundaries: Any, *, out_int32: bool = False,
@@ -144,5 +144,5 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
         raise TypeError("isin(): expected a Tensor among elements and test_elements")
     a = _values(elements) if is_tensor(elements) else np.asarray(elements)
     b = _values(test_elements) if is_tensor(test_elements) else np.asarray(test_elements)
-    return B.from_numpy(np.ascontiguousarray(np.isin(a, b, invert=invert)))
+    return B.from_numpy(np.asarray(np.isin(a, b, invert=invert), order="C"))
 

@@ -233,6 +233,8 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0:  # torch's: the input itself, prepend and append ignored
+        return input
     dim = fn.wrap_dim(dim, input.ndim)
     parts = [t for t in (prepend, input, append) if t is not None]
     x = fn.cat([fn.as_tensor(t, input) if is_tensor(t) else fn.as_tensor(t, input)

@@ -84,16 +84,16 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
         hi_i = np.clip(hi, 0, n - 1).astype(np.int64)
         shape = list(x.shape)
         shape[d] = 1
-        a, b = (fn.gather(values, d, B.from_numpy(np.ascontiguousarray(np.broadcast_to(i, shape))))
+        a, b = (fn.gather(values, d, B.from_numpy(np.asarray(np.broadcast_to(i, shape), order="C")))
                 for i in (lo_i, hi_i))
-        w = B.from_numpy(np.ascontiguousarray(np.broadcast_to(frac, shape).astype(x.dtype.dtype)))
+        w = B.from_numpy(np.asarray(np.broadcast_to(frac, shape).astype(x.dtype.dtype), order="C"))
         out = fn.add(a, fn.mul(fn.sub(b, a), w))
         if not ignore_nan:  # a NaN anywhere in the slice makes its quantile NaN
             has_nan = fn.sum(fn.cast(fn.isnan(x), x.dtype), d, True)
             out = fn.where(fn.gt(has_nan, 0), fn.add(out, float("nan")), out)
         else:
             out = fn.where(fn.eq(valid, 0), fn.add(out, float("nan")), out)
-        if dim is None:
+        if dim is None or input.ndim == 0:  # a 0-d input's quantile is 0-d, keepdim or not
             out = fn.reshape(out, (1,) * input.ndim if keepdim else ())
         elif not keepdim:
             out = fn.squeeze(out, d)

@@ -1613,8 +1613,10 @@ def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0,
     E = backend_of(input)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    # an integer input keeps its dtype: the bounds in it, as torch's
+    cast = float if input.is_floating_point() else int
     return _maybe_inplace(input, inplace,
-                          lambda x: E.module.clamp(x, float(min_val), float(max_val)))
+                          lambda x: E.module.clamp(x, cast(min_val), cast(max_val)))
 
 
 def relu6(input: Any, inplace: bool = False) -> Any:

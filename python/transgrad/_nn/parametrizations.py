@@ -268,7 +268,7 @@ class _Orthogonal(Module):
                 A[..., idx, idx] = diag
                 if transpose:
                     A = np.swapaxes(A, -2, -1)
-                return m.tensor(np.ascontiguousarray(A), dtype=Q.dtype)
+                return m.tensor(np.asarray(A, order="C"), dtype=Q.dtype)
             if n == k:
                 Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
             else:

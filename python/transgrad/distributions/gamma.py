@@ -89,7 +89,7 @@ def _implicit_grad(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _marsaglia_tsang(eng: Any, alpha: np.ndarray) -> np.ndarray:
     """Standard-gamma draws for each entry of ``alpha`` (float64), from the engine's randoms."""
-    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64, order="C")
     boost = alpha < 1.0
     a = np.where(boost, alpha + 1.0, alpha).reshape(-1)
     d = a - 1.0 / 3.0

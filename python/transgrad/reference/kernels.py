@@ -531,7 +531,7 @@ def select(x: Any, dim: int, index: int) -> Any:
 
 def contiguous(x: Any) -> Any:
     a = _arr(x)
-    return _view(a, x) if a.flags.c_contiguous else _new(np.ascontiguousarray(a))
+    return _view(a, x) if a.flags.c_contiguous else _new(np.asarray(a, order="C"))
 
 
 def clone(x: Any) -> Any:
@@ -696,7 +696,7 @@ def _adv_key(x: np.ndarray, dims: Sequence[int], indices: Sequence[Any], name: s
 
 def index(x: Any, dims: Sequence[int], indices: Sequence[Any]) -> Any:
     a = _arr(x)
-    return _new(np.ascontiguousarray(a[_adv_key(a, dims, indices, "index")]))
+    return _new(np.asarray(a[_adv_key(a, dims, indices, "index")], order="C"))
 
 
 def index_put(x: Any, dims: Sequence[int], indices: Sequence[Any], values: Any,

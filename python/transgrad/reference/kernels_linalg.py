@@ -170,7 +170,7 @@ def lu_factor(x: Any) -> tuple:
 def singular_error(a: np.ndarray, inverting: bool) -> LinAlgError:
     """torch's error for the singular matrices ``a`` (..., n, n): the first batch element whose
     LU factor (getrf's) has a zero on its diagonal, and for ``inv`` that diagonal's position."""
-    lu = _arr(lu_factor(_new(np.ascontiguousarray(a, dtype=_F64)))[0])
+    lu = _arr(lu_factor(_new(np.asarray(a, dtype=_F64, order="C")))[0])
     diag = _batch(lu).diagonal(axis1=-2, axis2=-1)
     k = int(np.argmax((diag == 0).any(axis=-1))) if diag.size else 0
     zero = np.flatnonzero(diag[k] == 0) if diag.size else np.array([0])

@@ -107,7 +107,7 @@ def col2im(cols: Any, input_size: Sequence[int], kernel_size: Sequence[int],
     for i in range(k[0]):
         for j in range(k[1]):
             img[(Ellipsis,) + _window(k, s, d, out, i, j)] += blocks[:, :, i, j]
-    return _new(np.ascontiguousarray(img[:, :, p[0]:p[0] + hw[0], p[1]:p[1] + hw[1]]))
+    return _new(np.asarray(img[:, :, p[0]:p[0] + hw[0], p[1]:p[1] + hw[1]], order="C"))
 
 
 def max_pool2d(x: Any, kernel_size: Sequence[int], stride: Sequence[int],
@@ -136,7 +136,7 @@ def max_pool2d(x: Any, kernel_size: Sequence[int], stride: Sequence[int],
     arg = np.argmax(hit & np.stack(valid, axis=0), axis=2)  # the first real maximum
     values = np.take_along_axis(stacked, arg[:, :, None], axis=2)[:, :, 0]
     index = np.stack(where, axis=0)[arg, np.arange(out[0])[:, None], np.arange(out[1])]
-    return _new(np.ascontiguousarray(values)), _new(index.astype(_INT))
+    return _new(np.asarray(values, order="C")), _new(index.astype(_INT))
 
 
 def adaptive_pool_weights(x: Any, in_size: int, out_size: int) -> Any:
