@@ -61,6 +61,8 @@ def _bool_mask(mask: Any, fn: str) -> Any:
 def take(input: Any, index: Any, *, out: Any = None) -> Any:
     """The elements of ``input`` seen as 1-D, at ``index`` (negative ones counted from the
     end, as torch's); the result has index's shape."""
+    if out is not None:
+        return _out_args.write_out("take", take, (input, index), {}, out)
     idx = _index(input, index)
     a = np.asarray(idx.detach())
     if a.size and a.min() < 0:
