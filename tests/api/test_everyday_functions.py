@@ -131,6 +131,26 @@ def test_statistics(engine):
         engine.quantile(y, 0.5, interpolation="cubic")
 
 
+def test_quantile_gradient_reaches_q(engine):
+    # linear interpolation's weight is q * (n - 1) - floor(q * (n - 1)): d/dq = (n - 1) * (b - a)
+    y = engine.tensor([[4.0, 1.0, 3.0, 2.0], [0.0, 8.0, 2.0, 2.0]], dtype=engine.float64)
+    for name in ("quantile", "nanquantile"):
+        q = engine.tensor([0.25, 0.5], dtype=engine.float64, requires_grad=True)
+        getattr(engine, name)(y, q, 1).sum().backward()
+        # sorted rows [1,2,3,4], [0,2,2,8]: rank 0.75 between 1,2 and 0,2; rank 1.5 between 2,3
+        # and 2,2
+        assert _np(q.grad).tolist() == [3.0 * (1.0 + 2.0), 3.0 * (1.0 + 0.0)]
+        q = engine.tensor(0.25, dtype=engine.float64, requires_grad=True)
+        y.requires_grad_()
+        getattr(engine, name)(y, q, 1, interpolation="lower").sum().backward()
+        assert q.grad is None  # lower's weights are constants, as torch's
+        y = y.detach()
+    assert engine.autograd.gradcheck(
+        lambda x, q: engine.quantile(x, q, 1, keepdim=True),
+        (engine.randn(3, 5, dtype=engine.float64, requires_grad=True),
+         engine.tensor([0.3, 0.8], dtype=engine.float64, requires_grad=True)))
+
+
 @pytest.mark.torch
 def test_against_torch(engine):
     torch = pytest.importorskip("torch")

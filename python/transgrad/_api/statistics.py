@@ -67,8 +67,12 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
     else:
         valid = B.from_numpy(np.full((1,) * x.ndim, float(n), dtype=x.dtype.dtype))
     vals_np = np.asarray(valid.detach())
+    # torch's quantile is made of ops, so a q that requires grad gets one through linear
+    # interpolation's weights (rank - floor(rank), rank = q * (valid - 1)); the other modes'
+    # weights are constants
+    q_grad = interpolation == "linear" and is_tensor(q) and q.requires_grad
     outs = []
-    for qv in qs.reshape(-1):
+    for k, qv in enumerate(qs.reshape(-1)):
         rank = qv * (vals_np - 1)
         lo = np.floor(rank)
         hi = np.ceil(rank)
@@ -87,6 +91,10 @@ def _quantile(input: Any, q: Any, dim: Optional[int], keepdim: bool, interpolati
         a, b = (fn.gather(values, d, B.from_numpy(np.asarray(np.broadcast_to(i, shape), order="C")))
                 for i in (lo_i, hi_i))
         w = B.from_numpy(np.asarray(np.broadcast_to(frac, shape).astype(x.dtype.dtype), order="C"))
+        if q_grad:
+            q_k = fn.cast(q if q.ndim == 0 else q[k], x.dtype)
+            floor = B.from_numpy(np.asarray(lo, dtype=x.dtype.dtype, order="C"))
+            w = fn.sub(fn.mul(q_k, fn.sub(valid, 1.0)), floor)
         out = fn.add(a, fn.mul(fn.sub(b, a), w))
         if not ignore_nan:  # a NaN anywhere in the slice makes its quantile NaN
             has_nan = fn.sum(fn.cast(fn.isnan(x), x.dtype), d, True)
