@@ -52,7 +52,21 @@ def relu(x: Tensor) -> Tensor:
     result = kernel.relu(x)
 
     def backward(grad):
-        return grad * ops.cast(result > 0.0, grad.dtype)
+        return ops.threshold_backward(grad, result, 0.0)
+
+    return result, backward
+
+
+# torch's relu backward is threshold_backward(grad, result, 0), so that its double backward
+# records ThresholdBackwardBackward0 as torch's does; linear in grad, so its own backward is itself.
+@samples(case(T(3, 4), T(3, 4), 0.0), case(T(5), T(5), 0.25))
+@formula
+def threshold_backward(grad_output: Tensor, x: Tensor, threshold: float) -> Tensor:
+    result = kernel.where(kernel.gt(x, kernel.scalar_like(x, threshold)), grad_output,
+                          kernel.scalar_like(grad_output, 0.0))
+
+    def backward(grad):
+        return ops.threshold_backward(grad, x, threshold), None
 
     return result, backward
 

@@ -89,6 +89,22 @@ py::object rtruediv(py::handle self, py::handle other) {
   return fallbacks()["__rtruediv__"](self, other);
 }
 
+// other - self for a Python number `other` and a floating self: torch's rsub(self, other), one
+// RsubBackward1 node (formulas/binary.py); the Python version (methods.py) for anything else.
+py::object rsub(py::handle self, py::handle other) {
+  const Tensor& a = self.cast<const Tensor&>();
+  PyObject* p = other.ptr();
+  if (is_floating(a.dtype()) && (PyFloat_CheckExact(p) || PyLong_CheckExact(p))) {
+    double v = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
+    if (!(v == -1.0 && PyErr_Occurred())) {
+      ReleaseGilIfLarge nogil(a);
+      return py::cast(ops::rsub_scalar(a, v));
+    }
+    PyErr_Clear();
+  }
+  return fallbacks()["__rsub__"](self, other);
+}
+
 template <BinaryOp Op, bool Reflected>
 void def_binary(py::module_& m, const char* name) {
   m.def(name, [name](py::handle self, py::handle other) {
@@ -103,7 +119,7 @@ void init_operators(py::module_& m) {
   def_binary<&ops::add, false>(f, "__add__");
   def_binary<&ops::add, true>(f, "__radd__");
   def_binary<&ops::sub, false>(f, "__sub__");
-  def_binary<&ops::sub, true>(f, "__rsub__");
+  f.def("__rsub__", &rsub);
   def_binary<&ops::mul, false>(f, "__mul__");
   def_binary<&ops::mul, true>(f, "__rmul__");
   def_binary<&ops::div, false>(f, "__truediv__");
