@@ -279,3 +279,46 @@ def test_program_graph_as_torch(engine, name):
     torch = torch_or_skip()
     assert program_graph(engine, name) == program_graph(torch, name)
 
+
+# ---- x.data = y keeps x's version counter ---------------------------------------------------
+
+
+def version_trace(tg):
+    """torch's test_version_counter: after ``x.data = y``, x keeps counting with the views made
+    of it before, and y with its own."""
+    x = tg.zeros((1, 2), dtype=tg.float64)
+    xz = x[:]
+    x.add_(1)
+    trace = [(x._version, xz._version)]
+    y = tg.ones((2, 3), dtype=tg.float64)
+    y.add_(1).add_(1).add_(1)
+    x.data = y
+    trace.append((x._version, xz._version, y._version))
+    x.add_(1)
+    trace.append((x._version, xz._version, y._version, y.tolist()))
+    xz.add_(1)
+    y.mul_(2)
+    xv = x.view(6)
+    xv.add_(1)
+    trace.append((x._version, xz._version, y._version, xv._version, x.tolist()))
+    return trace
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
+def test_set_data_keeps_the_version_counter(engine):
+    got = version_trace(engine)
+    assert got[1] == (1, 1, 3) and got[2][:3] == (2, 2, 3)
+    torch = torch_or_skip()
+    assert got == version_trace(torch)
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
+def test_set_data_then_backward_checks_versions(engine):
+    tg = engine
+    x = f64(tg, [1.0, 2.0], requires_grad=False)
+    w = f64(tg, [3.0, 4.0])
+    x.data = f64(tg, [5.0, 6.0], requires_grad=False)
+    y = (w * x).sum()
+    x.add_(1)  # x was saved by mul: its version moved on
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
