@@ -3,7 +3,9 @@ is installed: unbind/split/chunk record one node for all their views (Note [Seve
 node] in csrc/autograd/multi_view.h), hooks on the output of such a node see None for a grad
 nobody produced, a Function's once_differentiable backward gives its results torch's ``Error``
 node (Note [once_differentiable as torch's] in transgrad/autograd/__init__.py), and the nodes a
-double backward records are named as torch's (relu's backward is ThresholdBackwardBackward0)."""
+double backward records are named as torch's (relu's, sigmoid's and tanh's backwards are
+ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0), ``x.data = y``
+keeps x's version counter, and the whole graph of everyday programs is torch's."""
 
 import numpy as np
 import pytest
@@ -180,7 +182,8 @@ def test_once_differentiable_error_node_as_torch(engine):
 
 def double_backward_graphs(tg, x0):
     out = []
-    for f in (tg.relu, lambda t: tg.nn.functional.relu(t * 2.0).sum(0)):
+    for f in (tg.relu, lambda t: tg.nn.functional.relu(t * 2.0).sum(0), tg.sigmoid, tg.tanh,
+              lambda t: tg.tanh(tg.sigmoid(t) * t)):
         x = tg.tensor(x0, requires_grad=True)
         (g,) = tg.autograd.grad(f(x).sum(), x, create_graph=True)
         out.append((graph(g.grad_fn), g.tolist()))
@@ -188,15 +191,20 @@ def double_backward_graphs(tg, x0):
 
 
 @pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
-def test_relu_double_backward_is_threshold_backward(engine):
+def test_double_backward_nodes_named_as_torch(engine):
     tg = engine
     x0 = np.array([[-1.0, 0.5], [2.0, -0.25]])
     got = double_backward_graphs(tg, x0)
     assert got[0][0].startswith("ThresholdBackwardBackward0(None, ReluBackward0(")
+    assert got[2][0].startswith("SigmoidBackwardBackward0(None, SigmoidBackward0(")
+    assert got[3][0].startswith("TanhBackwardBackward0(None, TanhBackward0(")
     x = f64(tg, x0)
     assert tg.autograd.gradgradcheck(lambda t: tg.relu(t) * t, (x,))
+    assert tg.autograd.gradgradcheck(lambda t: tg.tanh(tg.sigmoid(t) * t), (x,))
     torch = torch_or_skip()
-    assert got == double_backward_graphs(torch, x0)
+    want = double_backward_graphs(torch, x0)
+    assert [graph_ for graph_, _ in got] == [graph_ for graph_, _ in want]
+    np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=1e-13)
 
 
 # ---- whole graphs of everyday programs ------------------------------------------------------

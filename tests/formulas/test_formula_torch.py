@@ -125,6 +125,8 @@ TWINS = {
     "bmm": torch.bmm, "mv": torch.mv, "dot": torch.dot,
     "rsub": torch.rsub, "rsub_scalar": torch.rsub,
     "threshold_backward": torch.ops.aten.threshold_backward,
+    "tanh_backward": torch.ops.aten.tanh_backward,
+    "sigmoid_backward": torch.ops.aten.sigmoid_backward,
     "zeros": lambda shape, dtype: torch.zeros(shape, dtype=getattr(torch, dtype)),
     **TWINS_ADDED,
 }
