@@ -83,8 +83,12 @@ py::object rtruediv(py::handle self, py::handle other) {
   const Tensor& a = self.cast<const Tensor&>();
   Tensor s;
   if (scalar_operand(other, a, s)) {
-    ReleaseGilIfLarge nogil(a, s);
-    return py::cast(ops::mul(ops::reciprocal(a), s));
+    Tensor out;
+    {
+      ReleaseGilIfLarge nogil(a, s);  // the GIL is back before py::cast
+      out = ops::mul(ops::reciprocal(a), s);
+    }
+    return py::cast(std::move(out));
   }
   return fallbacks()["__rtruediv__"](self, other);
 }
@@ -97,8 +101,12 @@ py::object rsub(py::handle self, py::handle other) {
   if (is_floating(a.dtype()) && (PyFloat_CheckExact(p) || PyLong_CheckExact(p))) {
     double v = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
     if (!(v == -1.0 && PyErr_Occurred())) {
-      ReleaseGilIfLarge nogil(a);
-      return py::cast(ops::rsub_scalar(a, v));
+      Tensor out;
+      {
+        ReleaseGilIfLarge nogil(a);  // the GIL is back before py::cast
+        out = ops::rsub_scalar(a, v);
+      }
+      return py::cast(std::move(out));
     }
     PyErr_Clear();
   }

@@ -330,3 +330,15 @@ def test_set_data_then_backward_checks_versions(engine):
     x.add_(1)  # x was saved by mul: its version moved on
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
+def test_number_minus_large_tensor(engine):
+    """``1.0 - x`` and ``2.0 / x`` on a tensor large enough for the compiled operator to release
+    the GIL (it crashed when the result was wrapped for Python without it)."""
+    tg = engine
+    x = tg.tensor(np.linspace(1.0, 2.0, 300000), requires_grad=True)
+    y = 1.0 - x
+    assert node_name(y.grad_fn) == "RsubBackward1"
+    np.testing.assert_allclose(y.detach().numpy()[[0, -1]], [0.0, -1.0])
+    np.testing.assert_allclose((2.0 / x).detach().numpy()[[0, -1]], [2.0, 1.0])
