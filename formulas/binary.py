@@ -33,6 +33,30 @@ def sub(x: Tensor, other: Tensor) -> Tensor:
     return result, backward
 
 
+# torch records its own nodes for `other - x` written as rsub: RsubBackward0 for a tensor other,
+# RsubBackward1 for a number (`1.0 - x`, one edge only), so these are formulas of their own.
+@samples(case(T(3, 4), T(3, 4)), case(T(2, 1, 3), T(4, 1)))
+@formula
+def rsub(x: Tensor, other: Tensor) -> Tensor:
+    result = kernel.sub(other, x)
+
+    def backward(grad):
+        return -grad, grad
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 2.5), case(T(5), -1.0))
+@formula
+def rsub_scalar(x: Tensor, other: float) -> Tensor:
+    result = kernel.sub(kernel.scalar_like(x, other), x)
+
+    def backward(grad):
+        return -grad
+
+    return result, backward
+
+
 @samples(case(T(3, 4), T(3, 4)), case(T(2, 1, 3), T(4, 1)))
 @formula(inplace_saves_copy=True)
 def mul(x: Tensor, other: Tensor) -> Tensor:

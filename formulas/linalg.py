@@ -21,10 +21,53 @@ def matmul_nd(x: Tensor, other: Tensor) -> Tensor:
     return result, backward
 
 
+# Note [Products named as torch's]
+# torch records a node per product kind: BmmBackward0 for a batch of matrices, MvBackward0 for
+# a matrix times a vector, DotBackward0 for two vectors (MmBackward0 for matrices: matmul_nd).
+# They are formulas of their own so the graph names them as torch's; each backward is made of the
+# same products, so a double backward stays within them.
+@samples(case(T(2, 3, 4), T(2, 4, 5)), case(T(1, 2, 2), T(1, 2, 3)))
+@formula
+def bmm(x: Tensor, other: Tensor) -> Tensor:
+    result = kernel.matmul(x, other)
+
+    def backward(grad):
+        return ops.bmm(grad, ops.transpose(other, 1, 2)), ops.bmm(ops.transpose(x, 1, 2), grad)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(4)), case(T(1, 2), T(2)))
+@formula
+def mv(x: Tensor, vec: Tensor) -> Tensor:
+    result = kernel.squeeze(kernel.matmul(x, kernel.unsqueeze(vec, 1)), (1,))
+
+    def backward(grad):
+        return ops.unsqueeze(grad, 1) * ops.unsqueeze(vec, 0), ops.mv(ops.t(x), grad)
+
+    return result, backward
+
+
+@samples(case(T(4), T(4)), case(T(1), T(1)))
+@formula
+def dot(x: Tensor, other: Tensor) -> Tensor:
+    result = kernel.reshape(kernel.matmul(kernel.unsqueeze(x, 0), kernel.unsqueeze(other, 1)), ())
+
+    def backward(grad):
+        return grad * other, grad * x
+
+    return result, backward
+
+
 @samples(case(T(3, 4), T(4, 5)), case(T(4), T(4)), case(T(4), T(2, 4, 3)),
-         case(T(2, 3, 4), T(4)))
+         case(T(2, 3, 4), T(4)), case(T(3, 4), T(4)))
 @formula
 def matmul(x: Tensor, other: Tensor) -> Tensor:
+    # Vectors (Note [Products named as torch's]): a matrix times a vector is mv, two vectors dot.
+    if x.ndim == 1 and other.ndim == 1:
+        return ops.dot(x, other)
+    if x.ndim == 2 and other.ndim == 1:
+        return ops.mv(x, other)
     # A 1-D x is a row (dim -2 added, then removed); a 1-D other is a column (dim -1).
     row = ops.unsqueeze(x, 0) if x.ndim == 1 else x
     col = ops.unsqueeze(other, -1) if other.ndim == 1 else other

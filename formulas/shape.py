@@ -277,10 +277,13 @@ def contiguous(x: Tensor) -> Tensor:
     return result, backward
 
 
-@samples(T(3, 4))
+# `order` lays the copy out with its dims in that order, outermost first (torch's preserve_format
+# of a dense non-contiguous x: _api/memory_formats.py), still one CloneBackward0 node as torch's.
+@samples(T(3, 4), case(T(3, 4), (1, 0)), case(T(2, 3, 4), (2, 0, 1)))
 @formula
-def clone(x: Tensor) -> Tensor:
-    result = kernel.clone(x)
+def clone(x: Tensor, order: Optional[Dims] = None) -> Tensor:
+    result = kernel.clone(x) if order is None else kernel.permute(
+        kernel.clone(kernel.permute(x, order)), inverse_permutation(order, x.ndim))
 
     def backward(grad):
         return grad

@@ -52,7 +52,21 @@ def relu(x: Tensor) -> Tensor:
     result = kernel.relu(x)
 
     def backward(grad):
-        return grad * ops.cast(result > 0.0, grad.dtype)
+        return ops.threshold_backward(grad, result, 0.0)
+
+    return result, backward
+
+
+# torch's relu backward is threshold_backward(grad, result, 0), so that its double backward
+# records ThresholdBackwardBackward0 as torch's does; linear in grad, so its own backward is itself.
+@samples(case(T(3, 4), T(3, 4), 0.0), case(T(5), T(5), 0.25))
+@formula
+def threshold_backward(grad_output: Tensor, x: Tensor, threshold: float) -> Tensor:
+    result = kernel.where(kernel.gt(x, kernel.scalar_like(x, threshold)), grad_output,
+                          kernel.scalar_like(grad_output, 0.0))
+
+    def backward(grad):
+        return ops.threshold_backward(grad, x, threshold), None
 
     return result, backward
 
@@ -209,7 +223,21 @@ def tanh(x: Tensor) -> Tensor:
     result = kernel.tanh(x)
 
     def backward(grad):
-        return grad * (1.0 - result * result)
+        return ops.tanh_backward(grad, result)
+
+    return result, backward
+
+
+# torch's tanh and sigmoid backwards are ops of their own (tanh_backward, sigmoid_backward), so a
+# double backward records TanhBackwardBackward0 / SigmoidBackwardBackward0 as torch's does.
+@samples(case(T(3, 4), T(3, 4)))
+@formula
+def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    result = kernel.mul(grad_output, kernel.sub(kernel.scalar_like(output, 1.0),
+                                                kernel.mul(output, output)))
+
+    def backward(grad):
+        return ops.tanh_backward(grad, output), -2.0 * output * grad * grad_output
 
     return result, backward
 
@@ -220,7 +248,19 @@ def sigmoid(x: Tensor) -> Tensor:
     result = kernel.sigmoid(x)
 
     def backward(grad):
-        return grad * result * (1.0 - result)
+        return ops.sigmoid_backward(grad, result)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4)))
+@formula
+def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    result = kernel.mul(grad_output, kernel.mul(output, kernel.sub(
+        kernel.scalar_like(output, 1.0), output)))
+
+    def backward(grad):
+        return ops.sigmoid_backward(grad, output), grad * grad_output * (1.0 - 2.0 * output)
 
     return result, backward
 

@@ -526,8 +526,8 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (result[i].defined() || allow_unused) continue;
-    throw RuntimeError("One of the differentiated Tensors (" + element(i, "inputs") +
-                       ") appears to not have been used in the graph. Set allow_unused=True if "
+    throw RuntimeError("The differentiated Tensor at index " + std::to_string(i) +
+                       " appears to not have been used in the graph. Set allow_unused=True if "
                        "this is the desired behavior.");
   }
   return result;

@@ -73,6 +73,14 @@ struct OnceDifferentiableBackward final : Node {
   variable_list apply(variable_list&&) override { throw_once_differentiable(origin_); }
 };
 
+// torch's Error node (torch/csrc/autograd/functions/basic_ops.h): its next edges lead to
+// fresh leaves aliasing the results, so it is reached only from the results themselves.
+struct DelayedErrorBackward final : Node {
+  std::string origin_;  // the once_differentiable node, described (it may be gone)
+  std::string name() const override { return "Error"; }
+  variable_list apply(variable_list&&) override { throw_once_differentiable(origin_); }
+};
+
 // Nodes for the engine's own differentiable operations. Their backwards are themselves made of
 // these operations, so any order of derivative is recorded. Each is named as the node torch
 // records for the same operation (sum_to is a sum over dims, a cast is _to_copy).
@@ -139,6 +147,27 @@ void wrap_once_differentiable(const Node& node, const variable_list& sources,
     if (!r.defined() || !is_floating(r.dtype())) continue;
     r = detach(r);
     set_history(r, err, nr++);
+  }
+}
+
+void wrap_delayed_error(const Node& node, const variable_list& grads, variable_list& results) {
+  if (!any_requires_grad(grads)) return;
+  auto err = make_node<DelayedErrorBackward>();
+  err->origin_ = node.describe();
+  for (const Tensor& r : results) {
+    if (!r.defined() || !is_floating(r.dtype())) {
+      collect_next_edges(*err, Tensor());
+      continue;
+    }
+    Tensor leaf = detach(r);
+    autograd_meta(leaf).requires_grad = true;
+    collect_next_edges(*err, leaf);
+  }
+  for (uint32_t i = 0; i < results.size(); ++i) {
+    Tensor& r = results[i];
+    if (!r.defined() || !is_floating(r.dtype())) continue;
+    r = detach(r);
+    set_history(r, err, i);
   }
 }
 

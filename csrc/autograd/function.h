@@ -38,6 +38,13 @@ void set_history(Tensor& output, const std::shared_ptr<Node>& node, uint32_t out
 void wrap_once_differentiable(const Node& node, const variable_list& sources,
                               variable_list& results);
 
+// torch's once_differentiable for a Python Function's backward (Note [once_differentiable as
+// torch's]): under grad mode, when one of `grads` (the grads the backward received) requires
+// grad, each result becomes an output of an `Error` node whose next edges go to fresh leaves
+// (one per result, invalid for an undefined one), so differentiating a result raises and
+// autograd.grad prunes it as torch does. Otherwise the results are returned unchanged.
+void wrap_delayed_error(const Node& node, const variable_list& grads, variable_list& results);
+
 // Differentiable engine operations (recorded when grad mode is enabled).
 Tensor grad_add(const Tensor& a, const Tensor& b);
 Tensor grad_sum_to(const Tensor& g, const Shape& shape);

@@ -229,8 +229,10 @@ void Node::run_tensor_pre_hooks(variable_list& grads) {
     for (auto& entry : h->tensor_pre) hooks.push_back(entry.second);
   }
   std::string where = "the gradient of an output of " + describe();
+  // As torch's, a hook also runs for an output whose grad nobody produced (it sees None:
+  // Note [Several views, one node]).
   for (auto& [nr, hook] : hooks) {
-    if (nr >= grads.size() || !grads[nr].defined()) continue;
+    if (nr >= grads.size()) continue;
     grads[nr] = apply_tensor_hook(hook, grads[nr], where.c_str());
   }
 }

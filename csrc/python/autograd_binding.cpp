@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "autograd/autograd.h"
+#include "autograd/multi_view.h"
 #include "python/common.h"
 
 namespace tg::python {
@@ -94,8 +95,10 @@ struct PyTensorHook {
   PyObjectRef ref;
   Tensor operator()(const Tensor& grad) const {
     AcquireGil gil;
-    py::object r = call_or_park(ref.get(), grad);
+    py::object r = call_or_park(ref.get(), to_py(grad));  // None for an undefined grad
     Tensor out = tensor_or_undefined(r, "a hook's return value");
+    if (out.defined() && !grad.defined())
+      throw RuntimeError("can't replace a None gradient with a non-None value");
     if (out.defined() && grad.defined() && out.sizes() != grad.sizes())
       // torch's words first (as the reference engine's _call_hooks)
       throw RuntimeError(
@@ -463,7 +466,7 @@ py::object once_differentiable_wrap(FunctionCtx& ctx, py::object sources, py::ob
   variable_list gs = grads_from_py(sources, "a gradient");
   bool single = results.is_none() || py::isinstance<Tensor>(results);
   variable_list rs = grads_from_py(results, "a gradient returned by backward");
-  wrap_once_differentiable(*node, gs, rs);
+  wrap_delayed_error(*node, gs, rs);
   if (single) return rs.empty() ? py::none() : to_py(rs[0]);
   return to_py_tuple(rs);
 }
@@ -726,7 +729,14 @@ void init_autograd(py::module_& m) {
          py::arg("outputs"), py::arg("name"), py::arg("path") = "", py::arg("line") = 0);
   ag.def("_once_differentiable", &once_differentiable_wrap, py::arg("ctx"), py::arg("sources"),
          py::arg("results"),
-         "Gives results a grad_fn that raises on double backward when a source requires grad.");
+         "Gives results torch's Error grad_fn when a received grad requires grad.");
+  ag.def(
+      "_views_along",
+      [](const Tensor& x, int64_t dim, const std::vector<int64_t>& sizes, const std::string& kind) {
+        return to_py_tuple(views_along(x, dim, sizes, kind));
+      },
+      py::arg("x"), py::arg("dim"), py::arg("sizes"), py::arg("kind"),
+      "Views of x along dim recorded as one node (Note [Several views, one node]).");
 }
 
 }  // namespace tg::python

@@ -83,10 +83,34 @@ py::object rtruediv(py::handle self, py::handle other) {
   const Tensor& a = self.cast<const Tensor&>();
   Tensor s;
   if (scalar_operand(other, a, s)) {
-    ReleaseGilIfLarge nogil(a, s);
-    return py::cast(ops::mul(ops::reciprocal(a), s));
+    Tensor out;
+    {
+      ReleaseGilIfLarge nogil(a, s);  // the GIL is back before py::cast
+      out = ops::mul(ops::reciprocal(a), s);
+    }
+    return py::cast(std::move(out));
   }
   return fallbacks()["__rtruediv__"](self, other);
+}
+
+// other - self for a Python number `other` and a floating self: torch's rsub(self, other), one
+// RsubBackward1 node (formulas/binary.py); the Python version (methods.py) for anything else.
+py::object rsub(py::handle self, py::handle other) {
+  const Tensor& a = self.cast<const Tensor&>();
+  PyObject* p = other.ptr();
+  if (is_floating(a.dtype()) && (PyFloat_CheckExact(p) || PyLong_CheckExact(p))) {
+    double v = PyFloat_CheckExact(p) ? PyFloat_AS_DOUBLE(p) : PyLong_AsDouble(p);
+    if (!(v == -1.0 && PyErr_Occurred())) {
+      Tensor out;
+      {
+        ReleaseGilIfLarge nogil(a);  // the GIL is back before py::cast
+        out = ops::rsub_scalar(a, v);
+      }
+      return py::cast(std::move(out));
+    }
+    PyErr_Clear();
+  }
+  return fallbacks()["__rsub__"](self, other);
 }
 
 template <BinaryOp Op, bool Reflected>
@@ -103,7 +127,7 @@ void init_operators(py::module_& m) {
   def_binary<&ops::add, false>(f, "__add__");
   def_binary<&ops::add, true>(f, "__radd__");
   def_binary<&ops::sub, false>(f, "__sub__");
-  def_binary<&ops::sub, true>(f, "__rsub__");
+  f.def("__rsub__", &rsub);
   def_binary<&ops::mul, false>(f, "__mul__");
   def_binary<&ops::mul, true>(f, "__rmul__");
   def_binary<&ops::div, false>(f, "__truediv__");

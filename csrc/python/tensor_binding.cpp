@@ -406,14 +406,24 @@ void setup_tensor_type(PyHeapTypeObject* heap_type) {
 // `x.data = y` changes what x *is* in place: the TensorImpl (and so the Python object, its
 // grad, hooks and grad_fn) stays, and takes y's storage, sizes, strides, offset and dtype. As
 // torch's, a leaf's AccumulateGrad is forgotten when the shape or dtype changes, so a later
-// graph records the new metadata. The version counter lives on the storage here, so x counts
-// versions with y's storage from now on (torch keeps x's counter).
+// graph records the new metadata. As torch's, x keeps its version counter (shared with the views
+// made of it before) and y keeps its own: the counter lives on the storage here, so x gets a
+// storage of its own over y's memory (keeping y's storage alive) whose counter is the one of x's
+// previous storage (Storage::shared_version, made shared on first use).
 void set_data(Tensor& self, const Tensor& other) {
   TensorImpl* dst = self.unsafe_impl();
   const TensorImpl* src = other.unsafe_impl();
   if (dst == src) return;
   bool same_meta = dst->sizes == src->sizes && dst->dtype == src->dtype;
-  dst->storage = src->storage;
+  if (dst->storage != src->storage) {
+    Storage& old = *dst->storage;
+    if (!old.shared_version)
+      old.shared_version = std::make_shared<std::atomic<uint32_t>>(old.version.load());
+    auto alias = Storage::external(src->storage->data, src->storage->nbytes, src->storage);
+    alias->read_only = src->storage->read_only;
+    alias->shared_version = old.shared_version;
+    dst->storage = std::move(alias);
+  }
   dst->sizes = src->sizes;
   dst->strides = src->strides;
   dst->offset = src->offset;

@@ -121,6 +121,11 @@ struct Storage {
   size_t nbytes = 0;
   std::shared_ptr<void> owner;  // set for external buffers; null when the buffer is owned
   std::atomic<uint32_t> version{0};
+  // Set when the tensors of this storage count versions elsewhere: `x.data = y` gives x a
+  // storage aliasing y's memory that keeps counting with x's previous storage (Note [Tensor.data
+  // setter] in csrc/python/tensor_binding.cpp). Null for nearly every storage.
+  std::shared_ptr<std::atomic<uint32_t>> shared_version;
+  std::atomic<uint32_t>& counter() { return shared_version ? *shared_version : version; }
   // External memory its owner forbids writing (a numpy array with writeable=False, a bytes
   // object): in-place ops refuse it and numpy views of it are read-only too.
   bool read_only = false;
@@ -180,8 +185,8 @@ class Tensor {  // a cheap, copyable handle; may be undefined
     return static_cast<char*>(impl_->storage->data) +
            impl_->offset * static_cast<int64_t>(itemsize());
   }
-  uint32_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
-  void bump_version() { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
+  uint32_t version() const { return impl_->storage->counter().load(std::memory_order_relaxed); }
+  void bump_version() { impl_->storage->counter().fetch_add(1, std::memory_order_relaxed); }
 
   static Tensor empty(const Shape& sizes, DType dtype);
   static Tensor from_external(void* data, Shape sizes, Shape strides, DType dtype,
@@ -193,7 +198,11 @@ class Tensor {  // a cheap, copyable handle; may be undefined
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
   const std::shared_ptr<Storage>& storage() const { return impl_->storage; }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
-  bool shares_storage(const Tensor& other) const { return impl_->storage == other.impl_->storage; }
+  // The same memory: one storage, or an alias made by `x.data = y` (same buffer).
+  bool shares_storage(const Tensor& other) const {
+    return impl_->storage == other.impl_->storage ||
+           (impl_->storage->data != nullptr && impl_->storage->data == other.impl_->storage->data);
+  }
   // Throws ValueError naming `what` when undefined.
   void check_defined(const char* what) const;
 

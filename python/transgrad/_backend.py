@@ -38,7 +38,8 @@ class Backend:
                  set_default_dtype: Callable[[Any], None],
                  inplace_: Callable[[Any, Any], None], set_history_: Callable[[Any, Any], None],
                  operators: Callable[[Dict[str, Any]], Dict[str, Any]],
-                 inplace_verdict: Callable[[str], Any]):
+                 inplace_verdict: Callable[[str], Any],
+                 views_along: Callable[[Any, int, Sequence[int], str], Tuple[Any, ...]]):
         self.name = name
         """The engine's module name ("transgrad", "transgrad.reference")."""
         self.Tensor = Tensor
@@ -73,6 +74,10 @@ class Backend:
         self.inplace_verdict = inplace_verdict
         """The in-place verdict of a formula (``allowed``, ``needs_copy``, ``reason``), or None
         when unknown (then: run on a copy)."""
+        self.views_along = views_along
+        """``views_along(x, dim, sizes, kind)``: x cut along ``dim`` (wrapped) into views of
+        ``sizes``, recorded as one node named by ``kind`` ("unbind", "split",
+        "split_with_sizes"), Note [Several views, one node] in csrc/autograd/multi_view.h."""
         self.default_dtype: Any = None
         """The engine's default dtype (kept by its ``Factories``): a Python float next to an
         integer tensor becomes a wrapped number of this dtype (Note [Type promotion])."""

@@ -80,7 +80,8 @@ backend = Backend(
     wrapped_number=_C._wrapped_number, set_default_dtype=_C._set_default_dtype,
     inplace_=_C.inplace_, set_history_=_C._set_history, optim=_C._optim,
     # the build's verdicts, the translator only for what they miss (Note [Verdicts as data])
-    inplace_verdict=VerdictTable(shipped_facts()), operators=operators)
+    inplace_verdict=VerdictTable(shipped_facts()), operators=operators,
+    views_along=_C.autograd._views_along)
 
 _factories = Factories(backend)  # Note [Factories per engine] in _api/factories.py
 get_default_dtype, set_default_dtype = _factories.get_default_dtype, _factories.set_default_dtype

@@ -235,8 +235,8 @@ _PACKAGE_MODULES = {"accelerator", "amp", "autograd", "backends", "cuda", "distr
 # transgrad.reference's own plumbing (tests/api/test_namespaces.py and test_stubs.py use it)
 _REFERENCE_ONLY = {"apply_formula", "api", "engine", "executor", "formula", "function",
                    "grad_mode", "grad_ops", "kernels", "kernels_nn", "kernels_rnn",
-                   "kernels_special", "kernels_linalg", "kernels_strided", "kernel_support", "node",
-                   "storage",
+                   "kernels_special", "kernels_linalg", "kernels_strided", "kernel_support",
+                   "multi_view", "node", "storage",
                    "optim_kernels",
                    "plan",
                    "saved_hooks", "tensor",

@@ -54,6 +54,7 @@ ENTRY: dict[str, str] = {
     "var_mean": "var_mean.correction", "std_mean": "std_mean.correction",
     "index_select": "index_select", "polygamma": "polygamma", "linear": "addmm",
     "index_tensor": "index.Tensor", "index_put": "index_put",
+    "rsub": "rsub.Tensor", "rsub_scalar": "rsub.Scalar",
 }
 
 # formula -> (its optional parameter, the entry torch records when that argument is None)

@@ -435,6 +435,9 @@ def test_namespace_signature_is_torchs(ref, path):
 INTERNAL_FORMULAS = {
     "lstm_cell": "nn.LSTM / nn.LSTMCell", "lstm_cell_backward": "lstm_cell's backward",
     "as_strided_backward": "as_strided's backward",
+    "threshold_backward": "relu's backward",
+    "rsub_scalar": "rsub / number - tensor",
+    "tanh_backward": "tanh's backward", "sigmoid_backward": "sigmoid's backward",
     "lstm_layer": "nn.LSTM", "lstm_layer_bptt": "lstm_layer's backward",
     "lstm_layer_weight_grads": "lstm_layer's backward",
     "gru_cell": "nn.GRU / nn.GRUCell", "gru_cell_backward": "gru_cell's backward",

@@ -154,11 +154,12 @@ def test_double_backward_through_once_differentiable(compiled):
             return g * x.cos()
 
     x = f64(tg, [0.5, 1.0])
-    (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
+    seed = tg.ones((), dtype=tg.float64, requires_grad=True)  # a grad that requires grad
+    (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, seed, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), np.cos([0.5, 1.0]))
     with pytest.raises(RuntimeError,
                        match=r"differentiate twice.*once_differentiable.*SinBackward"):
-        tg.autograd.grad(g.sum(), x)
+        g.sum().backward()  # autograd.grad(g.sum(), x) would not reach the node: torch's edges
 
 
 def test_error_in_hook_propagates(compiled):
@@ -214,8 +215,10 @@ def test_backward_inputs_of_non_leaf_fills_its_grad(compiled):
     assert x.grad is None
 
 
-def test_once_differentiable_result_never_silently_constant(compiled):
-    tg = compiled
+def once_differentiable_second_order(tg):
+    """torch's once_differentiable (Note [once_differentiable as torch's]): its results are
+    constants unless the grads it received require grad; then they have an Error grad_fn that
+    raises when a backward reaches it, and a backward to x alone does not reach it."""
 
     class Double(tg.autograd.Function):
         @staticmethod
@@ -223,12 +226,28 @@ def test_once_differentiable_result_never_silently_constant(compiled):
             return x * 2
 
         @staticmethod
-        @tg.autograd.once_differentiable
+        @tg.autograd.function.once_differentiable
         def backward(ctx, g):
             return g * 2
 
-    x = f64(tg, [0.5, 1.0])
+    out = []
+    x = tg.tensor([0.5, 1.0], dtype=tg.float64, requires_grad=True)
     (g,) = tg.autograd.grad((Double.apply(x) + x * x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [3.0, 4.0])
-    with pytest.raises(RuntimeError, match="once_differentiable"):
-        tg.autograd.grad(g.sum(), x)
+    out.append((g.tolist(), tg.autograd.grad(g.sum(), x)[0].tolist()))
+    seed = tg.ones((), dtype=tg.float64, requires_grad=True)
+    (g,) = tg.autograd.grad((Double.apply(x) + x * x).sum(), x, seed, create_graph=True)
+    out.append((g.tolist(), tg.autograd.grad(g.sum(), x, retain_graph=True)[0].tolist()))
+    try:
+        g.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e).split(" (")[0])
+    return out
+
+
+def test_once_differentiable_second_order_as_torch(compiled):
+    got = once_differentiable_second_order(compiled)
+    assert got == [([3.0, 4.0], [2.0, 2.0]), ([3.0, 4.0], [2.0, 2.0]),
+                   "trying to differentiate twice a function that was marked with "
+                   "@once_differentiable"]
+    torch = pytest.importorskip("torch")
+    assert got == once_differentiable_second_order(torch)

@@ -170,6 +170,9 @@ def test_once_differentiable_function(engine):
 
     x = f64(tg, [0.5])
     (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, create_graph=True)
+    assert g.grad_fn is None  # as torch's: the received grad does not require grad
+    seed = tg.ones((), dtype=tg.float64, requires_grad=True)
+    (g,) = tg.autograd.grad(Sin.apply(x).sum(), x, seed, create_graph=True)
     np.testing.assert_allclose(g.detach().numpy(), np.cos([0.5]))
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
                                            "marked with @.*once_differentiable"):

@@ -118,9 +118,15 @@ TWINS = {
     "expand": lambda x, shape: x.expand(shape),
     "squeeze": _squeeze,
     "contiguous": lambda x: x.contiguous(),
-    "clone": torch.clone,
+    # `order` only lays the copy out (a permuted dense layout): the values are torch.clone's
+    "clone": lambda x, order=None: torch.clone(x),
     "slice": _slice,
     "matmul_nd": torch.matmul,
+    "bmm": torch.bmm, "mv": torch.mv, "dot": torch.dot,
+    "rsub": torch.rsub, "rsub_scalar": torch.rsub,
+    "threshold_backward": torch.ops.aten.threshold_backward,
+    "tanh_backward": torch.ops.aten.tanh_backward,
+    "sigmoid_backward": torch.ops.aten.sigmoid_backward,
     "zeros": lambda shape, dtype: torch.zeros(shape, dtype=getattr(torch, dtype)),
     **TWINS_ADDED,
 }

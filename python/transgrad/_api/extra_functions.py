@@ -382,7 +382,7 @@ def mv(mat: Any, vec: Any, *, out: Any = None) -> Any:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
     functions._check_vector_product(mat, vec)
     dtype_checks.check_mv(mat, vec)
-    return ops.matmul(mat, vec)
+    return ops.mv(mat, vec)
 
 
 def einsum(equation: str, *operands: Any) -> Any:

@@ -975,7 +975,6 @@ def narrow(x: Any, dim: int, start: int, length: int) -> Any:
 @track_views
 def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Views of ``x`` along ``dim``: of size ``split_size_or_sections``, or of the given sizes."""
-    ops = backend_of(x).ops
     d = wrap_dim(dim, x.ndim)
     n = x.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -994,11 +993,9 @@ def split(x: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(ops.slice(x, d, start, start + s, 1))
-        start += s
-    return tuple(out)
+    # one node for all the views, as torch's (Note [Several views, one node])
+    kind = "split" if isinstance(split_size_or_sections, (int, np.integer)) else "split_with_sizes"
+    return backend_of(x).views_along(x, d, sizes, kind)
 
 
 @track_views
@@ -1024,9 +1021,12 @@ def chunk(x: Any, chunks: int, dim: int = 0) -> tuple:
 
 @track_views
 def unbind(x: Any, dim: int = 0) -> tuple:
-    """The slices of ``x`` along ``dim`` (views), that dim removed."""
-    ops = backend_of(x).ops
-    return tuple(ops.select(x, dim, i) for i in range(x.shape[wrap_dim(dim, x.ndim)]))
+    """The slices of ``x`` along ``dim`` (views), that dim removed: one UnbindBackward0 node
+    for all of them, as torch's (Note [Several views, one node])."""
+    if x.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, x.ndim)
+    return backend_of(x).views_along(x, d, [1] * x.shape[d], "unbind")
 
 # -- indexing --------------------------------------------------------------------------
 
@@ -1192,7 +1192,7 @@ def bmm(x: Any, other: Any, *, out: Any = None) -> Any:
     if x.ndim != 3 or other.ndim != 3:
         raise RuntimeError(f"batch{1 if x.ndim != 3 else 2} must be a 3D tensor")
     dtype_checks.check_bmm(x, other)
-    return ops.matmul(x, other)
+    return ops.bmm(x, other)
 
 
 def dot(x: Any, other: Any, *, out: Any = None) -> Any:
@@ -1205,7 +1205,7 @@ def dot(x: Any, other: Any, *, out: Any = None) -> Any:
                            f"{x.ndim}D and {other.ndim}D tensors")
     _check_vector_product(x, other)
     dtype_checks.check_dot(x, other)
-    return ops.matmul(x, other)
+    return ops.dot(x, other)
 
 
 def outer(x: Any, other: Any, *, out: Any = None) -> Any:

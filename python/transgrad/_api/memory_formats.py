@@ -104,27 +104,28 @@ def _inverse(order: Order) -> Order:
     return tuple(inv)
 
 
-def _copy_in_order(x: Any, order: Optional[Order], copy: Any) -> Any:
-    """``copy`` (clone or contiguous) of ``x`` laid out in ``order``: permute, copy, permute back
-    (Note [Memory formats are stride orders])."""
-    if order is None or order == tuple(range(x.ndim)):
-        return copy(x)
+def _copy_in_order(x: Any, order: Optional[Order]) -> Any:
+    """A clone of ``x`` laid out in ``order`` (Note [Memory formats are stride orders]): one
+    CloneBackward0 node, as torch's."""
     ops = backend_of(x).ops
-    return ops.permute(copy(ops.permute(x, order)), _inverse(order))
+    if order is None or order == tuple(range(x.ndim)):
+        return ops.clone(x)
+    return ops.clone(x, tuple(order))
 
 
 def contiguous(self: Any, memory_format: Any = contiguous_format) -> Any:
     """``self`` when already laid out in ``memory_format``, else a copy that is (differentiable)."""
-    if memory_format is contiguous_format:
-        return backend_of(self).ops.contiguous(self)
+    if memory_format is contiguous_format or memory_format in (None, preserve_format):
+        if memory_format is not contiguous_format:
+            check_format(memory_format, "contiguous")
+        # torch's: self when contiguous, else a clone (CloneBackward0)
+        return self if self._is_contiguous() else backend_of(self).ops.clone(self)
     check_format(memory_format, "contiguous")
-    if memory_format in (None, preserve_format):
-        return backend_of(self).ops.contiguous(self)
     if is_contiguous(self, memory_format):
         format_order(memory_format, self.ndim)
         return self
     order = format_order(memory_format, self.ndim)
-    return _copy_in_order(self, order, backend_of(self).ops.clone)
+    return _copy_in_order(self, order)
 
 
 def clone(input: Any, *, memory_format: Any = preserve_format) -> Any:
@@ -135,7 +136,7 @@ def clone(input: Any, *, memory_format: Any = preserve_format) -> Any:
         order = dense_order(input)
     else:
         order = format_order(memory_format, input.ndim)
-    return _copy_in_order(input, order, backend_of(input).ops.clone)
+    return _copy_in_order(input, order)
 
 
 def like_order(x: Any, memory_format: Any, fname: str = "empty_like") -> Optional[Order]:

@@ -457,6 +457,17 @@ for _op, _name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "
     ARITHMETIC[f"__r{_op}__"] = _reflected(_name)
 
 
+def __rsub__(self: Any, other: Any) -> Any:
+    """``other - self``; for a number ``other`` and a floating ``self``, torch's rsub: one
+    RsubBackward1 node with the tensor as its only edge."""
+    if type(other) in (int, float) and self.dtype.is_floating_point:
+        return backend_of(self).ops.rsub_scalar(self, float(other))
+    return fn.sub(as_tensor(other, self), self)
+
+
+ARITHMETIC["__rsub__"] = __rsub__
+
+
 def __rtruediv__(self: Any, other: Any) -> Any:
     """``other / self``; for a number ``other`` and a floating ``self``, torch's
     ``self.reciprocal() * other``: the same rounding (``1.1 / half`` included) and the same

@@ -301,7 +301,13 @@ def logaddexp2(input: Any, other: Any, *, out: Any = None) -> Any:
 
 
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
-    """``other - alpha * input`` (sub with its operands swapped)."""
+    """``other - alpha * input`` (sub with its operands swapped); recorded as torch's
+    RsubBackward0 (a tensor ``other``) or RsubBackward1 (a number) when ``alpha`` is 1."""
+    if alpha == 1 and is_tensor(input) and input.dtype.is_floating_point:
+        if is_tensor(other):
+            return backend_of(input).ops.rsub(input, other)
+        if type(other) in (int, float):
+            return backend_of(input).ops.rsub_scalar(input, float(other))
     return sub(other, input, alpha=alpha)
 
 

@@ -190,6 +190,18 @@ class Function:
         return out
 
 
+# Note [once_differentiable as torch's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's once_differentiable (torch/autograd/function.py) runs the backward under no_grad and,
+# when grad mode is on and one of the grads it received requires grad, gives its results the
+# grad_fn of an ``Error`` node whose next edges lead to fresh leaves aliasing those results (one
+# per result, None where the result is None). Differentiating a result raises "trying to
+# differentiate twice a function that was marked with @once_differentiable"; autograd.grad with
+# respect to the Function's inputs does not reach the node (its edges do not lead there), so it
+# says the input was unused, as torch's. When the received grads do not require grad the results
+# stay constants, as torch's. Both engines: wrap_delayed_error in csrc/autograd/function.cpp,
+# attach_error_node in reference/node.py. A formula's own @formula(once_differentiable=True) is
+# transgrad's and keeps its stricter node (wrap_once_differentiable): never a silent constant.
 def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a Function's backward that is not itself differentiable: it runs under no_grad,
     and differentiating its results (double backward) raises a clear error."""
@@ -201,7 +213,6 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
         if not _is_enabled():
             return result
         sources = [g for g in grads if isinstance(g, Tensor)]
-        sources += [t for t in ctx.saved_tensors if isinstance(t, Tensor)]
         return _C.autograd._once_differentiable(ctx, sources, result)
 
     return run

@@ -12,6 +12,7 @@ from transgrad._api.inplace_verdicts import VerdictTable
 from transgrad._backend import Backend
 from transgrad._op_registry import SHIPPED
 from transgrad.reference import autograd, kernel_support, optim_kernels
+from transgrad.reference.multi_view import views_along
 from transgrad.reference.storage import StorageRoot, empty_strides
 from transgrad.reference.tensor import Tensor
 
@@ -80,4 +81,5 @@ backend = Backend(
     autograd=autograd, inplace_=inplace_, set_history_=set_history_, optim=optim_kernels,
     # formulas run here may be a user's: always the translator's verdict (Note [Verdicts as
     # data] in transgrad/_api/inplace_verdicts.py)
-    inplace_verdict=VerdictTable(None), operators=dict)  # the Python operators as they are
+    inplace_verdict=VerdictTable(None), operators=dict,  # the Python operators as they are
+    views_along=views_along)

@@ -77,15 +77,15 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
         retain_graph = create_graph
     captured = _run(roots, grads, retain_graph, create_graph, targets, accumulate=False)
     result = []
-    for t, g in zip(inputs, captured):
+    for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
                 # under create_graph the zeros take part in the next grad(), as torch's
                 g = Tensor._from_array(np.zeros(t.shape, t.dtype), requires_grad=create_graph)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if this "
+                                   "is the desired behavior.")
         result.append(g)
     return tuple(result)
 
@@ -409,8 +409,14 @@ def _call_hooks(node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
     """Tensor hooks (a non-None result replaces the grad), then retain_grad's ``.grad``."""
     if node._pre_hooks is None and node._retained is None and not isinstance(node, AccumulateGrad):
         return grads
+    leaf = isinstance(node, AccumulateGrad)
     for i, g in enumerate(grads):
         if g is None:
+            # as torch's, a non-leaf's hook also sees an output's grad that nobody produced
+            # (Note [Several views, one node] in csrc/autograd/multi_view.h)
+            for hook in list((not leaf and node._hooks_for(i)) or ()):
+                if hook(None) is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
             continue
         hooks = node._hooks_for(i)
         for hook in list(hooks or ()):

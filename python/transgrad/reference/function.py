@@ -29,7 +29,7 @@ from transgrad._api.function_forms import (
 from transgrad._dtypes import is_floating_or_complex
 from transgrad.reference.formula import validate_grads
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
-from transgrad.reference.node import Node, SavedTensor, attach_delayed_error, gradient_edge
+from transgrad.reference.node import Node, SavedTensor, attach_error_node, gradient_edge
 from transgrad.reference.tensor import Tensor
 
 
@@ -182,12 +182,10 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
         if not is_grad_enabled():
             return result
         single = not isinstance(result, tuple)
-        sources = [g for g in grads if isinstance(g, Tensor)]
-        sources += [t for t in getattr(ctx, "saved_tensors", ()) if isinstance(t, Tensor)]
         name = ctx.name() if isinstance(ctx, Node) else "this function"
-        out = attach_delayed_error([result] if single else list(result),
-                                   f"trying to differentiate twice a function that was marked "
-                                   f"with @once_differentiable ({name})", sources)
+        out = attach_error_node([result] if single else list(result),
+                                f"trying to differentiate twice a function that was marked "
+                                f"with @once_differentiable ({name})", list(grads))
         return out[0] if single else tuple(out)
 
     return run

@@ -442,6 +442,45 @@ class DelayedError(Node):
         raise RuntimeError(self.message)
 
 
+class Error(Node):
+    """torch's ``Error`` node: the grad_fn of the results of a Function's once_differentiable
+    backward (Note [once_differentiable as torch's] in transgrad/autograd/__init__.py). Its
+    next edges lead to fresh leaves aliasing those results, one per result."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str, next_edges: List[Edge]) -> None:
+        super().__init__(next_edges, len(next_edges))
+        self.message = message
+
+    def apply(self, grads: List[Any]) -> List[Any]:
+        raise RuntimeError(self.message)
+
+
+def attach_error_node(results: List[Any], message: str, grads: List[Any]) -> List[Any]:
+    """torch's once_differentiable wrapper: when one of ``grads`` (what the backward received)
+    requires grad, each result is given an ``Error`` grad_fn; otherwise unchanged."""
+    if not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+        return results
+    floating = [isinstance(r, Tensor) and is_floating_or_complex(r.dtype) for r in results]
+    edges: List[Edge] = []
+    for r, f in zip(results, floating):
+        if f:
+            leaf = Tensor._view_of(r, r._data)
+            leaf._requires_grad = True
+            edges.append((grad_accumulator(leaf), 0))
+        else:
+            edges.append(None)
+    node = Error(message, edges)
+    out = []
+    for i, (r, f) in enumerate(zip(results, floating)):
+        if f:
+            r = Tensor._view_of(r, r._data)
+            r.grad_fn, r.output_nr = node, i
+        out.append(r)
+    return out
+
+
 def attach_delayed_error(outputs: List[Any], message: str, sources: List[Any]) -> List[Any]:
     """Under create_graph, mark the results of a once_differentiable backward: differentiating
     them raises ``message``. ``sources`` are the tensors the results depend on."""
