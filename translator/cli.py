@@ -19,8 +19,8 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from .diagnostics import Diagnostic, TranslatorError, render_all
-from .frontend import load_module
-from .shipped import shipped_formulas, shipped_module, shipped_modules
+from .frontend import load_module, shipped_modules
+from .shipped import shipped_formulas, shipped_module
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

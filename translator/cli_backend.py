@@ -16,7 +16,8 @@ import sys
 
 from .backend import emit_modules, load_modules, translate
 from .diagnostics import TranslatorError
-from .shipped import shipped_formulas, shipped_modules
+from .frontend import shipped_modules
+from .shipped import shipped_formulas
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -27,10 +27,12 @@ import inspect
 import os
 import threading
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from .diagnostics import Diagnostic, TranslatorError
 from .model import Formula, Module
+from .sources import find_root, parsed_module, stat_key
 from .user_kernels import declared, fingerprint, table_of
 
 # parse/fence/lower/captures (and libcst) are imported only when a module must be analysed: a
@@ -39,33 +41,13 @@ from .user_kernels import declared, fingerprint, table_of
 _lock = threading.RLock()
 _modules: dict[str, tuple[tuple[int, int, str], Module | TranslatorError]] = {}
 _checked: dict[str, tuple[tuple[int, int, str], TranslatorError | None]] = {}
-_parsed: dict[str, tuple[tuple[tuple[int, int, str], str], Module]] = {}
 _version: str | None = None
-
-
-def find_root(path: str) -> str:
-    """The nearest ancestor of ``path`` holding ``pyproject.toml`` or ``.git``, not looking past
-    an installation directory (``site-packages``); else, for a module of an installed
-    ``formulas`` package, the directory above it (so that paths read ``formulas/unary.py`` as
-    in a checkout); else the module's own directory."""
-    start = os.path.dirname(os.path.abspath(path))
-    d = start
-    while os.path.basename(d) not in ("site-packages", "dist-packages"):
-        if os.path.exists(os.path.join(d, "pyproject.toml")) or os.path.exists(
-            os.path.join(d, ".git")
-        ):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return os.path.dirname(start) if os.path.basename(start) == "formulas" else start
 
 
 def load_module(path: str, root: str | None = None) -> Module:
     """Parse, fence and capture-check ``path``; raise ``TranslatorError`` with all its errors."""
     path = os.path.abspath(path)
-    key = _stat_key(path)
+    key = stat_key(path)
     with _lock:
         hit = _modules.get(path)
         if hit is not None and hit[0] == key and root is None:
@@ -93,19 +75,6 @@ def _analyse_in_scope(path: str, root: str) -> Module:
     if diags:
         raise TranslatorError(diags)
     return mod
-
-
-def parsed_module(path: str, root: str) -> Module:
-    """``parse.parse_module(path, root)``, once per version of the file in a process (the
-    shipped modules are parsed for their signatures too: ``shipped.shipped_signatures``)."""
-    from .parse import parse_module
-
-    path, key = os.path.abspath(path), (_stat_key(path), root)
-    with _lock:
-        hit = _parsed.get(path)
-        if hit is None or hit[0] != key:
-            hit = _parsed[path] = (key, parse_module(path, root))
-        return hit[1]
 
 
 def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
@@ -136,7 +105,7 @@ def check_callable(fn: Callable[..., Any]) -> None:
     path = _source_file(fn)
     if path is None:
         return
-    key = _stat_key(path)
+    key = stat_key(path)
     with _lock:
         hit = _checked.get(path)
         if hit is not None and hit[0] == key:
@@ -186,15 +155,6 @@ def _source_file(fn: Callable[..., Any]) -> str | None:
     return os.path.abspath(path)
 
 
-def _stat_key(path: str) -> tuple[int, int, str]:
-    """The file's version, and the package kernels it is analysed with."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (0, -1, "")
-    return (st.st_mtime_ns, st.st_size, fingerprint(path))
-
-
 def _cache_dir() -> str | None:
     d = os.environ.get("TRANSGRAD_CACHE_DIR")
     if d == "off":
@@ -218,6 +178,7 @@ def _front_end_version() -> str:
             "lower_env.py",
             "provenance.py",
             "shipped.py",
+            "sources.py",
             "literals.py",
             "fence.py",
             "subset.py",
@@ -266,3 +227,11 @@ def _write_marker(marker: str | None) -> None:
             pass
     except OSError:
         pass
+
+
+def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list[Module]:
+    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
+    but for those whose absolute path is in ``exclude``."""
+    from .shipped import shipped_paths
+
+    return [load_module(p) for p in shipped_paths() if os.path.abspath(p) not in exclude]

@@ -37,6 +37,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 
 from .cpp_expr_parse import CppSyntaxError, parse_cpp_expr
+from .frontend import shipped_modules
 from .import_rewrite import (
     BOOL,
     DTYPE,
@@ -50,7 +51,7 @@ from .import_rewrite import (
     rewrite_expr,
 )
 from .import_rewrite import Param as SigParam
-from .shipped import shipped_formulas, shipped_modules
+from .shipped import shipped_formulas
 from .signatures import KERNELS
 
 HELPERS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_helpers.py")

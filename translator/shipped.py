@@ -11,10 +11,9 @@ import functools
 import importlib.util
 import os
 import re
-from collections.abc import Set as AbstractSet
 
-from .frontend import find_root, load_module, parsed_module
 from .lower_env import Signatures
+from .sources import find_root, parsed_module
 
 
 def shipped_formulas() -> str:
@@ -23,13 +22,8 @@ def shipped_formulas() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "formulas")
 
 
-def shipped_modules(exclude: AbstractSet[str] = frozenset()) -> list:
-    """The shipped formula modules, checked (the context a user's ``ops.NAME`` resolves in),
-    but for those whose absolute path is in ``exclude``."""
-    return [load_module(p) for p in _paths() if os.path.abspath(p) not in exclude]
-
-
-def _paths() -> list[str]:
+def shipped_paths() -> list[str]:
+    """The shipped formula modules' paths, sorted."""
     root = shipped_formulas()
     names = sorted(os.listdir(root)) if os.path.isdir(root) else []
     return [os.path.join(root, f) for f in names if f.endswith(".py") and f != "__init__.py"]
@@ -48,7 +42,7 @@ def shipped_signatures() -> Signatures:
         spec.loader.exec_module(table)
         if hasattr(table, "SIGNATURES"):  # a build older than the table: parse instead
             return Signatures.of_facts(table.SIGNATURES, table.HELPERS)
-    return Signatures.of([parsed_module(p, find_root(p)) for p in _paths()])  # a checkout
+    return Signatures.of([parsed_module(p, find_root(p)) for p in shipped_paths()])  # a checkout
 
 
 def shipped_module(name: str) -> str | None:

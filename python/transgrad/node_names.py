@@ -121,7 +121,7 @@ def node_naming() -> Any:
 
 def formula_names() -> list[str]:
     """The shipped formulas that have a backward (each becomes a node)."""
-    modules = _translator("shipped").shipped_modules()
+    modules = _translator("frontend").shipped_modules()
     return sorted(f.name for m in modules for f in m.formulas if f.backward is not None)
 
 

@@ -111,7 +111,7 @@ def test_reductions_default_as_torch_match_torch(ref):
 
 
 def test_returned_kernel_calls_translate_to_cpp_that_compiles(tmp_path):
-    from translator.shipped import shipped_modules
+    from translator.frontend import shipped_modules
 
     _, files = translate(load_modules([FIXTURE], ROOT) + shipped_modules())
     cpp = files["as_written.cpp"]

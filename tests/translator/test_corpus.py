@@ -17,9 +17,8 @@ import pytest
 from translator.backend import check_modules
 from translator.diagnostic_codes import CODES
 from translator.diagnostics import TranslatorError, render_all
-from translator.frontend import load_module
+from translator.frontend import load_module, shipped_modules
 from translator.model import CaptureKind
-from translator.shipped import shipped_modules
 
 CORPUS = Path(__file__).parent / "corpus"
 REJECT = sorted((CORPUS / "reject").glob("*.py"))

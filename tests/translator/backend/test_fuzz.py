@@ -24,7 +24,7 @@ from backend_util import CXX, ROOT, compile_cpp
 from translator.backend import load_modules, translate, write_files
 from translator.diagnostic_codes import CODES
 from translator.diagnostics import TranslatorError
-from translator.shipped import shipped_modules
+from translator.frontend import shipped_modules
 
 hypothesis = pytest.importorskip("hypothesis")
 # after the importorskip above, so a missing hypothesis skips instead of failing

@@ -10,7 +10,7 @@ from backend_util import ROOT, compile_cpp, needs_cxx
 
 from translator.backend import load_modules, translate, write_files
 from translator.diagnostics import TranslatorError
-from translator.shipped import shipped_modules
+from translator.frontend import shipped_modules
 
 HEADER = "import math\n\nfrom transgrad.lang import Tensor, formula, kernel, ops\n\nK = 3\n\n"
 
