@@ -393,9 +393,6 @@ XFAIL: dict[str, str] = {
     'triu:errors':
         'wrong error class: errors error#0: ValueError: triu: expected a tensor with at least '
         '2 dimensions, got shape (4,); torch RuntimeError /input tensor must have at least 2',
-    'unbind:errors':
-        "wrong error message: errors error#0: message 'IndexError: tuple index out of range' "
-        "does not match torch's /Dimension specified as 0 but tensor has no dimensions/",
     'vdot:errors':
         "wrong error message: errors error#0: message 'RuntimeError: inconsistent tensor "
         'size, expected tensor [1] and src [3] to have the same number of elements, but got 1 '
