@@ -1,5 +1,7 @@
 // Elementwise binary kernels (broadcasting, dtype promotion) and where.
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/kernels.h"
 #include "kernels/loops.h"
@@ -236,10 +238,39 @@ Tensor ge(const Tensor& a, const Tensor& b) {
 }
 
 namespace {
+// Note [A branch-free where]: the select is done on the operands' bits with a mask made from the
+// condition byte, so the loop has no branch to mispredict (a mask such as x > 0 is a coin toss
+// per element) and vectorises; `c ? x : y` compiled to a branch on the store (relu's backward,
+// a where over a random mask, ran 3x slower than a multiply by the mask).
 template <class T>
-TG_INLINE void where_contig(T* __restrict o, const bool* __restrict c, const T* __restrict a,
+TG_INLINE T select_bits(uint8_t c, T x, T y) {
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(U) == sizeof(T));
+  U ux, uy;
+  std::memcpy(&ux, &x, sizeof(T));
+  std::memcpy(&uy, &y, sizeof(T));
+  const U m = U(0) - U(c != 0);
+  const U r = (ux & m) | (uy & U(~m));
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+
+template <class T>
+TG_INLINE void where_contig(T* __restrict o, const bool* __restrict cond, const T* __restrict a,
                             const T* __restrict b, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+  const uint8_t* c = reinterpret_cast<const uint8_t*>(cond);
+  for (int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], a[i], b[i]);
+}
+
+template <class T>
+TG_INLINE void where_contig_scalar_b(T* __restrict o, const bool* __restrict cond,
+                                     const T* __restrict a, const T y, int64_t n) {
+  const uint8_t* c = reinterpret_cast<const uint8_t*>(cond);
+  for (int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], a[i], y);
 }
 }  // namespace
 
@@ -276,6 +307,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       const T* pb = reinterpret_cast<const T*>(p[3]);
       if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == sizeof(T))
         return where_contig(o, pc, pa, pb, n);
+      if (s[0] == sizeof(T) && s[1] == 1 && s[2] == sizeof(T) && s[3] == 0)  // b a scalar
+        return where_contig_scalar_b(o, pc, pa, *pb, n);
       const int64_t so = s[0] / int64_t(sizeof(T)), sa = s[2] / int64_t(sizeof(T)),
                     sb = s[3] / int64_t(sizeof(T));
       for (int64_t i = 0; i < n; ++i) o[i * so] = pc[i * s[1]] ? pa[i * sa] : pb[i * sb];
