@@ -163,6 +163,12 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, _TENSOR_TYPES)
 
 
+# The engine whose Tensor class is exactly ``cls``, or None: the bound ``get`` of the table
+# (filled in place by ``register``), so a per-op path pays no Python frame and falls back to
+# ``backend_of`` (a subclass such as Parameter, or its error) when it misses.
+backend_of_type: Callable[[type], Optional[Backend]] = _BY_TENSOR_TYPE.get
+
+
 def backend_of(tensor: Any) -> Backend:
     """The engine of ``tensor``; TypeError when it is no engine's tensor."""
     try:

@@ -287,7 +287,7 @@ def test_split_with_sizes_is_a_multi_view_function(engine):
     parts = (a + a).split_with_sizes((1, 2))
     assert [tuple(p.shape) for p in parts] == [(1, 3), (2, 3)]
     assert [tuple(p.shape) for p in tg.split_with_sizes(a, [2, 1], 1)] == [(3, 2), (3, 1)]
-    with pytest.raises(RuntimeError, match="Output 0 of SplitWithSizesBackward0 is a view and "
+    with pytest.raises(RuntimeError, match="Output 0 of SplitWithSizes is a view and "
                                            "is being modified inplace"):
         parts[0].mul_(2)
 

@@ -23,10 +23,11 @@ torch's ``out=`` is keyword-only (Note [out= in the function's own signature] in
 and CPython 3.11 specializes no call to a function with keyword-only parameters: tg.sin's call
 costs ~30 ns more than a plain ``def sin(x)`` (measured in one process, 296 vs 327 ns). The
 per-op functions of the hot path win some of it back: the unary pass-throughs find the engine
-with ``_engine_of_type(type(x))`` (the dict ``backend_of`` reads, as a bound ``get``: no Python
-frame) and call ``backend_of`` only when that misses (a subclass such as a Parameter, or no
-tensor: its error), 327 -> 311 ns; ``_binary`` and ``add`` do the same and skip ``as_tensor``
-when both operands are tensors of one engine type, which is all ``as_tensor`` would find.
+with ``_engine_of_type(type(x))`` (``_backend.backend_of_type``: the bound ``get`` of the dict
+``backend_of`` reads, no Python frame) and call ``backend_of`` only when that misses (a
+subclass such as a Parameter, or no tensor: its error), 327 -> 311 ns; ``_binary`` and ``add``
+do the same and skip ``as_tensor`` when both operands are tensors of one engine type, which is
+all ``as_tensor`` would find.
 
 Scalars follow docs/ARCHITECTURE.md: a Python number meeting tensor ``t`` becomes a 0-d tensor of
 ``t``'s dtype when ``t`` is floating; for int64/bool ``t``, int64 (int) or float64 (float).
@@ -47,7 +48,7 @@ from transgrad._api import out_args as _out_args
 from transgrad._api.factories import _check_fits
 from transgrad._api.settings import contiguous_format
 from transgrad._api.views import int_list, offset_in_storage, track_view, track_views
-from transgrad._backend import _BY_TENSOR_TYPE, backend_of, find_backend, is_tensor
+from transgrad._backend import backend_of, backend_of_type, find_backend, is_tensor
 from transgrad._dtypes import (
     as_dtype,
     bool_,
@@ -80,7 +81,7 @@ __all__ = [
 ]
 _F64, _I64 = np.dtype("float64"), np.dtype("int64")
 # the engine of exactly this tensor type, or None (Note [The engine of a tensor without a frame])
-_engine_of_type = _BY_TENSOR_TYPE.get
+_engine_of_type = backend_of_type
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

@@ -98,8 +98,9 @@ def _needs_copy(backend: Any, formula: Optional[str]) -> bool:
 
 
 # the node torch names in its multi-view message, per function that returns several views
-_MULTI_VIEW_NODES = {"split": "SplitBackward0", "chunk": "SplitBackward0",
-                     "split_with_sizes": "SplitWithSizesBackward0", "unbind": "UnbindBackward0"}
+# how torch 2.13 names the function in its multi-view message (not the node's name)
+_MULTI_VIEW_NODES = {"split": "Split", "chunk": "Split", "split_with_sizes": "SplitWithSizes",
+                     "unbind": "Unbind"}
 NO_GRAD_VIEW = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
