@@ -1,11 +1,11 @@
 """The back-end driver: formula module paths -> generated C++, bindings and stubs on disk.
 
-Stages: front end (``frontend.load_module``: parse, fence, captures) -> ``lower.lower_modules``
--> ``verify.verify_module`` -> ``emit_cpp`` / ``emit_bindings`` / ``emit_stubs``. Input: the
-paths of formula modules and the repository root (locations are relative to it). Output: in
-``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp``,
-``_C.pyi``, ``_formula_facts.py`` (``emit_facts``), and the kernel declarations and bindings
-``kernel_decls.h`` / ``kernel_bindings.cpp`` (``emit_kernels``, from signatures.py).
+Stages: front end (``frontend.load_module``: parse, fence, lower, captures, saves; Note [One
+analysis] there) -> ``verify.verify_module`` -> ``emit_cpp`` / ``emit_bindings`` / ``emit_stubs``.
+Input: the paths of formula modules and the repository root (locations are relative to it). Output:
+in ``out_dir``, ``<stem>.h``/``<stem>.cpp`` per module plus ``ops.h``, ``bindings.cpp``, ``_C.pyi``,
+``_formula_facts.py`` (``emit_facts``), and the kernel declarations and bindings ``kernel_decls.h``
+/ ``kernel_bindings.cpp`` (``emit_kernels``, from signatures.py).
 
 Invariants: a file is rewritten only when its content changed (so the build recompiles only
 what a formula edit touched); output is byte-reproducible (modules sorted by path, no
@@ -27,7 +27,9 @@ from .emit_facts import emit_facts
 from .emit_kernels import emit_kernel_bindings, emit_kernel_header
 from .emit_stubs import emit_stubs
 from .frontend import load_module
-from .lower import lower_program
+from .lower import lower_module, refusals
+from .lower_env import Program, Signatures
+from .saves import attach_saved
 from .verify import verify_module
 
 
@@ -58,9 +60,10 @@ def translate(modules: Sequence[model.Module], context: Sequence[model.Module] =
     names = {f.name for m in modules for f in m.formulas}
     extra = [dataclasses.replace(m, formulas=tuple(f for f in m.formulas if f.name not in names))
              for m in context if m.path not in paths]
-    lowered_all, diags = lower_program([*modules, *extra])
-    diags = [d for d in diags if d.loc.path in paths]
-    lowered = tuple(m for m in lowered_all if m.path in paths)
+    program = Program.build([*modules, *extra])
+    lowered = tuple(_lowered(m, program.signatures) for m in modules)
+    diags = [d for m in lowered for d in refusals(m)]
+    diags.extend(d for d in program.diagnostics if d.loc.path in paths)
     failed = {d.loc.path for d in diags}
     for m in lowered:
         if m.path in failed:  # its IR is partial: verifying it would only repeat errors
@@ -74,13 +77,34 @@ def translate(modules: Sequence[model.Module], context: Sequence[model.Module] =
     files: dict[str, str] = {}
     for m in lowered:
         files.update(emit_module(m))
-    files["ops.h"] = emit_ops_header(lowered_all)
+    # the context's formulas are only declared: their IR as the front end left it will do
+    hidden = tuple(_declared(m) for m in extra)
+    files["ops.h"] = emit_ops_header((*lowered, *hidden))
     files["bindings.cpp"] = emit_bindings(lowered)
     files["_C.pyi"] = emit_stubs(lowered)
     files["_formula_facts.py"] = emit_facts(modules)
     files["kernel_decls.h"] = emit_kernel_header()
     files["kernel_bindings.cpp"] = emit_kernel_bindings()
     return lowered, files
+
+
+def _lowered(mod: model.Module, program: Signatures) -> ir.Module:
+    """``mod``'s IR for ``program``: the front end's, unless the front end lowered it against
+    other signatures (Note [One analysis] in frontend.py)."""
+    if mod.lowered is not None and mod.lowered_against is not None and (
+            mod.lowered_against.agree_on(program, mod.lowered.signature_reads)):
+        return mod.lowered
+    return attach_saved(lower_module(mod, program), mod)
+
+
+def _declared(mod: model.Module) -> ir.Module:
+    """What ``ops.h`` declares of context module ``mod`` (formulas ``translate`` hides
+    dropped)."""
+    lowered = mod.lowered if mod.lowered is not None else lower_module(
+        mod, Signatures.of([mod]))
+    names = {f.name for f in mod.formulas}
+    return dataclasses.replace(lowered, functions=tuple(
+        f for f in lowered.functions if f.name in names))
 
 
 def check_modules(modules: Sequence[model.Module], context: Sequence[model.Module] = ()) -> list:

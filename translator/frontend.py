@@ -13,6 +13,17 @@ Invariants: a module is analysed at most once per (path, mtime, size) in a proce
 found clean is remembered on disk (Note [Clean-module cache]) so that later imports cost a
 hash of the source, not a parse. Nothing here imports ``transgrad``.
 
+Note [One analysis]
+~~~~~~~~~~~~~~~~~~~
+Each formula is lowered once: the front end lowers a module alone against the shipped
+formulas' signatures plus its own, the capture rule reads that IR, ``saves`` attaches the node
+members the rule decided, and the module carries the result (``Module.lowered``). Lowering
+notes which names of the signature table it looked up (``ir.Module.signature_reads``); the
+back end emits the front end's IR whenever its program's table says the same of those names
+(``Signatures.agree_on``): the shipped build, a user's module built beside the shipped
+formulas, an extension calling a few of them. It lowers a module again only when the front
+end could not see what it calls: a module calling a formula of another module of its build.
+
 Note [Clean-module cache]: the key is a hash of the module's source, its repo-relative path
 and the translator's own front-end sources, so editing either invalidates it. Only "clean"
 is cached (errors are always recomputed, so their text is always current). The directory is
@@ -22,6 +33,7 @@ Any failure to read or write the cache is ignored.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import os
@@ -78,18 +90,22 @@ def _analyse_in_scope(path: str, root: str) -> Module:
 
 
 def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
-    """The front end on a parsed module: ``mod`` with its captures, and its diagnostics."""
+    """The front end on a parsed module: ``mod`` with its captures and its IR (``lowered``,
+    Note [One analysis]), and its diagnostics."""
     from .captures import collect_captures
     from .fence import check_fence
     from .lower import lower_module
+    from .saves import attach_saved
     from .shipped import shipped_signatures
 
     diags = check_fence(mod)
     try:
         # the module lowered alone against the shipped formulas' signatures (Note [Signatures
         # as data] in lower_env.py): its IR is what the capture rule reads
-        lowered = lower_module(mod, shipped_signatures().merged([mod]))
+        table = shipped_signatures().merged([mod])
+        lowered = lower_module(mod, table)
         mod, more = collect_captures(mod, lowered)
+        mod = dataclasses.replace(mod, lowered=attach_saved(lowered, mod), lowered_against=table)
     except Exception:
         if not diags:
             raise
@@ -176,6 +192,7 @@ def _front_end_version() -> str:
             "ir.py",
             "lower.py",
             "lower_env.py",
+            "saves.py",
             "provenance.py",
             "shipped.py",
             "sources.py",

@@ -380,9 +380,12 @@ class Output:
 @dataclasses.dataclass(frozen=True)
 class BackwardFn:
     grads: tuple[str, ...]                        # one per slot
-    saved: tuple[SavedValue, ...]
+    saved: tuple[SavedValue, ...]                 # empty until ``saves.attach_saved``
     body: tuple[Stmt, ...]
     loc: Loc
+    # the forward's locals as the backward sees them: (name, type, narrowed by the forward);
+    # what ``saves`` reads to type the node's members
+    forward: tuple[tuple[str, Type, bool], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -422,6 +425,9 @@ class Module:
     helpers: tuple[Function, ...]
     functions: tuple[Function, ...]               # formulas and composites, in source order
     refused: tuple[Refused, ...] = ()             # helpers/formulas refused as a whole
+    # the names lowering looked up in the program's signature table: the IR is the same
+    # against any table agreeing on these (Note [One analysis] in frontend.py)
+    signature_reads: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------

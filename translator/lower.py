@@ -73,11 +73,11 @@ import libcst as cst
 
 from . import ir, model
 from .diagnostics import Diagnostic, TranslatorError
-from .ir import transform
 from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
 from .lower_env import (
     DTYPE_NAMES,
     LowerError,
+    OpSig,
     ParamSig,
     Program,
     Scope,
@@ -148,9 +148,10 @@ def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
     helpers, functions, refused = [], [], []
+    reads: set[str] = set()
     entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
     for entity in entities:
-        lw = FunctionLowerer(signatures, mod, entity.name)
+        lw = FunctionLowerer(signatures, mod, entity.name, reads)
         try:
             if isinstance(entity, model.Helper):
                 helpers.append(lw.helper(entity))
@@ -159,7 +160,7 @@ def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
         except LowerError as e:
             refused.append(ir.Refused(entity.loc, e.diagnostic, body=tuple(lw.lowered)))
     lowered = ir.Module(mod.name, mod.path, consts, tuple(helpers), tuple(functions),
-                        tuple(refused))
+                        tuple(refused), tuple(sorted(reads)))
     return annotate_module(lowered)  # Note [Provenance]
 
 
@@ -173,8 +174,9 @@ class FunctionLowerer:
 
     # -- the function's state -------------------------------------------------------------------
 
-    def __init__(self, signatures: Signatures, mod: model.Module, name: str):
+    def __init__(self, signatures: Signatures, mod: model.Module, name: str, reads: set[str]):
         self.signatures, self.mod, self.formula_name = signatures, mod, name
+        self.reads = reads  # the names of ``signatures`` lowering looked up (ir.Module)
         self.scope = Scope()
         self.declared: set[str] = set()
         self.assigned: list[str] = []
@@ -308,8 +310,13 @@ class FunctionLowerer:
         raise self.error("T402", loc, f"the two branches give a {pretty(a)} and a {pretty(b)}",
                          "make both branches the same type")
 
+    def op_signature(self, name: str) -> OpSig | None:
+        """The signature of formula ``name`` in the program, noted as read (``signature_reads``)."""
+        self.reads.add(name)
+        return self.signatures.ops.get(name)
+
     def require_op(self, name: str, loc, what: str) -> str:
-        if name not in self.signatures.ops:
+        if self.op_signature(name) is None:
             raise self.error("T411", loc, f"`{what}` on tensors means ops.{name}, which no "
                              "formula module defines", f"define a formula `{name}`")
         return name
@@ -1054,57 +1061,11 @@ class FunctionLowerer:
         self.declared = set(bw.params)
         self.captured = set()
         bbody = self.block(block_statements(bw.body), top=True)
-        saved, bbody = self._saved(forward_scope, set(f.outputs), bbody, bw.loc, bw.captures)
-        backward = ir.BackwardFn(tuple(bw.params), saved, bbody, bw.loc)
+        forward = tuple((n, t, n in forward_scope.narrowed) for n, t in forward_scope.vars.items())
+        backward = ir.BackwardFn(tuple(bw.params), (), bbody, bw.loc, forward)
         ret = ir.TENSOR if len(visible) == 1 else ir.tuple_of(*[ir.TENSOR] * len(visible))
         return ir.Function(f.name, "formula", params, ret, body, f.loc, tuple(outputs), backward,
                            opts.once_differentiable, opts.materialize_grads, f.doc)
-
-    def _saved(self, fscope: Scope, outputs: set[str], body, loc, captures):
-        """The node's members from the front end's captures (``collect_captures``, the one
-        analysis of what a backward reads), and the body rewritten to use metadata-only
-        captures (``x.shape`` of a tensor read only for its metadata)."""
-        saved, meta_only = [], {}
-        for c in sorted(captures, key=lambda c: (c.bound_at.line, c.bound_at.col)):
-            name, bound = c.name, c.bound_at
-            t = fscope.vars.get(name)
-            if t is None:  # the forward failed to bind it: its error is already recorded
-                continue
-            if t.is_tensor or t == ir.TENSOR_LIST:
-                storage = "output" if name in outputs else "input"
-                if c.metadata_only and t != ir.TENSOR_LIST:
-                    # an Optional tensor always saves whether it was given
-                    attrs = set(c.metadata) | ({"defined"} if t.is_optional else set())
-                    saved.append(ir.SavedValue(name, "meta", t, tuple(sorted(attrs)), loc=bound))
-                    meta_only[name] = t
-                else:
-                    saved.append(ir.SavedValue(name, storage, t, loc=bound))
-            else:
-                narrowed = name in fscope.narrowed and t.is_optional
-                st = t.inner if narrowed else t
-                saved.append(ir.SavedValue(name, "attribute", st, unwrap=narrowed, loc=bound))
-
-        def rewrite(e):
-            if isinstance(e, ir.Meta) and isinstance(e.value, ir.Saved) and (
-                    e.value.name in meta_only):
-                return ir.Saved(e.loc, e.type, e.value.name, e.attr)
-            if isinstance(e, ir.IsNone) and isinstance(e.value, ir.Saved) and (
-                    e.value.name in meta_only):
-                defined = ir.Saved(e.loc, ir.BOOL, e.value.name, "defined")
-                return defined if e.negate else ir.Not(e.loc, ir.BOOL, defined)
-            return e
-
-        body = tuple(transform(s, rewrite) for s in body)
-
-        def whole_read(e):
-            if isinstance(e, ir.Saved) and e.what == "value" and e.name in meta_only:
-                raise AssertionError(f"{e.loc}: `{e.name}` is saved as metadata only (front end's "
-                                     "captures) but the backward reads its value")
-            return e
-
-        for s in body:
-            transform(s, whole_read)
-        return tuple(saved), body
 
     def _default(self, p: model.Param) -> ir.Expr:
         """A parameter's default as a constant: a literal as written, a module constant or
@@ -1313,7 +1274,7 @@ def signature(lw: FunctionLowerer, params: Sequence[ParamSig], callee: str, loc
 
 
 def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
-    sig = lw.signatures.ops.get(name)
+    sig = lw.op_signature(name)
     if sig is not None:
         try:
             args = bind_args(lw, node, signature(lw, sig.params, f"ops.{name}", loc),
@@ -1321,13 +1282,12 @@ def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         except LowerError as e:  # its arguments: the call still has its declared type
             return lw.typed(e, ir.Call(loc, sig.returns, "op", name, ()))
         return ir.Call(loc, sig.returns, "op", name, args)
-    if name in lw.signatures.helpers:
-        hpath = lw.signatures.helpers[name]
-        if hpath != lw.mod.path:
-            raise lw.error("T403", loc, f"ops.{name} is a helper of {hpath}; helpers are "
-                           "compiled into their own module", "make it a formula, or move the "
-                           "helper into this module")
+    if any(h.name == name for h in lw.mod.helpers):
         return _helper(lw, node, name, loc)
+    if name in lw.signatures.helpers:
+        raise lw.error("T403", loc, f"ops.{name} is a helper of {lw.signatures.helpers[name]}; "
+                       "helpers are compiled into their own module", "make it a formula, or "
+                       "move the helper into this module")
     raise lw.error("T403", loc, f"ops.{name} is not a formula, composite or helper of any "
                    "formula module", "define it with @formula, or use an existing op")
 

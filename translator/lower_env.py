@@ -77,7 +77,7 @@ class OpSig:
 
     params: tuple[ParamSig, ...]
     returns: ir.Type
-    path: str                           # the module defining it
+    path: str = dataclasses.field(compare=False)  # the module defining it (no part of a call)
 
 
 def param_sigs(params: Sequence[model.Param]) -> tuple[ParamSig, ...]:
@@ -131,12 +131,16 @@ class Signatures:
             table[name] = OpSig(tuple(ParamSig(*p) for p in params), t, path)
         return Signatures(table, dict(helpers))
 
+    def agree_on(self, other: Signatures, names: Sequence[str]) -> bool:
+        """Whether this table and ``other`` say the same of each of ``names`` (what a module's
+        lowering read of its table: Note [One analysis] in frontend.py)."""
+        return all(self.ops.get(n) == other.ops.get(n) and
+                   self.helpers.get(n) == other.helpers.get(n) for n in names)
+
     def merged(self, modules: Sequence[model.Module]) -> Signatures:
-        """This table with ``modules``' entries over it (as ``of`` of both, these last)."""
+        """This table with ``modules``' entries over it (as ``of`` of both, these first)."""
         more = Signatures.of(modules)
-        helpers = dict(self.helpers)
-        for name, path in more.helpers.items():
-            helpers.setdefault(name, path)
+        helpers = {**self.helpers, **more.helpers}  # a module's own helpers are its own
         return Signatures({**self.ops, **more.ops}, helpers)
 
 
