@@ -81,6 +81,36 @@ class _Fence:
         loc = self.mod.loc_of(node)
         self.diags.append(make_diagnostic(code, loc, message, hint, self.mod.source, width))
 
+    def point(self, key: str, node: cst.CSTNode, /, **fields: object) -> None:
+        """Diagnose ``node`` with ``messages.MESSAGES[key]``, pointing at its start."""
+        code, message, hint = format_message(key, **fields)
+        loc = self.mod.loc_of(node)
+        self.diags.append(make_diagnostic(code, loc, message, hint, self.mod.source))
+
+    def _check_smuggling(self) -> None:
+        """T206-T208, T210: the ways to smuggle a capture past the capture rule's reading of
+        the source (scopes.capture_facts), anywhere in a formula or helper."""
+        functions = [(f.name, f.node, f.backward is not None) for f in self.mod.formulas]
+        functions += [(h.name, h.node, False) for h in self.mod.helpers]
+        kinds = (cst.Nonlocal, cst.Global, cst.Lambda, cst.FunctionDef, cst.NamedExpr)
+        for name, fn, has_backward in functions:
+            top = set(fn.body.body) if has_backward else set()
+            for node in find(fn.body, kinds):
+                if isinstance(node, (cst.Nonlocal, cst.Global)):
+                    keyword = "nonlocal" if isinstance(node, cst.Nonlocal) else "global"
+                    self.point("nonlocal", node, keyword=keyword, name=name)
+                elif isinstance(node, cst.Lambda):
+                    self.point("lambda", node, name=name)
+                elif isinstance(node, cst.NamedExpr):
+                    self.point("walrus", node, name=name)
+                elif node.name.value == "backward" and node in top:
+                    for p in (*node.params.params, *node.params.posonly_params):
+                        if p.default is not None:
+                            self.point("default_argument", p, name=name, param=p.name.value)
+                elif node.name.value != "backward":
+                    self.point("nested_function", node.name, function=node.name.value,
+                               name=name)
+
     def report_too_large(self, node: cst.CSTNode) -> None:
         self.report("too_large", node, what="constant", lo=INT64_MIN, hi=INT64_MAX,
                     items=MAX_REPEAT)
@@ -99,6 +129,7 @@ class _Fence:
                 self.report("module_block", stmt)
         for f in self.mod.formulas:
             self._check_formula(f)
+        self._check_smuggling()
         for h in self.mod.helpers:
             self._check_params(h.node, h.name)
             self._check_returns(h.node, h.returns, helper=True)

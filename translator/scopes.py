@@ -1,9 +1,12 @@
-"""Scopes: which names a nested function reads from the function around it (for ``captures``).
+"""Scopes: the capture rule's facts of the source (for ``captures``).
 
-Input: a formula's ``FunctionDef`` and its ``def backward``. Output: for every name the
-backward (or a comprehension, lambda or function nested in it) reads from the formula's own
-scope, the ``Name`` nodes of those reads. Names of the module, builtins and the backward's own
-locals are not in it.
+Input: a formula's ``FunctionDef`` and its ``def backward``. Output (``capture_facts``): for
+every name the backward (or a comprehension, lambda or function nested in it) reads from the
+formula's own scope, those reads (``outer_reads``; names of the module, builtins and the
+backward's own locals are not in it), each marked when it reads only metadata (``x.shape``,
+``x is None``); and how, where and how many times per execution path the forward binds each
+name (``if c: s = a`` / ``else: s = b`` binds ``s`` once; a binding inside a loop body binds
+it many times). Plain data: the rule itself (captures.py) reads no libcst.
 
 Note [Scopes without ScopeProvider]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -26,9 +29,14 @@ ScopeProvider on every formula module of the repository and on hostile cases.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 import libcst as cst
 
-from .syntax import child_nodes, dotted_name
+from .model import Formula, Loc, Module
+from .subset import METADATA
+from .syntax import child_nodes, dotted_name, find, if_branches, target_names
 
 # What moves a scope's counter on once done (ScopeProvider's list, for the nodes that parse).
 _BINDING = (cst.AnnAssign, cst.AsName, cst.Assign, cst.AugAssign, cst.ClassDef, cst.CompFor,
@@ -220,3 +228,144 @@ def _imported(alias: cst.ImportAlias) -> list[str]:
     full = dotted_name(alias.name) or ""
     parts = full.split(".")
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+# ---------------------------------------------------------------------------------------------
+# The capture rule's facts of the source
+
+
+@dataclasses.dataclass(frozen=True)
+class Read:
+    """A read, in a backward, of a name of its formula's scope."""
+
+    loc: Loc
+    metadata: str | None  # "shape"/"ndim"/"dtype"/"numel"/"defined" when it reads only that
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """A binding of a name by the forward."""
+
+    loc: Loc
+    how: str  # "assign", "unpack", "aug", "loop", "walrus"
+    index: int  # index of the enclosing top-level statement of the formula body
+
+
+@dataclasses.dataclass(frozen=True)
+class CaptureFacts:
+    """What the source says of one formula's captures; the rule (captures.py) judges them with
+    what the IR says of the values."""
+
+    reads: dict[str, list[Read]]  # the backward's reads of each outer name, by position
+    bindings: dict[str, list[Binding]]  # the forward's bindings of each name, in order
+    counts: dict[str, int]  # the most times one execution path binds each name (loops: many)
+    backward_index: int  # of ``def backward`` among the formula's top-level statements
+
+
+def capture_facts(mod: Module, f: Formula) -> CaptureFacts:
+    """The reads and bindings the capture rule judges, for formula ``f`` of ``mod`` (one with
+    a backward)."""
+    body = list(f.node.body.body)
+    index = next(i for i, s in enumerate(body)
+                 if isinstance(s, cst.FunctionDef) and s.name.value == "backward")
+    backward: cst.FunctionDef = body[index]  # type: ignore[assignment]
+    meta = _metadata_reads(backward.body)
+    reads = {}
+    for name, nodes in outer_reads(f.node, backward).items():
+        found = [Read(mod.loc_of(n), meta.get(id(n))) for n in nodes]
+        reads[name] = sorted(found, key=lambda r: (r.loc.line, r.loc.col))
+    bindings: dict[str, list[Binding]] = {}
+    for i, stmt in enumerate(body):
+        if i != index:
+            _bindings(mod, stmt, i, bindings)
+    return CaptureFacts(reads, bindings, _path_counts(body, index), index)
+
+
+def _bindings(mod: Module, stmt: cst.CSTNode, index: int, out: dict[str, list[Binding]]) -> None:
+    def target(t: cst.BaseExpression, how: str) -> None:
+        if isinstance(t, cst.Name):
+            out.setdefault(t.value, []).append(Binding(mod.loc_of(t), how, index))
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                target(el.value, "unpack" if how == "assign" else how)
+
+    def small(s: cst.CSTNode) -> None:
+        if isinstance(s, cst.Assign):
+            for t in s.targets:
+                target(t.target, "assign")
+        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+            target(s.target, "assign")
+        elif isinstance(s, cst.AugAssign):
+            target(s.target, "aug")
+
+    if isinstance(stmt, cst.BaseSmallStatement):
+        small(stmt)
+    elif isinstance(stmt, cst.SimpleStatementLine):
+        for s in stmt.body:
+            small(s)
+    elif isinstance(stmt, (cst.If, cst.For, cst.While)):
+        blocks = if_branches(stmt)[1] if isinstance(stmt, cst.If) else [stmt.body.body]
+        if isinstance(stmt, cst.For):
+            target(stmt.target, "loop")
+        for block in blocks:
+            for inner in block:
+                _bindings(mod, inner, index, out)
+    for node in find(stmt, cst.NamedExpr, skip=(cst.FunctionDef, cst.Lambda)):
+        if isinstance(node.target, cst.Name):
+            out.setdefault(node.target.value, []).append(
+                Binding(mod.loc_of(node.target), "walrus", index))
+
+
+def _path_counts(body: Sequence[cst.CSTNode], skip: int) -> dict[str, int]:
+    """For each name, the most times one execution path of ``body`` binds it (loops: many)."""
+
+    def block(stmts: Sequence[cst.CSTNode]) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for s in stmts:
+            for n, c in stmt(s).items():
+                total[n] = total.get(n, 0) + c
+        return total
+
+    def stmt(s: cst.CSTNode) -> dict[str, int]:
+        if isinstance(s, cst.If):
+            out: dict[str, int] = {}
+            for b in if_branches(s)[1]:
+                for n, c in block(b).items():
+                    out[n] = max(out.get(n, 0), c)
+            return out
+        if isinstance(s, (cst.For, cst.While)):
+            inner = block(s.body.body)
+            if isinstance(s, cst.For):
+                for n in target_names(s.target):
+                    inner[n] = inner.get(n, 0) + 1
+            return {n: 2 * c for n, c in inner.items()}
+        out = {}
+        if isinstance(s, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            for small in s.body if isinstance(s, cst.SimpleStatementLine) else [s]:
+                targets = []
+                if isinstance(small, cst.Assign):
+                    targets = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets = [small.target]
+                for t in targets:
+                    for n in target_names(t):
+                        out[n] = out.get(n, 0) + 1
+        return out
+
+    return block([s for i, s in enumerate(body) if i != skip])
+
+
+def _metadata_reads(node: cst.CSTNode) -> dict[int, str]:
+    """id(Name) -> attribute, for every ``name.shape`` / ``.ndim`` / ``.dtype`` / ``.numel``,
+    and ``defined`` for ``name is None`` / ``name is not None`` (whether a tensor was given is
+    metadata too: the compiled node saves a flag, the reference engine the tensor's metadata)."""
+    out: dict[int, str] = {}
+    for attr in find(node, cst.Attribute):
+        if isinstance(attr.value, cst.Name) and attr.attr.value in METADATA:
+            out[id(attr.value)] = attr.attr.value
+    for cmp in find(node, cst.Comparison):
+        if (isinstance(cmp.left, cst.Name) and len(cmp.comparisons) == 1
+                and isinstance(cmp.comparisons[0].operator, (cst.Is, cst.IsNot))
+                and isinstance(cmp.comparisons[0].comparator, cst.Name)
+                and cmp.comparisons[0].comparator.value == "None"):
+            out[id(cmp.left)] = "defined"
+    return out

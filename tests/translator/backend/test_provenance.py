@@ -5,13 +5,13 @@ them; and lowering types what it refuses (Note [Typing is total] in translator/l
 import textwrap
 
 from translator import ir
-from translator.captures import _FormulaCaptures
 from translator.diagnostics import TranslatorError
 from translator.frontend import find_root
 from translator.lower import lower_module, lower_program, refusals
 from translator.lower_env import Signatures
 from translator.parse import parse_module
 from translator.provenance import forward_provenance, forward_types
+from translator.scopes import capture_facts
 
 ITEM, MUTABLE = ir.ITEM, ir.MUTABLE
 
@@ -167,12 +167,11 @@ def test_every_captured_name_has_an_ir_type():
             if f.backward is None or not f.outputs:
                 continue
             fn = lowered.get(f.name) or refused[f.loc.line]
-            caps = _FormulaCaptures(mod, f, [], {}, {})
-            caps.run()
+            facts = capture_facts(mod, f)
             types = forward_types(fn)
             params = {p.name for p in f.params}
-            for n in caps._captured_accesses():
-                if n in params or n not in caps.bindings:
+            for n in facts.reads:
+                if n in params or n not in facts.bindings:
                     continue
                 checked += 1
                 if n not in types:
