@@ -27,9 +27,9 @@ from .emit_facts import emit_facts
 from .emit_kernels import emit_kernel_bindings, emit_kernel_header
 from .emit_stubs import emit_stubs
 from .frontend import load_module
-from .lower import lower_module, refusals
-from .lower_env import Program, Signatures
 from .saves import attach_saved
+from .source.lower import lower_module, refusals
+from .source.lower_env import Program, Signatures
 from .verify import verify_module
 
 

@@ -46,7 +46,7 @@ from .diagnostics import Diagnostic, make_diagnostic
 from .messages import capture_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
 from .provenance import forward_provenance, forward_types
-from .scopes import Read, capture_facts
+from .source.scopes import Read, capture_facts
 from .subset import TENSOR_TYPES
 
 # ---------------------------------------------------------------------------------------------

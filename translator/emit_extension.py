@@ -31,7 +31,6 @@ from .backend import load_modules, translate, write_files
 from .diagnostics import TranslatorError
 from .frontend import load_module
 from .shipped import shipped_formulas, shipped_module
-from .syntax import ops_names
 from .user_kernels import bind, declarations_header, declared, read_declarations
 
 # What translate() writes for transgrad itself and an extension does not compile: the kernels
@@ -106,13 +105,14 @@ def emit_extension(paths: Sequence[str], name: str, namespace: str,
 
 
 # Note [Extension context]
-# The shipped formulas are the context a user's ops.NAME resolves in, but running the front end
-# on all of them takes most of a JIT build (tens of seconds on a busy machine). Their C++ is in
+# The shipped formulas are the context a user's ops.NAME resolves in, but running the front end on
+# all of them takes most of a JIT build (tens of seconds on a busy machine). Their C++ is in
 # libtransgrad.so already and an extension needs only the declarations of what it calls, so the
-# context is the shipped modules defining the ops the user's modules name (``ops.NAME``) plus
-# those of the operators (tensor operators lower to add, mul, matmul, neg, pow_scalar, ...; the
-# generated ops.h defines the operators over them). A shipped formula outside this context is
-# still in libtransgrad.so; the user's module just cannot call it without naming it.
+# context is the shipped modules defining the ops the user's modules call (the names their
+# lowering looked up: ``ir.Module.signature_reads``) plus those of the operators (tensor operators
+# lower to add, mul, matmul, neg, pow_scalar, ...; the generated ops.h defines the operators over
+# them). A shipped formula outside this context is still in libtransgrad.so; the user's module
+# just cannot call it without naming it.
 _OPERATOR_MODULES = ("binary", "linalg", "unary")
 
 
@@ -122,7 +122,7 @@ def context_paths(modules: Sequence[model.Module]) -> list[str]:
                                                            for h in m.helpers}
     names: set[str] = set()
     for m in modules:
-        names |= ops_names(m.tree) - own
+        names |= set(m.lowered.signature_reads if m.lowered is not None else ()) - own
     root = shipped_formulas()
     found = {os.path.join(root, f"{stem}.py") for stem in _OPERATOR_MODULES}
     for name in names:

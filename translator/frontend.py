@@ -93,10 +93,10 @@ def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
     """The front end on a parsed module: ``mod`` with its captures and its IR (``lowered``,
     Note [One analysis]), and its diagnostics."""
     from .captures import collect_captures
-    from .fence import check_fence
-    from .lower import lower_module
     from .saves import attach_saved
     from .shipped import shipped_signatures
+    from .source.fence import check_fence
+    from .source.lower import lower_module
 
     diags = check_fence(mod)
     try:
@@ -187,21 +187,21 @@ def _front_end_version() -> str:
         h = hashlib.sha256()
         here = os.path.dirname(os.path.abspath(__file__))
         for name in (
-            "parse.py",
-            "syntax.py",
+            "source/parse.py",
+            "source/syntax.py",
             "ir.py",
-            "lower.py",
-            "lower_env.py",
+            "source/lower.py",
+            "source/lower_env.py",
             "saves.py",
             "provenance.py",
             "shipped.py",
             "sources.py",
-            "literals.py",
-            "fence.py",
+            "source/literals.py",
+            "source/fence.py",
             "subset.py",
-            "kinds.py",
+            "source/kinds.py",
             "captures.py",
-            "scopes.py",
+            "source/scopes.py",
             "diagnostics.py",
             "diagnostic_codes.py",
             "messages.py",

@@ -19,9 +19,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # annotations only: importing the model (and diagnostics) stays cheap
     import libcst as cst
 
-    from . import ir
-    from .lower_env import Signatures
-
 
 @dataclasses.dataclass(frozen=True)
 class Loc:
@@ -139,11 +136,11 @@ class Module:
     formulas: tuple[Formula, ...]
     helpers: tuple[Helper, ...]
     constants: tuple[Constant, ...]
-    # the front end's IR of this module (node members attached) and the signature table it
-    # was lowered against; the back end emits that IR (Note [One analysis] in frontend.py)
-    lowered: ir.Module | None = dataclasses.field(default=None, repr=False, compare=False)
-    lowered_against: Signatures | None = dataclasses.field(default=None, repr=False,
-                                                           compare=False)
+    # the front end's IR of this module (an ``ir.Module``, node members attached) and the
+    # ``Signatures`` it was lowered against; the back end emits that IR (Note [One analysis] in
+    # frontend.py). Typed loosely: the model sits below the IR in the import order.
+    lowered: Any = dataclasses.field(default=None, repr=False, compare=False)
+    lowered_against: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     def loc_of(self, node: cst.CSTNode) -> Loc:
         r = self.positions[node]

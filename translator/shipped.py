@@ -12,7 +12,7 @@ import importlib.util
 import os
 import re
 
-from .lower_env import Signatures
+from .source.lower_env import Signatures
 from .sources import find_root, parsed_module
 
 

@@ -52,7 +52,7 @@ def parsed_module(path: str, root: str) -> Module:
     """``parse.parse_module(path, root)``, once per version of the file in a process (a shipped
     module is parsed for its signature by ``shipped.shipped_signatures`` and for its
     analysis by ``frontend.load_module``: once)."""
-    from .parse import parse_module
+    from .source.parse import parse_module
 
     path, key = os.path.abspath(path), (stat_key(path), root)
     with _lock:

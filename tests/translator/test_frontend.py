@@ -246,8 +246,8 @@ def scaled(x: Tensor) -> Tensor:
 
 def _lowering_codes(path):
     """What lowering alone says of ``path`` (parsed, not fenced), with no other module."""
-    from translator.lower import lower_program
-    from translator.parse import parse_module
+    from translator.source.lower import lower_program
+    from translator.source.parse import parse_module
 
     _, diags = lower_program([parse_module(str(path), frontend.find_root(str(path)))])
     return [(d.code, d.loc.line) for d in diags]

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from translator.diagnostics import TranslatorError
-from translator.parse import MAX_DEPTH, parse_source
+from translator.source.parse import MAX_DEPTH, parse_source
 
 HEADER = "from transgrad.lang import Tensor, formula, kernel, ops\n\n"
 

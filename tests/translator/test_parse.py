@@ -4,7 +4,7 @@ import libcst as cst
 import pytest
 
 from translator.diagnostics import TranslatorError
-from translator.parse import annotation_spelling, parse_module
+from translator.source.parse import annotation_spelling, parse_module
 
 SOURCE = '''"""Module docstring."""
 import math

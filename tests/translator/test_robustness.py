@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from translator.diagnostics import TranslatorError
 from translator.frontend import analyse_module
-from translator.parse import parse_source
+from translator.source.parse import parse_source
 
 SOURCES = [p.read_text() for p in sorted((Path(__file__).parent / "corpus").glob("*/*.py"))]
 SNIPPETS = [

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from translator.frontend import analyse_module
 from translator.model import CaptureKind
-from translator.parse import parse_source
+from translator.source.parse import parse_source
 
 HEADER = (
     "import math\nfrom transgrad.lang import (Dims, Optional, Sequence, Shape, Tensor, "

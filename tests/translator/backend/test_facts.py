@@ -34,7 +34,7 @@ def test_facts_are_byte_reproducible():
 def test_signatures_read_back_equal_the_shipped_modules():
     # the table lowering reads of the shipped formulas (Note [Signatures as data]) survives the
     # trip through the facts file: each op's parameters, defaults and call type, each helper
-    from translator.lower_env import Signatures
+    from translator.source.lower_env import Signatures
 
     modules = load_modules(MODULES, ROOT)
     namespace: dict = {}
@@ -58,7 +58,7 @@ def test_installed_signatures_come_from_the_facts_without_libcst():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd="/").stdout.split()
     assert out[1:] == ["formulas/binary.py", "False"]
-    from translator.lower_env import Signatures
+    from translator.source.lower_env import Signatures
 
     assert int(out[0]) == len(Signatures.of(load_modules(MODULES, ROOT)).ops)
 
@@ -69,10 +69,10 @@ def test_a_module_lowered_alone_resolves_shipped_ops(tmp_path):
     # it lowers
     import textwrap
 
-    from translator.lower import lower_module, refusals
-    from translator.lower_env import Signatures
-    from translator.parse import parse_module
     from translator.shipped import shipped_signatures
+    from translator.source.lower import lower_module, refusals
+    from translator.source.lower_env import Signatures
+    from translator.source.parse import parse_module
 
     (tmp_path / "pyproject.toml").write_text("")
     path = tmp_path / "user.py"

@@ -8,7 +8,7 @@ import pytest
 from translator import ir
 from translator.backend import load_modules, translate
 from translator.diagnostics import TranslatorError
-from translator.lower import lower_modules
+from translator.source.lower import lower_modules
 
 HEADER = "import math\n\nfrom transgrad.lang import Dims, Optional, Shape, Tensor, formula, " \
          "helper, kernel, ops\n\n\n"
@@ -263,7 +263,7 @@ def test_lowering_keeps_a_refused_statement_in_place(tmp_path):
     # Note [Total lowering]: the refused statements stay in the IR, in order, each carrying
     # its T4xx (None for one that only reads a poisoned name); the diagnostics are read off
     # the IR, so lowering a module and collecting its refusals is the whole T4xx report
-    from translator.lower import lower_program, refusals
+    from translator.source.lower import lower_program, refusals
 
     body = """
     @helper
@@ -304,7 +304,7 @@ def test_a_function_refused_as_a_whole_keeps_what_was_lowered(tmp_path):
 
         return result, backward
     """
-    from translator.lower import lower_program
+    from translator.source.lower import lower_program
 
     (m,), diags = lower_program(module(tmp_path, body))
     assert [f.name for f in m.functions] == ["neg"]
@@ -322,8 +322,8 @@ def test_a_module_lowers_alone_against_the_signature_table():
     import os
     import pickle
 
-    from translator.lower import lower_module, lower_program, refusals
-    from translator.lower_env import Signatures
+    from translator.source.lower import lower_module, lower_program, refusals
+    from translator.source.lower_env import Signatures
 
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     paths = sorted(p for p in glob.glob(os.path.join(root, "formulas", "*.py"))

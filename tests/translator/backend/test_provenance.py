@@ -1,17 +1,17 @@
 """Provenance on the IR (Note [Provenance] in translator/provenance.py): a scalar read out of
 tensor data (ITEM) and a list (MUTABLE) are told apart on the IR, where the capture rule reads
-them; and lowering types what it refuses (Note [Typing is total] in translator/lower.py)."""
+them; and lowering types what it refuses (Note [Typing is total] in translator/source/lower.py)."""
 
 import textwrap
 
 from translator import ir
 from translator.diagnostics import TranslatorError
 from translator.frontend import find_root
-from translator.lower import lower_module, lower_program, refusals
-from translator.lower_env import Signatures
-from translator.parse import parse_module
 from translator.provenance import forward_provenance, forward_types
-from translator.scopes import capture_facts
+from translator.source.lower import lower_module, lower_program, refusals
+from translator.source.lower_env import Signatures
+from translator.source.parse import parse_module
+from translator.source.scopes import capture_facts
 
 ITEM, MUTABLE = ir.ITEM, ir.MUTABLE
 
@@ -210,8 +210,8 @@ def test_lowering_types_what_it_refuses_to_emit(tmp_path):
     # Note [Typing is total]: each value below is one the fence accepts and C++ cannot compute;
     # its statement is refused with the diagnostic it always had, and its names still get
     # Python's type (and their provenance), which the capture rule reads
-    from translator.fence import check_fence
     from translator.shipped import shipped_signatures
+    from translator.source.fence import check_fence
 
     (tmp_path / "pyproject.toml").write_text("")
     path = tmp_path / "typing.py"

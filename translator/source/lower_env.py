@@ -15,8 +15,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import ir, model
-from .diagnostics import Diagnostic, make_diagnostic
+from .. import ir, model
+from ..diagnostics import Diagnostic, make_diagnostic
 
 _SIMPLE_TYPES = {
     "Tensor": ir.TENSOR, "Sequence[Tensor]": ir.TENSOR_LIST, "list[Tensor]": ir.TENSOR_LIST,

@@ -114,9 +114,3 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
-
-
-def ops_names(node: cst.CSTNode) -> set[str]:
-    """Every NAME of ``ops.NAME`` below ``node`` (what a module may call of other formulas)."""
-    return {n.attr.value for n in walk(node) if isinstance(n, cst.Attribute)
-            and isinstance(n.value, cst.Name) and n.value.value == "ops"}

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .model import Formula, Loc, Module
-from .subset import METADATA
+from ..model import Formula, Loc, Module
+from ..subset import METADATA
 from .syntax import child_nodes, dotted_name, find, if_branches, target_names
 
 # What moves a scope's counter on once done (ScopeProvider's list, for the nodes that parse).

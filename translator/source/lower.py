@@ -71,8 +71,12 @@ from typing import Any
 
 import libcst as cst
 
-from . import ir, model
-from .diagnostics import Diagnostic, TranslatorError
+from .. import ir, model
+from ..diagnostics import Diagnostic, TranslatorError
+from ..provenance import annotate_module
+from ..signatures import NUMBER_OPERAND_KERNELS
+from ..subset import EXCEPTIONS, METADATA
+from ..user_kernels import kernel_signature
 from .literals import INT64_MAX, INT64_MIN, fits_int64, power_fits
 from .lower_env import (
     DTYPE_NAMES,
@@ -87,11 +91,7 @@ from .lower_env import (
     parse_type,
     pretty,
 )
-from .provenance import annotate_module
-from .signatures import NUMBER_OPERAND_KERNELS
-from .subset import EXCEPTIONS, METADATA
 from .syntax import find, is_docstring, target_names
-from .user_kernels import kernel_signature
 
 _CMPOPS = {cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
            cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne", cst.In: "in",

@@ -23,10 +23,10 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .diagnostics import TranslatorError, make_diagnostic
+from ..diagnostics import TranslatorError, make_diagnostic
+from ..messages import format_message
+from ..model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
 from .literals import NO_VALUE, is_constant, literal_value
-from .messages import format_message
-from .model import Backward, Constant, Formula, Helper, Loc, Module, Options, Param
 from .syntax import dotted_name, is_docstring, walk
 
 # Spellings of annotation names that mean the same type.

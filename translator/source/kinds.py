@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .model import Module
-from .subset import METADATA, TENSOR_TYPES
+from ..model import Module
+from ..subset import METADATA, TENSOR_TYPES
+from ..user_kernels import kernel_signature
 from .syntax import dotted_name, walk
-from .user_kernels import kernel_signature
 
 TENSOR, MUTABLE = 1, 4  # kind flags; 0 = plain non-tensor value
 _NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "sum", "round"})

@@ -36,16 +36,16 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from .diagnostics import Diagnostic, make_diagnostic
+from ..diagnostics import Diagnostic, make_diagnostic
+from ..messages import format_message
+from ..model import Formula, Module
+from ..signatures import NUMBER_OPERAND_KERNELS, KernelParam
+from ..subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, OPTIONS, PARAM_TYPES, TENSOR_TYPES
+from ..user_kernels import kernel_names, kernel_signature
 from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo, gather_module_info, param_types
 from .literals import INT64_MAX, INT64_MIN, MAX_REPEAT, TOO_LARGE, is_constant, literal_value
-from .messages import format_message
-from .model import Formula, Module
 from .parse import annotation_spelling, decorator_name
-from .signatures import NUMBER_OPERAND_KERNELS, KernelParam
-from .subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, OPTIONS, PARAM_TYPES, TENSOR_TYPES
 from .syntax import child_nodes, dotted_name, find, walk
-from .user_kernels import kernel_names, kernel_signature
 
 _NESTED = (cst.FunctionDef, cst.Lambda)  # a return below one is not the formula's
 _UNSUPPORTED_STMT = {
