@@ -31,9 +31,6 @@ is rejected for that error: tests/translator/backend/test_provenance.py, ``_NO_I
 the binding rules (T203/T204/T212) still judge it, worded as for a value that may be a tensor.
 The change from the source-level inference (``kinds``) left every verdict, message and
 emitted line as it was (tools/translator_oracle.py), and only re-spelled 11 attribute types.
-
-The fence still infers tensor-ness on the source with ``kinds.KindEnv`` (T307, number
-operands), so ``kinds`` stays for it.
 """
 
 from __future__ import annotations
@@ -115,7 +112,7 @@ class _FormulaCaptures:
         bound = binds[0].loc
         t, flags = self.types.get(name), self.flags.get(name, 0)
         after = [b for b in binds if b.index > self.facts.backward_index]
-        tensor = t is None or _holds_tensors(t)  # untyped: judged as a tensor may be
+        tensor = t is None or ir.holds_tensors(t)  # untyped: judged as a tensor may be
         if after and len(binds) > 1:
             self._reject("T204", at, name, bound, tensor, others=[after[0].loc])
         elif any(b.how == "loop" for b in binds):
@@ -163,8 +160,3 @@ class _FormulaCaptures:
 
 def _pos(loc: Loc) -> tuple[int, int]:
     return (loc.line, loc.col)
-
-
-def _holds_tensors(t: ir.Type) -> bool:
-    """Whether a value of type ``t`` is or holds a tensor (what the rule refuses to save)."""
-    return t.is_tensor or t == ir.TENSOR_LIST or any(_holds_tensors(e) for e in t.elems)

@@ -1,7 +1,8 @@
 """Front end driver: a formula module's path -> checked ``Module`` (or every error at once).
 
-Stage: runs parse -> fence -> lower (the module alone, against the shipped formulas'
-signatures) -> captures (read off that IR). Input: a path (or a decorated function, whose
+Stage: runs parse -> lower (the module alone, against the shipped formulas' signatures) ->
+fence (reading lowering's types) -> captures (read off that IR) -> saves (Note [One
+analysis]). Input: a path (or a decorated function, whose
 source file is found with ``inspect``). Output: a ``model.Module`` with captures filled, or a
 ``TranslatorError`` carrying every diagnostic of the module, sorted by position.
 
@@ -98,12 +99,19 @@ def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
     from .source.fence import check_fence
     from .source.lower import lower_module
 
-    diags = check_fence(mod)
+    # the module lowered alone against the shipped formulas' signatures (Note [Signatures as
+    # data] in lower_env.py): the fence reads its types, the capture rule its IR
+    table = shipped_signatures().merged([mod])
+    types: dict = {}
     try:
-        # the module lowered alone against the shipped formulas' signatures (Note [Signatures
-        # as data] in lower_env.py): its IR is what the capture rule reads
-        table = shipped_signatures().merged([mod])
-        lowered = lower_module(mod, table)
+        lowered = lower_module(mod, table, types)
+    except Exception:
+        lowered = None  # on code the fence refuses (Note [Total lowering]); else a bug
+    diags = check_fence(mod, types)
+    if lowered is None and not diags:
+        lowered = lower_module(mod, table)  # raise the bug
+    try:
+        assert lowered is not None
         mod, more = collect_captures(mod, lowered)
         mod = dataclasses.replace(mod, lowered=attach_saved(lowered, mod), lowered_against=table)
     except Exception:
@@ -199,7 +207,6 @@ def _front_end_version() -> str:
             "source/literals.py",
             "source/fence.py",
             "subset.py",
-            "source/kinds.py",
             "captures.py",
             "source/scopes.py",
             "diagnostics.py",

@@ -83,8 +83,7 @@ def tuple_of(*elems: Type) -> Type:
 # Expressions
 
 
-# Provenance flags of a value (Note [Provenance] in provenance.py), what the capture rule
-# reads; MUTABLE is kinds.MUTABLE, the fence's name for the same fact
+# Provenance flags of a value (Note [Provenance] in provenance.py), what the capture rule reads
 ITEM = 2       # read out of tensor data (kernel.item), also through arithmetic, helpers, branches
 MUTABLE = 4    # a list (a display, a list comprehension, list(...)), not a tuple
 AS_TUPLE = 8   # lowering's mark on the value of ``tuple(x)``: not MUTABLE, whatever x is
@@ -441,6 +440,11 @@ def walk_stmts(stmts: tuple[Stmt, ...]):
         for child in (getattr(st, "then", ()), getattr(st, "orelse", ()), getattr(st, "body", ())):
             if isinstance(child, tuple):
                 yield from walk_stmts(child)
+
+
+def holds_tensors(t: Type) -> bool:
+    """Whether a value of type ``t`` is or holds a tensor."""
+    return t.is_tensor or t == TENSOR_LIST or any(holds_tensors(e) for e in t.elems)
 
 
 def module_stmts(mod: Module):

@@ -2,8 +2,8 @@
 in fence.py).
 
 Data only, read by ``fence`` (what a formula module may import, call, annotate and set),
-``kinds`` (which parameter types and attributes are tensors or metadata) and ``lower`` (the
-exceptions a formula may raise).
+``lower`` (the exceptions a formula may raise, the metadata attributes), ``scopes`` and
+``captures`` (which parameter types are tensors, which reads are metadata).
 """
 
 from __future__ import annotations

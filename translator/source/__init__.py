@@ -1,9 +1,10 @@
 """Reading formula modules: the translator's only code that reads libcst.
 
-``parse`` (source -> ``model.Module``, with ``literals`` and ``syntax``), ``fence`` (the formula
-language's subset, with ``kinds``), ``lower`` (model -> ``ir.Module``: the one lowering, with
-``lower_env``'s types, scopes and signature table) and ``scopes`` (the capture rule's facts of
-the source, as plain data). Everything after them (the capture rule, the node members,
-provenance, the in-place verdicts, verify, the emitters) reads the IR and the model's plain
-fields; tests/translator/test_imports.py keeps libcst out of every other module.
+``parse`` (source -> ``model.Module``, with ``literals`` and ``syntax``), ``lower`` (model ->
+``ir.Module``: the one lowering and the one type inference, with ``lower_env``'s types, scopes
+and signature table), ``fence`` (the formula language's subset, reading lowering's types) and
+``scopes`` (the capture rule's facts of the source, as plain data). Everything after them (the
+capture rule, the node members, provenance, the in-place verdicts, verify, the emitters) reads
+the IR and the model's plain fields; tests/translator/test_imports.py keeps libcst out of
+every other module.
 """

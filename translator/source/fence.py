@@ -1,7 +1,8 @@
 """Fence: the supported subset of Python for formula modules (DESIGN §2).
 
-Stage 2 of the front end. Input: a parsed ``Module``. Output: a list of diagnostics
-(T1xx subset and structure, T3xx kernels and types); empty when the module is in the subset.
+Stage 3 of the front end, after ``lower``. Input: a parsed ``Module`` and the type lowering
+gave each of its expressions. Output: a list of diagnostics (T1xx subset and structure, T2xx
+smuggled captures, T3xx kernels and types); empty when the module is in the subset.
 
 Checked here: module-level statements and imports; decorators and formula options; parameter
 kinds and type annotations; the shape of a formula (one top-level ``def backward`` with one
@@ -10,8 +11,22 @@ naming real outputs); statements of forward, backward and helpers; their express
 (``ExprChecker``, the last section): names, tensor attributes, ``kernel.*`` calls against
 ``signatures.KERNELS`` (existence, arity, keywords, tensor vs non-tensor arguments) and
 ``kernel.*`` inside a backward unless ``once_differentiable``; branches on tensor data.
-Capture-rule matters (closures, walrus, nonlocal, default arguments of backward) are left to
+Also the ways to smuggle a capture past the capture rule's reading of the source (closures,
+walrus, nonlocal, default arguments of backward: T206-T208, T210); the rule itself is
 ``captures``.
+
+Note [The fence reads lowering's types]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+What the fence asks of values (is this test on tensor data: T307; is this kernel argument a
+tensor where the kernel wants a value, or surely not one where it wants a tensor: T305; which
+operand of an elementwise kernel is a number standing for a tensor: Note [Numbers as kernel
+operands]; is this unsupported attribute read "of a tensor": T308's words) is answered by the
+types ``lower`` gave each expression (``lower_module(..., types)``), so a formula is typed
+once. Lowering runs first and types what it refuses (Notes [Total lowering] and [Typing is
+total] in lower.py); what it could not type the fence treats as no tensor, as the source-level
+inference it replaces (``kinds.py``, 225 lines) treated names it did not know. The capture
+rule's over-approximation (a value that may be a tensor is one) is the rule's own. The change
+left every verdict and message of tools/translator_oracle.py as it was.
 
 The subset accepted (what the back end must lower), Note [Accepted subset]:
 * statements: assignments to names and tuples of names (also annotated and augmented),
@@ -30,19 +45,20 @@ Invariants: never raises on a module ``parse`` accepted; reports every problem i
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import difflib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 
+from .. import ir
 from ..diagnostics import Diagnostic, make_diagnostic
 from ..messages import format_message
-from ..model import Formula, Module
+from ..model import Formula, Module, Param
 from ..signatures import NUMBER_OPERAND_KERNELS, KernelParam
 from ..subset import BUILTINS, EXCEPTIONS, LANG_NAMES, METADATA, OPTIONS, PARAM_TYPES, TENSOR_TYPES
 from ..user_kernels import kernel_names, kernel_signature
-from .kinds import MUTABLE, TENSOR, KindEnv, ModuleInfo, gather_module_info, param_types
 from .literals import INT64_MAX, INT64_MIN, MAX_REPEAT, TOO_LARGE, is_constant, literal_value
 from .parse import annotation_spelling, decorator_name
 from .syntax import child_nodes, dotted_name, find, walk
@@ -60,17 +76,71 @@ _UNSUPPORTED_STMT = {
 }
 
 
-def check_fence(mod: Module) -> list[Diagnostic]:
-    """Every subset/structure/kernel diagnostic of ``mod``, in no particular order."""
-    fence = _Fence(mod)
+# -- what the module defines at the top level -------------------------------------------------
+
+
+@dataclasses.dataclass
+class ModuleInfo:
+    """Names defined at module level, and facts about helpers (transitively)."""
+
+    lang: set[str]  # names imported from transgrad.lang
+    modules: set[str]  # ``math`` when imported
+    helpers: dict[str, str]  # helper name -> return annotation spelling
+    constants: set[str]
+    formulas: set[str]
+    uses_kernels: set[str]  # helpers that (transitively) call kernel.*
+
+
+def gather_module_info(mod: Module) -> ModuleInfo:
+    lang: set[str] = set()
+    modules: set[str] = set()
+    for stmt in mod.tree.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    if dotted_name(small.module or cst.Name("_")) == "transgrad.lang":
+                        for a in small.names:
+                            bound = a.asname.name if a.asname else a.name
+                            if isinstance(bound, cst.Name):
+                                lang.add(bound.value)
+                elif isinstance(small, cst.Import):
+                    modules.update(
+                        dotted_name(a.name) or "" for a in small.names if a.asname is None
+                    )
+    helpers = {h.name: h.returns for h in mod.helpers}
+    calls = {h.name: _called_names(h.node) for h in mod.helpers}
+    uses = {h for h, c in calls.items() if any(n.startswith("kernel.") for n in c)}
+    for _ in range(len(helpers)):  # propagate through helpers calling helpers
+        uses |= {h for h, c in calls.items() if c & uses}
+    return ModuleInfo(
+        lang,
+        modules,
+        helpers,
+        {c.name for c in mod.constants},
+        {f.name for f in mod.formulas},
+        uses,
+    )
+
+
+def _called_names(node: cst.CSTNode) -> set[str]:
+    return {dotted_name(n.func) or "" for n in walk(node) if isinstance(n, cst.Call)}
+
+
+def check_fence(mod: Module, types: Mapping[cst.CSTNode, ir.Type]) -> list[Diagnostic]:
+    """Every subset/structure/kernel diagnostic of ``mod``, in no particular order; ``types``:
+    lowering's type of each expression (Note [The fence reads lowering's types])."""
+    fence = _Fence(mod, types)
     fence.run()
     return fence.diags
 
 
 class _Fence:
-    def __init__(self, mod: Module):
+    def __init__(self, mod: Module, types: Mapping[cst.CSTNode, ir.Type]):
         self.mod = mod
         self.info: ModuleInfo = gather_module_info(mod)
+        self.types = types
         self.diags: list[Diagnostic] = []
 
     def report(self, key: str, node: cst.CSTNode, /, **fields: object) -> None:
@@ -133,9 +203,8 @@ class _Fence:
         for h in self.mod.helpers:
             self._check_params(h.node, h.name)
             self._check_returns(h.node, h.returns, helper=True)
-            env = KindEnv(self.info, param_types(h.params))
             known, local = self._known(h.node)
-            self._check_block(h.node.body.body, Ctx(env, known, local, False, False))
+            self._check_block(h.node.body.body, self._ctx(h.params, known, local, False, False))
 
     def _check_module_small(self, small: cst.BaseSmallStatement, constants: set[str]) -> None:
         if isinstance(small, cst.ImportFrom):
@@ -255,13 +324,12 @@ class _Fence:
         for nested in find(fn.body, cst.FunctionDef):
             if nested.name.value == "backward" and nested not in tops:
                 self.report("backward_nested", nested.name, name=f.name)
-        env = KindEnv(self.info, param_types(f.params))
         known, local = self._known(fn)
         once = f.options.once_differentiable
         if f.backward is None:  # composite
             if not find(fn.body, cst.Return, _NESTED):
                 self.report("no_return", fn.name, name=f.name)
-            self._check_block(body, Ctx(env, known, local, False, once))
+            self._check_block(body, self._ctx(f.params, known, local, False, once))
             return
         last = body[-1]
         if not f.outputs:
@@ -274,14 +342,11 @@ class _Fence:
             for ret in () if isinstance(s, _NESTED) else find(s, cst.Return, _NESTED):
                 self.report("forward_return", ret, name=f.name)
         self._check_block(
-            [s for s in body if s is not bw], Ctx(env, known, local, False, once), True
+            [s for s in body if s is not bw], self._ctx(f.params, known, local, False, once), True
         )
         self._check_outputs(f, bw)
         self._check_params(bw, "backward", annotations=False)
-        bw_env = env.child()
-        for name in f.backward.params:
-            bw_env.set(name, TENSOR)
-        self._check_block(bw.body.body, Ctx(bw_env, known, local, True, once))
+        self._check_block(bw.body.body, self._ctx(f.params, known, local, True, once))
 
     def _check_outputs(self, f: Formula, bw: cst.FunctionDef) -> None:
         dec = next(d for d in f.node.decorators if decorator_name(d) == "formula")
@@ -346,7 +411,6 @@ class _Fence:
             elif isinstance(stmt, cst.For):
                 self._check_target(stmt.target)
                 self._check_expr(stmt.iter, ctx)
-                ctx.env.bind_target(stmt.target, ctx.env.kind_of(stmt.iter) & ~MUTABLE)
                 if stmt.orelse is not None:
                     self.report("for_else", stmt.orelse)
                 self._check_block(stmt.body.body, ctx)
@@ -381,7 +445,6 @@ class _Fence:
                 self.report("expression_statement", small)
         elif not isinstance(small, (cst.Pass, cst.Break, cst.Continue, cst.Nonlocal, cst.Global)):
             self.report("statement", small, what=_statement_name(small))  # nonlocal: T207
-        ctx.env.bind_statement(small)
 
     def _check_target(self, t: cst.BaseExpression) -> None:
         if isinstance(t, (cst.Tuple, cst.List)):
@@ -389,6 +452,10 @@ class _Fence:
                 self._check_target(el.value)
         elif not isinstance(t, cst.Name):
             self.report("assign_target", t)
+
+    def _ctx(self, params: Sequence[Param], known: set[str], local: set[str], in_backward: bool,
+             once: bool) -> Ctx:
+        return Ctx(self.types, {p.name: p.type for p in params}, known, local, in_backward, once)
 
     def _check_test(self, test: cst.BaseExpression, ctx: Ctx) -> None:
         checker = ExprChecker(self.info, self.report, ctx)
@@ -431,8 +498,8 @@ def _name_nodes(t: cst.BaseExpression) -> list[cst.Name]:
 
 
 # -- expressions: the check of one expression of a formula or helper ----------------------------
-# Input: an expression, the module's top-level names (``kinds.ModuleInfo``) and a ``Ctx`` (the
-# kinds of the function's names, the names it may read, whether it is a backward). Output:
+# Input: an expression, the module's top-level names (``ModuleInfo``) and a ``Ctx`` (lowering's
+# types, the function's parameters, the names it may read, whether it is a backward). Output:
 # diagnostics through the fence's ``report``: unknown names, formulas called directly,
 # unsupported forms and attributes, ``kernel.*`` calls against ``signatures.KERNELS``
 # (existence, arity, keywords, tensor vs non-tensor arguments, inside a backward), builtins
@@ -440,11 +507,18 @@ def _name_nodes(t: cst.BaseExpression) -> list[cst.Name]:
 
 
 class Ctx:
-    def __init__(
-        self, env: KindEnv, known: set[str], local: set[str], in_backward: bool, once: bool
-    ):
-        self.env, self.known, self.local = env, known, local
+    def __init__(self, types: Mapping[cst.CSTNode, ir.Type], params: dict[str, str],
+                 known: set[str], local: set[str], in_backward: bool, once: bool):
+        self.types, self.params, self.known, self.local = types, params, known, local
         self.in_backward, self.once = in_backward, once
+
+    def tensor(self, e: cst.BaseExpression) -> bool:
+        """Whether lowering typed ``e`` as a tensor or a value holding tensors."""
+        t = self.types.get(e)
+        return t is not None and ir.holds_tensors(t)
+
+    def typed(self, e: cst.BaseExpression) -> bool:
+        return e in self.types
 
 
 class ExprChecker:
@@ -468,7 +542,7 @@ class ExprChecker:
             self.check(child)
 
     def tensor_test(self, test: cst.BaseExpression) -> None:
-        if self.ctx.env.kind_of(test) & TENSOR:
+        if self.ctx.tensor(test):
             self.report("tensor_test", test)
 
     def visit_Name(self, n: cst.Name) -> None:
@@ -493,7 +567,7 @@ class ExprChecker:
                 self.report("math_missing", a, attr=attr)
         else:
             if base != "ops" and attr not in METADATA:
-                of = " of a tensor" if self.ctx.env.kind_of(a.value) & TENSOR else ""
+                of = " of a tensor" if self.ctx.tensor(a.value) else ""
                 self.report("attribute", a.attr, attr=attr, of=of)
             self.check(a.value)
         return False
@@ -556,21 +630,20 @@ class ExprChecker:
             if any(p.default == "all" and p.name not in bound for p in params):
                 key = "kernel_default_all"  # Note [Kernel defaults]: x must be a variable
             self.report(key, c, missing=missing, **facts)
-        numbered = number_operand(kname, c, self.ctx.env)
+        numbered = number_operand(kname, c, self.ctx)
         for p in params:
             if p.name in bound and bound[p.name] is not numbered:
                 self._check_arg(kname, p, bound[p.name].value)
 
     def _check_arg(self, kname: str, p: KernelParam, value: cst.BaseExpression) -> None:
-        env = self.ctx.env
-        kind = env.kind_of(value)
+        ctx = self.ctx
         param = f"{p.type} {p.name}"
         if p.type == "Dims" and kname in EMPTY_DIMS_REFUSED and _empty_display(value):
             self.report("kernel_empty_dims", value, kernel=kname)
         if p.type in TENSOR_TYPES:
-            if not kind & TENSOR and _definitely_scalar(value, env):
+            if not ctx.tensor(value) and _definitely_scalar(value, ctx):
                 self.report("kernel_want_tensor", value, kernel=kname, param=param)
-        elif kind & TENSOR:
+        elif ctx.tensor(value):
             self.report("kernel_want_value", value, kernel=kname, param=param)
 
     def visit_Lambda(self, n: cst.Lambda) -> bool:
@@ -581,16 +654,10 @@ class ExprChecker:
         return False
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp) -> bool:
-        env = self.ctx.env.child()
-        checker = ExprChecker(
-            self.info,
-            self.report,
-            Ctx(env, self.ctx.known, self.ctx.local, self.ctx.in_backward, self.ctx.once),
-        )
+        checker = ExprChecker(self.info, self.report, self.ctx)
         for_in: cst.CompFor | None = node.for_in
         while for_in is not None:
             checker.check(for_in.iter)
-            env.bind_target(for_in.target, env.kind_of(for_in.iter) & ~MUTABLE)
             for cond in for_in.ifs:
                 checker.check(cond)
             for_in = for_in.inner_for_in
@@ -636,22 +703,21 @@ _UNSUPPORTED_EXPR = {
 EMPTY_DIMS_REFUSED = frozenset({"sum", "amax", "amin", "logsumexp", "prod"})
 
 
-def number_operand(kname: str, c: cst.Call, env: KindEnv) -> cst.Arg | None:
+def number_operand(kname: str, c: cst.Call, ctx: Ctx) -> cst.Arg | None:
     """The argument of ``c`` that Note [Numbers as kernel operands] lets be a number: of a
     kernel of NUMBER_OPERAND_KERNELS called with two positional arguments, one not a tensor
     while the other is a tensor named by a variable; else None."""
     if kname not in NUMBER_OPERAND_KERNELS or len(c.args) != 2 or any(
             a.keyword or a.star for a in c.args):
         return None
-    kind_of = env.kind_of
     for number, other in ((c.args[1], c.args[0]), (c.args[0], c.args[1])):
-        if (isinstance(other.value, cst.Name) and kind_of(other.value) & TENSOR
-                and not kind_of(number.value) & TENSOR and not _never_number(number.value, env)):
+        if (isinstance(other.value, cst.Name) and ctx.tensor(other.value)
+                and not ctx.tensor(number.value) and not _never_number(number.value, ctx)):
             return number
     return None
 
 
-def _never_number(e: cst.BaseExpression, env: KindEnv) -> bool:
+def _never_number(e: cst.BaseExpression, ctx: Ctx) -> bool:
     """True when ``e`` is surely a shape, dims, dtype, string or container: such a value is
     not a number standing for a tensor (T305 as before)."""
     if isinstance(e, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.SimpleString,
@@ -662,7 +728,7 @@ def _never_number(e: cst.BaseExpression, env: KindEnv) -> bool:
     if isinstance(e, cst.Call):
         return dotted_name(e.func) in ("tuple", "list")
     if isinstance(e, cst.Name):
-        return env.param_type(e.value) not in ("", "int", "float", "bool", "Scalar")
+        return ctx.params.get(e.value, "") not in ("", "int", "float", "bool", "Scalar")
     return False
 
 
@@ -680,20 +746,20 @@ def _empty_display(e: cst.BaseExpression) -> bool:
     return isinstance(e, (cst.Tuple, cst.List)) and not e.elements
 
 
-def _definitely_scalar(e: cst.BaseExpression, env: KindEnv) -> bool:
+def _definitely_scalar(e: cst.BaseExpression, ctx: Ctx) -> bool:
     """True when ``e`` is surely not a tensor (a literal, metadata, or a known non-tensor)."""
     if isinstance(e, (cst.Integer, cst.Float, cst.Tuple, cst.Comparison)):
         return True
     if isinstance(e, cst.Name):
-        return e.value in ("True", "False") or env.knows(e.value)
+        return e.value in ("True", "False") or ctx.typed(e)
     if isinstance(e, cst.Attribute):
         return e.attr.value in METADATA
     if isinstance(e, cst.UnaryOperation):
-        return _definitely_scalar(e.expression, env)
+        return _definitely_scalar(e.expression, ctx)
     if isinstance(e, cst.BinaryOperation):
-        return _definitely_scalar(e.left, env) and _definitely_scalar(e.right, env)
+        return _definitely_scalar(e.left, ctx) and _definitely_scalar(e.right, ctx)
     if isinstance(e, cst.Call):
         return dotted_name(e.func) in ("len", "int", "float", "min", "max") and all(
-            _definitely_scalar(a.value, env) for a in e.args
+            _definitely_scalar(a.value, ctx) for a in e.args
         )
     return False

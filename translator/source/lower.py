@@ -142,16 +142,19 @@ def refusals(mod: ir.Module) -> list[Diagnostic]:
     return sorted(found, key=lambda d: (d.loc.line, d.loc.col))
 
 
-def lower_module(mod: model.Module, signatures: Signatures) -> ir.Module:
+def lower_module(mod: model.Module, signatures: Signatures,
+                 types: dict[cst.CSTNode, ir.Type] | None = None) -> ir.Module:
     """Lower one module alone against the program's signature table (Note [Signatures as
-    data] in lower_env.py); its T4xx are its ``refusals``."""
+    data] in lower_env.py); its T4xx are its ``refusals``. ``types``, when given, receives
+    the type of every source expression lowering typed."""
+    types = {} if types is None else types
     consts = tuple(ir.ConstDef(c.name, _const_type(c.value), c.value, c.loc)
                    for c in mod.constants)
     helpers, functions, refused = [], [], []
     reads: set[str] = set()
     entities: list[model.Helper | model.Formula] = [*mod.helpers, *mod.formulas]
     for entity in entities:
-        lw = FunctionLowerer(signatures, mod, entity.name, reads)
+        lw = FunctionLowerer(signatures, mod, entity.name, reads, types)
         try:
             if isinstance(entity, model.Helper):
                 helpers.append(lw.helper(entity))
@@ -174,9 +177,11 @@ class FunctionLowerer:
 
     # -- the function's state -------------------------------------------------------------------
 
-    def __init__(self, signatures: Signatures, mod: model.Module, name: str, reads: set[str]):
+    def __init__(self, signatures: Signatures, mod: model.Module, name: str, reads: set[str],
+                 types: dict[cst.CSTNode, ir.Type]):
         self.signatures, self.mod, self.formula_name = signatures, mod, name
         self.reads = reads  # the names of ``signatures`` lowering looked up (ir.Module)
+        self.types = types  # every expression's type, by source node (for the fence)
         self.scope = Scope()
         self.declared: set[str] = set()
         self.assigned: list[str] = []
@@ -455,6 +460,18 @@ class FunctionLowerer:
     # -- expressions ----------------------------------------------------------------------------
 
     def expr(self, node: cst.BaseExpression) -> ir.Expr:
+        """``node`` lowered; its type noted for the fence (Note [The fence reads lowering's
+        types] in fence.py), also when lowering refuses it but typed it through."""
+        try:
+            e = self._expr(node)
+        except LowerError as err:
+            if err.value is not None:
+                self.types[node] = err.value.type
+            raise
+        self.types[node] = e.type
+        return e
+
+    def _expr(self, node: cst.BaseExpression) -> ir.Expr:
         loc = self.loc(node)
         if isinstance(node, cst.Integer):
             return self.int_const(loc, int(node.evaluated_value))
@@ -511,6 +528,7 @@ class FunctionLowerer:
             raise self.error("T401", loc, f"math.{attr} is not a constant the translator knows",
                              "use math.pi, math.e, math.tau, math.inf or math.nan")
         if attr not in METADATA:
+            self.value_of_refused(node.value)  # typed all the same, for the fence's words
             raise self.error("T401", loc, f"attribute `.{attr}` cannot be translated",
                              "use .shape, .ndim, .dtype or .numel of a tensor")
         value = self.expr(node.value)

@@ -217,8 +217,9 @@ def test_lowering_types_what_it_refuses_to_emit(tmp_path):
     path = tmp_path / "typing.py"
     path.write_text(textwrap.dedent(TYPING_SOURCE))
     mod = parse_module(str(path), find_root(str(path)))
-    assert check_fence(mod) == []
-    low = lower_module(mod, shipped_signatures().merged([mod]))
+    types: dict = {}
+    low = lower_module(mod, shipped_signatures().merged([mod]), types)
+    assert check_fence(mod, types) == []
     assert [(d.code, d.loc.line) for d in refusals(low)] == [
         ("T401", 7), ("T401", 8), ("T402", 9), ("T402", 10), ("T404", 11), ("T401", 12),
         ("T402", 13), ("T402", 14), ("T401", 15), ("T402", 16)]
