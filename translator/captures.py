@@ -42,7 +42,7 @@ from . import ir
 from .diagnostics import Diagnostic, make_diagnostic
 from .messages import capture_message
 from .model import Capture, CaptureKind, Formula, Loc, Module
-from .provenance import forward_provenance, forward_types
+from .provenance import forward_provenance, forward_types, helpers_reading_data
 from .source.scopes import Read, capture_facts
 from .subset import TENSOR_TYPES
 
@@ -56,13 +56,14 @@ def collect_captures(mod: Module, lowered: ir.Module) -> tuple[Module, list[Diag
     diags: list[Diagnostic] = []
     functions = {f.name: f for f in lowered.functions}
     refused = {r.loc.line: r for r in lowered.refused}
+    reading = helpers_reading_data(lowered.helpers)
     formulas = []
     for f in mod.formulas:
         if f.backward is None or not f.outputs:  # composite, or malformed (fence: T107)
             formulas.append(f)
             continue
         fn = functions.get(f.name) or refused.get(f.loc.line)
-        facts = (forward_types(fn), forward_provenance(lowered, fn)) if fn else ({}, {})
+        facts = (forward_types(fn), forward_provenance(lowered, fn, reading)) if fn else ({}, {})
         captures = _FormulaCaptures(mod, f, diags, *facts).run()
         formulas.append(
             dataclasses.replace(f, backward=dataclasses.replace(f.backward, captures=captures))

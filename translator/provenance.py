@@ -35,17 +35,21 @@ from . import ir
 
 def annotate_module(mod: ir.Module) -> ir.Module:
     """``mod`` with ``prov`` set on every expression of its functions."""
-    reading = _helpers_reading_data(mod.helpers)
+    reading = helpers_reading_data(mod.helpers)
     helpers = tuple(_Annotator(reading).function(h)[0] for h in mod.helpers)
     functions = tuple(_Annotator(reading).function(f)[0] for f in mod.functions)
     return dataclasses.replace(mod, helpers=helpers, functions=functions)
 
 
-def forward_provenance(mod: ir.Module, fn: ir.Function | ir.Refused) -> dict[str, int]:
+def forward_provenance(mod: ir.Module, fn: ir.Function | ir.Refused,
+                       reading: set[str] | None = None) -> dict[str, int]:
     """The flags of every name the forward of ``fn`` (a function of ``mod``, or one refused
     as a whole: what was lowered of it) binds, joined over its bindings: what a backward
-    reading the name captures."""
-    annotator = _Annotator(_helpers_reading_data(mod.helpers))
+    reading the name captures. ``reading``: ``helpers_reading_data(mod.helpers)``, when the
+    caller asks of several functions of ``mod``."""
+    if reading is None:
+        reading = helpers_reading_data(mod.helpers)
+    annotator = _Annotator(reading)
     if isinstance(fn, ir.Refused):
         annotator.block(fn.body)
         return annotator.env
@@ -72,7 +76,7 @@ def forward_types(fn: ir.Function | ir.Refused) -> dict[str, ir.Type]:
     return out
 
 
-def _helpers_reading_data(helpers: tuple[ir.Function, ...]) -> set[str]:
+def helpers_reading_data(helpers: tuple[ir.Function, ...]) -> set[str]:
     """Helpers that call a kernel returning a number, directly or through other helpers."""
     calls: dict[str, set[str]] = {h.name: set() for h in helpers}
     reading: set[str] = set()
