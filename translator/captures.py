@@ -29,6 +29,9 @@ value is untyped (a Python error too: an unknown kernel, a builtin outside the s
 given no capture: its forward raises before a backward exists (and in the corpus its module
 is rejected for that error: tests/translator/backend/test_provenance.py, ``_NO_IR_VALUE``);
 the binding rules (T203/T204/T212) still judge it, worded as for a value that may be a tensor.
+An ``ops.NAME`` lowering does not know is no such error: NAME may be a formula of another user
+module, resolved by the reference engine at run time, so lowering types its call as a tensor
+(Note [An op of another module] in lower.py).
 The change from the source-level inference (``kinds``) left every verdict, message and
 emitted line as it was (tools/translator_oracle.py), and only re-spelled 11 attribute types.
 """

@@ -288,3 +288,72 @@ def test_an_attribute_capture_is_spelled_as_the_ir_types_it():
     assert types("formulas/nn.py", "linear")["rows"] == "int"
     assert types("formulas/nn.py", "layer_norm")["n"] == "int"
     assert types("tests/translator/backend/fixtures/basic.py", "broadcast_mul")["half"] == "int"
+
+
+OTHER = """
+@formula
+def my_double(x: Tensor) -> Tensor:
+    result = kernel.mul(x, 2.0)
+
+    def backward(grad):
+        return grad * 2.0
+
+    return result, backward
+
+
+@formula
+def my_pair(x: Tensor) -> tuple[Tensor, Tensor]:
+    a = kernel.mul(x, 2.0)
+    b = kernel.mul(x, 3.0)
+
+    def backward(grad_a, grad_b):
+        return grad_a * 2.0 + grad_b * 3.0
+
+    return (a, b), backward
+"""
+
+CALLER = """
+@formula
+def saves_other(x: Tensor) -> Tensor:
+    t = ops.my_double(x)
+    result = kernel.mul(t, t)
+
+    def backward(grad):
+        return grad * t * 4.0
+
+    return result, backward
+
+
+@formula
+def saves_unpacked(x: Tensor) -> Tensor:
+    a, b = ops.my_pair(x)
+    result = kernel.mul(a, b)
+
+    def backward(grad):
+        return grad * (b * 2.0 + a * 3.0)
+
+    return result, backward
+
+
+@formula
+def recomputes(x: Tensor) -> Tensor:
+    result = kernel.mul(ops.my_double(x), x)
+
+    def backward(grad):
+        return grad * ops.my_double(x) * 2.0
+
+    return result, backward
+"""
+
+
+def test_an_op_of_another_user_module_is_a_tensor_to_the_capture_rule(write):
+    # Note [An op of another module]: the caller is analysed alone (at import, and by `check`
+    # one module at a time), so ops.my_double is not in its table; a backward saving what it
+    # returned is still an intermediate tensor (T201; T211 unpacked), not an untyped value
+    write(OTHER, name="other.py")
+    caller = write(CALLER, name="caller.py")
+    with pytest.raises(TranslatorError) as e:
+        frontend.load_module(str(caller))
+    found = sorted((d.code, d.loc.line, d.message.split("`")[3]) for d in e.value.diagnostics)
+    assert [(code, name) for code, _, name in found] == [
+        ("T201", "t"), ("T211", "a"), ("T211", "b")]

@@ -1306,8 +1306,14 @@ def _op(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
         raise lw.error("T403", loc, f"ops.{name} is a helper of {lw.signatures.helpers[name]}; "
                        "helpers are compiled into their own module", "make it a formula, or "
                        "move the helper into this module")
-    raise lw.error("T403", loc, f"ops.{name} is not a formula, composite or helper of any "
+    err = lw.error("T403", loc, f"ops.{name} is not a formula, composite or helper of any "
                    "formula module", "define it with @formula, or use an existing op")
+    # Note [An op of another module]: at import, a module is lowered alone against the
+    # shipped formulas' table, yet the reference engine resolves ``ops.NAME`` at run time, so
+    # NAME may be a formula of another user module. What it returns is a tensor as far as
+    # the capture rule is concerned (a formula returns tensors): a backward saving it is
+    # refused (T201/T211) instead of being accepted as untyped.
+    return lw.typed(err, ir.Call(loc, ir.TENSOR, "op", name, ()))
 
 
 def _helper(lw: FunctionLowerer, node: cst.Call, name: str, loc) -> ir.Expr:
