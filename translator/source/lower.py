@@ -1,9 +1,10 @@
 """Lower: checked model modules (libcst inside) -> typed IR modules.
 
-Stage 1 of the back end, and the only back-end stage that reads libcst. Input: every formula
-module of the program (``model.Module``), lowered together so that ``ops.NAME`` calls are
-checked against every formula's signature and ``kernel.NAME`` calls against
-``signatures.KERNELS``. Output: one ``ir.Module`` per input module, in the same order.
+Stage 2 of the front end: the one lowering and the one type inference of a formula (Note [One
+analysis] in frontend.py). Input: a parsed module (``model.Module``) and the program's
+signature table (``ops.NAME`` calls are checked against every formula's signature there,
+``kernel.NAME`` calls against ``signatures.KERNELS``). Output: its ``ir.Module``, and the type
+of each source expression for the fence (Note [The fence reads lowering's types]).
 
 Invariants: Python semantics are kept exactly (Note [Python semantics in the IR]); every local
 has one type (``None`` then a tensor is an Optional[Tensor]); whatever C++ could not express
