@@ -208,7 +208,36 @@ def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
                           kernel.div(soft, kernel.scalar_like(soft, beta)))
 
     def backward(grad):
-        return ops.where(x * beta > threshold, grad, grad * ops.sigmoid(x * beta))
+        return ops.softplus_backward(grad, x, beta, threshold)
+
+    return result, backward
+
+
+# Note [Activation backwards are ops]
+# torch's activation backwards are ops of their own (softplus_backward, elu_backward,
+# gelu_backward, log_sigmoid_backward, as relu's threshold_backward and tanh's tanh_backward in
+# formulas/unary.py), so a double backward records one SoftplusBackwardBackward0 (edges: the
+# incoming grad, then x) where a backward written in ops would record its where/mul/sigmoid
+# nodes. Each is a formula here too, with torch's signature where the formula language has its
+# types (gelu's ``approximate`` is a bool): its forward is the first derivative, its backward
+# the second (differentiated in grad_output, which it is linear in, and in x), itself in ops so
+# that a third order works.
+
+
+@samples(case(T(3, 4), T(3, 4), 1.0, 20.0), case(T(3, 4), T(3, 4, low=-3.0, high=3.0), 2.0, 1.0))
+@formula
+def softplus_backward(grad_output: Tensor, x: Tensor, beta: float, threshold: float) -> Tensor:
+    """softplus's gradient: ``grad_output sigmoid(beta x)``, ``grad_output`` where beta x >
+    threshold (Note [Activation backwards are ops])."""
+    z = kernel.mul(x, beta)
+    result = kernel.where(kernel.gt(z, threshold), grad_output,
+                          kernel.mul(grad_output, kernel.sigmoid(z)))
+
+    def backward(grad):
+        s = ops.sigmoid(x * beta)
+        return (ops.softplus_backward(grad, x, beta, threshold),
+                ops.where(x * beta > threshold, grad * 0.0,
+                          grad * grad_output * (s * (1.0 - s) * beta)))
 
     return result, backward
 
@@ -247,7 +276,37 @@ def gelu(x: Tensor, approximate: bool = False) -> Tensor:
               else 0.5 * x * (1.0 + ops.erf(x * _SQRT_1_2)))
 
     def backward(grad):
-        return grad * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
+        return ops.gelu_backward(grad, x, approximate)
+
+    return result, backward
+
+
+@helper
+def gelu_erf_grad2(x: Tensor) -> Tensor:
+    """d/dx of ``Phi(x) + x phi(x)``: ``phi(x) (2 - x^2)``."""
+    return ops.exp(-0.5 * x * x) * _INV_SQRT_2PI * (2.0 - x * x)
+
+
+@helper
+def gelu_tanh_grad2(x: Tensor) -> Tensor:
+    """d/dx of gelu_tanh_grad: with u = k (x + c x^3), t = tanh(u),
+    ``(1 - t^2) (u' - x t u'^2 + 3 k c x^2)``."""
+    t = ops.tanh(_GELU_K * (x + _GELU_C * x * x * x))
+    du = _GELU_K * (1.0 + 3.0 * _GELU_C * x * x)
+    return (1.0 - t * t) * (du - x * t * du * du + 3.0 * _GELU_K * _GELU_C * x * x)
+
+
+@samples(case(T(3, 4), T(3, 4, low=-3.0, high=3.0)),
+         case(T(3, 4), T(3, 4, low=-3.0, high=3.0), True))
+@formula
+def gelu_backward(grad_output: Tensor, x: Tensor, approximate: bool = False) -> Tensor:
+    """gelu's gradient, ``grad_output`` times d/dx gelu(x) (Note [Activation backwards are
+    ops])."""
+    result = grad_output * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
+
+    def backward(grad):
+        return (ops.gelu_backward(grad, x, approximate),
+                grad * grad_output * (gelu_tanh_grad2(x) if approximate else gelu_erf_grad2(x)))
 
     return result, backward
 
@@ -260,7 +319,36 @@ def elu(x: Tensor, alpha: float = 1.0) -> Tensor:
                           kernel.mul(kernel.expm1(x), kernel.scalar_like(x, alpha)))
 
     def backward(grad):
-        return ops.where(x > 0.0, grad, grad * (alpha * ops.exp(x)))
+        return ops.elu_backward(grad, alpha, 1.0, 1.0, False, x)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 1.0, 1.0, 1.0, False, T(3, 4)),
+         case(T(3, 4), 0.5, 1.5, 2.0, False, T(3, 4)),
+         case(T(3, 4), 1.2, 1.0, 0.5, True, T(3, 4, low=-1.1, high=2.0)))
+@formula
+def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: float,
+                 is_result: bool, self_or_result: Tensor) -> Tensor:
+    """elu's gradient as torch's elu_backward: ``grad_output scale`` above 0, below it
+    ``grad_output input_scale alpha scale exp(input_scale x)`` from x, or ``grad_output
+    input_scale (out + alpha scale)`` from the output (``is_result``, the in-place form) (Note
+    [Activation backwards are ops])."""
+    negative = (kernel.mul(grad_output, kernel.add(self_or_result, alpha * scale))
+                if is_result else
+                kernel.mul(grad_output, kernel.exp(kernel.mul(self_or_result, input_scale))))
+    result = kernel.where(kernel.le(self_or_result, 0.0),
+                          kernel.mul(negative,
+                                     input_scale if is_result else input_scale * alpha * scale),
+                          kernel.mul(grad_output, scale))
+
+    def backward(grad):
+        g = grad * grad_output
+        second = (g * input_scale if is_result else
+                  g * ops.exp(self_or_result * input_scale) * (input_scale * input_scale * alpha
+                                                               * scale))
+        return (ops.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result),
+                ops.where(self_or_result <= 0.0, second, grad * 0.0))
 
     return result, backward
 
@@ -300,6 +388,34 @@ def softshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
 
     def backward(grad):
         return ops.where(ops.abs(x) > lambd, grad, grad * 0.0)
+
+    return result, backward
+
+
+@samples(T(3, 4), T(2, 5, low=-30.0, high=30.0))
+@formula
+def logsigmoid(x: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, stable for large |x|; torch's node is
+    LogSigmoidBackward0 (its log_sigmoid_forward)."""
+    result = kernel.sub(kernel.minimum(x, kernel.scalar_like(x, 0.0)),
+                        kernel.log1p(kernel.exp(kernel.neg(kernel.abs(x)))))
+
+    def backward(grad):
+        return ops.log_sigmoid_backward(grad, x)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4)), case(T(5), T(5, low=-30.0, high=30.0)))
+@formula
+def log_sigmoid_backward(grad_output: Tensor, x: Tensor) -> Tensor:
+    """logsigmoid's gradient, ``grad_output sigmoid(-x)`` (torch's log_sigmoid_backward without
+    its CPU buffer; Note [Activation backwards are ops])."""
+    result = kernel.mul(grad_output, kernel.sigmoid(kernel.neg(x)))
+
+    def backward(grad):
+        s = ops.sigmoid(x)
+        return ops.log_sigmoid_backward(grad, x), -(grad * grad_output * s * (1.0 - s))
 
     return result, backward
 

@@ -55,6 +55,9 @@ ENTRY: dict[str, str] = {
     "index_select": "index_select", "polygamma": "polygamma", "linear": "addmm",
     "index_tensor": "index.Tensor", "index_put": "index_put",
     "rsub": "rsub.Tensor", "rsub_scalar": "rsub.Scalar",
+    "softmax_backward_data": "_softmax_backward_data",
+    "log_softmax_backward_data": "_log_softmax_backward_data",
+    "logsigmoid": "log_sigmoid_forward",
 }
 
 # formula -> (its optional parameter, the entry torch records when that argument is None)

@@ -4,7 +4,8 @@ node] in csrc/autograd/multi_view.h), hooks on the output of such a node see Non
 nobody produced, a Function's once_differentiable backward gives its results torch's ``Error``
 node (Note [once_differentiable as torch's] in transgrad/autograd/__init__.py), and the nodes a
 double backward records are named as torch's (relu's, sigmoid's and tanh's backwards are
-ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0), ``x.data = y``
+ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0; softplus, elu,
+gelu, logsigmoid, softmax, log_softmax likewise, abs's is a product with sgn), ``x.data = y``
 keeps x's version counter, and the whole graph of everyday programs is torch's."""
 
 import numpy as np
@@ -180,10 +181,29 @@ def test_once_differentiable_error_node_as_torch(engine):
 # ---- the nodes of a double backward ---------------------------------------------------------
 
 
+def activations(tg):
+    """One-input functions whose backward torch computes with an op of its own (a double backward
+    records ``<Op>BackwardBackward0``, ``SoftmaxBackwardDataBackward0``, ...), or abs, whose
+    backward multiplies by sgn(x); each sums a weighted output, so that the second derivatives
+    of softmax and log_softmax are not zero."""
+    F = tg.nn.functional
+    w = tg.tensor(np.array([[0.3, -1.2], [0.7, 2.0]]))
+    return {
+        "relu": tg.relu, "relu(2x).sum(0)": lambda t: F.relu(t * 2.0).sum(0),
+        "sigmoid": tg.sigmoid, "tanh": tg.tanh, "tanh(sigmoid(x) x)": lambda t: tg.tanh(
+            tg.sigmoid(t) * t),
+        "softplus": F.softplus,
+        "softplus(beta 2, threshold 1.5)": lambda t: F.softplus(t, 2.0, 1.5),
+        "elu": F.elu, "elu(alpha 0.5)": lambda t: F.elu(t, 0.5), "gelu": F.gelu,
+        "gelu(tanh)": lambda t: F.gelu(t, approximate="tanh"), "logsigmoid": F.logsigmoid,
+        "softmax": lambda t: t.softmax(1) * w, "log_softmax": lambda t: t.log_softmax(0) * w,
+        "abs": lambda t: t.abs() * w,
+    }
+
+
 def double_backward_graphs(tg, x0):
     out = []
-    for f in (tg.relu, lambda t: tg.nn.functional.relu(t * 2.0).sum(0), tg.sigmoid, tg.tanh,
-              lambda t: tg.tanh(tg.sigmoid(t) * t)):
+    for f in activations(tg).values():
         x = tg.tensor(x0, requires_grad=True)
         (g,) = tg.autograd.grad(f(x).sum(), x, create_graph=True)
         out.append((graph(g.grad_fn), g.tolist()))
@@ -198,6 +218,9 @@ def test_double_backward_nodes_named_as_torch(engine):
     assert got[0][0].startswith("ThresholdBackwardBackward0(None, ReluBackward0(")
     assert got[2][0].startswith("SigmoidBackwardBackward0(None, SigmoidBackward0(")
     assert got[3][0].startswith("TanhBackwardBackward0(None, TanhBackward0(")
+    assert got[5][0] == "SoftplusBackwardBackward0(None, AccumulateGrad())"
+    assert got[12][0].startswith("SoftmaxBackwardDataBackward0(None, SoftmaxBackward0(")
+    assert got[14][0] == "MulBackward0(None, SgnBackward0(AccumulateGrad()))"
     x = f64(tg, x0)
     assert tg.autograd.gradgradcheck(lambda t: tg.relu(t) * t, (x,))
     assert tg.autograd.gradgradcheck(lambda t: tg.tanh(tg.sigmoid(t) * t), (x,))
@@ -205,6 +228,40 @@ def test_double_backward_nodes_named_as_torch(engine):
     want = double_backward_graphs(torch, x0)
     assert [graph_ for graph_, _ in got] == [graph_ for graph_, _ in want]
     np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=1e-13)
+
+
+def third_order(tg, name, x0):
+    """The third derivative of ``activations()[name]`` along fixed directions: each step
+    differentiates the previous gradient's weighted sum, under create_graph."""
+    x = tg.tensor(x0, requires_grad=True)
+    y = activations(tg)[name](x).sum()
+    out = []
+    for k in range(3):
+        (y,) = tg.autograd.grad(y, x, create_graph=True)
+        out.append(y.tolist())
+        y = (y * tg.tensor(np.cos(np.arange(y.numel()) + k).reshape(y.shape))).sum()
+    return out
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
+@pytest.mark.parametrize("name", ["softplus", "softplus(beta 2, threshold 1.5)", "elu",
+                                  "elu(alpha 0.5)", "gelu", "gelu(tanh)", "logsigmoid",
+                                  "softmax", "log_softmax"])
+def test_activation_backward_ops_differentiate_thrice(engine, name):
+    """gradcheck and gradgradcheck through each backward op, and the first three derivatives
+    against torch's."""
+    tg = engine
+    x0 = np.array([[-1.0, 0.5], [2.0, -0.25]])
+    f = activations(tg)[name]
+    x = f64(tg, x0)
+    assert tg.autograd.gradcheck(f, (x,))
+    assert tg.autograd.gradgradcheck(f, (x,))
+    # the first derivative as a function: its gradgradcheck is the third order
+    assert tg.autograd.gradgradcheck(
+        lambda t: tg.autograd.grad(f(t).sum(), t, create_graph=True)[0], (x,))
+    torch = torch_or_skip()
+    np.testing.assert_allclose(third_order(tg, name, x0), third_order(torch, name, x0),
+                               rtol=1e-12, atol=1e-14)
 
 
 # ---- whole graphs of everyday programs ------------------------------------------------------

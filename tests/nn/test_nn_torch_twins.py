@@ -54,6 +54,14 @@ TWINS = {
                                                   else "none"),
     "elu": lambda x, alpha=1.0: TF.elu(x, alpha),
     "leaky_relu": lambda x, slope=0.01: TF.leaky_relu(x, slope),
+    "logsigmoid": TF.logsigmoid,
+    # the activations' backwards (Note [Activation backwards are ops] in formulas/nn.py)
+    "softplus_backward": torch.ops.aten.softplus_backward,
+    "elu_backward": torch.ops.aten.elu_backward,
+    "gelu_backward": lambda g, x, approximate=False: torch.ops.aten.gelu_backward(
+        g, x, approximate="tanh" if approximate else "none"),
+    "log_sigmoid_backward": lambda g, x: torch.ops.aten.log_sigmoid_backward(
+        g, x, torch.ops.aten.log_sigmoid_forward(x.detach())[1]),
     "hardshrink": lambda x, lambd=0.5: TF.hardshrink(x, lambd),
     "softshrink": lambda x, lambd=0.5: TF.softshrink(x, lambd),
     "mse_loss": lambda a, b, mean=True: TF.mse_loss(a, b, reduction=_red(mean)),
