@@ -427,9 +427,51 @@ def log_sigmoid_backward(grad_output: Tensor, x: Tensor) -> Tensor:
 @samples(case(T(4, 3), T(4, 3)), case(T(5), T(5), False))
 @formula
 def mse_loss(input: Tensor, target: Tensor, mean: bool = True) -> Tensor:
-    """Mean (or sum) of ``(input - target)^2`` over all elements."""
-    diff = input - target
-    return ops.mean(diff * diff) if mean else ops.sum(diff * diff)
+    """Mean (or sum) of ``(input - target)^2`` over all elements of two tensors of one shape;
+    one MseLossBackward0 node, as torch's."""
+    scale = 1.0 / input.numel if mean and input.numel > 0 else 1.0
+    diff = kernel.sub(input, target)
+    squares = kernel.mul(diff, diff)
+    total = kernel.sum(squares)
+    result = (kernel.div(total, kernel.scalar_like(total, input.numel)) if mean else total)
+
+    def backward(grad):
+        d = (input - target) * (grad * (2.0 * scale))
+        return d, -d
+
+    return result, backward
+
+
+# torch's at::Reduction codes, the ``reduction`` of the loss formulas that take one
+REDUCTION_NONE = 0
+REDUCTION_MEAN = 1
+
+
+@samples(case(T(3, 4, low=0.05, high=0.95), T(3, 4, low=0.0, high=1.0)),
+         case(T(5, low=0.05, high=0.95), T(5, low=0.0, high=1.0), 2),
+         case(T(2, 3, low=0.05, high=0.95), T(2, 3, low=0.0, high=1.0), 0))
+@formula
+def binary_cross_entropy(input: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))`` of probabilities ``x``, each log clamped at -100 as
+    torch's, reduced by torch's code (0 none, 1 mean, 2 sum); one BinaryCrossEntropyBackward0
+    node with torch's gradients: ``(x - t) / max(x (1 - x), 1e-12)`` and ``log(1 - x) - log x``."""
+    scale = (1.0 / input.numel if reduction == REDUCTION_MEAN and input.numel > 0 else 1.0)
+    one = kernel.scalar_like(input, 1.0)
+    log_x = kernel.clamp(kernel.log(input), -100.0, None)
+    log_1mx = kernel.clamp(kernel.log(kernel.sub(one, input)), -100.0, None)
+    loss = kernel.neg(kernel.add(kernel.mul(target, log_x),
+                                 kernel.mul(kernel.sub(one, target), log_1mx)))
+    total = kernel.sum(loss)
+    result = (loss if reduction == REDUCTION_NONE else
+              kernel.div(total, kernel.scalar_like(total, input.numel))
+              if reduction == REDUCTION_MEAN else total)
+
+    def backward(grad):
+        g = grad * scale
+        return (g * (input - target) / ops.clamp(input * (1.0 - input), 1e-12, None),
+                g * (ops.log(1.0 - input) - ops.log(input)))
+
+    return result, backward
 
 
 # Note [cross_entropy saves log-probabilities]

@@ -306,6 +306,13 @@ PROGRAMS = {
     "chunk, cat": lambda m, a: m.cat(a.chunk(3)[1:]),
     "indexing with a list": lambda m, a: a[m.tensor([0, 2, 2])],
     "mse_loss": lambda m, a: m.nn.functional.mse_loss(a, a.detach() * 0.5),
+    "mse_loss, sum": lambda m, a: m.nn.functional.mse_loss(a * 2.0, a, reduction="sum"),
+    "binary_cross_entropy": lambda m, a: m.nn.functional.binary_cross_entropy(
+        m.sigmoid(a), a.detach() * 0.5 + 0.5),
+    "binary_cross_entropy, none": lambda m, a: m.nn.functional.binary_cross_entropy(
+        m.sigmoid(a), m.sigmoid(a * 2.0), reduction="none"),
+    "repeat": lambda m, a: a.reshape(3, 4).repeat(2, 1, 3),
+    "repeat, 1-D": lambda m, a: a[:5].repeat(2),
     "cross_entropy": lambda m, a: m.nn.functional.cross_entropy(a.reshape(3, 4),
                                                                 m.tensor([0, 1, 3])),
     "transpose, clone": lambda m, a: a.reshape(3, 4).t().clone(),
@@ -318,7 +325,6 @@ PROGRAMS = {
 
 # Programs whose graph is known to differ from torch's, and why (each must still differ: strict).
 KNOWN_DIFFERENT = {
-    "mse_loss": "a composite of sub, mul, mean: torch records one MseLossBackward0",
     "cross_entropy": "one CrossEntropyBackward0 formula: torch records NllLossBackward0 over "
                      "LogSoftmaxBackward0",
     "write into a slice": "the write is where(mask, index_add(...), base) (WhereBackward0): "

@@ -65,6 +65,8 @@ TWINS = {
     "hardshrink": lambda x, lambd=0.5: TF.hardshrink(x, lambd),
     "softshrink": lambda x, lambd=0.5: TF.softshrink(x, lambd),
     "mse_loss": lambda a, b, mean=True: TF.mse_loss(a, b, reduction=_red(mean)),
+    "binary_cross_entropy": lambda x, t, reduction=1: TF.binary_cross_entropy(
+        x, t, reduction=("none", "mean", "sum")[reduction]),
     "cross_entropy": lambda x, t, mean=True: TF.cross_entropy(x, t, reduction=_red(mean)),
     "nll_loss": lambda x, t, w=None, ignore_index=-100, mean=True: TF.nll_loss(
         x, t, w, ignore_index=ignore_index, reduction=_red(mean)),

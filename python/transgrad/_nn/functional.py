@@ -62,6 +62,10 @@ def _size(t: Any) -> str:
     return f"torch.Size({list(t.shape)})"
 
 
+# torch's at::Reduction codes, the ``reduction`` of formulas that take one
+_REDUCTION_CODES = {"none": 0, "mean": 1, "sum": 2}
+
+
 def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
     _check_reduction(reduction)
     if reduction == "none":
@@ -1969,10 +1973,11 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None,
     x = E.numpy(input)
     if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = E.module.clamp(input.log(), min=-100.0)
-    log_1mx = E.module.clamp((1.0 - input).log(), min=-100.0)
-    loss = -(target * log_x + (1.0 - target) * log_1mx)
-    return _reduce(E, loss if weight is None else loss * weight, reduction)
+    _check_reduction(reduction)
+    if weight is None:
+        return E.op("binary_cross_entropy")(input, target, _REDUCTION_CODES[reduction])
+    loss = E.op("binary_cross_entropy")(input, target, 0)
+    return _reduce(E, loss * weight, reduction)
 
 
 def kl_div(input: Any, target: Any, size_average: bool | None = None,
