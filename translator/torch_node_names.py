@@ -10,6 +10,7 @@ NODE_NAMES: dict[str, str] = {
     "acos": "AcosBackward0",
     "acosh": "AcoshBackward0",
     "add": "AddBackward0",
+    "addmm": "AddmmBackward0",
     "amax": "AmaxBackward0",
     "amin": "AminBackward0",
     "as_strided": "AsStridedBackward0",
@@ -75,7 +76,7 @@ NODE_NAMES: dict[str, str] = {
     "layer_norm": "NativeLayerNormBackward0",
     "leaky_relu": "LeakyReluBackward0",
     "lgamma": "LgammaBackward0",
-    "linear": "AddmmBackward0",
+    "linear": "LinearBackward0",
     "log": "LogBackward0",
     "log1p": "Log1PBackward0",
     "log_sigmoid_backward": "LogSigmoidBackwardBackward0",
@@ -174,7 +175,6 @@ NODE_NAMES: dict[str, str] = {
 
 # formula -> (optional parameter, the node torch records when it is None)
 NODE_NAMES_WHEN_NONE: dict[str, tuple[str, str]] = {
-    "linear": ("bias", "MmBackward0"),
     "mean": ("dims", "MeanBackward0"),
     "prod": ("dims", "ProdBackward0"),
     "squeeze": ("dims", "SqueezeBackward0"),

@@ -286,6 +286,12 @@ PROGRAMS = {
     "number / tensor": lambda m, a: 2.0 / a,
     "linear": lambda m, a: m.nn.functional.linear(a.reshape(3, 4), a.reshape(3, 4) * 2.0,
                                                  a[:3] * 1.0),
+    "linear of a batch": lambda m, a: m.nn.functional.linear(
+        a.reshape(2, 1, 6), a.reshape(2, 6), a[:2]),
+    "linear, no bias": lambda m, a: m.nn.functional.linear(a.reshape(3, 4), a.reshape(3, 4)),
+    "linear of a vector": lambda m, a: m.nn.functional.linear(a[:4], a.reshape(3, 4), a[:3]),
+    "nn.Linear": lambda m, a: m.nn.Linear(4, 2).double()(a.reshape(3, 4)),
+    "addmm": lambda m, a: m.addmm(a[:3], a.reshape(3, 4), a.reshape(4, 3)),
     "mean": lambda m, a: a.mean(),
     "sum over a dim": lambda m, a: a.reshape(3, 4).sum(1),
     "softmax": lambda m, a: a.reshape(3, 4).softmax(1),
@@ -333,7 +339,6 @@ KNOWN_DIFFERENT = {
              "no edge (as for the indices of indexing)",
     "indexing with a list": "the index tensor gets an empty edge (see where)",
     "conv2d": "im2col + matmul: torch records one ConvolutionBackward0",
-    "linear": "mm with the weight's transpose folded in: torch records TBackward0 for it",
 }
 
 

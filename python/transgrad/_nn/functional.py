@@ -78,10 +78,18 @@ def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
 
 
 def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
-    """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
+    """``input @ weight.T + bias`` (weight is (out_features, in_features)), recorded as torch's:
+    ``addmm(bias, rows, weight.t())`` (``mm`` without a bias) over the input's rows, viewed
+    back to its batch dims (Note [addmm is one node] in formulas/blas.py)."""
     E = backend_of(input)
     dtype_checks.check_linear(input, weight, bias)
-    return E.op("linear")(input, weight, bias)
+    if (weight.ndim != 2 or input.ndim < 1 or input.shape[-1] != weight.shape[1]
+            or (bias is not None and bias.ndim != 1)):
+        return E.op("linear")(input, weight, bias)  # other shapes, and torch's shape errors
+    rows = input if input.ndim == 2 else E.op("reshape")(input, (-1, weight.shape[1]))
+    wt = E.op("t")(weight)
+    out = E.op("matmul_nd")(rows, wt) if bias is None else E.op("addmm")(bias, rows, wt)
+    return out if input.ndim == 2 else E.op("reshape")(out, (*input.shape[:-1], weight.shape[0]))
 
 
 def bilinear(input1: Any, input2: Any, weight: Any, bias: Any | None = None) -> Any:
