@@ -33,6 +33,7 @@ NODE_NAMES: dict[str, str] = {
     "clone": "CloneBackward0",
     "col2im": "Col2ImBackward0",
     "contiguous": "ContiguousBackward0",
+    "conv2d": "ConvolutionBackward0",
     "cos": "CosBackward0",
     "cosh": "CoshBackward0",
     "cross_entropy": "CrossEntropyBackward0",

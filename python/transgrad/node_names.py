@@ -57,7 +57,7 @@ ENTRY: dict[str, str] = {
     "rsub": "rsub.Tensor", "rsub_scalar": "rsub.Scalar",
     "softmax_backward_data": "_softmax_backward_data",
     "log_softmax_backward_data": "_log_softmax_backward_data",
-    "logsigmoid": "log_sigmoid_forward",
+    "logsigmoid": "log_sigmoid_forward", "conv2d": "convolution",
 }
 
 # formula -> (its optional parameter, the entry torch records when that argument is None)

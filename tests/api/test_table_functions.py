@@ -441,6 +441,7 @@ INTERNAL_FORMULAS = {
     "softplus_backward": "softplus's backward", "elu_backward": "elu's backward",
     "gelu_backward": "gelu's backward", "log_sigmoid_backward": "logsigmoid's backward",
     "logsigmoid": "nn.functional.logsigmoid",
+    "conv2d_grouped": "conv2d(groups > 1)",
     "softmax_backward_data": "softmax's backward",
     "log_softmax_backward_data": "log_softmax's backward",
     "lstm_layer": "nn.LSTM", "lstm_layer_bptt": "lstm_layer's backward",

@@ -327,10 +327,17 @@ PROGRAMS = {
     "where": lambda m, a: m.where(a > 0, a, a * 2),
     "conv2d": lambda m, a: m.nn.functional.conv2d(a.reshape(1, 1, 3, 4),
                                                   a[:4].reshape(1, 1, 2, 2)),
+    "conv2d with a bias, padded": lambda m, a: m.nn.functional.conv2d(
+        a.reshape(1, 2, 2, 3), a[:8].reshape(2, 2, 1, 2), a[:2] * 1.0, padding=1),
+    "conv2d of many positions": lambda m, a: m.nn.functional.conv2d(
+        m.ones(2, 1, 8, 6, dtype=m.float64) * a[0], a[:4].reshape(1, 1, 2, 2), a[4:5]),
+    "conv1d": lambda m, a: m.nn.functional.conv1d(a.reshape(1, 2, 6), a[:4].reshape(1, 2, 2)),
 }
 
 # Programs whose graph is known to differ from torch's, and why (each must still differ: strict).
 KNOWN_DIFFERENT = {
+    "conv1d": "conv2d over an unsqueezed height: torch records one ConvolutionBackward0 without "
+              "the Unsqueeze/Squeeze around it",
     "cross_entropy": "one CrossEntropyBackward0 formula: torch records NllLossBackward0 over "
                      "LogSoftmaxBackward0",
     "write into a slice": "the write is where(mask, index_add(...), base) (WhereBackward0): "
@@ -338,7 +345,6 @@ KNOWN_DIFFERENT = {
     "where": "the bool condition gets an empty edge; torch gives a non-differentiable input "
              "no edge (as for the indices of indexing)",
     "indexing with a list": "the index tensor gets an empty edge (see where)",
-    "conv2d": "im2col + matmul: torch records one ConvolutionBackward0",
 }
 
 

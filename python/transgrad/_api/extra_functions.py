@@ -124,7 +124,9 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         else:
             p = _pair(padding, "padding")
         _check_channels(x, weight, int(groups))
-        return ops.conv2d(x, weight, bias, s, p, d, int(groups))
+        if int(groups) == 1:
+            return ops.conv2d(x, weight, bias, s, p, d)
+        return ops.conv2d_grouped(x, weight, bias, s, p, d, int(groups))
 
     return _unbatched(input, 4, run)
 
