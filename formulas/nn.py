@@ -361,7 +361,23 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
                           kernel.mul(x, kernel.scalar_like(x, negative_slope)))
 
     def backward(grad):
-        return ops.where(x > 0.0, grad, grad * negative_slope)
+        return ops.leaky_relu_backward(grad, x, negative_slope, False)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4), 0.01, False), case(T(5), T(5), 0.2, False))
+@formula
+def leaky_relu_backward(grad_output: Tensor, x: Tensor, negative_slope: float,
+                        self_is_result: bool) -> Tensor:
+    """leaky_relu's gradient, ``grad_output`` above 0 and ``negative_slope grad_output`` below
+    (torch's signature; ``self_is_result`` reads the sign from the output, which is the same
+    sign for a positive slope). Its derivative in x is zero, as torch's: a double backward records
+    LeakyReluBackwardBackward0 with an edge to x (Note [Activation backwards are ops])."""
+    result = kernel.where(kernel.gt(x, 0.0), grad_output, kernel.mul(grad_output, negative_slope))
+
+    def backward(grad):
+        return ops.leaky_relu_backward(grad, x, negative_slope, False), ops.zeros_like(grad)
 
     return result, backward
 

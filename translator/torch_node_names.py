@@ -76,6 +76,7 @@ NODE_NAMES: dict[str, str] = {
     "inverse": "InverseBackward0",
     "layer_norm": "NativeLayerNormBackward0",
     "leaky_relu": "LeakyReluBackward0",
+    "leaky_relu_backward": "LeakyReluBackwardBackward0",
     "lgamma": "LgammaBackward0",
     "linear": "LinearBackward0",
     "log": "LogBackward0",

@@ -439,6 +439,7 @@ INTERNAL_FORMULAS = {
     "rsub_scalar": "rsub / number - tensor",
     "tanh_backward": "tanh's backward", "sigmoid_backward": "sigmoid's backward",
     "softplus_backward": "softplus's backward", "elu_backward": "elu's backward",
+    "leaky_relu_backward": "leaky_relu's backward",
     "gelu_backward": "gelu's backward", "log_sigmoid_backward": "logsigmoid's backward",
     "logsigmoid": "nn.functional.logsigmoid",
     "conv2d_grouped": "conv2d(groups > 1)",

@@ -5,8 +5,8 @@ nobody produced, a Function's once_differentiable backward gives its results tor
 node (Note [once_differentiable as torch's] in transgrad/autograd/__init__.py), and the nodes a
 double backward records are named as torch's (relu's, sigmoid's and tanh's backwards are
 ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0; softplus, elu,
-gelu, logsigmoid, softmax, log_softmax likewise, abs's is a product with sgn), ``x.data = y``
-keeps x's version counter, and the whole graph of everyday programs is torch's."""
+gelu, logsigmoid, softmax, log_softmax, leaky_relu likewise, abs's is a product with sgn),
+``x.data = y`` keeps x's version counter, and the whole graph of everyday programs is torch's."""
 
 import numpy as np
 import pytest
@@ -197,7 +197,8 @@ def activations(tg):
         "elu": F.elu, "elu(alpha 0.5)": lambda t: F.elu(t, 0.5), "gelu": F.gelu,
         "gelu(tanh)": lambda t: F.gelu(t, approximate="tanh"), "logsigmoid": F.logsigmoid,
         "softmax": lambda t: t.softmax(1) * w, "log_softmax": lambda t: t.log_softmax(0) * w,
-        "abs": lambda t: t.abs() * w,
+        "abs": lambda t: t.abs() * w, "leaky_relu": F.leaky_relu,
+        "leaky_relu(0.2)": lambda t: F.leaky_relu(t, 0.2) * w,
     }
 
 
@@ -221,6 +222,7 @@ def test_double_backward_nodes_named_as_torch(engine):
     assert got[5][0] == "SoftplusBackwardBackward0(None, AccumulateGrad())"
     assert got[12][0].startswith("SoftmaxBackwardDataBackward0(None, SoftmaxBackward0(")
     assert got[14][0] == "MulBackward0(None, SgnBackward0(AccumulateGrad()))"
+    assert got[15][0] == "LeakyReluBackwardBackward0(None, AccumulateGrad())"
     x = f64(tg, x0)
     assert tg.autograd.gradgradcheck(lambda t: tg.relu(t) * t, (x,))
     assert tg.autograd.gradgradcheck(lambda t: tg.tanh(tg.sigmoid(t) * t), (x,))

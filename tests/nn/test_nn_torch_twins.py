@@ -58,6 +58,7 @@ TWINS = {
     # the activations' backwards (Note [Activation backwards are ops] in formulas/nn.py)
     "softplus_backward": torch.ops.aten.softplus_backward,
     "elu_backward": torch.ops.aten.elu_backward,
+    "leaky_relu_backward": torch.ops.aten.leaky_relu_backward,
     "gelu_backward": lambda g, x, approximate=False: torch.ops.aten.gelu_backward(
         g, x, approximate="tanh" if approximate else "none"),
     "log_sigmoid_backward": lambda g, x: torch.ops.aten.log_sigmoid_backward(
