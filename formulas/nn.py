@@ -305,8 +305,8 @@ def gelu_backward(grad_output: Tensor, x: Tensor, approximate: bool = False) -> 
     result = grad_output * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
 
     def backward(grad):
-        return (ops.gelu_backward(grad, x, approximate),
-                grad * grad_output * (gelu_tanh_grad2(x) if approximate else gelu_erf_grad2(x)))
+        curvature = gelu_tanh_grad2(x) if approximate else gelu_erf_grad2(x)
+        return ops.gelu_backward(grad, x, approximate), grad * grad_output * curvature
 
     return result, backward
 
@@ -344,9 +344,9 @@ def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: f
 
     def backward(grad):
         g = grad * grad_output
+        coefficient = input_scale * input_scale * alpha * scale
         second = (g * input_scale if is_result else
-                  g * ops.exp(self_or_result * input_scale) * (input_scale * input_scale * alpha
-                                                               * scale))
+                  g * ops.exp(self_or_result * input_scale) * coefficient)
         return (ops.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result),
                 ops.where(self_or_result <= 0.0, second, grad * 0.0))
 
