@@ -1,7 +1,8 @@
 """BLAS-like composites, torch's ``beta * input + alpha * (product)`` family, with trace and the
 distances dist, cdist and pdist.
 
-Stage: formulas (composites: no backward; autograd records ``matmul_nd``, ``mul``, ``sum``...).
+Stage: formulas (composites: no backward; autograd records ``matmul_nd``, ``mul``, ``sum``...;
+addmm is one node, Note [addmm is one node]).
 Each takes torch's signature and defaults. As torch, ``beta == 0`` ignores ``input`` (NaN and
 inf in it do not propagate, and its gradient is zeros) and ``alpha``/``beta`` equal to 1 multiply
 nothing. ``input`` broadcasts to the product's shape; its gradient is summed down by the engine.
@@ -9,7 +10,7 @@ nothing. ``input`` broadcasts to the product's shape; its gradient is summed dow
 
 import math
 
-from transgrad.lang import Scalar, T, Tensor, case, formula, helper, ops, samples
+from transgrad.lang import Scalar, T, Tensor, case, formula, helper, kernel, ops, samples
 
 # ---------------------------------------------------------------------------------------------
 # beta * input + alpha * product
@@ -26,17 +27,43 @@ def scaled_sum(input: Tensor, product: Tensor, beta: Scalar, alpha: Scalar) -> T
     return scaled + (input if beta == 1 else input * beta)
 
 
+# Note [addmm is one node]
+# torch's F.linear of a batch of vectors with a bias is addmm(bias, x, weight.t()): one
+# AddmmBackward0 whose edges are the bias, x and a TBackward0 over the weight. So addmm is a
+# formula of its own (was scaled_sum over matmul_nd: MmBackward0 and AddBackward0), and when it
+# is linear's case (a vector input, beta = alpha = 1) its forward is linear_gemm, the bias
+# inside the gemm, on mat2's transpose: for mat2 = weight.t() that is the weight itself, no
+# copy (Note [linear's bias in the gemm] in csrc/kernels/linalg.cpp). mat2's gradient is the
+# transpose of grad^T @ mat1, so that TBackward0 hands the weight a contiguous gradient.
+
+
 @samples(case(T(3, 5), T(3, 4), T(4, 5)), case(T(5), T(3, 4), T(4, 5), beta=0.5, alpha=-2.0),
-         case(T(3, 1), T(3, 2), T(2, 4), beta=0.0))
+         case(T(3, 1), T(3, 2), T(2, 4), beta=0.0), case(T(5), T(3, 4), T(4, 5)),
+         case(T(1, 5), T(3, 4), T(4, 5), alpha=2))
 @formula
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Scalar = 1,
           alpha: Scalar = 1) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)`` for matrices ``mat1`` (n, m) and ``mat2`` (m, p)."""
+    """``beta * input + alpha * (mat1 @ mat2)`` for matrices ``mat1`` (n, m) and ``mat2`` (m, p)
+    (Note [addmm is one node])."""
     if mat1.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    return scaled_sum(input, ops.matmul_nd(mat1, mat2), beta, alpha)
+    fused = (beta == 1 and alpha == 1 and input.ndim == 1 and input.shape[0] == mat2.shape[1]
+             and mat1.shape[1] == mat2.shape[0])
+    product = kernel.linear_gemm(mat1, kernel.transpose(mat2, 0, 1), input if fused else None)
+    scaled = product if alpha == 1 else kernel.mul(product, kernel.scalar_like(product, alpha))
+    result = (scaled if fused or beta == 0 else
+              kernel.add(scaled, input if beta == 1 else
+                         kernel.mul(input, kernel.scalar_like(input, beta))))
+
+    def backward(grad):
+        g = grad if alpha == 1 else grad * alpha
+        return (grad if beta == 1 else grad * beta,
+                ops.matmul_nd(g, ops.transpose(mat2, 0, 1)),
+                ops.transpose(ops.matmul_nd(ops.transpose(g, 0, 1), mat1), 0, 1))
+
+    return result, backward
 
 
 @samples(case(T(2, 3, 5), T(2, 3, 4), T(2, 4, 5)), case(T(3, 1), T(2, 3, 4), T(2, 4, 5), beta=2.0),

@@ -208,7 +208,36 @@ def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
                           kernel.div(soft, kernel.scalar_like(soft, beta)))
 
     def backward(grad):
-        return ops.where(x * beta > threshold, grad, grad * ops.sigmoid(x * beta))
+        return ops.softplus_backward(grad, x, beta, threshold)
+
+    return result, backward
+
+
+# Note [Activation backwards are ops]
+# torch's activation backwards are ops of their own (softplus_backward, elu_backward,
+# gelu_backward, log_sigmoid_backward, as relu's threshold_backward and tanh's tanh_backward in
+# formulas/unary.py), so a double backward records one SoftplusBackwardBackward0 (edges: the
+# incoming grad, then x) where a backward written in ops would record its where/mul/sigmoid
+# nodes. Each is a formula here too, with torch's signature where the formula language has its
+# types (gelu's ``approximate`` is a bool): its forward is the first derivative, its backward
+# the second (differentiated in grad_output, which it is linear in, and in x), itself in ops so
+# that a third order works.
+
+
+@samples(case(T(3, 4), T(3, 4), 1.0, 20.0), case(T(3, 4), T(3, 4, low=-3.0, high=3.0), 2.0, 1.0))
+@formula
+def softplus_backward(grad_output: Tensor, x: Tensor, beta: float, threshold: float) -> Tensor:
+    """softplus's gradient: ``grad_output sigmoid(beta x)``, ``grad_output`` where beta x >
+    threshold (Note [Activation backwards are ops])."""
+    z = kernel.mul(x, beta)
+    result = kernel.where(kernel.gt(z, threshold), grad_output,
+                          kernel.mul(grad_output, kernel.sigmoid(z)))
+
+    def backward(grad):
+        s = ops.sigmoid(x * beta)
+        return (ops.softplus_backward(grad, x, beta, threshold),
+                ops.where(x * beta > threshold, grad * 0.0,
+                          grad * grad_output * (s * (1.0 - s) * beta)))
 
     return result, backward
 
@@ -247,7 +276,37 @@ def gelu(x: Tensor, approximate: bool = False) -> Tensor:
               else 0.5 * x * (1.0 + ops.erf(x * _SQRT_1_2)))
 
     def backward(grad):
-        return grad * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
+        return ops.gelu_backward(grad, x, approximate)
+
+    return result, backward
+
+
+@helper
+def gelu_erf_grad2(x: Tensor) -> Tensor:
+    """d/dx of ``Phi(x) + x phi(x)``: ``phi(x) (2 - x^2)``."""
+    return ops.exp(-0.5 * x * x) * _INV_SQRT_2PI * (2.0 - x * x)
+
+
+@helper
+def gelu_tanh_grad2(x: Tensor) -> Tensor:
+    """d/dx of gelu_tanh_grad: with u = k (x + c x^3), t = tanh(u),
+    ``(1 - t^2) (u' - x t u'^2 + 3 k c x^2)``."""
+    t = ops.tanh(_GELU_K * (x + _GELU_C * x * x * x))
+    du = _GELU_K * (1.0 + 3.0 * _GELU_C * x * x)
+    return (1.0 - t * t) * (du - x * t * du * du + 3.0 * _GELU_K * _GELU_C * x * x)
+
+
+@samples(case(T(3, 4), T(3, 4, low=-3.0, high=3.0)),
+         case(T(3, 4), T(3, 4, low=-3.0, high=3.0), True))
+@formula
+def gelu_backward(grad_output: Tensor, x: Tensor, approximate: bool = False) -> Tensor:
+    """gelu's gradient, ``grad_output`` times d/dx gelu(x) (Note [Activation backwards are
+    ops])."""
+    result = grad_output * (gelu_tanh_grad(x) if approximate else gelu_erf_grad(x))
+
+    def backward(grad):
+        curvature = gelu_tanh_grad2(x) if approximate else gelu_erf_grad2(x)
+        return ops.gelu_backward(grad, x, approximate), grad * grad_output * curvature
 
     return result, backward
 
@@ -260,7 +319,36 @@ def elu(x: Tensor, alpha: float = 1.0) -> Tensor:
                           kernel.mul(kernel.expm1(x), kernel.scalar_like(x, alpha)))
 
     def backward(grad):
-        return ops.where(x > 0.0, grad, grad * (alpha * ops.exp(x)))
+        return ops.elu_backward(grad, alpha, 1.0, 1.0, False, x)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), 1.0, 1.0, 1.0, False, T(3, 4)),
+         case(T(3, 4), 0.5, 1.5, 2.0, False, T(3, 4)),
+         case(T(3, 4), 1.2, 1.0, 0.5, True, T(3, 4, low=-1.1, high=2.0)))
+@formula
+def elu_backward(grad_output: Tensor, alpha: float, scale: float, input_scale: float,
+                 is_result: bool, self_or_result: Tensor) -> Tensor:
+    """elu's gradient as torch's elu_backward: ``grad_output scale`` above 0, below it
+    ``grad_output input_scale alpha scale exp(input_scale x)`` from x, or ``grad_output
+    input_scale (out + alpha scale)`` from the output (``is_result``, the in-place form) (Note
+    [Activation backwards are ops])."""
+    negative = (kernel.mul(grad_output, kernel.add(self_or_result, alpha * scale))
+                if is_result else
+                kernel.mul(grad_output, kernel.exp(kernel.mul(self_or_result, input_scale))))
+    result = kernel.where(kernel.le(self_or_result, 0.0),
+                          kernel.mul(negative,
+                                     input_scale if is_result else input_scale * alpha * scale),
+                          kernel.mul(grad_output, scale))
+
+    def backward(grad):
+        g = grad * grad_output
+        coefficient = input_scale * input_scale * alpha * scale
+        second = (g * input_scale if is_result else
+                  g * ops.exp(self_or_result * input_scale) * coefficient)
+        return (ops.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result),
+                ops.where(self_or_result <= 0.0, second, grad * 0.0))
 
     return result, backward
 
@@ -273,7 +361,23 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
                           kernel.mul(x, kernel.scalar_like(x, negative_slope)))
 
     def backward(grad):
-        return ops.where(x > 0.0, grad, grad * negative_slope)
+        return ops.leaky_relu_backward(grad, x, negative_slope, False)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4), 0.01, False), case(T(5), T(5), 0.2, False))
+@formula
+def leaky_relu_backward(grad_output: Tensor, x: Tensor, negative_slope: float,
+                        self_is_result: bool) -> Tensor:
+    """leaky_relu's gradient, ``grad_output`` above 0 and ``negative_slope grad_output`` below
+    (torch's signature; ``self_is_result`` reads the sign from the output, which is the same
+    sign for a positive slope). Its derivative in x is zero, as torch's: a double backward records
+    LeakyReluBackwardBackward0 with an edge to x (Note [Activation backwards are ops])."""
+    result = kernel.where(kernel.gt(x, 0.0), grad_output, kernel.mul(grad_output, negative_slope))
+
+    def backward(grad):
+        return ops.leaky_relu_backward(grad, x, negative_slope, False), ops.zeros_like(grad)
 
     return result, backward
 
@@ -304,6 +408,34 @@ def softshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
     return result, backward
 
 
+@samples(T(3, 4), T(2, 5, low=-30.0, high=30.0))
+@formula
+def logsigmoid(x: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, stable for large |x|; torch's node is
+    LogSigmoidBackward0 (its log_sigmoid_forward)."""
+    result = kernel.sub(kernel.minimum(x, kernel.scalar_like(x, 0.0)),
+                        kernel.log1p(kernel.exp(kernel.neg(kernel.abs(x)))))
+
+    def backward(grad):
+        return ops.log_sigmoid_backward(grad, x)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4)), case(T(5), T(5, low=-30.0, high=30.0)))
+@formula
+def log_sigmoid_backward(grad_output: Tensor, x: Tensor) -> Tensor:
+    """logsigmoid's gradient, ``grad_output sigmoid(-x)`` (torch's log_sigmoid_backward without
+    its CPU buffer; Note [Activation backwards are ops])."""
+    result = kernel.mul(grad_output, kernel.sigmoid(kernel.neg(x)))
+
+    def backward(grad):
+        s = ops.sigmoid(x)
+        return ops.log_sigmoid_backward(grad, x), -(grad * grad_output * s * (1.0 - s))
+
+    return result, backward
+
+
 # ---------------------------------------------------------------------------------------------
 # Losses
 
@@ -311,9 +443,51 @@ def softshrink(x: Tensor, lambd: float = 0.5) -> Tensor:
 @samples(case(T(4, 3), T(4, 3)), case(T(5), T(5), False))
 @formula
 def mse_loss(input: Tensor, target: Tensor, mean: bool = True) -> Tensor:
-    """Mean (or sum) of ``(input - target)^2`` over all elements."""
-    diff = input - target
-    return ops.mean(diff * diff) if mean else ops.sum(diff * diff)
+    """Mean (or sum) of ``(input - target)^2`` over all elements of two tensors of one shape;
+    one MseLossBackward0 node, as torch's."""
+    scale = 1.0 / input.numel if mean and input.numel > 0 else 1.0
+    diff = kernel.sub(input, target)
+    squares = kernel.mul(diff, diff)
+    total = kernel.sum(squares)
+    result = (kernel.div(total, kernel.scalar_like(total, input.numel)) if mean else total)
+
+    def backward(grad):
+        d = (input - target) * (grad * (2.0 * scale))
+        return d, -d
+
+    return result, backward
+
+
+# torch's at::Reduction codes, the ``reduction`` of the loss formulas that take one
+REDUCTION_NONE = 0
+REDUCTION_MEAN = 1
+
+
+@samples(case(T(3, 4, low=0.05, high=0.95), T(3, 4, low=0.0, high=1.0)),
+         case(T(5, low=0.05, high=0.95), T(5, low=0.0, high=1.0), 2),
+         case(T(2, 3, low=0.05, high=0.95), T(2, 3, low=0.0, high=1.0), 0))
+@formula
+def binary_cross_entropy(input: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))`` of probabilities ``x``, each log clamped at -100 as
+    torch's, reduced by torch's code (0 none, 1 mean, 2 sum); one BinaryCrossEntropyBackward0
+    node with torch's gradients: ``(x - t) / max(x (1 - x), 1e-12)`` and ``log(1 - x) - log x``."""
+    scale = (1.0 / input.numel if reduction == REDUCTION_MEAN and input.numel > 0 else 1.0)
+    one = kernel.scalar_like(input, 1.0)
+    log_x = kernel.clamp(kernel.log(input), -100.0, None)
+    log_1mx = kernel.clamp(kernel.log(kernel.sub(one, input)), -100.0, None)
+    loss = kernel.neg(kernel.add(kernel.mul(target, log_x),
+                                 kernel.mul(kernel.sub(one, target), log_1mx)))
+    total = kernel.sum(loss)
+    result = (loss if reduction == REDUCTION_NONE else
+              kernel.div(total, kernel.scalar_like(total, input.numel))
+              if reduction == REDUCTION_MEAN else total)
+
+    def backward(grad):
+        g = grad * scale
+        return (g * (input - target) / ops.clamp(input * (1.0 - input), 1e-12, None),
+                g * (ops.log(1.0 - input) - ops.log(input)))
+
+    return result, backward
 
 
 # Note [cross_entropy saves log-probabilities]

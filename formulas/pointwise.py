@@ -170,8 +170,14 @@ def logaddexp(x: Tensor, other: Tensor) -> Tensor:
 @samples(T(3, 4))
 @formula
 def sgn(x: Tensor) -> Tensor:
-    """torch.sgn: ``x / |x|`` (0 at 0); for real tensors torch.sign, with a zero gradient."""
-    return ops.sign(x)
+    """torch.sgn: ``x / |x|`` (0 at 0); for real tensors torch.sign, with a zero gradient. A node
+    of its own (SgnBackward0, as torch's), since abs's backward multiplies by it."""
+    result = kernel.sign(x)
+
+    def backward(grad):
+        return ops.zeros_like(grad)
+
+    return result, backward
 
 
 @samples(T(3, 4), case(T(2, 3), 1.5, 4.0, -4.0))

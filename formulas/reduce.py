@@ -211,7 +211,25 @@ def softmax(x: Tensor, dim: int) -> Tensor:
     result = kernel.softmax(x, dim)
 
     def backward(grad):
-        return result * (grad - ops.sum(grad * result, (dim,), True))
+        return ops.softmax_backward_data(grad, result, dim)
+
+    return result, backward
+
+
+# torch's softmax and log_softmax backwards are ops (_softmax_backward_data,
+# _log_softmax_backward_data), so a double backward records SoftmaxBackwardDataBackward0 with
+# edges to the incoming grad and to the softmax's output: these formulas are those ops.
+@samples(case(T(3, 4), T(3, 4, low=0.05, high=0.5), 1), case(T(2, 3, 4), T(2, 3, 4), -2))
+@formula
+def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    """softmax's gradient from its output: ``output (grad_output - sum(grad_output output))``."""
+    result = kernel.mul(output, kernel.sub(grad_output, kernel.sum(
+        kernel.mul(grad_output, output), (dim,), True)))
+
+    def backward(grad):
+        return (ops.softmax_backward_data(grad, output, dim),
+                grad_output * grad - grad * ops.sum(output * grad_output, (dim,), True)
+                - grad_output * ops.sum(output * grad, (dim,), True))
 
     return result, backward
 
@@ -222,7 +240,23 @@ def log_softmax(x: Tensor, dim: int) -> Tensor:
     result = kernel.log_softmax(x, dim)
 
     def backward(grad):
-        return grad - ops.exp(result) * ops.sum(grad, (dim,), True)
+        return ops.log_softmax_backward_data(grad, result, dim)
+
+    return result, backward
+
+
+@samples(case(T(3, 4), T(3, 4, low=-3.0, high=-0.1), 1),
+         case(T(2, 3, 4), T(2, 3, 4, low=-3.0, high=-0.1), -2))
+@formula
+def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    """log_softmax's gradient from its output: ``grad_output - exp(output) sum(grad_output)``."""
+    result = kernel.sub(grad_output, kernel.mul(kernel.exp(output),
+                                                kernel.sum(grad_output, (dim,), True)))
+
+    def backward(grad):
+        e = ops.exp(output)
+        return (grad - ops.sum(grad * e, (dim,), True),
+                -(ops.sum(grad_output, (dim,), True) * e * grad))
 
     return result, backward
 

@@ -266,6 +266,53 @@ def as_strided_backward(grad: Tensor, input_size: Shape, input_stride: Shape, in
 # Copies
 
 
+@helper
+def repeat_split_shape(shape: Shape, repeats: Shape, tiled: bool) -> Shape:
+    """``shape`` padded with leading 1s to ``len(repeats)`` dims, each dim preceded by its repeat
+    count (``tiled``) or by 1: (r0, s0, r1, s1, ...) or (1, s0, 1, s1, ...)."""
+    out = ()
+    pad = len(repeats) - len(shape)
+    for i in range(len(repeats)):
+        out = out + ((repeats[i] if tiled else 1), (1 if i < pad else shape[i - pad]))
+    return out
+
+
+@helper
+def repeat_shape(shape: Shape, repeats: Shape) -> Shape:
+    """The shape of ``x.repeat(*repeats)``: each (padded) dim times its repeat count."""
+    out = ()
+    pad = len(repeats) - len(shape)
+    for i in range(len(repeats)):
+        out = out + (repeats[i] * (1 if i < pad else shape[i - pad]),)
+    return out
+
+
+@helper
+def even_dims(n: int) -> Dims:
+    """(0, 2, ..., 2n - 2): the repeat-count dims of repeat_split_shape's tiled shape."""
+    out = ()
+    for i in range(n):
+        out = out + (2 * i,)
+    return out
+
+
+# torch's x.repeat records one RepeatBackward0 (it was reshape, expand, reshape: three nodes);
+# the gradient sums the copies: grad viewed as (r0, s0, r1, s1, ...) summed over the r dims.
+@samples(case(T(2, 3), (2, 1)), case(T(2, 3), (2, 1, 3)), case(T(4), (3,)), case(T(), (2, 2)))
+@formula
+def repeat(x: Tensor, repeats: Shape) -> Tensor:
+    """``x`` tiled ``repeats`` times along each dim (``len(repeats) >= x.ndim``; leading dims
+    are new)."""
+    tiled = repeat_split_shape(x.shape, repeats, True)
+    result = kernel.reshape(kernel.expand(kernel.reshape(
+        x, repeat_split_shape(x.shape, repeats, False)), tiled), repeat_shape(x.shape, repeats))
+
+    def backward(grad):
+        return ops.reshape(ops.sum(ops.reshape(grad, tiled), even_dims(len(repeats))), x.shape)
+
+    return result, backward
+
+
 @samples(T(3, 4))
 @formula
 def contiguous(x: Tensor) -> Tensor:

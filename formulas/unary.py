@@ -30,7 +30,7 @@ def abs(x: Tensor) -> Tensor:
     result = kernel.abs(x)
 
     def backward(grad):
-        return grad * ops.sign(x)
+        return grad * ops.sgn(x)  # torch's: a double backward records SgnBackward0
 
     return result, backward
 

@@ -36,8 +36,8 @@ from typing import Any
 
 # formula -> yaml entry, where TWINS has no single answer or torch's public function records
 # another entry's node (x.reshape / x.view -> view; x.t() on transgrad runs transpose; matmul_nd
-# is torch's mm for matrices, the common case, bmm for batches; linear of a batch of vectors,
-# nn.Linear's common case, is torch's addmm, or mm without a bias)
+# is torch's mm for matrices, the common case, bmm for batches; F.linear records torch's addmm
+# or mm itself, its formula linear is what other shapes fall back to)
 ENTRY: dict[str, str] = {
     "add": "add.Tensor", "sub": "sub.Tensor", "mul": "mul.Tensor", "div": "div.Tensor",
     "pow": "pow.Tensor_Tensor", "pow_scalar": "pow.Tensor_Scalar", "reshape": "view",
@@ -52,15 +52,18 @@ ENTRY: dict[str, str] = {
     "remainder": "remainder.Tensor", "xlogy": "xlogy.Tensor", "cat": "cat",
     "scatter": "scatter.src", "scatter_value": "scatter.value",
     "var_mean": "var_mean.correction", "std_mean": "std_mean.correction",
-    "index_select": "index_select", "polygamma": "polygamma", "linear": "addmm",
+    "index_select": "index_select", "polygamma": "polygamma",
     "index_tensor": "index.Tensor", "index_put": "index_put",
     "rsub": "rsub.Tensor", "rsub_scalar": "rsub.Scalar",
+    "softmax_backward_data": "_softmax_backward_data",
+    "log_softmax_backward_data": "_log_softmax_backward_data",
+    "logsigmoid": "log_sigmoid_forward", "conv2d": "convolution",
 }
 
 # formula -> (its optional parameter, the entry torch records when that argument is None)
 WHEN_NONE: dict[str, tuple[str, str]] = {
     "sum": ("dims", "sum"), "mean": ("dims", "mean"), "prod": ("dims", "prod"),
-    "squeeze": ("dims", "squeeze"), "linear": ("bias", "mm"),
+    "squeeze": ("dims", "squeeze"),
 }
 
 # Formulas left to ``<Camel>Backward0`` although an entry matches their name, because another

@@ -47,7 +47,8 @@ ACCEPTS_WHERE_TORCH_REFUSES = {
     ("abs", "bool"), ("relu", "bool"), ("trace", "bool"), ("trunc", "bool"),
     ("median", "bool"), ("softshrink", "int8"), ("softshrink", "int16"),
     ("softshrink", "int32"), ("softshrink", "int64"), ("softshrink", "uint8"),
-    *((name, d) for name in ("elu", "gelu", "hardshrink", "leaky_relu", "silu", "softplus")
+    *((name, d) for name in ("elu", "gelu", "hardshrink", "leaky_relu", "logsigmoid", "silu",
+                             "softplus")
       for d in INT_DTYPES),
     *(("pdist", d) for d in INT_DTYPES if d != "bool"),
 }

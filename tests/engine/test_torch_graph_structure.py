@@ -4,8 +4,9 @@ node] in csrc/autograd/multi_view.h), hooks on the output of such a node see Non
 nobody produced, a Function's once_differentiable backward gives its results torch's ``Error``
 node (Note [once_differentiable as torch's] in transgrad/autograd/__init__.py), and the nodes a
 double backward records are named as torch's (relu's, sigmoid's and tanh's backwards are
-ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0), ``x.data = y``
-keeps x's version counter, and the whole graph of everyday programs is torch's."""
+ThresholdBackwardBackward0, SigmoidBackwardBackward0, TanhBackwardBackward0; softplus, elu,
+gelu, logsigmoid, softmax, log_softmax, leaky_relu likewise, abs's is a product with sgn),
+``x.data = y`` keeps x's version counter, and the whole graph of everyday programs is torch's."""
 
 import numpy as np
 import pytest
@@ -180,10 +181,30 @@ def test_once_differentiable_error_node_as_torch(engine):
 # ---- the nodes of a double backward ---------------------------------------------------------
 
 
+def activations(tg):
+    """One-input functions whose backward torch computes with an op of its own (a double backward
+    records ``<Op>BackwardBackward0``, ``SoftmaxBackwardDataBackward0``, ...), or abs, whose
+    backward multiplies by sgn(x); each sums a weighted output, so that the second derivatives
+    of softmax and log_softmax are not zero."""
+    F = tg.nn.functional
+    w = tg.tensor(np.array([[0.3, -1.2], [0.7, 2.0]]))
+    return {
+        "relu": tg.relu, "relu(2x).sum(0)": lambda t: F.relu(t * 2.0).sum(0),
+        "sigmoid": tg.sigmoid, "tanh": tg.tanh, "tanh(sigmoid(x) x)": lambda t: tg.tanh(
+            tg.sigmoid(t) * t),
+        "softplus": F.softplus,
+        "softplus(beta 2, threshold 1.5)": lambda t: F.softplus(t, 2.0, 1.5),
+        "elu": F.elu, "elu(alpha 0.5)": lambda t: F.elu(t, 0.5), "gelu": F.gelu,
+        "gelu(tanh)": lambda t: F.gelu(t, approximate="tanh"), "logsigmoid": F.logsigmoid,
+        "softmax": lambda t: t.softmax(1) * w, "log_softmax": lambda t: t.log_softmax(0) * w,
+        "abs": lambda t: t.abs() * w, "leaky_relu": F.leaky_relu,
+        "leaky_relu(0.2)": lambda t: F.leaky_relu(t, 0.2) * w,
+    }
+
+
 def double_backward_graphs(tg, x0):
     out = []
-    for f in (tg.relu, lambda t: tg.nn.functional.relu(t * 2.0).sum(0), tg.sigmoid, tg.tanh,
-              lambda t: tg.tanh(tg.sigmoid(t) * t)):
+    for f in activations(tg).values():
         x = tg.tensor(x0, requires_grad=True)
         (g,) = tg.autograd.grad(f(x).sum(), x, create_graph=True)
         out.append((graph(g.grad_fn), g.tolist()))
@@ -198,6 +219,10 @@ def test_double_backward_nodes_named_as_torch(engine):
     assert got[0][0].startswith("ThresholdBackwardBackward0(None, ReluBackward0(")
     assert got[2][0].startswith("SigmoidBackwardBackward0(None, SigmoidBackward0(")
     assert got[3][0].startswith("TanhBackwardBackward0(None, TanhBackward0(")
+    assert got[5][0] == "SoftplusBackwardBackward0(None, AccumulateGrad())"
+    assert got[12][0].startswith("SoftmaxBackwardDataBackward0(None, SoftmaxBackward0(")
+    assert got[14][0] == "MulBackward0(None, SgnBackward0(AccumulateGrad()))"
+    assert got[15][0] == "LeakyReluBackwardBackward0(None, AccumulateGrad())"
     x = f64(tg, x0)
     assert tg.autograd.gradgradcheck(lambda t: tg.relu(t) * t, (x,))
     assert tg.autograd.gradgradcheck(lambda t: tg.tanh(tg.sigmoid(t) * t), (x,))
@@ -205,6 +230,40 @@ def test_double_backward_nodes_named_as_torch(engine):
     want = double_backward_graphs(torch, x0)
     assert [graph_ for graph_, _ in got] == [graph_ for graph_, _ in want]
     np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=1e-13)
+
+
+def third_order(tg, name, x0):
+    """The third derivative of ``activations()[name]`` along fixed directions: each step
+    differentiates the previous gradient's weighted sum, under create_graph."""
+    x = tg.tensor(x0, requires_grad=True)
+    y = activations(tg)[name](x).sum()
+    out = []
+    for k in range(3):
+        (y,) = tg.autograd.grad(y, x, create_graph=True)
+        out.append(y.tolist())
+        y = (y * tg.tensor(np.cos(np.arange(y.numel()) + k).reshape(y.shape))).sum()
+    return out
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"], indirect=True)
+@pytest.mark.parametrize("name", ["softplus", "softplus(beta 2, threshold 1.5)", "elu",
+                                  "elu(alpha 0.5)", "gelu", "gelu(tanh)", "logsigmoid",
+                                  "softmax", "log_softmax"])
+def test_activation_backward_ops_differentiate_thrice(engine, name):
+    """gradcheck and gradgradcheck through each backward op, and the first three derivatives
+    against torch's."""
+    tg = engine
+    x0 = np.array([[-1.0, 0.5], [2.0, -0.25]])
+    f = activations(tg)[name]
+    x = f64(tg, x0)
+    assert tg.autograd.gradcheck(f, (x,))
+    assert tg.autograd.gradgradcheck(f, (x,))
+    # the first derivative as a function: its gradgradcheck is the third order
+    assert tg.autograd.gradgradcheck(
+        lambda t: tg.autograd.grad(f(t).sum(), t, create_graph=True)[0], (x,))
+    torch = torch_or_skip()
+    np.testing.assert_allclose(third_order(tg, name, x0), third_order(torch, name, x0),
+                               rtol=1e-12, atol=1e-14)
 
 
 # ---- whole graphs of everyday programs ------------------------------------------------------
@@ -229,6 +288,12 @@ PROGRAMS = {
     "number / tensor": lambda m, a: 2.0 / a,
     "linear": lambda m, a: m.nn.functional.linear(a.reshape(3, 4), a.reshape(3, 4) * 2.0,
                                                  a[:3] * 1.0),
+    "linear of a batch": lambda m, a: m.nn.functional.linear(
+        a.reshape(2, 1, 6), a.reshape(2, 6), a[:2]),
+    "linear, no bias": lambda m, a: m.nn.functional.linear(a.reshape(3, 4), a.reshape(3, 4)),
+    "linear of a vector": lambda m, a: m.nn.functional.linear(a[:4], a.reshape(3, 4), a[:3]),
+    "nn.Linear": lambda m, a: m.nn.Linear(4, 2).double()(a.reshape(3, 4)),
+    "addmm": lambda m, a: m.addmm(a[:3], a.reshape(3, 4), a.reshape(4, 3)),
     "mean": lambda m, a: a.mean(),
     "sum over a dim": lambda m, a: a.reshape(3, 4).sum(1),
     "softmax": lambda m, a: a.reshape(3, 4).softmax(1),
@@ -249,6 +314,13 @@ PROGRAMS = {
     "chunk, cat": lambda m, a: m.cat(a.chunk(3)[1:]),
     "indexing with a list": lambda m, a: a[m.tensor([0, 2, 2])],
     "mse_loss": lambda m, a: m.nn.functional.mse_loss(a, a.detach() * 0.5),
+    "mse_loss, sum": lambda m, a: m.nn.functional.mse_loss(a * 2.0, a, reduction="sum"),
+    "binary_cross_entropy": lambda m, a: m.nn.functional.binary_cross_entropy(
+        m.sigmoid(a), a.detach() * 0.5 + 0.5),
+    "binary_cross_entropy, none": lambda m, a: m.nn.functional.binary_cross_entropy(
+        m.sigmoid(a), m.sigmoid(a * 2.0), reduction="none"),
+    "repeat": lambda m, a: a.reshape(3, 4).repeat(2, 1, 3),
+    "repeat, 1-D": lambda m, a: a[:5].repeat(2),
     "cross_entropy": lambda m, a: m.nn.functional.cross_entropy(a.reshape(3, 4),
                                                                 m.tensor([0, 1, 3])),
     "transpose, clone": lambda m, a: a.reshape(3, 4).t().clone(),
@@ -257,11 +329,17 @@ PROGRAMS = {
     "where": lambda m, a: m.where(a > 0, a, a * 2),
     "conv2d": lambda m, a: m.nn.functional.conv2d(a.reshape(1, 1, 3, 4),
                                                   a[:4].reshape(1, 1, 2, 2)),
+    "conv2d with a bias, padded": lambda m, a: m.nn.functional.conv2d(
+        a.reshape(1, 2, 2, 3), a[:8].reshape(2, 2, 1, 2), a[:2] * 1.0, padding=1),
+    "conv2d of many positions": lambda m, a: m.nn.functional.conv2d(
+        m.ones(2, 1, 8, 6, dtype=m.float64) * a[0], a[:4].reshape(1, 1, 2, 2), a[4:5]),
+    "conv1d": lambda m, a: m.nn.functional.conv1d(a.reshape(1, 2, 6), a[:4].reshape(1, 2, 2)),
 }
 
 # Programs whose graph is known to differ from torch's, and why (each must still differ: strict).
 KNOWN_DIFFERENT = {
-    "mse_loss": "a composite of sub, mul, mean: torch records one MseLossBackward0",
+    "conv1d": "conv2d over an unsqueezed height: torch records one ConvolutionBackward0 without "
+              "the Unsqueeze/Squeeze around it",
     "cross_entropy": "one CrossEntropyBackward0 formula: torch records NllLossBackward0 over "
                      "LogSoftmaxBackward0",
     "write into a slice": "the write is where(mask, index_add(...), base) (WhereBackward0): "
@@ -269,8 +347,6 @@ KNOWN_DIFFERENT = {
     "where": "the bool condition gets an empty edge; torch gives a non-differentiable input "
              "no edge (as for the indices of indexing)",
     "indexing with a list": "the index tensor gets an empty edge (see where)",
-    "conv2d": "im2col + matmul: torch records one ConvolutionBackward0",
-    "linear": "mm with the weight's transpose folded in: torch records TBackward0 for it",
 }
 
 

@@ -127,6 +127,11 @@ TWINS = {
     "threshold_backward": torch.ops.aten.threshold_backward,
     "tanh_backward": torch.ops.aten.tanh_backward,
     "sigmoid_backward": torch.ops.aten.sigmoid_backward,
+    "repeat": lambda x, repeats: x.repeat(repeats),
+    "softmax_backward_data": lambda g, out, dim: torch.ops.aten._softmax_backward_data(
+        g, out, dim, out.dtype),
+    "log_softmax_backward_data": lambda g, out, dim: torch.ops.aten._log_softmax_backward_data(
+        g, out, dim, out.dtype),
     "zeros": lambda shape, dtype: torch.zeros(shape, dtype=getattr(torch, dtype)),
     **TWINS_ADDED,
 }

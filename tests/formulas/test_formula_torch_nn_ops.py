@@ -33,7 +33,7 @@ def _conv(fn):
 TWINS = {
     "im2col": lambda x, k, s, p, d: F.unfold(x, k, dilation=d, padding=p, stride=s),
     "col2im": lambda c, size, k, s, p, d: F.fold(c, size, k, dilation=d, padding=p, stride=s),
-    "conv2d": _conv(F.conv2d),
+    "conv2d": _conv(F.conv2d), "conv2d_grouped": _conv(F.conv2d),
     "conv1d": _conv(F.conv1d),
     "max_pool2d": lambda x, k, s, p=(0, 0), d=(1, 1): tuple(
         F.max_pool2d(x, k, s, p, d, return_indices=True)),

@@ -54,9 +54,20 @@ TWINS = {
                                                   else "none"),
     "elu": lambda x, alpha=1.0: TF.elu(x, alpha),
     "leaky_relu": lambda x, slope=0.01: TF.leaky_relu(x, slope),
+    "logsigmoid": TF.logsigmoid,
+    # the activations' backwards (Note [Activation backwards are ops] in formulas/nn.py)
+    "softplus_backward": torch.ops.aten.softplus_backward,
+    "elu_backward": torch.ops.aten.elu_backward,
+    "leaky_relu_backward": torch.ops.aten.leaky_relu_backward,
+    "gelu_backward": lambda g, x, approximate=False: torch.ops.aten.gelu_backward(
+        g, x, approximate="tanh" if approximate else "none"),
+    "log_sigmoid_backward": lambda g, x: torch.ops.aten.log_sigmoid_backward(
+        g, x, torch.ops.aten.log_sigmoid_forward(x.detach())[1]),
     "hardshrink": lambda x, lambd=0.5: TF.hardshrink(x, lambd),
     "softshrink": lambda x, lambd=0.5: TF.softshrink(x, lambd),
     "mse_loss": lambda a, b, mean=True: TF.mse_loss(a, b, reduction=_red(mean)),
+    "binary_cross_entropy": lambda x, t, reduction=1: TF.binary_cross_entropy(
+        x, t, reduction=("none", "mean", "sum")[reduction]),
     "cross_entropy": lambda x, t, mean=True: TF.cross_entropy(x, t, reduction=_red(mean)),
     "nll_loss": lambda x, t, w=None, ignore_index=-100, mean=True: TF.nll_loss(
         x, t, w, ignore_index=ignore_index, reduction=_red(mean)),

@@ -124,7 +124,9 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
         else:
             p = _pair(padding, "padding")
         _check_channels(x, weight, int(groups))
-        return ops.conv2d(x, weight, bias, s, p, d, int(groups))
+        if int(groups) == 1:
+            return ops.conv2d(x, weight, bias, s, p, d)
+        return ops.conv2d_grouped(x, weight, bias, s, p, d, int(groups))
 
     return _unbatched(input, 4, run)
 
@@ -366,11 +368,7 @@ def repeat(x: Any, *sizes: Any) -> Any:
     if len(reps) < x.ndim:
         raise ValueError(f"repeat: the number of repeats {reps} can not be smaller than the "
                          f"number of dims of a tensor of shape {tuple(x.shape)}")
-    shape = (1,) * (len(reps) - x.ndim) + tuple(x.shape)
-    split = tuple(v for s in shape for v in (1, s))
-    big = tuple(v for r, s in zip(reps, shape) for v in (r, s))
-    return ops.reshape(ops.expand(ops.reshape(x, split), big),
-                       tuple(r * s for r, s in zip(reps, shape)))
+    return ops.repeat(x, tuple(int(r) for r in reps))
 
 
 def mv(mat: Any, vec: Any, *, out: Any = None) -> Any:

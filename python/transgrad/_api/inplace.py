@@ -24,7 +24,12 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from transgrad._api.views import refresh_views, registry_for, scatter_into_base
+from transgrad._api.views import (
+    multi_view_message,
+    refresh_views,
+    registry_for,
+    scatter_into_base,
+)
 from transgrad._backend import backend_of, is_tensor
 from transgrad._dtypes import can_cast
 
@@ -97,10 +102,6 @@ def _needs_copy(backend: Any, formula: Optional[str]) -> bool:
     return False
 
 
-# the node torch names in its multi-view message, per function that returns several views
-# how torch 2.13 names the function in its multi-view message (not the node's name)
-_MULTI_VIEW_NODES = {"split": "Split", "chunk": "Split", "split_with_sizes": "SplitWithSizes",
-                     "unbind": "Unbind"}
 NO_GRAD_VIEW = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
@@ -139,14 +140,7 @@ def run_inplace(self: Any, compute: Callable[[Any], Any], operands: tuple = (),
     info = views.get(self)
     if info is not None:
         if info.multi is not None:
-            fn, i = info.multi
-            node = _MULTI_VIEW_NODES.get(fn, f"{fn}()")
-            raise RuntimeError(  # torch's words (code matches on them), then the function
-                f"Output {i} of {node} is a view and is being modified inplace. This view is "
-                "the output of a function that returns multiple views. Such functions do not "
-                "allow the output views to be modified inplace. You should replace the inplace "
-                f"operation by an out-of-place one (or clone() the view first; the view came "
-                f"from {fn}()).")
+            raise RuntimeError(multi_view_message(info.multi, True))
         if info.base.is_leaf and info.base.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used "
                                "in an in-place operation.")

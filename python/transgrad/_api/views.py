@@ -172,11 +172,64 @@ def scatter_into_base(B: Any, info: ViewInfo, new: Any) -> Any:
 
 
 def refresh_views(B: Any, views: Views, base: Any) -> None:
-    """Give every registered view of ``base`` a grad_fn replayed from ``base``'s new history."""
+    """Give every registered view of ``base`` a grad_fn replayed from ``base``'s new history;
+    an output of a multi-view function gets one that refuses to run (Note [A multi-view output
+    whose base changed])."""
     for v in views.children(base):
         info = views.get(v)
-        if info is not None:
-            B.set_history_(v, replay(info.chain, base))
+        if info is None:
+            continue
+        fresh = replay(info.chain, base)
+        if info.multi is not None and fresh.requires_grad:
+            fresh = _rebased_multi_view(B).apply(fresh, multi_view_message(info.multi, False))
+        B.set_history_(v, fresh)
+
+
+# how torch 2.13 names the function in its multi-view messages (not the node's name)
+MULTI_VIEW_FUNCTIONS = {"split": "Split", "chunk": "Split", "split_with_sizes": "SplitWithSizes",
+                        "unbind": "Unbind"}
+
+
+def multi_view_message(multi: tuple[str, int], modified_itself: bool) -> str:
+    """torch's words (code matches on them) for output ``i`` of multi-view function ``fn``
+    modified in place (``modified_itself``) or after its base was, then the function's name."""
+    fn, i = multi
+    what = ("is being modified inplace" if modified_itself
+            else "its base or another view of its base has been modified inplace")
+    return (f"Output {i} of {MULTI_VIEW_FUNCTIONS.get(fn, f'{fn}()')} is a view and {what}. This "
+            "view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace "
+            f"operation by an out-of-place one (or clone() the view first; the view came from "
+            f"{fn}()).")
+
+
+# Note [A multi-view output whose base changed]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch refuses to differentiate an output of split/chunk/unbind once its base (or another view
+# of it) has been changed in place: the one node shared by all the outputs (Note [Several views,
+# one node]) cannot be replayed for one of them. Here such an output's history becomes a node
+# whose backward raises torch's message, so a backward through it fails with torch's words
+# instead of propagating a gradient torch would not give. torch raises earlier, as soon as the
+# output's grad_fn is read (any op on it); transgrad raises when the backward reaches it.
+_REBASED: dict[int, Any] = {}
+
+
+def _rebased_multi_view(B: Any) -> Any:
+    """The Function (one per engine) that stands for a multi-view output whose base changed."""
+    cls = _REBASED.get(id(B.Tensor))
+    if cls is None:
+        class RebasedMultiView(B.autograd.Function):  # type: ignore[name-defined,misc]
+            @staticmethod
+            def forward(ctx: Any, x: Any, message: str) -> Any:
+                ctx.message = message
+                return x.clone()  # only its history is kept: set_history_ copies no data
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                raise RuntimeError(ctx.message)
+
+        cls = _REBASED[id(B.Tensor)] = RebasedMultiView
+    return cls
 
 
 def int_list(values: Any, name: str) -> tuple[int, ...]:

@@ -62,6 +62,10 @@ def _size(t: Any) -> str:
     return f"torch.Size({list(t.shape)})"
 
 
+# torch's at::Reduction codes, the ``reduction`` of formulas that take one
+_REDUCTION_CODES = {"none": 0, "mean": 1, "sum": 2}
+
+
 def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
     _check_reduction(reduction)
     if reduction == "none":
@@ -74,10 +78,18 @@ def _reduce(E: Backend, loss: Any, reduction: str) -> Any:
 
 
 def linear(input: Any, weight: Any, bias: Any | None = None) -> Any:
-    """``input @ weight.T + bias`` (weight is (out_features, in_features))."""
+    """``input @ weight.T + bias`` (weight is (out_features, in_features)), recorded as torch's:
+    ``addmm(bias, rows, weight.t())`` (``mm`` without a bias) over the input's rows, viewed
+    back to its batch dims (Note [addmm is one node] in formulas/blas.py)."""
     E = backend_of(input)
     dtype_checks.check_linear(input, weight, bias)
-    return E.op("linear")(input, weight, bias)
+    if (weight.ndim != 2 or input.ndim < 1 or input.shape[-1] != weight.shape[1]
+            or (bias is not None and bias.ndim != 1)):
+        return E.op("linear")(input, weight, bias)  # other shapes, and torch's shape errors
+    rows = input if input.ndim == 2 else E.op("reshape")(input, (-1, weight.shape[1]))
+    wt = E.op("t")(weight)
+    out = E.op("matmul_nd")(rows, wt) if bias is None else E.op("addmm")(bias, rows, wt)
+    return out if input.ndim == 2 else E.op("reshape")(out, (*input.shape[:-1], weight.shape[0]))
 
 
 def bilinear(input1: Any, input2: Any, weight: Any, bias: Any | None = None) -> Any:
@@ -1650,9 +1662,8 @@ def softsign(input: Any) -> Any:
 
 
 def logsigmoid(input: Any) -> Any:
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
-    E = backend_of(input)
-    return -E.op("softplus")(-input, 1.0, 20.0)
+    """``log(sigmoid(x))``, stable for large |x| (one LogSigmoidBackward0 node, as torch's)."""
+    return backend_of(input).op("logsigmoid")(input)
 
 
 def tanhshrink(input: Any) -> Any:
@@ -1970,10 +1981,11 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None,
     x = E.numpy(input)
     if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = E.module.clamp(input.log(), min=-100.0)
-    log_1mx = E.module.clamp((1.0 - input).log(), min=-100.0)
-    loss = -(target * log_x + (1.0 - target) * log_1mx)
-    return _reduce(E, loss if weight is None else loss * weight, reduction)
+    _check_reduction(reduction)
+    if weight is None:
+        return E.op("binary_cross_entropy")(input, target, _REDUCTION_CODES[reduction])
+    loss = E.op("binary_cross_entropy")(input, target, 0)
+    return _reduce(E, loss * weight, reduction)
 
 
 def kl_div(input: Any, target: Any, size_average: bool | None = None,
