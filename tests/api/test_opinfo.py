@@ -56,11 +56,6 @@ XFAIL: dict[str, str] = {
     '__rxor__:errors':
         "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
         '(torch: TypeError)',
-    'addcmul:compiled:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'addmm:compiled:values':
-        'wrong dtype: values int64#0: output 0: dtype torch.float32, torch torch.int64',
-    'addmv:values': 'wrong dtype: values int64#1: output 0: dtype torch.float32, torch torch.int64',
     'amax:errors':
         'wrong error class: errors error#1: ValueError: number of dimensions must be within '
         '[0, 64]; torch RuntimeError /only tensors with up to 64 dims are supported/',
@@ -195,10 +190,6 @@ XFAIL: dict[str, str] = {
     'lt:errors':
         "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
         '(torch: TypeError)',
-    'masked_scatter:errors':
-        "wrong error message: errors error#0: message 'RuntimeError: masked_scatter: expected "
-        "BoolTensor for mask' does not match torch's /masked_scatter_ only supports boolean "
-        'mas',
     'maximum:errors':
         "accepts what torch rejects: a Python number where torch's signature wants a Tensor "
         '(torch: TypeError)',
@@ -334,12 +325,6 @@ XFAIL: dict[str, str] = {
         "wrong error message: errors error#1: message 'RuntimeError: inconsistent target "
         "size: [5, 4] for input of size: [5, 0]' does not match torch's /Expected non-empty "
         'vector o',
-    'nn.functional.pad.replicate_negative:values':
-        'crash (a sample torch accepts): values float32#0: raised NotImplementedError: pad: '
-        "negative padding with mode='replicate'",
-    'nn.functional.pad.replicate_negative:grads':
-        'crash (a sample torch accepts): grads float64#0: raised NotImplementedError: pad: '
-        "negative padding with mode='replicate'",
     'nn.functional.prelu:errors':
         "wrong error message: errors error#0: message 'RuntimeError: Mismatch of parameter "
         "numbers and input channel size. Found parameter numbers = 2 and channel size = 1.' "
@@ -401,7 +386,6 @@ XFAIL: dict[str, str] = {
 
 # Found by the dtypes only TG_OPINFO_ALL=1 samples (int32, int16, int8, uint8): not strict.
 XFAIL_ALL_DTYPES: dict[str, str] = {
-    'addbmm:values': 'wrong dtype: values int32#0: output 0: dtype torch.int64, torch torch.int32',
     'all:values': 'wrong dtype: values uint8#0: output 0: dtype torch.bool, torch torch.uint8',
     'any:values': 'wrong dtype: values uint8#0: output 0: dtype torch.bool, torch torch.uint8',
     'cumulative_trapezoid:values':

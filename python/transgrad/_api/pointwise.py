@@ -168,6 +168,9 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     if out is not None:
         return _out_args.write_out("addcmul", addcmul, (input, tensor1, tensor2),
                                    {"value": value}, out)
+    if input.dtype.kind in "iu" and tensor1.dtype.kind in "iu" and tensor2.dtype.kind in "iu":
+        # Note [Integral coefficients] in linalg.py
+        return input + tensor1 * tensor2 * int(value)
     return backend_of(input).ops.addcmul(input, tensor1, tensor2, value)
 
 

@@ -542,9 +542,6 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                            f"got output_padding_height: {op[0]} output_padding_width: {op[1]} "
                            f"stride_height: {s[0]} stride_width: {s[1]} dilation_height: "
                            f"{d[0]} dilation_width: {d[1]}")
-    if any(o >= si for o, si in zip(op, s)):
-        raise NotImplementedError("conv_transpose2d: output_padding >= stride (allowed by a "
-                                  "larger dilation) is not supported")
     k = tuple(weight.shape[2:])
     cout = weight.shape[1] * g
     out_size = tuple((i - 1) * si - 2 * pi + di * (ki - 1) + oi + 1
@@ -552,8 +549,29 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     rows = input.reshape(n, g, cin // g, h * w)
     taps = weight.reshape(g, cin // g, -1).transpose(1, 2)  # (g, C_out/g * kh * kw, C_in/g)
     cols = E.op("matmul")(taps, rows).reshape(n, cout * k[0] * k[1], h * w)
-    out = E.op("col2im")(cols, out_size, k, s, p, d)
+    if all(o < si for o, si in zip(op, s)):
+        out = E.op("col2im")(cols, out_size, k, s, p, d)
+    else:
+        out = _uncropped_col2im(cols, (h, w), out_size, k, s, p, d)
     return out if bias is None else out + bias.reshape(cout, 1, 1)
+
+
+def _uncropped_col2im(cols: Any, size: tuple, out_size: tuple, k: tuple, s: tuple, p: tuple,
+                      d: tuple) -> Any:
+    """col2im for an output_padding of at least the stride (Note [output_padding past the
+    stride])."""
+    E = backend_of(cols)
+    full = tuple((i - 1) * si + di * (ki - 1) + 1 for i, si, di, ki in zip(size, s, d, k))
+    out = E.op("col2im")(cols, full, k, s, (0, 0), d)
+    out = out[:, :, p[0]:p[0] + out_size[0], p[1]:p[1] + out_size[1]]
+    return pad(out, (0, out_size[1] - out.shape[-1], 0, out_size[0] - out.shape[-2]))
+
+
+# Note [output_padding past the stride]
+# col2im infers its block count from the output size, which an output_padding of stride or
+# more (torch allows up to max(stride, dilation) - 1) pushes past the input's size. Such an
+# output is the uncropped image (padding 0, exactly the input's blocks) with the padding cropped
+# off the start and the rows past its end zeros: slices and a pad, differentiable to any order.
 
 
 # Note [conv_transpose as matmul + col2im]
@@ -870,7 +888,11 @@ def _avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
 
 
 def _ntuple(v: Any, n: int) -> tuple:
-    return (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
+    """``v`` as n ints: an int or a 1-tuple repeated (torch's pooling takes ``padding=(1,)``)."""
+    if isinstance(v, int):
+        return (int(v),) * n
+    v = tuple(int(i) for i in v)
+    return v * n if len(v) == 1 else v
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
@@ -1050,6 +1072,21 @@ def _source_index(mode: str, size: int, before: int, after: int) -> np.ndarray:
     return i % size  # circular
 
 
+def _circular_index(size: int, before: int, after: int) -> np.ndarray:
+    """_source_index's circular case with torch's negative padding: a negative side crops
+    first, and the positive sides wrap around what is left (reflect and replicate instead
+    index the uncropped input: -1 then 2 on [0..5] reflects to [1..5, 4, 3])."""
+    lo = max(-before, 0)
+    kept = size - lo - max(-after, 0)
+    if kept < 0:
+        raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    before, after = max(before, 0), max(after, 0)
+    if before > kept or after > kept:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    i = np.arange(-before, kept + after)
+    return (i % kept if kept else i) + lo
+
+
 def pad(input: Any, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Any:
     """``input`` padded by ``pad`` = (before, after) pairs from the last dim backwards:
@@ -1080,11 +1117,15 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant",
             raise RuntimeError(f"Argument #4: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({before}, "
                                f"{after}) at dimension {dim} of input {list(input.shape)}")
-        if mode == "circular" and (before > size or after > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if min(before, after) < 0:
-            raise NotImplementedError(f"pad: negative padding with mode={mode!r}")
-        index = E.module.tensor(_source_index(mode, size, before, after), dtype=E.module.int64)
+        if mode == "circular":
+            index = _circular_index(size, before, after)
+        else:
+            if size + before + after <= 0:
+                letter = "DHW"[dim - input.ndim + 3]
+                raise RuntimeError(f"input ({letter}: {size}) is too small. Calculated output "
+                                   f"{letter}: {size + before + after}")
+            index = _source_index(mode, size, before, after)
+        index = E.module.tensor(index, dtype=E.module.int64)
         out = E.op("index_select")(out, dim, index)
     return out
 
