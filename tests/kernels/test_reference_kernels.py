@@ -95,7 +95,7 @@ def test_int_keeping_unary(name):
 
 
 def test_neg_of_bool_is_an_error():
-    with pytest.raises(ValueError, match="neg"):
+    with pytest.raises(ValueError, match="Negation, the `-` operator, on a bool tensor"):
         K.neg(t([True, False]))
 
 
@@ -404,7 +404,7 @@ def test_index_select_and_index_add():
         K.index_select(t(a), 0, t([-1]))
     with pytest.raises(ValueError, match="int64"):
         K.index_select(t(a), 0, t([0.0]))
-    with pytest.raises(ValueError, match=r"\(3, 3\)"):
+    with pytest.raises(ValueError, match=r"source.shape = \[3, 3\]"):
         K.index_add(t(a), 0, t(idx), t(randn(3, 3)))
 
 

@@ -216,3 +216,45 @@ def test_avg_pool2d_takes_a_one_element_padding(lib, args):
     torch = pytest.importorskip("torch")
     run_both(lib, torch, lambda x: lib.F.avg_pool2d(x, *args),
              lambda x: torch.nn.functional.avg_pool2d(x, *args), [_x(2, 3, 9, 9)])
+
+
+INTEGRAL = [
+    ("conv1d", lambda F, x, w: F.conv1d(x, w, None, 1, 1), (2, 3, 7), (4, 3, 3)),
+    ("conv2d", lambda F, x, w: F.conv2d(x, w, stride=2, padding=1), (1, 2, 5, 6), (3, 2, 3, 2)),
+    ("conv3d", lambda F, x, w: F.conv3d(x, w), (1, 2, 4, 3, 3), (2, 2, 2, 2, 2)),
+    ("conv_transpose1d", lambda F, x, w: F.conv_transpose1d(x, w, stride=2), (1, 4, 5),
+     (4, 2, 3)),
+    ("conv_transpose2d", lambda F, x, w: F.conv_transpose2d(x, w, padding=1), (1, 4, 3, 3),
+     (4, 2, 3, 3)),
+    ("avg_pool1d", lambda F, x, w: F.avg_pool1d(x, 3, 1, 1, count_include_pad=False), (2, 3, 7),
+     None),
+    ("avg_pool2d", lambda F, x, w: F.avg_pool2d(x, 2, padding=1), (1, 2, 5, 5), None),
+    ("avg_pool3d", lambda F, x, w: F.avg_pool3d(x, 2, divisor_override=3), (1, 2, 4, 4, 4), None),
+    ("max_pool2d", lambda F, x, w: F.max_pool2d(x, 2, return_indices=True), (1, 2, 5, 5), None),
+    ("max_pool3d", lambda F, x, w: F.max_pool3d(x, 2, ceil_mode=True), (1, 2, 5, 4, 5), None),
+]
+
+
+@pytest.mark.parametrize("name,call,xshape,wshape", INTEGRAL, ids=[c[0] for c in INTEGRAL])
+def test_integral_convolutions_and_pools_as_torch(lib, name, call, xshape, wshape):
+    """Note [Integral convolutions and pools]: int64 in, int64 out, torch's values (an average
+    truncated toward zero)."""
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(3)
+    x = r.integers(-50, 50, xshape)
+    w = None if wshape is None else r.integers(-5, 5, wshape)
+    want = call(torch.nn.functional, torch.tensor(x), None if w is None else torch.tensor(w))
+    got = call(lib.F, lib.tg.tensor(x), None if w is None else lib.tg.tensor(w))
+    for g, t in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert str(g.dtype) == str(t.dtype) == "torch.int64"
+        np.testing.assert_array_equal(g.numpy(), t.numpy())
+
+
+def test_unfold_of_a_bool_tensor_stays_bool(lib):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(4).random((1, 2, 4, 4)) < 0.5
+    want = torch.nn.functional.unfold(torch.tensor(x), 2)
+    got = lib.F.unfold(lib.tg.tensor(x), 2)
+    assert got.dtype == lib.tg.bool
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

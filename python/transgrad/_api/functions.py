@@ -58,6 +58,7 @@ from transgrad._dtypes import (
     result_type,
     scalar_dtype,
 )
+from transgrad._errors import ArgumentError
 
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
@@ -184,6 +185,36 @@ def as_tensor(value: Any, like: Any) -> Any:
     elif a.dtype.kind in "iu":
         a = a.astype(_I64)
     return backend_of(like).from_numpy(np.asarray(a, order="C"))
+
+
+# Note [Tensor-only operands]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's Python binding decides what a binary function takes: ``maximum``, ``atan2``,
+# ``logical_and``, ``gcd`` ... have only (Tensor input, Tensor other), so a Python number in
+# either place is its TypeError ("argument 'other' (position 2) must be Tensor, not int");
+# ``eq``, ``fmod``, ``bitwise_and``, ``copysign``, ``rsub`` ... also have (Tensor input, Number
+# other), so only a number first is refused ("received an invalid combination of arguments").
+# transgrad's functions refuse the same (check_tensors / check_tensor_first); two tensors of one
+# type pay one isinstance for it. A Tensor method (x.maximum(2)) goes through the same function,
+# as torch's refuses it too; the operators (x == 2, 2 + x) take numbers, as torch's.
+
+
+def check_tensors(name: str, input: Any, other: Any, second: str = "other") -> None:
+    """torch's TypeError where its signature takes Tensors only (Note [Tensor-only operands])."""
+    for pos, (arg, v) in enumerate((("input", input), (second, other)), 1):
+        if not is_tensor(v):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+
+
+def check_tensor_first(name: str, input: Any, other: Any) -> None:
+    """torch's TypeError for a number first where it takes (Tensor, Tensor) or (Tensor, Number)
+    (Note [Tensor-only operands])."""
+    if not is_tensor(input):
+        got = ", ".join("Tensor" if is_tensor(v) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of: (Tensor input, Tensor other), (Tensor input, "
+                        "Number other)")
 
 
 def _binary(name: str, x: Any, other: Any) -> Any:
@@ -329,6 +360,8 @@ def maximum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise maximum."""
     if out is not None:
         return _out_args.write_out("maximum", maximum, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("maximum", x, other)
     return _binary("maximum", x, other)
 
 
@@ -336,6 +369,8 @@ def minimum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise minimum."""
     if out is not None:
         return _out_args.write_out("minimum", minimum, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("minimum", x, other)
     return _binary("minimum", x, other)
 
 
@@ -343,6 +378,8 @@ def eq(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x == other`` (bool)."""
     if out is not None:
         return _out_args.write_out("eq", eq, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("eq", x, other)
     return _binary("eq", x, other)
 
 
@@ -350,6 +387,8 @@ def ne(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x != other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ne", ne, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("ne", x, other)
     return _binary("ne", x, other)
 
 
@@ -357,6 +396,8 @@ def lt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x < other`` (bool)."""
     if out is not None:
         return _out_args.write_out("lt", lt, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("lt", x, other)
     return _binary("lt", x, other)
 
 
@@ -364,6 +405,8 @@ def le(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x <= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("le", le, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("le", x, other)
     return _binary("le", x, other)
 
 
@@ -371,6 +414,8 @@ def gt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x > other`` (bool)."""
     if out is not None:
         return _out_args.write_out("gt", gt, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("gt", x, other)
     return _binary("gt", x, other)
 
 
@@ -378,6 +423,8 @@ def ge(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x >= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ge", ge, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("ge", x, other)
     return _binary("ge", x, other)
 
 
@@ -552,6 +599,10 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
+        if not is_floating_or_complex(as_dtype(dtype)):
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{dtype_checks.scalar_name(as_dtype(dtype))}")
         x = cast(x, dtype)
     elif not is_floating_or_complex(x.dtype):  # torch does not pick a float dtype for you
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -923,6 +974,8 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Any = None) -> Any:
     then empty: None)."""
     if out is not None:
         return _out_args.write_out("cat", cat, (tensors, dim), {}, out)
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise ArgumentError("torch.cat(): expected a non-empty list of Tensors")  # a ValueError
     ops = _ops_of_seq(tensors)
     tensors = list(tensors)
     kept = [t for t in tensors if not (is_tensor(t) and tuple(t.shape) == (0,))]
@@ -959,6 +1012,8 @@ def narrow(x: Any, dim: int, start: int, length: int) -> Any:
     """``length`` entries of ``x`` from ``start`` along ``dim`` (a view). A negative ``start``
     counts from the end; out-of-range starts and lengths raise, as torch (never clamped)."""
     ops = backend_of(x).ops
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     size = x.shape[wrap_dim(dim, x.ndim)]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
@@ -1204,8 +1259,8 @@ def dot(x: Any, other: Any, *, out: Any = None) -> Any:
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
                            f"{x.ndim}D and {other.ndim}D tensors")
+    dtype_checks.check_dot(x, other)  # torch checks the dtypes before the sizes
     _check_vector_product(x, other)
-    dtype_checks.check_dot(x, other)
     return ops.dot(x, other)
 
 
@@ -1296,6 +1351,8 @@ def logical_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x and other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_and", logical_and, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_and", x, other)
     return _from(x, np.logical_and(_data(x), np.asarray(other)))
 
 
@@ -1303,6 +1360,8 @@ def logical_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x or other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_or", logical_or, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_or", x, other)
     return _from(x, np.logical_or(_data(x), np.asarray(other)))
 
 
@@ -1310,6 +1369,8 @@ def logical_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x xor other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_xor", logical_xor, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_xor", x, other)
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 
@@ -1360,6 +1421,8 @@ def bitwise_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x & other``: bitwise AND (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_and", bitwise_and, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_and", x, other)
     return _bitwise("and", x, other)
 
 
@@ -1367,6 +1430,8 @@ def bitwise_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x | other``: bitwise OR (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_or", bitwise_or, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_or", x, other)
     return _bitwise("or", x, other)
 
 
@@ -1374,6 +1439,8 @@ def bitwise_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x ^ other``: bitwise XOR (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_xor", bitwise_xor, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_xor", x, other)
     return _bitwise("xor", x, other)
 
 
@@ -1464,6 +1531,8 @@ def fmod(input: Any, other: Any, *, out: Any = None) -> Any:
     """The remainder of ``input / other`` with the sign of ``input`` (C's fmod)."""
     if out is not None:
         return _out_args.write_out("fmod", fmod, (input, other), {}, out)
+    if not is_tensor(input):
+        check_tensor_first("fmod", input, other)
     return _binary("fmod", input, other)
 
 
