@@ -194,9 +194,10 @@ def as_tensor(value: Any, like: Any) -> Any:
 # either place is its TypeError ("argument 'other' (position 2) must be Tensor, not int");
 # ``eq``, ``fmod``, ``bitwise_and``, ``copysign``, ``rsub`` ... also have (Tensor input, Number
 # other), so only a number first is refused ("received an invalid combination of arguments").
-# transgrad's functions refuse the same (check_tensors / check_tensor_first); two tensors of one
-# type pay one isinstance for it. A Tensor method (x.maximum(2)) goes through the same function,
-# as torch's refuses it too; the operators (x == 2, 2 + x) take numbers, as torch's.
+# transgrad's functions refuse the same (check_tensors / check_tensor_first), in _binary's slow
+# path where they go through it (two tensors of one type do not pay for the check; elsewhere
+# one isinstance). A Tensor method (x.maximum(2)) goes through the same function, as torch's
+# refuses it too; the operators (x == 2, 2 + x) take numbers, as torch's.
 
 
 def check_tensors(name: str, input: Any, other: Any, second: str = "other") -> None:
@@ -217,13 +218,19 @@ def check_tensor_first(name: str, input: Any, other: Any) -> None:
                         "Number other)")
 
 
-def _binary(name: str, x: Any, other: Any) -> Any:
-    """Formula ``name`` on two operands, one of which may be a Python number."""
+def _binary(name: str, x: Any, other: Any, refuse: int = 0) -> Any:
+    """Formula ``name`` on two operands, one of which may be a Python number; ``refuse`` 1: not
+    a number first, 2: no number (torch's TypeErrors, Note [Tensor-only operands]), checked
+    off the fast path."""
     if type(other) is type(x):  # two tensors of one engine: no conversion, no further frame
         B = _engine_of_type(type(x))
         if B is not None:
             return getattr(B.ops, name)(x, other)
+    if refuse == 2:
+        check_tensors(name, x, other)
     if not is_tensor(x):
+        if refuse:
+            check_tensor_first(name, x, other)
         x = as_tensor(x, other)
     return getattr(backend_of(x).ops, name)(x, as_tensor(other, x))
 
@@ -360,72 +367,56 @@ def maximum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise maximum."""
     if out is not None:
         return _out_args.write_out("maximum", maximum, (x, other), {}, out)
-    if type(other) is not type(x) or not is_tensor(x):
-        check_tensors("maximum", x, other)
-    return _binary("maximum", x, other)
+    return _binary("maximum", x, other, 2)
 
 
 def minimum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise minimum."""
     if out is not None:
         return _out_args.write_out("minimum", minimum, (x, other), {}, out)
-    if type(other) is not type(x) or not is_tensor(x):
-        check_tensors("minimum", x, other)
-    return _binary("minimum", x, other)
+    return _binary("minimum", x, other, 2)
 
 
 def eq(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x == other`` (bool)."""
     if out is not None:
         return _out_args.write_out("eq", eq, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("eq", x, other)
-    return _binary("eq", x, other)
+    return _binary("eq", x, other, 1)
 
 
 def ne(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x != other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ne", ne, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("ne", x, other)
-    return _binary("ne", x, other)
+    return _binary("ne", x, other, 1)
 
 
 def lt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x < other`` (bool)."""
     if out is not None:
         return _out_args.write_out("lt", lt, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("lt", x, other)
-    return _binary("lt", x, other)
+    return _binary("lt", x, other, 1)
 
 
 def le(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x <= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("le", le, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("le", x, other)
-    return _binary("le", x, other)
+    return _binary("le", x, other, 1)
 
 
 def gt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x > other`` (bool)."""
     if out is not None:
         return _out_args.write_out("gt", gt, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("gt", x, other)
-    return _binary("gt", x, other)
+    return _binary("gt", x, other, 1)
 
 
 def ge(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x >= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ge", ge, (x, other), {}, out)
-    if not is_tensor(x):
-        check_tensor_first("ge", x, other)
-    return _binary("ge", x, other)
+    return _binary("ge", x, other, 1)
 
 
 def add(x: Any, other: Any, alpha: Any = 1, *, out: Any = None) -> Any:
@@ -1531,9 +1522,7 @@ def fmod(input: Any, other: Any, *, out: Any = None) -> Any:
     """The remainder of ``input / other`` with the sign of ``input`` (C's fmod)."""
     if out is not None:
         return _out_args.write_out("fmod", fmod, (input, other), {}, out)
-    if not is_tensor(input):
-        check_tensor_first("fmod", input, other)
-    return _binary("fmod", input, other)
+    return _binary("fmod", input, other, 1)
 
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Any:
