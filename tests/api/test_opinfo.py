@@ -50,9 +50,6 @@ XFAIL: dict[str, str] = {
     '__rmul__:compiled:errors':
         "wrong error class: Tensor.__rmul__(2, t): pybind11's cast error (RuntimeError: Unable to "
         "cast Python instance of type <class 'int'>); torch's descriptor TypeError",
-    '__rpow__:values':
-        'crash (a sample torch accepts): an integer tensor to a negative integer tensor power '
-        "raises here; torch gives 0, 1 or -1 (C++'s integer pow)",
     'amax:errors':
         "wrong error class: a 65-dim input cannot be built here (numpy's 64-dim limit: its "
         'ValueError in the conversion); torch builds it and its reduction refuses it',

@@ -308,3 +308,17 @@ def test_integral_products_truncate_their_coefficients_as_torch(engine, case):
     got = COEFFICIENTS[case](engine, engine.tensor(a), engine.tensor(b))
     assert want.dtype == torch.int64 and got.dtype == engine.int64
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_an_integer_tensor_to_negative_integer_tensor_powers_as_torch(engine):
+    """C's integer pow, as torch's: 1 and -1 keep their powers, other bases give 0 (a number
+    exponent is refused: tests/hostile/test_found.py)."""
+    torch = pytest.importorskip("torch")
+    base = np.array([[-3], [-2], [-1], [0], [1], [2], [3]], dtype=np.int64)
+    exp = np.array([-3, -2, -1, 0, 1, 2], dtype=np.int64)
+    want = torch.tensor(base) ** torch.tensor(exp)
+    got = engine.tensor(base) ** engine.tensor(exp)
+    assert got.dtype == engine.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(engine.pow(3, engine.tensor(exp)).numpy(),
+                                  torch.pow(3, torch.tensor(exp)).numpy())

@@ -181,8 +181,8 @@ def test_div_and_pow():
     a, b = np.abs(randn(3, 1)) + 0.1, randn(4)
     close(K.pow(t(a), t(b)), a ** b)
     assert K.pow(t([2, 3]), t([2])).detach().numpy().tolist() == [4, 9]
-    with pytest.raises(ValueError, match="negative"):
-        K.pow(t([2]), t([-1]))
+    # an integer to a negative integer power: C's (torch's) 0, or the power of 1 or -1
+    assert K.pow(t([2, 1, -1, -1]), t([-1, -5, -3, -2])).detach().numpy().tolist() == [0, 1, -1, 1]
     with pytest.raises(RuntimeError, match="two bool tensors"):
         K.sub(t([True]), t([False]))
     with pytest.raises(RuntimeError, match="with a bool tensor"):

@@ -248,7 +248,12 @@ def pow(a: Any, b: Any) -> Any:
     if dt == _BOOL:
         raise RuntimeError("\"pow\" not implemented for 'Bool'")  # as torch
     if x.dtype.kind in "iu" and np.any(y < 0):
-        raise ArgumentError("pow: integer tensors cannot be raised to negative integer powers")
+        # C's integer pow, as torch's (and ipow in binary.cpp): 1 and -1 keep their powers,
+        # every other base gives 0 for a negative exponent
+        x, y = np.broadcast_arrays(x, y)
+        out = np.power(x, np.maximum(y, 0))
+        neg = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 != 0, -1, 1), 0))
+        return _new(np.where(y < 0, neg, out).astype(x.dtype, copy=False))
     return _new(np.power(x, y).astype(x.dtype, copy=False))
 
 
