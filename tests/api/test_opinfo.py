@@ -38,15 +38,9 @@ DEFAULT_LIMIT = 2
 ALL = os.environ.get("TG_OPINFO_ALL") == "1"
 
 XFAIL: dict[str, str] = {
-    '__radd__:reference:errors':
-        "accepts what torch rejects: torch.Tensor.__radd__(2, t) is a descriptor's TypeError; "
-        'the reference Tensor\'s Python method has no descriptor check (reflected: 2 + t)',
     '__radd__:compiled:errors':
         "wrong error class: Tensor.__radd__(2, t): pybind11's cast error (RuntimeError: Unable to "
         "cast Python instance of type <class 'int'>); torch's descriptor TypeError",
-    '__rmul__:reference:errors':
-        "accepts what torch rejects: torch.Tensor.__rmul__(2, t) is a descriptor's TypeError; "
-        'the reference Tensor\'s Python method has no descriptor check (reflected: 2 + t)',
     '__rmul__:compiled:errors':
         "wrong error class: Tensor.__rmul__(2, t): pybind11's cast error (RuntimeError: Unable to "
         "cast Python instance of type <class 'int'>); torch's descriptor TypeError",

@@ -306,3 +306,12 @@ def test_argument_checks_raise_both_runtime_and_value_error(T, expr):
     err = _raised(T, expr)
     assert type(err) is ArgumentError, f"{type(err).__name__}: {err}"
     assert isinstance(err, RuntimeError) and isinstance(err, ValueError)
+
+
+def test_an_unbound_reflected_operator_refuses_a_number_self_as_torch():
+    """torch.Tensor.__radd__(2, t) is a descriptor's TypeError; the reference Tensor's Python
+    methods check it themselves (the compiled ones are pybind11's: its cast error)."""
+    T = transgrad.reference
+    for name in ("__radd__", "__rmul__", "__rmatmul__"):
+        with pytest.raises(TypeError):
+            getattr(T.Tensor, name)(2, T.ones(3))

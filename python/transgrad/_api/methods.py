@@ -456,6 +456,9 @@ def _reflected(name: str) -> Callable[[Any, Any], Any]:
     f = getattr(fn, name)
 
     def reflected(self: Any, other: Any) -> Any:
+        if not is_tensor(self):  # Tensor.__radd__(2, t): the descriptor check of torch's
+            raise TypeError(f"descriptor '__r{name}__' for 'Tensor' objects doesn't apply to a "
+                            f"'{type(self).__name__}' object")
         return f(as_tensor(other, self), self)
 
     reflected.__name__ = f"__r{name}__"
