@@ -190,14 +190,7 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     broadcast_shapes(a.sizes(), b.sizes(), "pow");
     throw RuntimeError("\"pow\" not implemented for 'Bool'");
   }
-  if (common == DType::Int64) {
-    Tensor bi = to_dtype(b, DType::Int64);
-    Tensor flat = contiguous(bi);
-    const int64_t* p = flat.data<int64_t>();
-    for (int64_t i = 0; i < flat.numel(); ++i)
-      if (p[i] < 0)
-        throw ValueError("pow: integer tensors cannot be raised to negative integer powers");
-  }
+  // An integer to a negative integer power is C's (ipow): 0, or 1 and -1's powers, as torch.
   return arith(a, b, "pow", false, false, kGrainExpensive, [](auto x, auto y) {
     using T = decltype(x);
     if constexpr (std::is_same_v<T, bool>)

@@ -15,8 +15,8 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
                      shape_str(x.sizes()));
   int64_t d1 = wrap_dim(dim1, x.dim(), x.sizes()), d2 = wrap_dim(dim2, x.dim(), x.sizes());
   if (d1 == d2)
-    throw ValueError("diagonal: dim1 and dim2 cannot be the same dim (" + std::to_string(dim1) +
-                     ", " + std::to_string(dim2) + ")");
+    throw ValueError("diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " +
+                     std::to_string(dim2));
   int64_t s1 = x.sizes()[d1], s2 = x.sizes()[d2];
   int64_t length = offset >= 0 ? std::min(s1, s2 - offset) : std::min(s1 + offset, s2);
   length = std::max<int64_t>(length, 0);

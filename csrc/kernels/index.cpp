@@ -130,10 +130,11 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   Shape want = x.sizes();
   want[d] = static_cast<int64_t>(idx.size());
   if (source.sizes() != want)
-    throw ValueError("index_add: source of shape " + shape_str(source.sizes()) +
-                     " does not match " + shape_str(want) + " (x of shape " + shape_str(x.sizes()) +
-                     " with " + std::to_string(idx.size()) + " indices along dim " +
-                     std::to_string(d) + ")");
+    throw ValueError(
+        "source tensor shape must match self tensor shape, excluding the specified dimension. "
+        "Got self.shape = " + list_str(x.sizes()) + " source.shape = " + list_str(source.sizes()) +
+        " (index_add: " + std::to_string(idx.size()) + " indices along dim " + std::to_string(d) +
+        " want a source of shape " + shape_str(want) + ")");
   Tensor out = clone(x);
   Tensor src = as_contiguous(to_dtype(source, x.dtype()));
   Around a = around(x.sizes(), d);
@@ -159,19 +160,25 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 namespace {
 void check_gather_shapes(const Tensor& x, const Tensor& index, int64_t d, const char* name,
                          const Tensor* source) {
-  bool ok = index.dim() == x.dim();
-  for (int64_t i = 0; ok && i < x.dim(); ++i) ok = i == d || index.sizes()[i] <= x.sizes()[i];
-  if (!ok)
-    throw ValueError(std::string(name) + ": index of shape " + shape_str(index.sizes()) +
-                     " does not fit x of shape " + shape_str(x.sizes()) +
-                     " along dims other than " + std::to_string(d));
-  if (source) {
-    bool sok = source->dim() == index.dim();
-    for (int64_t i = 0; sok && i < x.dim(); ++i) sok = index.sizes()[i] <= source->sizes()[i];
-    if (!sok)
-      throw ValueError(std::string(name) + ": index of shape " + shape_str(index.sizes()) +
-                       " does not fit source of shape " + shape_str(source->sizes()));
+  // torch's words (gather's per dim, scatter's for the whole shapes), then the kernel's name
+  for (int64_t i = 0; i < x.dim(); ++i) {
+    if (i == d || index.sizes()[i] <= x.sizes()[i]) continue;
+    if (!source)
+      throw ValueError("Size does not match at dimension " + std::to_string(i) +
+                       " expected index " + list_str(index.sizes()) +
+                       " to be no larger than self " + list_str(x.sizes()) +
+                       " apart from dimension " + std::to_string(d) + " (" + name + ")");
+    break;
   }
+  bool ok = true;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    ok = ok && (i == d || index.sizes()[i] <= x.sizes()[i]) &&
+         (!source || index.sizes()[i] <= source->sizes()[i]);
+  if (!ok)
+    throw ValueError("Expected index " + list_str(index.sizes()) + " to be no larger than self " +
+                     list_str(x.sizes()) + " apart from dimension " + std::to_string(d) +
+                     " and to be no larger size than src " + list_str(source->sizes()) + " (" +
+                     name + ")");
 }
 }  // namespace
 
@@ -180,8 +187,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index_dtype(index, "gather");
   // As torch: a 0-d tensor counts as 1-D here (x of shape [10] with a 0-d index, or the reverse)
   if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(x.dim(), 1))
-    throw ValueError("gather: x and index must have the same number of dimensions, got shapes " +
-                     shape_str(x.sizes()) + " and " + shape_str(index.sizes()));
+    throw ValueError("Index tensor must have the same number of dimensions as input tensor "
+                     "(gather: shapes " + shape_str(x.sizes()) + " and " +
+                     shape_str(index.sizes()) + ")");
   if (x.dim() == 0 || index.dim() == 0) {
     auto one = [](const Tensor& t) {
       return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t;
@@ -229,9 +237,10 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   // As torch: a 0-d tensor counts as 1-D here (see gather)
   const int64_t n1 = std::max<int64_t>(x.dim(), 1);
   if (std::max<int64_t>(index.dim(), 1) != n1 || std::max<int64_t>(source.dim(), 1) != n1)
-    throw ValueError(
-        "scatter_add: x, index and source must have the same number of dimensions, got shapes " +
-        shape_str(x.sizes()) + ", " + shape_str(index.sizes()) + ", " + shape_str(source.sizes()));
+    throw ValueError(std::string("Index tensor must have the same number of dimensions as ") +
+                     (std::max<int64_t>(index.dim(), 1) != n1 ? "self" : "src") +
+                     " tensor (scatter_add: shapes " + shape_str(x.sizes()) + ", " +
+                     shape_str(index.sizes()) + ", " + shape_str(source.sizes()) + ")");
   if (x.dim() == 0 || index.dim() == 0 || source.dim() == 0) {
     wrap_dim(dim, 1);
     auto one = [](const Tensor& t) {

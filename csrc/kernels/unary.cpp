@@ -266,7 +266,9 @@ Tensor numeric_unary(const Tensor& x, const char* name, F f) {
 Tensor neg(const Tensor& x) {
   x.check_defined("neg");
   if (x.dtype() == DType::Bool)
-    throw ValueError("neg: negation of a bool tensor is not supported; use logical_not");
+    throw ValueError(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead.");
   if (x.dtype() > DType::Float64)
     return to_dtype(neg(to_dtype(x, compute_dtype(x.dtype()))), x.dtype());
   return dispatch_numeric(x.dtype(), "neg", [&](auto tag) {

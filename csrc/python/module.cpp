@@ -15,17 +15,21 @@ PYBIND11_MODULE(_C, m) {
   m.attr("__version__") = tg::python::runtime_version();  // of libtransgrad (Note [Version check])
 
   // tg errors -> the matching Python exceptions (they derive std::runtime_error, which pybind11
-  // alone would turn into RuntimeError). The LinAlgError class is held for the life of the
-  // process (never released: translators may run while the interpreter shuts down).
+  // alone would turn into RuntimeError); tg::ValueError is transgrad._errors.ArgumentError, a
+  // RuntimeError and a ValueError (Note [Error classes] in python/transgrad/_errors.py). The
+  // classes are held for the life of the process (never released: translators may run while
+  // the interpreter shuts down).
   static PyObject* linalg_error =
       py::object(py::module_::import("transgrad._errors").attr("LinAlgError")).release().ptr();
+  static PyObject* argument_error =
+      py::object(py::module_::import("transgrad._errors").attr("ArgumentError")).release().ptr();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const tg::LinAlgError& e) {
       PyErr_SetString(linalg_error, e.what());
     } catch (const tg::ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(argument_error, e.what());
     } catch (const tg::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const tg::TypeError& e) {

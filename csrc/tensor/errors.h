@@ -1,6 +1,8 @@
-// Exceptions thrown by the C++ core. The Python bindings map them to ValueError, IndexError,
-// TypeError, RuntimeError and transgrad.linalg.LinAlgError; everything else that derives
-// std::exception becomes RuntimeError.
+// Exceptions thrown by the C++ core. The Python bindings map them to transgrad's
+// ArgumentError (a RuntimeError and a ValueError: Note [Error classes] in
+// python/transgrad/_errors.py), IndexError, TypeError, RuntimeError and
+// transgrad.linalg.LinAlgError; everything else that derives std::exception becomes
+// RuntimeError.
 #pragma once
 
 #include <stdexcept>

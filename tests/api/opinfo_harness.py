@@ -73,6 +73,14 @@ REORDERED: dict[str, Any] = {
 }
 
 
+# OpInfo variants whose ``op`` is another call than the name says (a lambda in torch's
+# database), by op_id.
+VARIANTS: dict[str, Any] = {
+    "normal.in_place": lambda tg: lambda x, *a, **k: x.normal_(*a, **k),
+    "normal.number_mean": lambda tg: lambda std, mean, *a, **k: tg.normal(mean, std, *a, **k),
+}
+
+
 def resolve(tg: Any, op: Any) -> Any:
     """transgrad's callable for the OpInfo ``op``: ``fn(input, *args, **kwargs)``, or None."""
     name = op.name
@@ -80,9 +88,13 @@ def resolve(tg: Any, op: Any) -> Any:
         return lambda a, b: tg.linalg.pinv(a @ b.mT)
     if name in REORDERED and getattr(op.op, "__name__", "") == "<lambda>":
         return REORDERED[name](tg)
+    if op_id(op) in VARIANTS:
+        return VARIANTS[op_id(op)](tg)
     if name.startswith("__"):
+        # torch's op is the unbound method (torch.Tensor.__radd__(2, t) is its TypeError): the
+        # same here, not getattr(x, name), which would find int.__radd__ for x = 2
         meth = getattr(tg.Tensor, name, None)
-        return None if meth is None else (lambda x, *a, **k: getattr(x, name)(*a, **k))
+        return None if meth is None else (lambda x, *a, **k: getattr(tg.Tensor, name)(x, *a, **k))
     target: Any = tg
     for part in name.split("."):
         target = getattr(target, part, None)

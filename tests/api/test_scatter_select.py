@@ -1,6 +1,6 @@
 """scatter_reduce "prod"/"amax"/"amin" and index_reduce (Note [scatter_reduce kernels] in
 _api/scatter.py) on both engines: by hand, an index smaller than self, zeros for prod, and
-gradgradcheck."""
+gradgradcheck; masked_scatter's broadcasting of input and mask, as torch's."""
 
 import numpy as np
 import pytest
@@ -63,3 +63,23 @@ def test_matches_torch_on_a_partial_index():
         ours = tg.scatter_reduce(tg.tensor(a), 1, tg.tensor(i), tg.tensor(b), r).numpy()
         theirs = torch.tensor(a).scatter_reduce(1, torch.tensor(i), torch.tensor(b), r).numpy()
         np.testing.assert_allclose(ours, theirs, rtol=1e-14)
+
+
+@pytest.mark.parametrize("xshape,mshape", [((5,), (4, 5)), ((4, 1), (5,)), ((2, 3), (2, 3))])
+def test_masked_scatter_broadcasts_input_and_mask_as_torch(engine, xshape, mshape):
+    torch = pytest.importorskip("torch")
+    tg = engine
+    rng = np.random.default_rng(2)
+    x, m, src = rng.standard_normal(xshape), rng.random(mshape) < 0.5, rng.standard_normal(30)
+    want = torch.masked_scatter(torch.tensor(x), torch.tensor(m), torch.tensor(src))
+    got = tg.masked_scatter(tg.tensor(x), tg.tensor(m), tg.tensor(src))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    xt, st = tg.tensor(x, requires_grad=True), tg.tensor(src, requires_grad=True)
+    assert tg.autograd.gradcheck(lambda a, b: tg.masked_scatter(a, tg.tensor(m), b), (xt, st))
+
+
+def test_masked_scatter_refuses_a_mask_not_bool_in_torchs_words(engine):
+    x = engine.zeros(3)
+    with pytest.raises(RuntimeError, match="masked_scatter_ only supports boolean masks, but "
+                                           "got mask with dtype Float"):
+        engine.masked_scatter(x, engine.ones(3), x)

@@ -146,6 +146,82 @@ CASES = [
     ("T.linalg.cholesky(T.zeros(2, 2, 2))", "LinAlgError",
      "linalg.cholesky: (Batch element 0): The factorization could not be completed because the "
      "input is not positive-definite (the leading minor of order 1 is not positive-definite)."),
+    # argument checks that raised ValueError (now ArgumentError, also a RuntimeError: Note
+    # [Error classes]); kernels of both engines, the API, torch.nn.functional
+    ("T.ones(2, 3).diagonal(0, 1, 1)", RuntimeError,
+     "diagonal dimensions cannot be identical 1, 1"),
+    ("T.ones(4).tril()", RuntimeError, "tril: input tensor must have at least 2 dimensions"),
+    ("-T.ones(2, dtype=T.bool)", RuntimeError,
+     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+     "a mask, use the `~` or `logical_not()` operator instead."),
+    ("T.ones(1, 1).gather(1, T.zeros(2, 2, dtype=T.int64))", RuntimeError,
+     "Size does not match at dimension 0 expected index [2, 2] to be no larger than self [1, 1] "
+     "apart from dimension 1"),
+    ("T.ones(3, 5, 3).scatter_add(0, T.zeros(2, 2, dtype=T.int64), T.ones(2, 5))", RuntimeError,
+     "Index tensor must have the same number of dimensions as self tensor"),
+    ("T.ones(3, 2).index_add(0, T.tensor([0, 1]), T.ones(2))", RuntimeError,
+     "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+     "self.shape = [3, 2] source.shape = [2]"),
+    ("T.ones(10, 5, 10).sum_to_size(10, 10)", RuntimeError,
+     "size {[10, 10]} is not expandable to size {[10, 5, 10]}."),
+    ("T.ones(5).roll(())", RuntimeError, "`shifts` required"),
+    ("T.eye(-1)", RuntimeError, "n must be greater or equal to 0, got -1"),
+    ("T.nn.functional.gelu(T.ones(2), approximate='asdf')", RuntimeError,
+     "approximate argument must be either none or tanh."),
+    ("T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 2, padding=-1)", RuntimeError,
+     "pad must be non-negative, but got pad: -1"),
+    ("T.nn.functional.max_pool1d(T.ones(1, 1, 9), 2, padding=4)", RuntimeError,
+     "max_pool1d() padding should be at most half of kernel size, but got padding=4 and "
+     "kernel_size=2"),
+    ("T.nn.functional.max_pool1d(T.ones(1, 1, 9), 2, padding=4, return_indices=True)",
+     RuntimeError,
+     "pad should be at most half of effective kernel size, but got pad=4, kernel_size=2 and "
+     "dilation=1"),
+    ("T.nn.functional.adaptive_avg_pool2d(T.ones(2, 2), (2, 2))", ValueError,
+     "Input dimension should be at least 3"),
+    ("T.nn.functional.adaptive_max_pool1d(T.ones(1, 2, 3), ())", RuntimeError,
+     "adaptive_max_pool1d() argument 'output_size' should contain one int (got 0)"),
+    ("T.nn.functional.conv1d(T.ones(1, 1, 4, dtype=T.int64), T.ones(1, 1, 2, dtype=T.int64), "
+     "T.ones(1, dtype=T.float64))", RuntimeError,
+     "Input type (long int) and bias type (double) should be the same"),
+    ("T.nn.functional.embedding(T.tensor([0]), T.ones(2))", RuntimeError, "'weight' must be 2-D"),
+    ("T.ones(()).narrow(0, 0, 1)", RuntimeError, "narrow() cannot be applied to a 0-dim tensor."),
+    ("T.cat([])", ValueError, "torch.cat(): expected a non-empty list of Tensors"),
+    ("T.linalg.cross(T.ones(5, 3), T.ones(5, 1))", RuntimeError,
+     "linalg.cross: inputs dimension -1 must have length 3. Got 3 and 1"),
+    ("T.ones(3, 4).mean(dtype=T.int64)", RuntimeError,
+     "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+     "complex dtype. Got: Long"),
+    ("T.renorm(T.ones(3), 2, 0, 1.0)", RuntimeError,
+     "renorm: input needs at least 2 dimensions, got 1 dimensions"),
+    ("T.nn.functional.rrelu(T.ones(3), 0.3, 0.1)", RuntimeError,
+     "Lower bound should be less than or equal to the upper bound"),
+    ("T.nn.functional.group_norm(T.ones(1), 1)", RuntimeError,
+     "Expected at least 2 dimensions for input tensor but received 1"),
+    ("T.nn.functional.prelu(T.ones(()), T.ones(2))", RuntimeError,
+     "Not allow zero-dim input tensor."),
+    ("T.nn.functional.multi_margin_loss(T.ones(5, 0), T.zeros(5, dtype=T.int64))", RuntimeError,
+     "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [5, 0]"),
+    # a Python number where torch's binding takes a Tensor (Note [Tensor-only operands])
+    ("T.maximum(T.ones(3), 2)", TypeError,
+     "maximum(): argument 'other' (position 2) must be Tensor, not int"),
+    ("T.atan2(2, T.ones(3))", TypeError,
+     "atan2(): argument 'input' (position 1) must be Tensor, not int"),
+    ("T.heaviside(T.ones(3), 2)", TypeError,
+     "heaviside(): argument 'values' (position 2) must be Tensor, not int"),
+    ("T.gcd(T.ones(3, dtype=T.int64), 2)", TypeError,
+     "gcd(): argument 'other' (position 2) must be Tensor, not int"),
+    ("T.logical_and(T.ones(3), True)", TypeError,
+     "logical_and(): argument 'other' (position 2) must be Tensor, not bool"),
+    ("T.eq(2, T.ones(3))", TypeError,
+     "eq() received an invalid combination of arguments - got (int, Tensor), but expected one "
+     "of:"),
+    ("T.bitwise_and(2, 3)", TypeError,
+     "bitwise_and() received an invalid combination of arguments - got (int, int), but "
+     "expected one of:"),
+    ("T.linspace(0, 10, 5.0)", TypeError,
+     "linspace() received an invalid combination of arguments - got (int, int, float), but "
+     "expected"),
 ]
 
 
@@ -213,3 +289,29 @@ def test_nuclear_norm_gradient_and_keepdim(T):
     out = T.norm(x, p="nuc", dim=(1, 2), keepdim=True)
     assert tuple(out.shape) == (2, 1, 1)
     assert T.autograd.gradcheck(lambda a: T.norm(a, p="nuc", dim=(-2, -1)), (x,))
+
+
+@pytest.mark.parametrize("T", ENGINES, ids=["compiled", "reference"])
+@pytest.mark.parametrize("expr", [
+    "T.ones(2, 3).diagonal(0, 1, 1)",  # a kernel's check (C++ tg::ValueError; reference kernel)
+    "T.ones(3, 2).index_add(0, T.tensor([0, 1]), T.ones(2))",
+    "T.ones(10, 5, 10).sum_to_size(10, 10)",  # the API's own check
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 1), 3)",  # a formula's raise ValueError
+])
+def test_argument_checks_raise_both_runtime_and_value_error(T, expr):
+    """Note [Error classes]: torch code catches RuntimeError, transgrad's earlier users
+    ValueError; one class, the same on both engines, serves both."""
+    from transgrad._errors import ArgumentError
+
+    err = _raised(T, expr)
+    assert type(err) is ArgumentError, f"{type(err).__name__}: {err}"
+    assert isinstance(err, RuntimeError) and isinstance(err, ValueError)
+
+
+def test_an_unbound_reflected_operator_refuses_a_number_self_as_torch():
+    """torch.Tensor.__radd__(2, t) is a descriptor's TypeError; the reference Tensor's Python
+    methods check it themselves (the compiled ones are pybind11's: its cast error)."""
+    T = transgrad.reference
+    for name in ("__radd__", "__rmul__", "__rmatmul__"):
+        with pytest.raises(TypeError):
+            getattr(T.Tensor, name)(2, T.ones(3))

@@ -287,3 +287,39 @@ ONE_DTYPE = {
 @pytest.mark.parametrize("case", sorted(ONE_DTYPE))
 def test_one_dtype_ops_refuse_mixed_dtypes_as_torch(engine, case):
     _refused_as_torch(engine, ONE_DTYPE[case])
+
+
+# each case: m, a (int64 (2, 2)), b (int64 (3, 2, 2)) -> a fused product with fractional
+# coefficients, which torch truncates for an integral result (the dtype stays int64)
+COEFFICIENTS = {
+    "addmm": lambda m, a, b: m.addmm(a, a, a, beta=1.9, alpha=2.7),
+    "addbmm": lambda m, a, b: m.addbmm(a, b, b, beta=0.6, alpha=1.2),
+    "baddbmm": lambda m, a, b: m.baddbmm(b, b, b, beta=2.5, alpha=0.4),
+    "addmv": lambda m, a, b: m.addmv(a[0], a, a[1], beta=-1.5, alpha=3.2),
+    "addcmul": lambda m, a, b: m.addcmul(a, a, a, value=1.7),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COEFFICIENTS))
+def test_integral_products_truncate_their_coefficients_as_torch(engine, case):
+    torch = pytest.importorskip("torch")
+    a = np.array([[1, -2], [3, 4]], dtype=np.int64)
+    b = np.arange(12, dtype=np.int64).reshape(3, 2, 2) - 5
+    want = COEFFICIENTS[case](torch, torch.tensor(a), torch.tensor(b))
+    got = COEFFICIENTS[case](engine, engine.tensor(a), engine.tensor(b))
+    assert want.dtype == torch.int64 and got.dtype == engine.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_an_integer_tensor_to_negative_integer_tensor_powers_as_torch(engine):
+    """C's integer pow, as torch's: 1 and -1 keep their powers, other bases give 0 (a number
+    exponent is refused: tests/hostile/test_found.py)."""
+    torch = pytest.importorskip("torch")
+    base = np.array([[-3], [-2], [-1], [0], [1], [2], [3]], dtype=np.int64)
+    exp = np.array([-3, -2, -1, 0, 1, 2], dtype=np.int64)
+    want = torch.tensor(base) ** torch.tensor(exp)
+    got = engine.tensor(base) ** engine.tensor(exp)
+    assert got.dtype == engine.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(engine.pow(3, engine.tensor(exp)).numpy(),
+                                  torch.pow(3, torch.tensor(exp)).numpy())

@@ -95,7 +95,7 @@ def test_int_keeping_unary(name):
 
 
 def test_neg_of_bool_is_an_error():
-    with pytest.raises(ValueError, match="neg"):
+    with pytest.raises(ValueError, match="Negation, the `-` operator, on a bool tensor"):
         K.neg(t([True, False]))
 
 
@@ -181,8 +181,8 @@ def test_div_and_pow():
     a, b = np.abs(randn(3, 1)) + 0.1, randn(4)
     close(K.pow(t(a), t(b)), a ** b)
     assert K.pow(t([2, 3]), t([2])).detach().numpy().tolist() == [4, 9]
-    with pytest.raises(ValueError, match="negative"):
-        K.pow(t([2]), t([-1]))
+    # an integer to a negative integer power: C's (torch's) 0, or the power of 1 or -1
+    assert K.pow(t([2, 1, -1, -1]), t([-1, -5, -3, -2])).detach().numpy().tolist() == [0, 1, -1, 1]
     with pytest.raises(RuntimeError, match="two bool tensors"):
         K.sub(t([True]), t([False]))
     with pytest.raises(RuntimeError, match="with a bool tensor"):
@@ -404,7 +404,7 @@ def test_index_select_and_index_add():
         K.index_select(t(a), 0, t([-1]))
     with pytest.raises(ValueError, match="int64"):
         K.index_select(t(a), 0, t([0.0]))
-    with pytest.raises(ValueError, match=r"\(3, 3\)"):
+    with pytest.raises(ValueError, match=r"source.shape = \[3, 3\]"):
         K.index_add(t(a), 0, t(idx), t(randn(3, 3)))
 
 

@@ -105,7 +105,7 @@ def test_conv_transpose_output_size_as_torch(lib):
         y = ours(lib.tg.tensor(x), output_size=size)
         assert tuple(y.shape) == tuple(theirs(torch.tensor(x), output_size=size).shape)
     x = _x(1, 2, 3, 3, 3)
-    y = lib.nn.ConvTranspose3d(2, 1, 2, stride=2)(lib.tg.tensor(x), output_size=(7, 6, 7))
+    y = lib.nn.ConvTranspose3d(2, 1, 2, stride=2).double()(lib.tg.tensor(x), output_size=(7, 6, 7))
     assert tuple(y.shape) == (1, 1, 7, 6, 7)
 
 

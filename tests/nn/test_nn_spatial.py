@@ -166,3 +166,95 @@ def test_empty_batch_works_as_torch(lib, call):
     ty = call(torch.nn.functional, theirs, theirs)
     assert tuple(y.shape) == tuple(ty.shape)
     y.sum().backward()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape,pads", [((1, 2, 6), (-1, 2)), ((1, 2, 6), (3, -3)),
+                                        ((1, 2, 6), (-2, -1)), ((2, 5, 6), (-1, 2, 2, -3)),
+                                        ((1, 1, 4, 5, 6), (1, -2, -1, 0, 2, -1))])
+def test_negative_pad_crops_as_torch(lib, mode, shape, pads):
+    torch = pytest.importorskip("torch")
+    run_both(lib, torch, lambda t: lib.F.pad(t, pads, mode),
+             lambda t: torch.nn.functional.pad(t, pads, mode), [_x(*shape)])
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, t: F.pad(t(np.ones((1, 2, 6))), (-6, 0), "reflect"),
+    lambda F, t: F.pad(t(np.ones((1, 2, 6))), (-4, -3), "replicate"),
+    lambda F, t: F.pad(t(np.ones((1, 2, 6))), (-4, -3), "circular"),
+])
+def test_negative_pad_errors_are_torchs(lib, call):
+    torch = pytest.importorskip("torch")
+    with raises_like(lambda: call(torch.nn.functional, torch.tensor)):
+        call(lib.F, lib.tg.tensor)
+
+
+@pytest.mark.parametrize("kwargs,shape", [
+    ({"stride": 1, "output_padding": 1, "dilation": 2}, (1, 2, 5, 4)),
+    ({"stride": 2, "output_padding": 2, "dilation": 3, "padding": 1}, (2, 2, 3, 4)),
+    ({"stride": (1, 2), "output_padding": (2, 1), "dilation": (3, 2), "padding": (3, 0)},
+     (1, 2, 4, 3)),
+])
+def test_conv_transpose2d_output_padding_past_the_stride(lib, kwargs, shape):
+    torch = pytest.importorskip("torch")
+    run_both(lib, torch, lambda x, w: lib.F.conv_transpose2d(x, w, **kwargs),
+             lambda x, w: torch.nn.functional.conv_transpose2d(x, w, **kwargs),
+             [_x(*shape), _x(2, 3, 3, 2)])
+
+
+def test_conv_transpose3d_output_padding_past_the_stride(lib):
+    torch = pytest.importorskip("torch")
+    kw = {"stride": 1, "output_padding": (1, 1, 0), "dilation": 2}
+    run_both(lib, torch, lambda x, w: lib.F.conv_transpose3d(x, w, **kw),
+             lambda x, w: torch.nn.functional.conv_transpose3d(x, w, **kw),
+             [_x(1, 2, 3, 3, 2), _x(2, 2, 2, 2, 2)])
+
+
+@pytest.mark.parametrize("args", [((3, 3), (1, 1), (1,), True, False, 2),
+                                  ((4, 4), (2, 2), (2,), True, True, None)])
+def test_avg_pool2d_takes_a_one_element_padding(lib, args):
+    torch = pytest.importorskip("torch")
+    run_both(lib, torch, lambda x: lib.F.avg_pool2d(x, *args),
+             lambda x: torch.nn.functional.avg_pool2d(x, *args), [_x(2, 3, 9, 9)])
+
+
+INTEGRAL = [
+    ("conv1d", lambda F, x, w: F.conv1d(x, w, None, 1, 1), (2, 3, 7), (4, 3, 3)),
+    ("conv2d", lambda F, x, w: F.conv2d(x, w, stride=2, padding=1), (1, 2, 5, 6), (3, 2, 3, 2)),
+    ("conv3d", lambda F, x, w: F.conv3d(x, w), (1, 2, 4, 3, 3), (2, 2, 2, 2, 2)),
+    ("conv_transpose1d", lambda F, x, w: F.conv_transpose1d(x, w, stride=2), (1, 4, 5),
+     (4, 2, 3)),
+    ("conv_transpose2d", lambda F, x, w: F.conv_transpose2d(x, w, padding=1), (1, 4, 3, 3),
+     (4, 2, 3, 3)),
+    ("avg_pool1d", lambda F, x, w: F.avg_pool1d(x, 3, 1, 1, count_include_pad=False), (2, 3, 7),
+     None),
+    ("avg_pool2d", lambda F, x, w: F.avg_pool2d(x, 2, padding=1), (1, 2, 5, 5), None),
+    ("avg_pool3d", lambda F, x, w: F.avg_pool3d(x, 2, divisor_override=3), (1, 2, 4, 4, 4), None),
+    ("max_pool2d", lambda F, x, w: F.max_pool2d(x, 2, return_indices=True), (1, 2, 5, 5), None),
+    ("max_pool3d", lambda F, x, w: F.max_pool3d(x, 2, ceil_mode=True), (1, 2, 5, 4, 5), None),
+]
+
+
+@pytest.mark.parametrize("name,call,xshape,wshape", INTEGRAL, ids=[c[0] for c in INTEGRAL])
+def test_integral_convolutions_and_pools_as_torch(lib, name, call, xshape, wshape):
+    """Note [Integral convolutions and pools]: int64 in, int64 out, torch's values (an average
+    truncated toward zero)."""
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(3)
+    x = r.integers(-50, 50, xshape)
+    w = None if wshape is None else r.integers(-5, 5, wshape)
+    want = call(torch.nn.functional, torch.tensor(x), None if w is None else torch.tensor(w))
+    got = call(lib.F, lib.tg.tensor(x), None if w is None else lib.tg.tensor(w))
+    for g, t in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert str(g.dtype) == str(t.dtype) == "torch.int64"
+        np.testing.assert_array_equal(g.numpy(), t.numpy())
+
+
+def test_unfold_of_a_bool_tensor_stays_bool(lib):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(4).random((1, 2, 4, 4)) < 0.5
+    want = torch.nn.functional.unfold(torch.tensor(x), 2)
+    got = lib.F.unfold(lib.tg.tensor(x), 2)
+    assert got.dtype == lib.tg.bool
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -30,6 +30,8 @@ from transgrad._api.functions import (
     as_tensor,
     broadcast_tensors,
     cast,
+    check_tensor_first,
+    check_tensors,
     clamp,
     div,
     dot,
@@ -95,6 +97,8 @@ def fmax(input: Any, other: Any, *, out: Any = None) -> Any:
     ``input`` where ``input >= other`` or ``other`` is NaN, else to ``other``."""
     if out is not None:
         return _out_args.write_out("fmax", fmax, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("fmax", input, other)
     x, y = _tensors(input, other)
     return where(logical_or(ge(x, y), isnan(y)), x, y)
 
@@ -103,6 +107,8 @@ def fmin(input: Any, other: Any, *, out: Any = None) -> Any:
     """The smaller of the two, ignoring a NaN (NaN only where both are); gradient as fmax's."""
     if out is not None:
         return _out_args.write_out("fmin", fmin, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("fmin", input, other)
     x, y = _tensors(input, other)
     return where(logical_or(le(x, y), isnan(y)), x, y)
 
@@ -117,6 +123,8 @@ def copysign(input: Any, other: Any, *, out: Any = None) -> Any:
     ``grad * result / input`` for input (0 at input == 0), none for ``other``."""
     if out is not None:
         return _out_args.write_out("copysign", copysign, (input, other), {}, out)
+    if not is_tensor(input):
+        check_tensor_first("copysign", input, other)
     x, y = _tensors(input, other)
     if x.dtype.kind not in "fc":
         x = cast(x, np.result_type(y.dtype, np.float32) if y.dtype.kind == "f" else
@@ -132,6 +140,8 @@ def nextafter(input: Any, other: Any, *, out: Any = None) -> Any:
     taken on the data; ``input + step`` is exact (the two are neighbours)."""
     if out is not None:
         return _out_args.write_out("nextafter", nextafter, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("nextafter", input, other)
     x, y = _tensors(input, other)
     a, b = np.broadcast_arrays(np.asarray(x.detach().numpy()), np.asarray(y.detach().numpy()))
     with np.errstate(invalid="ignore"):
@@ -161,6 +171,8 @@ def ldexp(input: Any, other: Any, *, out: Any = None) -> Any:
     """``input * 2 ** other``; gradients ``grad * 2 ** other`` and ``grad * result * ln 2``."""
     if out is not None:
         return _out_args.write_out("ldexp", ldexp, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("ldexp", input, other)
     x, y = _tensors(input, other)
     if y.dtype.kind not in "fc":
         y = cast(y, x.dtype if x.dtype.kind == "f" else np.dtype(np.float32))
@@ -401,10 +413,13 @@ def renorm(input: Any, p: float, dim: int, maxnorm: float, *, out: Any = None) -
         raise RuntimeError(f"renorm: non-positive-norm not supported (got p={p})")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
     d = wrap_dim(dim, input.ndim)
     others = tuple(i for i in range(input.ndim) if i != d)
-    norms = input.norm(p, others, True) if others else abs(input)
-    factor = where(ge(maxnorm, norms), 1.0, div(maxnorm, add(norms, 1e-7)))
+    norms = input.norm(p, others, True)
+    factor = where(le(norms, maxnorm), 1.0, div(maxnorm, add(norms, 1e-7)))
     return mul(input, factor)
 
 
@@ -610,6 +625,9 @@ def narrow_copy(input: Any, dim: int, start: int, length: int, *, out: Any = Non
     """``narrow`` as a new tensor (a copy, not a view)."""
     if out is not None:
         return _out_args.write_out("narrow_copy", narrow_copy, (input, dim, start, length), {}, out)
+    if input.ndim and dim >= input.ndim:  # torch's narrow_copy asserts where narrow's wraps
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           f"but got false. (narrow_copy: dim {dim} of a {input.ndim}-D tensor)")
     return narrow(input, dim, start, length).clone()
 
 
@@ -661,12 +679,13 @@ def cross(input: Any, other: Any, *, dim: int = -1, out: Any = None) -> Any:
     if out is not None:
         return _out_args.write_out("cross", cross, (input, other), {"dim": dim}, out)
     dtype_checks.check_scalar_type(input, other)
-    x, y = broadcast_tensors(input, other)
-    d = wrap_dim(dim, x.ndim)
-    if x.shape[d] != 3:
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:  # before broadcasting, as torch
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[d] if input.ndim == x.ndim else 3} and "
-                           f"{other.shape[d] if other.ndim == x.ndim else 3}")
+                           f"{input.shape[d]} and {other.shape[d]}")
+    x, y = broadcast_tensors(input, other)
     a = [select(x, d, i) for i in range(3)]
     b = [select(y, d, i) for i in range(3)]
     return stack([sub(mul(a[1], b[2]), mul(a[2], b[1])), sub(mul(a[2], b[0]), mul(a[0], b[2])),

@@ -142,6 +142,14 @@ def check_linear(input: Any, weight: Any, bias: Optional[Any]) -> None:
         raise RuntimeError(_mm_message(input, weight))
 
 
+def check_conv(input: Any, weight: Any, bias: Optional[Any]) -> None:
+    """The convolutions (and their transposes): one dtype for input, weight and bias."""
+    for other, what in ((weight, "weight"), (bias, "bias")):
+        if other is not None and is_tensor(other) and other.dtype is not input.dtype:
+            raise RuntimeError(f"Input type ({cpp_name(input.dtype)}) and {what} type "
+                               f"({cpp_name(other.dtype)}) should be the same")
+
+
 def check_same(a: Any, b: Any) -> None:
     """``tensordot`` / ``inner``."""
     _require(a, b, lambda a, b: "both inputs should have same dtype")

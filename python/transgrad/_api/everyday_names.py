@@ -95,6 +95,8 @@ def heaviside(input: Any, values: Any, *, out: Any = None) -> Any:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is > 0."""
     if out is not None:
         return _out_args.write_out("heaviside", heaviside, (input, values), {}, out)
+    if type(values) is not type(input) or not is_tensor(input):
+        fn.check_tensors("heaviside", input, values, "values")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     zero = fn.eq(input, 0)
@@ -115,6 +117,8 @@ def gcd(input: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise greatest common divisor of integer tensors (non-negative)."""
     if out is not None:
         return _out_args.write_out("gcd", gcd, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        fn.check_tensors("gcd", input, other)
     return _integer_pair("gcd", input, other, np.gcd)
 
 
@@ -122,6 +126,8 @@ def lcm(input: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise least common multiple of integer tensors (non-negative)."""
     if out is not None:
         return _out_args.write_out("lcm", lcm, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        fn.check_tensors("lcm", input, other)
     return _integer_pair("lcm", input, other, np.lcm)
 
 

@@ -32,6 +32,7 @@ from transgrad._api.factories import _check_fits as check_fits
 from transgrad._api.functions import dims_arg, shape_arg, wrap_dim
 from transgrad._backend import backend_of, find_backend, is_tensor
 from transgrad._dtypes import is_floating_or_complex
+from transgrad._errors import ArgumentError
 
 __all__ = [
     "adaptive_avg_pool2d", "argsort", "avg_pool2d", "batch_norm", "conv1d",
@@ -48,7 +49,7 @@ def _pair(v: Any, name: str) -> tuple:
     if len(t) == 1:
         return t * 2
     if len(t) != 2:
-        raise ValueError(f"{name} must be an int or a pair of ints, got {v!r}")
+        raise ArgumentError(f"{name} must be an int or a pair of ints, got {v!r}")
     return t
 
 
@@ -57,7 +58,7 @@ def _single(v: Any, name: str) -> int:
         return int(v)
     t = tuple(v)
     if len(t) != 1:
-        raise ValueError(f"{name} must be an int or a 1-tuple, got {v!r}")
+        raise ArgumentError(f"{name} must be an int or a 1-tuple, got {v!r}")
     return int(t[0])
 
 
@@ -77,8 +78,8 @@ def _unbatched(x: Any, image_ndim: int, fn: Any) -> Any:
             return type(out)(ops.squeeze(o, (0,)) for o in out)
         return ops.squeeze(out, (0,))
     if x.ndim != image_ndim:
-        raise ValueError(f"expected a {image_ndim}-D (batched) or {image_ndim - 1}-D "
-                         f"(unbatched) input, got shape {tuple(x.shape)}")
+        raise ArgumentError(f"expected a {image_ndim}-D (batched) or {image_ndim - 1}-D "
+                            f"(unbatched) input, got shape {tuple(x.shape)}")
     return fn(x)
 
 
@@ -86,7 +87,7 @@ def _same_padding(x: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tupl
     """(input, padding) for padding="same": symmetric when possible, else x is padded."""
     ops = backend_of(x).ops
     if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise ArgumentError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
     if all(t % 2 == 0 for t in totals):
         return x, tuple(t // 2 for t in totals)
@@ -193,17 +194,27 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     return _unbatched(input, 4, run)
 
 
+def check_adaptive_rank(input: Any, output_size: Any, nd: int) -> None:
+    """torch.nn.functional's check that an adaptive pool's input has a dim per entry of a
+    sequence ``output_size`` and one more (a ValueError in torch: ArgumentError is one)."""
+    if not isinstance(output_size, int) and input.ndim <= len(tuple(output_size)):
+        raise ArgumentError(f"Input dimension should be at least {len(tuple(output_size)) + 1}")
+
+
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
     """Average pooling of (N, C, H, W) or (C, H, W) to ``output_size``."""
     ops = backend_of(input).ops
+    check_adaptive_rank(input, output_size, 2)
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     if len(size) != 2:
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got "
-                         f"{output_size!r}")
+        raise ArgumentError(f"adaptive_avg_pool2d: output_size must be 2 (got {output_size!r})")
     size = tuple(int(input.shape[-2 + i]) if v is None else int(v) for i, v in enumerate(size))
+    if min(size) < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{size[0]}, {size[1]}}}")
     if input.ndim not in (3, 4):
-        raise ValueError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got shape "
-                         f"{tuple(input.shape)}")
+        raise ArgumentError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got shape "
+                            f"{tuple(input.shape)}")
     return ops.adaptive_avg_pool2d(input, size)
 
 
@@ -285,8 +296,8 @@ def layer_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
     shape = (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(
         int(n) for n in normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
-        raise ValueError(f"layer_norm: normalized_shape {shape} does not match the trailing "
-                         f"dims of an input of shape {tuple(input.shape)}")
+        raise ArgumentError(f"layer_norm: normalized_shape {shape} does not match the trailing "
+                            f"dims of an input of shape {tuple(input.shape)}")
     return ops.layer_norm(input, shape, weight, bias, float(eps))
 
 
@@ -349,8 +360,11 @@ def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
         return ops.reshape(roll(ops.reshape(x, (-1,)), shifts, 0), tuple(x.shape))
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise ArgumentError("`shifts` required")
     if len(shifts) != len(dims):
-        raise ValueError(f"roll: shifts {shifts} and dims {dims} must have the same length")
+        raise ArgumentError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                            f"{len(dims)}")
     out = x
     for shift, dim in zip(shifts, dims):
         d = wrap_dim(dim, x.ndim)
@@ -366,8 +380,8 @@ def repeat(x: Any, *sizes: Any) -> Any:
     ops = backend_of(x).ops
     reps = shape_arg(sizes)
     if len(reps) < x.ndim:
-        raise ValueError(f"repeat: the number of repeats {reps} can not be smaller than the "
-                         f"number of dims of a tensor of shape {tuple(x.shape)}")
+        raise ArgumentError(f"repeat: the number of repeats {reps} can not be smaller than the "
+                            f"number of dims of a tensor of shape {tuple(x.shape)}")
     return ops.repeat(x, tuple(int(r) for r in reps))
 
 
@@ -415,13 +429,13 @@ def _einsum(ops: Any, equation: str, operands: list) -> Any:
     if "." in eq:
         raise NotImplementedError("einsum: '...' (ellipsis) is not supported")
     if len(inputs) != len(operands):
-        raise ValueError(f"einsum: equation {equation!r} names {len(inputs)} operands, got "
-                         f"{len(operands)}")
+        raise ArgumentError(f"einsum: equation {equation!r} names {len(inputs)} operands, got "
+                            f"{len(operands)}")
     letters = set(string.ascii_letters)
     for term, t in zip(inputs, operands):
         if not set(term) <= letters or len(term) != t.ndim:
-            raise ValueError(f"einsum: subscripts {term!r} do not match an operand of shape "
-                             f"{tuple(t.shape)}")
+            raise ArgumentError(f"einsum: subscripts {term!r} do not match an operand of shape "
+                                f"{tuple(t.shape)}")
         if len(set(term)) != len(term):
             raise NotImplementedError(f"einsum: a repeated subscript within {term!r} "
                                       "(a diagonal) is not supported")
@@ -429,12 +443,12 @@ def _einsum(ops: Any, equation: str, operands: list) -> Any:
         counts = collections.Counter("".join(inputs))
         rhs = "".join(sorted(c for c in counts if counts[c] == 1))
     if not set(rhs) <= set(lhs) or len(set(rhs)) != len(rhs):
-        raise ValueError(f"einsum: invalid output subscripts {rhs!r} in {equation!r}")
+        raise ArgumentError(f"einsum: invalid output subscripts {rhs!r} in {equation!r}")
     sizes: dict[str, int] = {}
     for term, t in zip(inputs, operands):
         for c, n in zip(term, t.shape):
             if sizes.setdefault(c, n) != n:
-                raise ValueError(f"einsum: subscript {c!r} has sizes {sizes[c]} and {n}")
+                raise ArgumentError(f"einsum: subscript {c!r} has sizes {sizes[c]} and {n}")
 
     def needed(k: int) -> set:
         """Letters wanted after operand k: in the output or in a later operand."""

@@ -33,6 +33,7 @@ from transgrad._dtypes import (  # noqa: F401  (the dtype objects are exported f
     int64,
     is_floating,
 )
+from transgrad._errors import ArgumentError
 from transgrad._random import Generator, default_generator, fused_multiply_add
 
 
@@ -254,6 +255,9 @@ class Factories:
                 "eye",
                 lambda d: self.eye(n, m, d, device=device),
                 out, dtype)
+        for name, size in (("n", n), ("m", m)):
+            if size is not None and size < 0:
+                raise ArgumentError(f"{name} must be greater or equal to 0, got {size}")
         return self._wrap(np.eye(n, m, dtype=self._float(dtype)), requires_grad, device)
 
     def _tri_indices(self, name: str, row: int, col: int, offset: int, dtype: Any,
@@ -399,7 +403,7 @@ class Factories:
 
     def normal(self, mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
                out: Any = None, dtype: Any = None, requires_grad: bool = False,
-               device: Any = None) -> Any:
+               device: Any = None, layout: Any = None, pin_memory: bool = False) -> Any:
         """Normal draws with the given ``mean`` and ``std`` (tensors, broadcast, or numbers with
         ``size``), as ``torch.normal``. The result is a new leaf: torch's gradient of a draw with
         respect to ``mean``/``std`` is zero, so nothing is recorded."""
@@ -453,6 +457,9 @@ class Factories:
         w = np.asarray(input.detach(), dtype=np.float64)
         if w.ndim not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")
+        if not is_floating(input.dtype):
+            raise RuntimeError("multinomial only supports floating-point dtypes for input, "
+                               f"got: {_TORCH_NAMES.get(input.dtype.name, input.dtype)}")
         if w.shape[-1] == 0 or (w.ndim == 2 and w.shape[0] == 0):
             raise RuntimeError("cannot sample from an empty distribution")
         if not replacement and num_samples > w.shape[-1]:
@@ -632,7 +639,10 @@ def _spaced(start: Any, end: Any, steps: int, d: np.dtype, name: str) -> np.ndar
     """torch's evenly spaced values: ``start + i * step`` for the first half, ``end - (steps -
     1 - i) * step`` for the rest, in the result's precision."""
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
-        raise TypeError(f"{name}(): argument 'steps' must be int, not {type(steps).__name__}")
+        got = ", ".join("Tensor" if is_tensor(v) else type(v).__name__ for v in (start, end, steps))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected (start, end, int steps): argument 'steps' must be int, "
+                        f"not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start = float(start.item()) if is_tensor(start) else start

@@ -58,6 +58,7 @@ from transgrad._dtypes import (
     result_type,
     scalar_dtype,
 )
+from transgrad._errors import ArgumentError
 
 # The public functions (both engines export them: transgrad/_compiled.py, reference/__init__.py).
 __all__ = [
@@ -186,13 +187,50 @@ def as_tensor(value: Any, like: Any) -> Any:
     return backend_of(like).from_numpy(np.asarray(a, order="C"))
 
 
-def _binary(name: str, x: Any, other: Any) -> Any:
-    """Formula ``name`` on two operands, one of which may be a Python number."""
+# Note [Tensor-only operands]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's Python binding decides what a binary function takes: ``maximum``, ``atan2``,
+# ``logical_and``, ``gcd`` ... have only (Tensor input, Tensor other), so a Python number in
+# either place is its TypeError ("argument 'other' (position 2) must be Tensor, not int");
+# ``eq``, ``fmod``, ``bitwise_and``, ``copysign``, ``rsub`` ... also have (Tensor input, Number
+# other), so only a number first is refused ("received an invalid combination of arguments").
+# transgrad's functions refuse the same (check_tensors / check_tensor_first), in _binary's slow
+# path where they go through it (two tensors of one type do not pay for the check; elsewhere
+# one isinstance). A Tensor method (x.maximum(2)) goes through the same function, as torch's
+# refuses it too; the operators (x == 2, 2 + x) take numbers, as torch's.
+
+
+def check_tensors(name: str, input: Any, other: Any, second: str = "other") -> None:
+    """torch's TypeError where its signature takes Tensors only (Note [Tensor-only operands])."""
+    for pos, (arg, v) in enumerate((("input", input), (second, other)), 1):
+        if not is_tensor(v):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+
+
+def check_tensor_first(name: str, input: Any, other: Any) -> None:
+    """torch's TypeError for a number first where it takes (Tensor, Tensor) or (Tensor, Number)
+    (Note [Tensor-only operands])."""
+    if not is_tensor(input):
+        got = ", ".join("Tensor" if is_tensor(v) else type(v).__name__ for v in (input, other))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of: (Tensor input, Tensor other), (Tensor input, "
+                        "Number other)")
+
+
+def _binary(name: str, x: Any, other: Any, refuse: int = 0) -> Any:
+    """Formula ``name`` on two operands, one of which may be a Python number; ``refuse`` 1: not
+    a number first, 2: no number (torch's TypeErrors, Note [Tensor-only operands]), checked
+    off the fast path."""
     if type(other) is type(x):  # two tensors of one engine: no conversion, no further frame
         B = _engine_of_type(type(x))
         if B is not None:
             return getattr(B.ops, name)(x, other)
+    if refuse == 2:
+        check_tensors(name, x, other)
     if not is_tensor(x):
+        if refuse:
+            check_tensor_first(name, x, other)
         x = as_tensor(x, other)
     return getattr(backend_of(x).ops, name)(x, as_tensor(other, x))
 
@@ -329,56 +367,56 @@ def maximum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise maximum."""
     if out is not None:
         return _out_args.write_out("maximum", maximum, (x, other), {}, out)
-    return _binary("maximum", x, other)
+    return _binary("maximum", x, other, 2)
 
 
 def minimum(x: Any, other: Any, *, out: Any = None) -> Any:
     """The elementwise minimum."""
     if out is not None:
         return _out_args.write_out("minimum", minimum, (x, other), {}, out)
-    return _binary("minimum", x, other)
+    return _binary("minimum", x, other, 2)
 
 
 def eq(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x == other`` (bool)."""
     if out is not None:
         return _out_args.write_out("eq", eq, (x, other), {}, out)
-    return _binary("eq", x, other)
+    return _binary("eq", x, other, 1)
 
 
 def ne(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x != other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ne", ne, (x, other), {}, out)
-    return _binary("ne", x, other)
+    return _binary("ne", x, other, 1)
 
 
 def lt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x < other`` (bool)."""
     if out is not None:
         return _out_args.write_out("lt", lt, (x, other), {}, out)
-    return _binary("lt", x, other)
+    return _binary("lt", x, other, 1)
 
 
 def le(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x <= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("le", le, (x, other), {}, out)
-    return _binary("le", x, other)
+    return _binary("le", x, other, 1)
 
 
 def gt(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x > other`` (bool)."""
     if out is not None:
         return _out_args.write_out("gt", gt, (x, other), {}, out)
-    return _binary("gt", x, other)
+    return _binary("gt", x, other, 1)
 
 
 def ge(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x >= other`` (bool)."""
     if out is not None:
         return _out_args.write_out("ge", ge, (x, other), {}, out)
-    return _binary("ge", x, other)
+    return _binary("ge", x, other, 1)
 
 
 def add(x: Any, other: Any, alpha: Any = 1, *, out: Any = None) -> Any:
@@ -552,6 +590,10 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None,
     ops = backend_of(x).ops
     dim, keepdim = _numpy_args(dim, keepdim, numpy_kw)
     if dtype is not None:
+        if not is_floating_or_complex(as_dtype(dtype)):
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{dtype_checks.scalar_name(as_dtype(dtype))}")
         x = cast(x, dtype)
     elif not is_floating_or_complex(x.dtype):  # torch does not pick a float dtype for you
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -923,6 +965,8 @@ def cat(tensors: Sequence[Any], dim: int = 0, *, out: Any = None) -> Any:
     then empty: None)."""
     if out is not None:
         return _out_args.write_out("cat", cat, (tensors, dim), {}, out)
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise ArgumentError("torch.cat(): expected a non-empty list of Tensors")  # a ValueError
     ops = _ops_of_seq(tensors)
     tensors = list(tensors)
     kept = [t for t in tensors if not (is_tensor(t) and tuple(t.shape) == (0,))]
@@ -959,6 +1003,8 @@ def narrow(x: Any, dim: int, start: int, length: int) -> Any:
     """``length`` entries of ``x`` from ``start`` along ``dim`` (a view). A negative ``start``
     counts from the end; out-of-range starts and lengths raise, as torch (never clamped)."""
     ops = backend_of(x).ops
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     size = x.shape[wrap_dim(dim, x.ndim)]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
@@ -1204,8 +1250,8 @@ def dot(x: Any, other: Any, *, out: Any = None) -> Any:
     if x.ndim != 1 or other.ndim != 1:
         raise RuntimeError("1D tensors expected, but got "
                            f"{x.ndim}D and {other.ndim}D tensors")
+    dtype_checks.check_dot(x, other)  # torch checks the dtypes before the sizes
     _check_vector_product(x, other)
-    dtype_checks.check_dot(x, other)
     return ops.dot(x, other)
 
 
@@ -1296,6 +1342,8 @@ def logical_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x and other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_and", logical_and, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_and", x, other)
     return _from(x, np.logical_and(_data(x), np.asarray(other)))
 
 
@@ -1303,6 +1351,8 @@ def logical_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x or other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_or", logical_or, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_or", x, other)
     return _from(x, np.logical_or(_data(x), np.asarray(other)))
 
 
@@ -1310,6 +1360,8 @@ def logical_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """Elementwise ``x xor other`` (bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("logical_xor", logical_xor, (x, other), {}, out)
+    if type(other) is not type(x) or not is_tensor(x):
+        check_tensors("logical_xor", x, other)
     return _from(x, np.logical_xor(_data(x), np.asarray(other)))
 
 
@@ -1360,6 +1412,8 @@ def bitwise_and(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x & other``: bitwise AND (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_and", bitwise_and, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_and", x, other)
     return _bitwise("and", x, other)
 
 
@@ -1367,6 +1421,8 @@ def bitwise_or(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x | other``: bitwise OR (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_or", bitwise_or, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_or", x, other)
     return _bitwise("or", x, other)
 
 
@@ -1374,6 +1430,8 @@ def bitwise_xor(x: Any, other: Any, *, out: Any = None) -> Any:
     """``x ^ other``: bitwise XOR (logical for bool); not differentiable."""
     if out is not None:
         return _out_args.write_out("bitwise_xor", bitwise_xor, (x, other), {}, out)
+    if not is_tensor(x):
+        check_tensor_first("bitwise_xor", x, other)
     return _bitwise("xor", x, other)
 
 
@@ -1464,7 +1522,7 @@ def fmod(input: Any, other: Any, *, out: Any = None) -> Any:
     """The remainder of ``input / other`` with the sign of ``input`` (C's fmod)."""
     if out is not None:
         return _out_args.write_out("fmod", fmod, (input, other), {}, out)
-    return _binary("fmod", input, other)
+    return _binary("fmod", input, other, 1)
 
 
 def remainder(input: Any, other: Any, *, out: Any = None) -> Any:

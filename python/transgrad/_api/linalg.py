@@ -24,6 +24,21 @@ __all__ = ["addbmm", "addmm", "addmv", "addr", "baddbmm", "cdist", "det", "dist"
 
 
 
+def _integral(input: Any, product: Any, beta: Any, alpha: Any) -> Any:
+    """``beta * input + alpha * product``, integral (Note [Integral coefficients])."""
+    beta, alpha = int(beta), int(alpha)
+    scaled = product if alpha == 1 else product * alpha
+    return scaled + input * beta  # an integer has no NaN to ignore when beta is 0
+
+
+# Note [Integral coefficients]
+# torch's fused products and addcmul on integral tensors keep the integral dtype and truncate
+# the Python number coefficients toward zero (addbmm(int64, beta=0.6, alpha=0.2) is all zeros).
+# The formulas take a Scalar, which the compiled engine carries as a double, so a product times
+# it promotes to the default float dtype. An integral tensor never requires grad, so these
+# calls compute the sum from the public ops instead, with int coefficients.
+
+
 def _need(t: Any, ndim: int, fn: str, what: str) -> None:
     if t.ndim != ndim:
         raise RuntimeError(f"{fn}: {what} must be a {ndim}D tensor, got {t.ndim}D")
@@ -38,6 +53,8 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1,
     _need(mat1, 2, "addmm", "mat1")
     _need(mat2, 2, "addmm", "mat2")
     dtype_checks.check_addmm(input, mat1, mat2)
+    if input.dtype.kind in "iu":
+        return _integral(input, mat1 @ mat2, beta, alpha)
     return backend_of(input).ops.addmm(input, mat1, mat2, beta, alpha)
 
 
@@ -50,6 +67,8 @@ def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any =
     _need(batch1, 3, "baddbmm", "batch1")
     _need(batch2, 3, "baddbmm", "batch2")
     dtype_checks.check_baddbmm(input, batch1, batch2)
+    if input.dtype.kind in "iu":
+        return _integral(input, batch1 @ batch2, beta, alpha)
     return backend_of(input).ops.baddbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -62,6 +81,8 @@ def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 
     _need(batch1, 3, "addbmm", "batch1")
     _need(batch2, 3, "addbmm", "batch2")
     dtype_checks.check_addmm(input, batch1, batch2)
+    if input.dtype.kind in "iu":
+        return _integral(input, (batch1 @ batch2).sum(0, dtype=input.dtype), beta, alpha)
     return backend_of(input).ops.addbmm(input, batch1, batch2, beta, alpha)
 
 
@@ -74,6 +95,8 @@ def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1, out:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
     dtype_checks.check_addmv(input, mat, vec)
+    if input.dtype.kind in "iu":
+        return _integral(input, mat @ vec, beta, alpha)
     return backend_of(input).ops.addmv(input, mat, vec, beta, alpha)
 
 

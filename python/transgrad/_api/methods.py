@@ -48,6 +48,7 @@ from transgrad._api.views import registry_for
 from transgrad._backend import Backend, backend_named, backend_of, is_tensor
 from transgrad._device import CPU, check_device, is_device_like
 from transgrad._dtypes import as_dtype, is_floating, is_floating_or_complex
+from transgrad._errors import ArgumentError
 from transgrad._size import Size
 
 
@@ -175,7 +176,20 @@ def expand_as(self: Any, other: Any) -> Any:
 
 
 def sum_to_size(self: Any, *size: Any) -> Any:
-    return backend_of(self).ops.sum_to(self, shape_arg(size))
+    shape = shape_arg(size)
+    if not _expandable(shape, tuple(self.shape)):
+        raise ArgumentError(f"size {{{list(shape)}}} is not expandable to size "
+                            f"{{{list(self.shape)}}}.")
+    if not shape:  # torch's sum_to of size () is a full sum, even of a 0-d tensor (bool: int64)
+        return fn.sum(self)
+    return backend_of(self).ops.sum_to(self, shape)
+
+
+def _expandable(small: tuple, big: tuple) -> bool:
+    """``small`` broadcasts to ``big`` (torch's is_expandable_to)."""
+    if len(small) > len(big):
+        return False
+    return all(s in (1, b) for s, b in zip(small[::-1], big[::-1]))
 
 
 # ---- metadata and conversion ----------------------------------------------------------------
@@ -442,6 +456,9 @@ def _reflected(name: str) -> Callable[[Any, Any], Any]:
     f = getattr(fn, name)
 
     def reflected(self: Any, other: Any) -> Any:
+        if not is_tensor(self):  # Tensor.__radd__(2, t): the descriptor check of torch's
+            raise TypeError(f"descriptor '__r{name}__' for 'Tensor' objects doesn't apply to a "
+                            f"'{type(self).__name__}' object")
         return f(as_tensor(other, self), self)
 
     reflected.__name__ = f"__r{name}__"
@@ -905,7 +922,7 @@ METHODS: Dict[str, Any] = {
         ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
         ("not_equal", "ne"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
         ("logical_xor", "logical_xor"))},
-    "logical_not_": lambda self: _inplace_compare("logical_xor")(self, True),
+    "logical_not_": lambda self: _inplace_compare("eq")(self, 0),  # not x: x == 0
     "cumsum_": _inplace_of(xfn.cumsum, None),
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__,
     **inplace_shape.METHODS,

@@ -16,7 +16,16 @@ from typing import Any, Optional
 
 from transgrad._api import dtype_checks
 from transgrad._api import out_args as _out_args
-from transgrad._api.functions import as_tensor, cast, clamp, mul, sub, trunc
+from transgrad._api.functions import (
+    as_tensor,
+    cast,
+    check_tensor_first,
+    check_tensors,
+    clamp,
+    mul,
+    sub,
+    trunc,
+)
 from transgrad._backend import backend_of, is_tensor
 from transgrad._dtypes import bool_, is_floating_or_complex
 
@@ -104,6 +113,8 @@ def atan2(input: Any, other: Any, *, out: Any = None) -> Any:
     """The angle of the point (other, input): ``atan(input / other)`` in the right quadrant."""
     if out is not None:
         return _out_args.write_out("atan2", atan2, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("atan2", input, other)
     return _binary("atan2", input, other)
 
 
@@ -111,6 +122,8 @@ def hypot(input: Any, other: Any, *, out: Any = None) -> Any:
     """``sqrt(input ** 2 + other ** 2)``, without overflow."""
     if out is not None:
         return _out_args.write_out("hypot", hypot, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("hypot", input, other)
     return _binary("hypot", input, other)
 
 
@@ -125,6 +138,8 @@ def logaddexp(input: Any, other: Any, *, out: Any = None) -> Any:
     """``log(exp(input) + exp(other))``, computed stably."""
     if out is not None:
         return _out_args.write_out("logaddexp", logaddexp, (input, other), {}, out)
+    if type(other) is not type(input) or not is_tensor(input):
+        check_tensors("logaddexp", input, other)
     return _binary("logaddexp", input, other)
 
 
@@ -168,6 +183,9 @@ def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any 
     if out is not None:
         return _out_args.write_out("addcmul", addcmul, (input, tensor1, tensor2),
                                    {"value": value}, out)
+    if input.dtype.kind in "iu" and tensor1.dtype.kind in "iu" and tensor2.dtype.kind in "iu":
+        # Note [Integral coefficients] in linalg.py
+        return input + tensor1 * tensor2 * int(value)
     return backend_of(input).ops.addcmul(input, tensor1, tensor2, value)
 
 
@@ -303,6 +321,8 @@ def logaddexp2(input: Any, other: Any, *, out: Any = None) -> Any:
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``other - alpha * input`` (sub with its operands swapped); recorded as torch's
     RsubBackward0 (a tensor ``other``) or RsubBackward1 (a number) when ``alpha`` is 1."""
+    if not is_tensor(input):
+        check_tensor_first("rsub", input, other)
     if alpha == 1 and is_tensor(input) and input.dtype.is_floating_point:
         if is_tensor(other):
             return backend_of(input).ops.rsub(input, other)

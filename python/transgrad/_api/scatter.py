@@ -277,9 +277,22 @@ def masked_select(input: Any, mask: Any, *, out: Any = None) -> Any:
 
 def masked_scatter(input: Any, mask: Any, source: Any) -> Any:
     """``input`` with its masked positions filled, in order, from ``source``."""
+    if is_tensor(mask) and mask.dtype.kind != "b":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {dtype_checks.scalar_name(mask.dtype)}")
+    mask = _bool_mask(mask, "masked_scatter")
     dtype_checks.check_masked_scatter(input, source)
-    return backend_of(input).ops.masked_scatter(input, _bool_mask(mask, "masked_scatter"),
-                                                source)
+    # torch's out-of-place form broadcasts input and mask together (a 1-D input under a 2-D
+    # mask gives a 2-D result); the formula fills a mask of input's own shape.
+    try:
+        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+    except ValueError:
+        shape = tuple(input.shape)  # the formula raises torch's error
+    if tuple(input.shape) != shape:
+        input = input.expand(shape)
+    if tuple(mask.shape) != shape:
+        mask = mask.expand(shape)
+    return backend_of(input).ops.masked_scatter(input, mask, source)
 
 
 def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1)) -> Any:

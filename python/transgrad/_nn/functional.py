@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from transgrad._api import dtype_checks
+from transgrad._api.extra_functions import check_adaptive_rank
 from transgrad._backend import Backend, backend_of
+from transgrad._errors import ArgumentError
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -132,6 +134,8 @@ def embedding(input: Any, weight: Any, padding_idx: int | None = None,
     whose ``norm_type``-norm exceeds it are first rescaled in place to that norm, as torch.
     """
     E = backend_of(input)
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse gradients are not "
                                   "supported")
@@ -273,7 +277,10 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     layer_norm formula over (N, G, -1) rows."""
     E = backend_of(input)
     shape = tuple(input.shape)
-    if input.ndim < 2 or shape[1] % num_groups:
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    if shape[1] % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(shape)} and "
                            f"num_groups={num_groups}")
@@ -303,6 +310,13 @@ def rms_norm(input: Any, normalized_shape: Sequence[int], weight: Any = None,
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
+    if not k:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(normalized_shape)}")
     if tuple(input.shape[input.ndim - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*{', '.join(str(d) for d in normalized_shape)}], "
@@ -323,8 +337,8 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
     E = backend_of(input)
     shape = tuple(input.shape)
     if input.ndim < 3:
-        raise ValueError(f"instance_norm: expected an (N, C, *) input of at least 3 dims, got "
-                         f"shape {shape}")
+        raise ArgumentError(f"instance_norm: expected an (N, C, *) input of at least 3 dims, got "
+                            f"shape {shape}")
     rows = input.reshape(shape[0], shape[1], -1)
     if not use_input_stats:
         if running_mean is None or running_var is None:
@@ -456,10 +470,33 @@ def _api(E: Backend, name: str) -> Any:
     return fn
 
 
+# Note [Integral convolutions and pools]
+# torch convolves and pools integer tensors in their own dtype (CPU only; an average truncates
+# toward zero) and unfolds bool ones. The kernels here are floating, so an integral input runs
+# in float64 and the result is cast back: exact (float64 holds every sum and product below
+# 2**53; a true quotient truncated is the integer quotient) where torch does not overflow. No
+# gradient is lost: an integral tensor never requires grad.
+
+
+def _f64(t: Any) -> Any:
+    return None if t is None else t.double()
+
+
+def _integral(out: Any, dtype: Any) -> Any:
+    """A float64 result of an integral input, cast back (max pools: values and indices)."""
+    if isinstance(out, tuple):
+        return (out[0].to(dtype),) + tuple(out[1:])
+    return out.to(dtype)
+
+
 def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """1-D convolution (cross-correlation, as torch) of (N, C_in, L) or (C_in, L) by weight
     (C_out, C_in / groups, k); ``padding`` an int, "valid" or "same"."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(conv1d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                                dilation, groups), input.dtype)
     E = backend_of(input)
     return _api(E, "conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
@@ -468,6 +505,10 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
     """2-D convolution of (N, C_in, H, W) or (C_in, H, W) by weight (C_out, C_in / groups,
     kh, kw); window arguments an int or a pair, ``padding`` also "valid" or "same"."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(conv2d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                                dilation, groups), input.dtype)
     E = backend_of(input)
     return _api(E, "conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
@@ -480,6 +521,10 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
            dilation: Any = 1, groups: int = 1) -> Any:
     """3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
     (C_out, C_in / groups, kd, kh, kw) (Note [conv3d as a sum of conv2d])."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(conv3d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                                dilation, groups), input.dtype)
     if input.ndim not in (4, 5) or weight.ndim != 5:
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
                            f"input of size: {list(input.shape)}")
@@ -490,9 +535,9 @@ def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
     x = input
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
-            raise ValueError(f"Invalid padding string '{padding}'")
+            raise ArgumentError(f"Invalid padding string '{padding}'")
         if padding == "same" and s != (1, 1, 1):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise ArgumentError("padding='same' is not supported for strided convolutions")
         pads: tuple = ()
         for j in reversed(range(3)):
             total = d[j] * (k[j] - 1) if padding == "same" else 0
@@ -535,6 +580,11 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      dilation: Any = 1) -> Any:
     """The adjoint of conv2d (a "deconvolution") of (N, C_in, H, W) or (C_in, H, W) by weight
     (C_in, C_out / groups, kh, kw) (Note [conv_transpose as matmul + col2im])."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        y = conv_transpose2d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                             output_padding, groups, dilation)
+        return _integral(y, input.dtype)
     E = backend_of(input)
     if input.ndim not in (3, 4) or weight.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to "
@@ -554,9 +604,6 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                            f"got output_padding_height: {op[0]} output_padding_width: {op[1]} "
                            f"stride_height: {s[0]} stride_width: {s[1]} dilation_height: "
                            f"{d[0]} dilation_width: {d[1]}")
-    if any(o >= si for o, si in zip(op, s)):
-        raise NotImplementedError("conv_transpose2d: output_padding >= stride (allowed by a "
-                                  "larger dilation) is not supported")
     k = tuple(weight.shape[2:])
     cout = weight.shape[1] * g
     out_size = tuple((i - 1) * si - 2 * pi + di * (ki - 1) + oi + 1
@@ -564,8 +611,29 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     rows = input.reshape(n, g, cin // g, h * w)
     taps = weight.reshape(g, cin // g, -1).transpose(1, 2)  # (g, C_out/g * kh * kw, C_in/g)
     cols = E.op("matmul")(taps, rows).reshape(n, cout * k[0] * k[1], h * w)
-    out = E.op("col2im")(cols, out_size, k, s, p, d)
+    if all(o < si for o, si in zip(op, s)):
+        out = E.op("col2im")(cols, out_size, k, s, p, d)
+    else:
+        out = _uncropped_col2im(cols, (h, w), out_size, k, s, p, d)
     return out if bias is None else out + bias.reshape(cout, 1, 1)
+
+
+def _uncropped_col2im(cols: Any, size: tuple, out_size: tuple, k: tuple, s: tuple, p: tuple,
+                      d: tuple) -> Any:
+    """col2im for an output_padding of at least the stride (Note [output_padding past the
+    stride])."""
+    E = backend_of(cols)
+    full = tuple((i - 1) * si + di * (ki - 1) + 1 for i, si, di, ki in zip(size, s, d, k))
+    out = E.op("col2im")(cols, full, k, s, (0, 0), d)
+    out = out[:, :, p[0]:p[0] + out_size[0], p[1]:p[1] + out_size[1]]
+    return pad(out, (0, out_size[1] - out.shape[-1], 0, out_size[0] - out.shape[-2]))
+
+
+# Note [output_padding past the stride]
+# col2im infers its block count from the output size, which an output_padding of stride or
+# more (torch allows up to max(stride, dilation) - 1) pushes past the input's size. Such an
+# output is the uncropped image (padding 0, exactly the input's blocks) with the padding cropped
+# off the start and the rows past its end zeros: slices and a pad, differentiable to any order.
 
 
 # Note [conv_transpose as matmul + col2im]
@@ -580,6 +648,11 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      dilation: Any = 1) -> Any:
     """conv_transpose2d over a height of 1: (N, C_in, L) or (C_in, L) by weight
     (C_in, C_out / groups, k)."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        y = conv_transpose1d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                             output_padding, groups, dilation)
+        return _integral(y, input.dtype)
     if input.ndim not in (2, 3) or weight.ndim != 3:
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to "
                            f"conv_transpose1d, but got input of size: {list(input.shape)}")
@@ -594,6 +667,11 @@ def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
                      dilation: Any = 1) -> Any:
     """The adjoint of conv3d of (N, C_in, D, H, W) or (C_in, D, H, W) by weight
     (C_in, C_out / groups, kd, kh, kw) (Note [conv_transpose3d as a sum of conv_transpose2d])."""
+    dtype_checks.check_conv(input, weight, bias)
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        y = conv_transpose3d(_f64(input), _f64(weight), _f64(bias), stride, padding,
+                             output_padding, groups, dilation)
+        return _integral(y, input.dtype)
     E = backend_of(input)
     if input.ndim not in (4, 5) or weight.ndim != 5:
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to "
@@ -644,10 +722,14 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     """Max over windows (``stride`` defaults to ``kernel_size``); with ``return_indices``,
     also the flat index of each maximum in its input plane, as torch. ``ceil_mode`` adds the
     last partial windows (Note [ceil_mode as right padding])."""
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(max_pool2d(_f64(input), kernel_size, stride, padding, dilation, ceil_mode,
+                               return_indices), input.dtype)
     E = backend_of(input)
     k = _pair(kernel_size)
     s = k if stride is None or stride == () else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
+    _check_pool_padding(k, p, d)
     extra = (_ceil_extra(input.shape[-2], k[0], s[0], p[0], d[0]),
              _ceil_extra(input.shape[-1], k[1], s[1], p[1], d[1])) if ceil_mode else (0, 0)
     if extra == (0, 0):
@@ -672,6 +754,16 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 # indices are then mapped from the padded plane back to the input's.
 
 
+def _check_pool_padding(k: Sequence[int], p: Sequence[int], d: Sequence[int]) -> None:
+    """torch's checks of a pool's padding: non-negative, at most half the effective kernel."""
+    if min(p) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
+    for ki, pi, di in zip(k, p, d):
+        if pi > ((ki - 1) * di + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pi}, kernel_size={ki} and dilation={di}")
+
+
 def _ceil_extra(size: int, k: int, s: int, p: int, d: int) -> int:
     """How far the ceil_mode windows reach beyond the padded input (Note [ceil_mode as right
     padding])."""
@@ -690,6 +782,13 @@ def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                            f"{list(input.shape)}")
     k = _one(kernel_size)
     s = k if stride is None or stride == () else _one(stride)
+    if not return_indices:  # torch's max_pool1d has its own checks (with indices: max_pool2d's)
+        if _one(padding) < 0:
+            raise RuntimeError(f"max_pool1d() padding must be non-negative, but got "
+                               f"{_one(padding)}")
+        if _one(padding) > k // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, "
+                               f"but got padding={_one(padding)} and kernel_size={k}")
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding)),
                      (1, _one(dilation)), ceil_mode, return_indices)
     if return_indices:
@@ -702,6 +801,9 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     """Max over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W): for each depth tap,
     max_pool2d of the depth planes it meets (folded into the batch), then the elementwise
     maximum over the taps; indices (flat into D*H*W, as torch) from the winning tap."""
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(max_pool3d(_f64(input), kernel_size, stride, padding, dilation, ceil_mode,
+                               return_indices), input.dtype)
     E = backend_of(input)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"non-empty 4D or 5D (batch mode) tensor expected for input, but "
@@ -713,6 +815,7 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
     k = _triple(kernel_size)
     s = k if stride is None or stride == () else _triple(stride)
     p, d = _triple(padding), _triple(dilation)
+    _check_pool_padding(k, p, d)
     n, c, depth, h, w = tuple(input.shape)
     extra = _ceil_extra(depth, k[0], s[0], p[0], d[0]) if ceil_mode else 0
     x = pad(input, (0, 0, 0, 0, p[0], p[0] + extra), value=-math.inf)
@@ -748,12 +851,15 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
     is separable, so rows are reduced per output row, then columns per output column; the
     indices (flat into H*W) come from the input's values."""
     E = backend_of(input)
+    check_adaptive_rank(input, output_size, 2)
     if input.ndim not in (3, 4):
-        raise ValueError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                         f"{list(input.shape)}")
+        raise ArgumentError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                            f"{list(input.shape)}")
     h, w = input.shape[-2], input.shape[-1]
-    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-    oh, ow = (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+    oh, ow = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    if min(oh, ow) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(oh, ow)}: "
+                           f"{list(input.shape[:-2]) + [oh, ow]}")
     rows_w = _adaptive_windows(h, oh)
     cols_w = _adaptive_windows(w, ow)
     rows = E.module.stack([input[..., a:b, :].amax(-2) for a, b in rows_w], -2)
@@ -770,8 +876,16 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
     return values, E.module.tensor(idx, dtype=E.module.int64)
 
 
+def _one_output_size(fn: str, output_size: Any) -> None:
+    """torch's check of a 1-d adaptive pool's output_size (an int or one int)."""
+    if not isinstance(output_size, int) and len(tuple(output_size)) != 1:
+        raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got "
+                           f"{len(tuple(output_size))})")
+
+
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """adaptive_max_pool2d over a height of 1, of (N, C, L) or (C, L)."""
+    _one_output_size("adaptive_max_pool1d", output_size)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
                            f"{list(input.shape)}")
@@ -784,6 +898,9 @@ def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = Fal
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Any:
     """Mean over windows of (N, C, L) or (C, L): avg_pool2d over a height of 1."""
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(avg_pool1d(_f64(input), kernel_size, stride, padding, ceil_mode,
+                                     count_include_pad), input.dtype)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
                            f"{list(input.shape)}")
@@ -803,7 +920,11 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                divisor_override: int | None = None) -> Any:
     """Mean over (kh, kw) windows of (N, C, H, W) or (C, H, W); ``ceil_mode`` through the
     window sums (Note [Average pooling as window sums])."""
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(avg_pool2d(_f64(input), kernel_size, stride, padding, ceil_mode,
+                                     count_include_pad, divisor_override), input.dtype)
     E = backend_of(input)
+    _check_pool_padding(_ntuple(kernel_size, 2), _ntuple(padding, 2), (1, 1))
     if ceil_mode:
         return _avg_pool(input, 2, kernel_size, stride, padding, True, count_include_pad,
                          divisor_override)
@@ -816,6 +937,9 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                divisor_override: int | None = None) -> Any:
     """Mean over (kd, kh, kw) windows of (N, C, D, H, W) or (C, D, H, W) (Note [Average
     pooling as window sums])."""
+    if input.dtype.kind in "iu":  # Note [Integral convolutions and pools]
+        return _integral(avg_pool3d(_f64(input), kernel_size, stride, padding, ceil_mode,
+                                     count_include_pad, divisor_override), input.dtype)
     return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override)
 
@@ -844,9 +968,7 @@ def _avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
     k = _ntuple(kernel_size, nd)
     s = k if stride is None or stride == () else _ntuple(stride, nd)
     p = _ntuple(padding, nd)
-    if any(pi > ki // 2 for pi, ki in zip(p, k)):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                           f"pad={max(p)}, kernel_size={min(k)} and dilation=1")
+    _check_pool_padding(k, p, (1,) * nd)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     sizes = tuple(input.shape[2:])
@@ -882,11 +1004,16 @@ def _avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any, padding: Any,
 
 
 def _ntuple(v: Any, n: int) -> tuple:
-    return (int(v),) * n if isinstance(v, int) else tuple(int(i) for i in v)
+    """``v`` as n ints: an int or a 1-tuple repeated (torch's pooling takes ``padding=(1,)``)."""
+    if isinstance(v, int):
+        return (int(v),) * n
+    v = tuple(int(i) for i in v)
+    return v * n if len(v) == 1 else v
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
     """adaptive_avg_pool2d over a height of 1, of (N, C, L) or (C, L)."""
+    _one_output_size("adaptive_avg_pool1d", output_size)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got: "
                            f"{list(input.shape)}")
@@ -897,11 +1024,13 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
     """Average over the windows that split D, H and W into ``output_size`` (an int or a
     triple; None keeps that dim): separable, so the mean of each window of each dim in turn."""
     E = backend_of(input)
+    check_adaptive_rank(input, output_size, 3)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
     out = input
-    for dim, size in zip(range(-3, 0), _adaptive_sizes(input, output_size, 3)):
+    sizes = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    for dim, size in zip(range(-3, 0), sizes):
         n = input.shape[dim]
         lead = (slice(None),) * (input.ndim + dim)
         out = E.module.stack([out[lead + (slice(a, b),)].mean(dim)
@@ -909,11 +1038,13 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
     return out
 
 
-def _adaptive_sizes(input: Any, output_size: Any, nd: int) -> tuple:
-    """``output_size`` as nd ints (None keeps the input's extent)."""
+def _adaptive_sizes(input: Any, output_size: Any, nd: int, fn: str) -> tuple:
+    """``output_size`` as nd ints (None keeps the input's extent); torch's words for another
+    length (avg's check, or max's internal assert)."""
     size = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
     if len(size) != nd:
-        raise ValueError(f"output_size must be an int or {nd} ints, got {output_size!r}")
+        raise ArgumentError(f"{fn}: output_size must be {nd}" if "avg" in fn else
+                            f"{fn}(): internal error: output_size.size() must be {nd}")
     return tuple(input.shape[input.ndim - nd + i] if v is None else int(v)
                  for i, v in enumerate(size))
 
@@ -923,10 +1054,11 @@ def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = Fal
     each dim is reduced per output window in turn; the indices (flat into D*H*W) come from the
     input's values."""
     E = backend_of(input)
+    check_adaptive_rank(input, output_size, 3)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
-    sizes = _adaptive_sizes(input, output_size, 3)
+    sizes = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
     windows = [_adaptive_windows(input.shape[input.ndim - 3 + i], o) for i, o in enumerate(sizes)]
     values = input
     for dim, wins in zip(range(-3, 0), windows):
@@ -1062,6 +1194,21 @@ def _source_index(mode: str, size: int, before: int, after: int) -> np.ndarray:
     return i % size  # circular
 
 
+def _circular_index(size: int, before: int, after: int) -> np.ndarray:
+    """_source_index's circular case with torch's negative padding: a negative side crops
+    first, and the positive sides wrap around what is left (reflect and replicate instead
+    index the uncropped input: -1 then 2 on [0..5] reflects to [1..5, 4, 3])."""
+    lo = max(-before, 0)
+    kept = size - lo - max(-after, 0)
+    if kept < 0:
+        raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    before, after = max(before, 0), max(after, 0)
+    if before > kept or after > kept:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    i = np.arange(-before, kept + after)
+    return (i % kept if kept else i) + lo
+
+
 def pad(input: Any, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Any:
     """``input`` padded by ``pad`` = (before, after) pairs from the last dim backwards:
@@ -1092,11 +1239,15 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant",
             raise RuntimeError(f"Argument #4: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({before}, "
                                f"{after}) at dimension {dim} of input {list(input.shape)}")
-        if mode == "circular" and (before > size or after > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if min(before, after) < 0:
-            raise NotImplementedError(f"pad: negative padding with mode={mode!r}")
-        index = E.module.tensor(_source_index(mode, size, before, after), dtype=E.module.int64)
+        if mode == "circular":
+            index = _circular_index(size, before, after)
+        else:
+            if size + before + after <= 0:
+                letter = "DHW"[dim - input.ndim + 3]
+                raise RuntimeError(f"input ({letter}: {size}) is too small. Calculated output "
+                                   f"{letter}: {size + before + after}")
+            index = _source_index(mode, size, before, after)
+        index = E.module.tensor(index, dtype=E.module.int64)
         out = E.op("index_select")(out, dim, index)
     return out
 
@@ -1136,6 +1287,8 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
 def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Any:
     """(N, C, H, W) -> (N, C kh kw, L): the patch under each window as a column (im2col)."""
+    if input.dtype.kind in "iub":  # Note [Integral convolutions and pools]
+        return _integral(unfold(_f64(input), kernel_size, dilation, padding, stride), input.dtype)
     E = backend_of(input)
     if input.ndim not in (3, 4):
         raise NotImplementedError("Input Error: Only 3D or 4D input Tensors are supported "
@@ -1497,7 +1650,8 @@ def silu(input: Any, inplace: bool = False) -> Any:
 def gelu(input: Any, *, approximate: str = "none") -> Any:
     E = backend_of(input)
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise ArgumentError(f"approximate argument must be either none or tanh. (gelu: got "
+                            f"{approximate!r})")
     return E.op("gelu")(input, approximate == "tanh")
 
 
@@ -1588,6 +1742,8 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
           inplace: bool = False) -> Any:
     """Randomized leaky ReLU: in training each negative element is scaled by its own slope
     drawn uniformly from [lower, upper]; in evaluation by their mean, ``leaky_relu``'s way."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         slope = (lower + upper) / 2
         return leaky_relu_(input, slope) if inplace else leaky_relu(input, slope)
@@ -1608,6 +1764,8 @@ def rrelu_(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 def prelu(input: Any, weight: Any) -> Any:
     """``max(0, x) + weight * min(0, x)``, one learned slope per channel (dim 1) or one in all."""
     E = backend_of(input)
+    if input.ndim == 0:
+        raise RuntimeError("Not allow zero-dim input tensor.")
     n = weight.numel()
     if n != 1:
         channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
@@ -2190,7 +2348,8 @@ def soft_margin_loss(input: Any, target: Any, size_average: bool | None = None,
     """``log(1 + exp(-target input))``."""
     E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
-    return _reduce(E, E.op("softplus")(-target * input, 1.0, 20.0), reduction)
+    # input first: a shape mismatch then names the shapes in torch's order
+    return _reduce(E, E.op("softplus")(-(input * target), 1.0, 20.0), reduction)
 
 
 def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
@@ -2207,6 +2366,14 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,
     return _reduce(E, loss, reduction)
 
 
+def _check_margin_input(input: Any) -> None:
+    """torch's check of a margin loss's input: a non-empty vector or matrix (a 0-dim batch
+    allowed)."""
+    if not (input.ndim <= 1 and input.numel() > 0 or input.ndim == 2 and input.shape[1] > 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+
+
 def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0,
                       weight: Any = None, size_average: bool | None = None,
                       reduce: bool | None = None, reduction: str = "mean") -> Any:
@@ -2218,6 +2385,7 @@ def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: float = 1.0,
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     n, c = x.shape
     t = E.numpy(target).reshape(-1).astype(np.int64)
@@ -2249,6 +2417,7 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: bool | None = 
     max(0, 1 - (x[j] - x[i])) / C`` (Note [multilabel_margin_loss as pair weights])."""
     E = backend_of(input)
     reduction = _reduction_of(size_average, reduce, reduction)
+    _check_margin_input(input)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     n, c = x.shape
     if tuple(target.shape) != tuple(input.shape):
@@ -2295,8 +2464,8 @@ def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: A
         return loss.squeeze(0) if reduction == "none" else _ctc_reduce(
             E, loss, _lengths(E, target_lengths), reduction)
     if log_probs.ndim != 3:
-        raise ValueError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got shape "
-                         f"{tuple(log_probs.shape)}")
+        raise ArgumentError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got shape "
+                            f"{tuple(log_probs.shape)}")
     t_max, n, _ = tuple(log_probs.shape)
     in_len, tg_len = _lengths(E, input_lengths), _lengths(E, target_lengths)
     labels = E.numpy(targets).astype(np.int64)
@@ -2381,7 +2550,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Any:
     idx = E.numpy(tensor).astype(np.int64)
     n = int(idx.max()) + 1 if num_classes < 0 else num_classes
     if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"one_hot: class values must be in [0, {n})")
+        raise ArgumentError(f"one_hot: class values must be in [0, {n})")
     out = np.eye(n, dtype=np.int64)[idx]
     return E.module.tensor(out, dtype=E.module.int64)
 

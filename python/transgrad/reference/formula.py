@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from transgrad._dtypes import is_floating_or_complex
+from transgrad._errors import ArgumentError
 from transgrad.reference.grad_mode import _set as _set_grad
 from transgrad.reference.grad_mode import is_grad_enabled, no_grad
 from transgrad.reference.grad_ops import grad_cast, grad_sum_to
@@ -47,7 +48,10 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
     """Call formula ``fdef`` with ``args``/``kwargs``, recording a node when needed."""
     plan = plan_of(fdef)
     if plan.composite:  # autograd records the ops inside
-        return fdef.fn(*args, **kwargs)
+        try:
+            return fdef.fn(*args, **kwargs)
+        except ValueError as e:
+            raise _argument_error(e) from e.__cause__
     values = _bind(plan, args, kwargs)
     inputs: List[Any] = []   # one entry per next edge
     counts: List[int] = []   # how many edges each Tensor parameter has
@@ -65,6 +69,8 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
     _set_grad(False)
     try:
         out = (plan.masked_fn or fdef.fn)(**values)  # Note [Saves for one gradient]
+    except ValueError as e:
+        raise _argument_error(e) from e.__cause__
     finally:
         _set_grad(enabled)
     if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
@@ -90,6 +96,15 @@ def apply_formula(fdef: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> A
         node.attach(outputs, slots)
     shown = [outputs[k] for k in visible]
     return shown[0] if len(shown) == 1 else tuple(shown)
+
+
+def _argument_error(e: ValueError) -> ValueError:
+    """A formula's ``raise ValueError`` as the compiled engine raises it: its C++ lowering
+    throws tg::ValueError, bound to ArgumentError (Note [Error classes] in _errors.py). Any
+    other ValueError (ArgumentError itself, numpy's AxisError) is kept."""
+    if type(e) is not ValueError:
+        return e
+    return ArgumentError(*e.args).with_traceback(e.__traceback__)
 
 
 def _bind(plan: Plan, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from transgrad import _dtypes
+from transgrad._errors import ArgumentError
 
 # ---------------------------------------------------------------------------------------------
 # The only code that knows the Tensor class.
@@ -86,8 +87,8 @@ def _canonical(a: np.ndarray) -> np.ndarray:
         return a.astype(_F64)
     if dt.kind == "c":
         return a.astype(_C128)
-    raise ValueError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
-                     "float64 or complex128")
+    raise ArgumentError(f"unsupported dtype {dt}; transgrad tensors are bool, int64, float32, "
+                        "float64 or complex128")
 
 
 def _np_dtype(dtype: Any) -> np.dtype:
@@ -107,7 +108,7 @@ def _np_dtype(dtype: Any) -> np.dtype:
     except TypeError:
         dt = None
     if dt is None or dt not in _RANK:
-        raise ValueError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NAMES)}")
+        raise ArgumentError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NAMES)}")
     return dt
 
 
@@ -224,7 +225,7 @@ def _check_shape(shape: Sequence[int], name: str) -> tuple[int, ...]:
     try:
         out = tuple(operator.index(s) for s in shape)
     except TypeError:
-        raise ValueError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
+        raise ArgumentError(f"{name}: shape must be a tuple of ints, got {shape!r}") from None
     return out
 
 

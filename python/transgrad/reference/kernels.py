@@ -18,8 +18,9 @@ Note [Reference kernels]
   default dtype (``kernel_support.set_default_dtype``).
   sum and sum_to of bool/int64 give int64. A float32 input always gives a float32 output.
 * Dims may be negative; a 0-d tensor accepts dim 0 or -1 (as PyTorch). Out-of-range dims and
-  indices raise IndexError; bad shapes, dtypes and arguments raise ValueError. Messages start
-  with the kernel name and quote the shapes involved.
+  indices raise IndexError; bad shapes, dtypes and arguments raise ArgumentError, a
+  RuntimeError and a ValueError, as the C++ kernels' tg::ValueError (Note [Error classes] in
+  _errors.py). Messages start with the kernel name and quote the shapes involved.
 * View kernels (reshape when numpy can, expand, permute, transpose, unsqueeze, squeeze, slice,
   select, and contiguous on a contiguous input) return tensors that share their input's storage
   and version counter. expand's view is read-only (its elements alias each other).
@@ -43,6 +44,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     _np_erf = np.frompyfunc(math.erf, 1, 1)
 
 from transgrad import _dtypes
+from transgrad._errors import ArgumentError
 from transgrad.reference.kernel_support import (  # noqa: F401 - shared with kernels_nn/_special
     _BOOL,
     _C128,
@@ -89,7 +91,7 @@ def _unary_float(np_fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Any], A
 
 def _int_keeping(a: np.ndarray, name: str) -> np.ndarray:
     if a.dtype == _C128:
-        raise ValueError(f"{name}: complex tensors are not supported")
+        raise ArgumentError(f"{name}: complex tensors are not supported")
     return a.astype(_INT) if a.dtype == _BOOL else a
 
 
@@ -122,7 +124,9 @@ for _k, _n in ((exp, "exp"), (log, "log"), (log1p, "log1p"), (expm1, "expm1"), (
 def neg(x: Any) -> Any:
     a = _arr(x)
     if a.dtype == _BOOL:
-        raise ValueError("neg: negation of a bool tensor is not supported; use logical_not")
+        raise ArgumentError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                            "you are trying to invert a mask, use the `~` or `logical_not()` "
+                            "operator instead.")
     return _new(np.negative(a))
 
 
@@ -244,7 +248,12 @@ def pow(a: Any, b: Any) -> Any:
     if dt == _BOOL:
         raise RuntimeError("\"pow\" not implemented for 'Bool'")  # as torch
     if x.dtype.kind in "iu" and np.any(y < 0):
-        raise ValueError("pow: integer tensors cannot be raised to negative integer powers")
+        # C's integer pow, as torch's (and ipow in binary.cpp): 1 and -1 keep their powers,
+        # every other base gives 0 for a negative exponent
+        x, y = np.broadcast_arrays(x, y)
+        out = np.power(x, np.maximum(y, 0))
+        neg = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 != 0, -1, 1), 0))
+        return _new(np.where(y < 0, neg, out).astype(x.dtype, copy=False))
     return _new(np.power(x, y).astype(x.dtype, copy=False))
 
 
@@ -255,7 +264,7 @@ def logical_not(x: Any) -> Any:
 def where(cond: Any, a: Any, b: Any) -> Any:
     c = _arr(cond)
     if c.dtype != _BOOL:
-        raise ValueError(f"where: the condition must be a bool tensor, got {c.dtype}")
+        raise ArgumentError(f"where: the condition must be a bool tensor, got {c.dtype}")
     x, y, _ = _operands(a, b, "where")
     _broadcast_shape("where", c, x, y)
     return _new(np.where(c, x, y))
@@ -268,7 +277,7 @@ def where(cond: Any, a: Any, b: Any) -> Any:
 def full(shape: Sequence[int], value: float, dtype: Any) -> Any:
     shape = _check_shape(shape, "full")
     if any(s < 0 for s in shape):
-        raise ValueError(f"full: negative size in shape {shape}")
+        raise ArgumentError(f"full: negative size in shape {shape}")
     _check_size(shape, _np_dtype(dtype))
     return _new(np.full(shape, value, dtype=_np_dtype(dtype)))
 
@@ -406,8 +415,8 @@ def sum_to(x: Any, shape: Sequence[int]) -> Any:
     lead = a.ndim - len(shape)
     ok = lead >= 0 and all(t == s or t == 1 for s, t in zip(a.shape[lead:], shape))
     if not ok:
-        raise ValueError(f"sum_to: cannot sum shape {_shape(a)} down to {shape} (the target "
-                         "must be broadcastable to the input's shape)")
+        raise ArgumentError(f"sum_to: cannot sum shape {_shape(a)} down to {shape} (the target "
+                            "must be broadcastable to the input's shape)")
     axes = tuple(range(lead)) + tuple(lead + i for i, t in enumerate(shape)
                                       if t == 1 and a.shape[lead + i] != 1)
     out = np.sum(a, axis=axes, keepdims=True, dtype=_sum_dtype(a)) if axes else a.copy()
@@ -473,8 +482,8 @@ def permute(x: Any, dims: Sequence[int]) -> Any:
     a = _arr(x)
     wrapped = tuple(_wrap_dim(d, a.ndim, "permute") for d in dims)
     if sorted(wrapped) != list(range(a.ndim)):
-        raise ValueError(f"permute: dims {tuple(dims)} are not a permutation of the "
-                         f"{a.ndim} dimensions of a tensor of shape {_shape(a)}")
+        raise ArgumentError(f"permute: dims {tuple(dims)} are not a permutation of the "
+                            f"{a.ndim} dimensions of a tensor of shape {_shape(a)}")
     return _view(np.transpose(a, wrapped), x)
 
 
@@ -502,7 +511,7 @@ def _slice_index(a: np.ndarray, dim: int, start: int | None, stop: int | None, s
         raise IndexError(f"{name}: cannot slice a 0-d tensor")
     d = _wrap_dim(dim, a.ndim, name)
     if step <= 0:
-        raise ValueError(f"{name}: step must be positive, got {step}")
+        raise ArgumentError(f"{name}: step must be positive, got {step}")
     return (np.s_[:],) * d + (builtins.slice(start, stop, step),)
 
 
@@ -546,7 +555,7 @@ def _same_dtype(arrays: Sequence[np.ndarray]) -> list:
 def cat(tensors: Sequence[Any], dim: int) -> Any:
     arrays = [_arr(t) for t in tensors]
     if not arrays:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
+        raise ArgumentError("cat: expected a non-empty sequence of tensors")
     for k, a in enumerate(arrays):
         if a.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be "
@@ -589,7 +598,7 @@ def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
     torch's words (as csrc/kernels/index.cpp)."""
     idx = _arr(index)
     if idx.dtype != _INT:
-        raise ValueError(f"{name}: index must be an int64 tensor, got {idx.dtype}")
+        raise ArgumentError(f"{name}: index must be an int64 tensor, got {idx.dtype}")
     bad = (idx < 0) | (idx >= size)
     if np.any(bad):
         raise IndexError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {dim} "
@@ -599,11 +608,11 @@ def _index(index: Any, size: int, dim: int, name: str) -> np.ndarray:
 
 def _vector_index(x: np.ndarray, dim: int, index: Any, name: str) -> tuple[int, np.ndarray]:
     if x.ndim == 0:
-        raise ValueError(f"{name}: expected a tensor with at least one dimension")
+        raise ArgumentError(f"{name}: expected a tensor with at least one dimension")
     d = _wrap_dim(dim, x.ndim, name)
     idx = _index(index, x.shape[d], dim, name)
     if idx.ndim > 1:
-        raise ValueError(f"{name}: index must be 0-d or 1-D, got shape {_shape(idx)}")
+        raise ArgumentError(f"{name}: index must be 0-d or 1-D, got shape {_shape(idx)}")
     return d, idx.reshape(-1)
 
 
@@ -618,8 +627,10 @@ def index_add(x: Any, dim: int, index: Any, source: Any) -> Any:
     d, idx = _vector_index(a, dim, index, "index_add")
     want = a.shape[:d] + (len(idx),) + a.shape[d + 1:]
     if src.shape != want:
-        raise ValueError(f"index_add: source has shape {_shape(src)}, expected {want} (x "
-                         f"{_shape(a)} with dimension {dim} of the index's length {len(idx)})")
+        raise ArgumentError("source tensor shape must match self tensor shape, excluding the "
+                            f"specified dimension. Got self.shape = {list(a.shape)} source.shape "
+                            f"= {list(src.shape)} (index_add: {len(idx)} indices along dim {d} "
+                            f"want a source of shape {want})")
     out = a.copy()
     where: tuple[Any, ...] = (np.s_[:],) * d + (idx,)  # slices and an index array
     np.add.at(out, where, src.astype(a.dtype, copy=False))
@@ -633,17 +644,25 @@ def _grid_index(x: np.ndarray, dim: int, index: Any, name: str, others: Sequence
     nd = max(x.ndim, 1)  # as torch: a 0-d tensor counts as 1-D here
     if max(idx_arr.ndim, 1) != nd or any(max(o.ndim, 1) != nd for o in others):
         shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
-        raise ValueError(f"{name}: x, index (and source) must have the same number of "
-                         f"dimensions, got shapes {shapes}")
+        which = ("input" if name == "gather" else "self") if max(idx_arr.ndim, 1) != nd \
+            else "src"
+        raise ArgumentError(f"Index tensor must have the same number of dimensions as {which} "
+                            f"tensor ({name}: shapes {shapes})")
     d = _wrap_dim(dim, x.ndim, name)
     xs = x.reshape(x.shape or (1,))
     ishape = idx_arr.shape or (1,)
     for i in range(nd):
         if (i != d and ishape[i] > xs.shape[i]) or any(ishape[i] > o.reshape(
                 o.shape or (1,)).shape[i] for o in others):
-            shapes = ", ".join(str(_shape(t)) for t in (x, idx_arr) + tuple(others))
-            raise ValueError(f"{name}: index shape must not exceed the other shapes outside "
-                             f"dimension {dim}, got shapes {shapes}")
+            # torch's words (gather's per dim, scatter's for the whole shapes), then the name
+            if not others:
+                raise ArgumentError(f"Size does not match at dimension {i} expected index "
+                                    f"{list(ishape)} to be no larger than self "
+                                    f"{list(xs.shape)} apart from dimension {d} ({name})")
+            raise ArgumentError(f"Expected index {list(ishape)} to be no larger than self "
+                                f"{list(xs.shape)} apart from dimension {d} and to be no "
+                                f"larger size than src {list(others[0].shape or (1,))} "
+                                f"({name})")
     idx = _index(idx_arr.reshape(ishape), xs.shape[d], d, name)
     grids: list[np.ndarray] = list(np.indices(ishape, sparse=True))
     grids[d] = idx
@@ -656,16 +675,16 @@ def _adv_key(x: np.ndarray, dims: Sequence[int], indices: Sequence[Any], name: s
     csrc/kernels/index.cpp): full slices and the wrapped index arrays on ``dims``."""
     arrays = [_arr(t) for t in indices]
     if not arrays or len(arrays) != len(dims):
-        raise ValueError(f"{name}: expected one index tensor per indexed dim, got "
-                         f"{len(arrays)} index tensors for {len(dims)} dims")
+        raise ArgumentError(f"{name}: expected one index tensor per indexed dim, got "
+                            f"{len(arrays)} index tensors for {len(dims)} dims")
     if len(arrays) > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     ds = [_wrap_dim(d, x.ndim, name) for d in dims]
     if any(b <= a for a, b in zip(ds, ds[1:])):
-        raise ValueError(f"{name}: indexed dims must be increasing, got {tuple(dims)}")
+        raise ArgumentError(f"{name}: indexed dims must be increasing, got {tuple(dims)}")
     for a in arrays:
         if a.dtype != _INT:
-            raise ValueError(f"{name}: index must be an int64 tensor, got {a.dtype}")
+            raise ArgumentError(f"{name}: index must be an int64 tensor, got {a.dtype}")
     try:
         shape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(
             *(a.shape for a in arrays))
@@ -706,8 +725,8 @@ def index_put(x: Any, dims: Sequence[int], indices: Sequence[Any], values: Any,
     out = a.copy()
     want = out[key].shape
     if v.shape != want:
-        raise ValueError(f"index_put: values of shape {_shape(v)} do not match the indexing "
-                         f"result's shape {want} (x of shape {_shape(a)})")
+        raise ArgumentError(f"index_put: values of shape {_shape(v)} do not match the indexing "
+                            f"result's shape {want} (x of shape {_shape(a)})")
     if accumulate:
         np.add.at(out, key, v.astype(a.dtype, copy=False))
     else:
@@ -737,8 +756,8 @@ def slice_scatter(x: Any, source: Any, dim: int, start: int | None, stop: int | 
     out = a.copy()
     where_ = _slice_index(a, dim, start, stop, step, "slice_scatter")
     if out[where_].shape != src.shape:
-        raise ValueError(f"slice_scatter: source has shape {_shape(src)} but the slice of x "
-                         f"{_shape(a)} has shape {_shape(out[where_])}")
+        raise ArgumentError(f"slice_scatter: source has shape {_shape(src)} but the slice of x "
+                            f"{_shape(a)} has shape {_shape(out[where_])}")
     out[where_] = src
     return _new(out)
 
@@ -748,8 +767,8 @@ def select_scatter(x: Any, source: Any, dim: int, index: int) -> Any:
     d, i = _select_index(a, dim, index, "select_scatter")
     want = a.shape[:d] + a.shape[d + 1:]
     if src.shape != want:
-        raise ValueError(f"select_scatter: source has shape {_shape(src)}, expected {want} "
-                         f"(x {_shape(a)} without dimension {dim})")
+        raise ArgumentError(f"select_scatter: source has shape {_shape(src)}, expected {want} "
+                            f"(x {_shape(a)} without dimension {dim})")
     out = a.copy()
     out[(np.s_[:],) * d + (i,)] = src
     return _new(out)
@@ -762,8 +781,8 @@ def select_scatter(x: Any, source: Any, dim: int, index: int) -> Any:
 def matmul(a: Any, b: Any) -> Any:
     x, y = _arr(a), _arr(b)
     if x.ndim < 2 or y.ndim < 2:
-        raise ValueError(f"matmul: expected operands with at least 2 dimensions, got shapes "
-                         f"{_shape(x)} and {_shape(y)} (ops.matmul handles 1-D operands)")
+        raise ArgumentError(f"matmul: expected operands with at least 2 dimensions, got shapes "
+                            f"{_shape(x)} and {_shape(y)} (ops.matmul handles 1-D operands)")
     k, k2 = x.shape[-1], y.shape[-2]
     if k != k2:  # torch's words: mm's when y is a matrix (x's batch folds into rows), else bmm's
         if y.ndim == 2:
@@ -792,8 +811,8 @@ def linear_gemm(x: Any, weight: Any, bias: Optional[Any]) -> Any:
 def item(x: Any) -> float:
     a = _arr(x)
     if a.size != 1:
-        raise ValueError(f"item: only a tensor with one element can be converted to a Python "
-                         f"number, got shape {_shape(a)}")
+        raise ArgumentError(f"item: only a tensor with one element can be converted to a Python "
+                            f"number, got shape {_shape(a)}")
     return float(a.reshape(-1)[0])
 
 
@@ -834,10 +853,10 @@ from transgrad.reference.kernels_rnn import (  # noqa: E402, F401 - re-exported 
 
 def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int, name: str) -> np.ndarray:
     if a.ndim < 2:
-        raise ValueError(f"{name}: expected a tensor of at least 2 dims, got shape {_shape(a)}")
+        raise ArgumentError(f"{name}: expected a tensor of at least 2 dims, got shape {_shape(a)}")
     d1, d2 = _wrap_dim(dim1, a.ndim, name), _wrap_dim(dim2, a.ndim, name)
     if d1 == d2:
-        raise ValueError(f"{name}: dim1 and dim2 cannot be the same dim ({dim1}, {dim2})")
+        raise ArgumentError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     s1, s2 = a.shape[d1], a.shape[d2]
     n = max(min(s1, s2 - offset) if offset >= 0 else min(s1 + offset, s2), 0)
     start = [0] * a.ndim
@@ -860,8 +879,8 @@ def diagonal_scatter(x: Any, source: Any, offset: int, dim1: int, dim2: int) -> 
     out = a.copy()
     diag = _diagonal_view(out, offset, dim1, dim2, "diagonal_scatter")
     if src.shape != diag.shape:
-        raise ValueError(f"diagonal_scatter: source has shape {_shape(src)}, expected "
-                         f"{_shape(diag)} (the diagonal of x {_shape(a)})")
+        raise ArgumentError(f"diagonal_scatter: source has shape {_shape(src)}, expected "
+                            f"{_shape(diag)} (the diagonal of x {_shape(a)})")
     diag[...] = src
     return _new(out)
 from transgrad.reference.kernels_linalg import *  # noqa: E402, F401, F403 - issue 15: factorisations

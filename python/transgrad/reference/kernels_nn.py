@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._errors import ArgumentError
 from transgrad.reference.kernel_support import (
     _F32,
     _arr,
@@ -41,7 +42,7 @@ _INT = np.dtype("int64")
 def _pair(v: Sequence[int], what: str, name: str) -> tuple[int, int]:
     t = tuple(operator.index(i) for i in v)
     if len(t) != 2:
-        raise ValueError(f"{name}: {what} must have 2 entries (h, w), got {t}")
+        raise ArgumentError(f"{name}: {what} must have 2 entries (h, w), got {t}")
     return t  # type: ignore[return-value]
 
 
@@ -52,20 +53,20 @@ def _geometry(name: str, hw: Sequence[int], kernel_size: Sequence[int], stride: 
                                                   (stride, "stride"), (padding, "padding"),
                                                   (dilation, "dilation")))
     if min(k) < 1 or min(s) < 1 or min(d) < 1 or min(p) < 0:
-        raise ValueError(f"{name}: kernel_size {k}, stride {s} and dilation {d} must be positive "
-                         f"and padding {p} non-negative")
+        raise ArgumentError(f"{name}: kernel_size {k}, stride {s} and dilation {d} must be "
+                            f"positive and padding {p} non-negative")
     out = tuple((hw[a] + 2 * p[a] - d[a] * (k[a] - 1) - 1) // s[a] + 1 for a in range(2))
     if min(out) < 1:
-        raise ValueError(f"{name}: input of spatial size {tuple(hw)} is too small for "
-                         f"kernel_size {k}, padding {p}, dilation {d} (output size {out})")
+        raise ArgumentError(f"{name}: input of spatial size {tuple(hw)} is too small for "
+                            f"kernel_size {k}, padding {p}, dilation {d} (output size {out})")
     return k, s, p, d, out
 
 
 def _image(a: np.ndarray, name: str) -> None:
     if a.ndim != 4:
-        raise ValueError(f"{name}: expected a 4-D (N, C, H, W) input, got shape {_shape(a)}")
+        raise ArgumentError(f"{name}: expected a 4-D (N, C, H, W) input, got shape {_shape(a)}")
     if a.dtype.kind != "f":
-        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+        raise ArgumentError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
 
 
 def _window(k: tuple, s: tuple, d: tuple, out: tuple, i: int, j: int) -> tuple:
@@ -93,14 +94,14 @@ def col2im(cols: Any, input_size: Sequence[int], kernel_size: Sequence[int],
     a = _arr(cols)
     hw = _pair(input_size, "input_size", "col2im")
     if a.ndim != 3 or a.dtype.kind != "f":
-        raise ValueError(f"col2im: expected a 3-D (N, C*kh*kw, L) floating tensor, got shape "
-                         f"{_shape(a)} of dtype {a.dtype}")
+        raise ArgumentError(f"col2im: expected a 3-D (N, C*kh*kw, L) floating tensor, got shape "
+                            f"{_shape(a)} of dtype {a.dtype}")
     k, s, p, d, out = _geometry("col2im", hw, kernel_size, stride, padding, dilation)
     n, rows, length = a.shape
     if rows % (k[0] * k[1]) or length != out[0] * out[1]:
-        raise ValueError(f"col2im: columns of shape {_shape(a)} do not match kernel_size {k} "
-                         f"and output size {out} (expected (N, C*{k[0] * k[1]}, "
-                         f"{out[0] * out[1]}))")
+        raise ArgumentError(f"col2im: columns of shape {_shape(a)} do not match kernel_size {k} "
+                            f"and output size {out} (expected (N, C*{k[0] * k[1]}, "
+                            f"{out[0] * out[1]}))")
     c = rows // (k[0] * k[1])
     blocks = a.reshape(n, c, k[0], k[1], out[0], out[1])
     img = np.zeros((n, c, hw[0] + 2 * p[0], hw[1] + 2 * p[1]), dtype=a.dtype)
@@ -117,7 +118,7 @@ def max_pool2d(x: Any, kernel_size: Sequence[int], stride: Sequence[int],
     h, w = a.shape[2:]
     k, s, p, d, out = _geometry("max_pool2d", (h, w), kernel_size, stride, padding, dilation)
     if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise ValueError(f"max_pool2d: padding {p} must be at most half of kernel_size {k}")
+        raise ArgumentError(f"max_pool2d: padding {p} must be at most half of kernel_size {k}")
     xp = np.pad(a, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])), constant_values=-np.inf)
     rows = np.arange(xp.shape[2]) - p[0]
     cols = np.arange(xp.shape[3]) - p[1]
@@ -142,11 +143,11 @@ def max_pool2d(x: Any, kernel_size: Sequence[int], stride: Sequence[int],
 def adaptive_pool_weights(x: Any, in_size: int, out_size: int) -> Any:
     a = _arr(x)
     if a.dtype.kind != "f":
-        raise ValueError(f"adaptive_pool_weights: unsupported dtype {a.dtype} (expected float32 "
-                         "or float64)")
+        raise ArgumentError(f"adaptive_pool_weights: unsupported dtype {a.dtype} (expected float32 "
+                            "or float64)")
     if in_size < 1 or out_size < 1:
-        raise ValueError(f"adaptive_pool_weights: sizes must be positive, got in_size "
-                         f"{in_size} and out_size {out_size}")
+        raise ArgumentError(f"adaptive_pool_weights: sizes must be positive, got in_size "
+                            f"{in_size} and out_size {out_size}")
     m = np.zeros((out_size, in_size), dtype=a.dtype)
     for i in range(out_size):
         lo, hi = (i * in_size) // out_size, ((i + 1) * in_size + out_size - 1) // out_size
@@ -174,8 +175,8 @@ def flip(x: Any, dims: Sequence[int]) -> Any:
 def _triangle(x: Any, diagonal: int, name: str, fn: Any) -> Any:
     a = _arr(x)
     if a.ndim < 2:
-        raise ValueError(f"{name}: expected a tensor with at least 2 dimensions, got shape "
-                         f"{_shape(a)}")
+        raise ArgumentError(f"{name}: input tensor must have at least 2 dimensions (got shape "
+                            f"{_shape(a)})")
     # Diagonals beyond the matrix select all or nothing: clamped, so numpy's C long never
     # overflows (the compiled kernel takes any int64, as torch).
     rows, cols = a.shape[-2], a.shape[-1]
@@ -194,16 +195,16 @@ def pad(x: Any, pads: Sequence[int], value: float) -> Any:
     a = _arr(x)
     pads = tuple(operator.index(v) for v in pads)
     if len(pads) % 2 or len(pads) // 2 > a.ndim:
-        raise ValueError(f"pad: pads {pads} must have an even length of at most 2 * ndim for a "
-                         f"tensor of shape {_shape(a)}")
+        raise ArgumentError(f"pad: pads {pads} must have an even length of at most 2 * ndim for a "
+                            f"tensor of shape {_shape(a)}")
     shape, src, dst = list(a.shape), [slice(None)] * a.ndim, [slice(None)] * a.ndim
     for k in range(len(pads) // 2):
         dim = a.ndim - 1 - k
         lo, hi, size = pads[2 * k], pads[2 * k + 1], a.shape[dim]
         shape[dim] = size + lo + hi
         if shape[dim] < 0:
-            raise ValueError(f"pad: pads {pads} give a negative size {shape[dim]} in dimension "
-                             f"{dim} of a tensor of shape {_shape(a)}")
+            raise ArgumentError(f"pad: pads {pads} give a negative size {shape[dim]} in dimension "
+                                f"{dim} of a tensor of shape {_shape(a)}")
         start, stop = max(0, -lo), size - max(0, -hi)
         length = max(0, stop - start)
         src[dim] = slice(start, start + length)
@@ -249,10 +250,10 @@ def topk(x: Any, k: int, dim: int, largest: bool) -> tuple:
 def _channels(a: np.ndarray, name: str) -> np.ndarray:
     """``a`` (N, C, ...) as (N, C, L), checked."""
     if a.ndim < 2:
-        raise ValueError(f"{name}: expected an (N, C, ...) input of at least 2 dims, got shape "
-                         f"{_shape(a)}")
+        raise ArgumentError(f"{name}: expected an (N, C, ...) input of at least 2 dims, got shape "
+                            f"{_shape(a)}")
     if a.dtype.kind != "f":
-        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected a floating dtype)")
+        raise ArgumentError(f"{name}: unsupported dtype {a.dtype} (expected a floating dtype)")
     return a.reshape(a.shape[0], a.shape[1], -1) if a.size else a.reshape(
         a.shape[0], a.shape[1], int(np.prod(a.shape[2:], dtype=np.int64)))
 
@@ -260,10 +261,10 @@ def _channels(a: np.ndarray, name: str) -> np.ndarray:
 def _per_channel(t: Any, a: np.ndarray, name: str, what: str) -> np.ndarray:
     v = _arr(t)
     if v.shape != (a.shape[1],):
-        raise ValueError(f"{name}: {what} must have shape ({a.shape[1]},) for an input of shape "
-                         f"{_shape(a)}, got {_shape(v)}")
+        raise ArgumentError(f"{name}: {what} must have shape ({a.shape[1]},) for an input of shape "
+                            f"{_shape(a)}, got {_shape(v)}")
     if v.dtype != a.dtype:
-        raise ValueError(f"{name}: {what} has dtype {v.dtype}, the input {a.dtype}")
+        raise ArgumentError(f"{name}: {what} has dtype {v.dtype}, the input {a.dtype}")
     return v
 
 
@@ -292,9 +293,9 @@ def batch_norm_backward(grad: Any, x: Any, mean: Any, rstd: Any, weight: Any) ->
     name = "batch_norm_backward"
     flat = _channels(a, name)
     if g.shape != a.shape:
-        raise ValueError(f"{name}: grad of shape {_shape(g)} for an input of shape {_shape(a)}")
+        raise ArgumentError(f"{name}: grad of shape {_shape(g)} for an input of shape {_shape(a)}")
     if g.dtype != a.dtype:
-        raise ValueError(f"{name}: grad has dtype {g.dtype}, the input {a.dtype}")
+        raise ArgumentError(f"{name}: grad has dtype {g.dtype}, the input {a.dtype}")
     m = _per_channel(mean, a, name, "mean").astype(np.float64)
     r = _per_channel(rstd, a, name, "rstd").astype(np.float64)
     w = (np.ones_like(r) if weight is None

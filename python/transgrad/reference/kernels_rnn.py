@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from transgrad._errors import ArgumentError
 from transgrad.reference.kernel_support import _arr, _new, _quiet, _shape
 
 
@@ -27,16 +28,16 @@ def _cell_operands(name: str, gates: Any, c: Any, *more: Any) -> tuple[np.ndarra
     arrays = tuple(_arr(t) for t in (gates, c) + more)
     a = arrays[0]
     if a.ndim != 2 or a.shape[1] % 4:
-        raise ValueError(f"{name}: gates must be (N, 4H), got shape {_shape(a)}")
+        raise ArgumentError(f"{name}: gates must be (N, 4H), got shape {_shape(a)}")
     if a.dtype.kind != "f":
-        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+        raise ArgumentError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
     want = (a.shape[0], a.shape[1] // 4)
     for b in arrays[1:]:
         if _shape(b) != want:
-            raise ValueError(f"{name}: expected a state of shape {want} for gates of shape "
-                             f"{_shape(a)}, got {_shape(b)}")
+            raise ArgumentError(f"{name}: expected a state of shape {want} for gates of shape "
+                                f"{_shape(a)}, got {_shape(b)}")
         if b.dtype != a.dtype:
-            raise ValueError(f"{name}: dtypes differ: gates {a.dtype}, state {b.dtype}")
+            raise ArgumentError(f"{name}: dtypes differ: gates {a.dtype}, state {b.dtype}")
     return arrays
 
 
@@ -70,19 +71,19 @@ def _layer_operands(name: str, steps_of: Any, c0: Any, w_hh: Any,
     a = _arr(steps_of)
     c, w = _arr(c0), _arr(w_hh)
     if a.dtype.kind != "f":
-        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+        raise ArgumentError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
     if w.ndim != 2 or w.shape[0] != 4 * w.shape[1]:
-        raise ValueError(f"{name}: w_hh must be (4H, H), got shape {_shape(w)}")
+        raise ArgumentError(f"{name}: w_hh must be (4H, H), got shape {_shape(w)}")
     hid = w.shape[1]
     if a.ndim != 3 or (width and a.shape[2] != width * hid):
-        raise ValueError(f"{name}: expected a sequence (T, N, {width * hid}) for w_hh of shape "
-                         f"{_shape(w)}, got {_shape(a)}")
+        raise ArgumentError(f"{name}: expected a sequence (T, N, {width * hid}) for w_hh of shape "
+                            f"{_shape(w)}, got {_shape(a)}")
     if _shape(c) != (a.shape[1], hid):
-        raise ValueError(f"{name}: expected a state of shape {(a.shape[1], hid)}, got "
-                         f"{_shape(c)}")
+        raise ArgumentError(f"{name}: expected a state of shape {(a.shape[1], hid)}, got "
+                            f"{_shape(c)}")
     for b in (c, w):
         if b.dtype != a.dtype:
-            raise ValueError(f"{name}: dtypes differ: {a.dtype} and {b.dtype}")
+            raise ArgumentError(f"{name}: dtypes differ: {a.dtype} and {b.dtype}")
     return c, w, hid
 
 
@@ -93,10 +94,10 @@ def lstm_layer(x: Any, h0: Any, c0: Any, w_ih: Any, w_hh: Any, bias: Any,
     c, w, hid = _layer_operands("lstm_layer", x, c0, w_hh, 0)
     h, wi = _arr(h0), _arr(w_ih)
     if _shape(h) != _shape(c):
-        raise ValueError(f"lstm_layer: expected a state of shape {_shape(c)}, got {_shape(h)}")
+        raise ArgumentError(f"lstm_layer: expected a state of shape {_shape(c)}, got {_shape(h)}")
     if _shape(wi) != (4 * hid, xa.shape[2]) or wi.dtype != xa.dtype or h.dtype != xa.dtype:
-        raise ValueError(f"lstm_layer: w_ih must be {(4 * hid, xa.shape[2])} of dtype "
-                         f"{xa.dtype}, got {_shape(wi)} of {wi.dtype}")
+        raise ArgumentError(f"lstm_layer: w_ih must be {(4 * hid, xa.shape[2])} of dtype "
+                            f"{xa.dtype}, got {_shape(wi)} of {wi.dtype}")
     steps, n = xa.shape[0], xa.shape[1]
     gates = (xa.reshape(steps * n, xa.shape[2]) @ wi.T).reshape(steps, n, 4 * hid)
     if bias is not None:
@@ -121,11 +122,11 @@ def lstm_layer_bptt(gates: Any, cs: Any, c0: Any, w_hh: Any, grad_hs: Any, grad_
     want = (a.shape[0], a.shape[1], hid)
     for what, t in (("cs", csa), ("grad_hs", grad_hs), ("grad_cs", grad_cs)):
         if t is not None and _shape(_arr(t)) != want:
-            raise ValueError(f"lstm_layer_bptt: expected {what} of shape {want}, got "
-                             f"{_shape(_arr(t))}")
+            raise ArgumentError(f"lstm_layer_bptt: expected {what} of shape {want}, got "
+                                f"{_shape(_arr(t))}")
     if grad_gates is not None and _shape(_arr(grad_gates)) != _shape(a):
-        raise ValueError(f"lstm_layer_bptt: expected grad_gates of shape {_shape(a)}, got "
-                         f"{_shape(_arr(grad_gates))}")
+        raise ArgumentError(f"lstm_layer_bptt: expected grad_gates of shape {_shape(a)}, got "
+                            f"{_shape(_arr(grad_gates))}")
     steps, n = a.shape[0], a.shape[1]
     d_gates = np.empty_like(a)
     d_cs = np.empty((steps, n, hid), a.dtype)
@@ -153,20 +154,20 @@ def lstm_layer_weight_grads(d_gates: Any, x: Any, hs: Any, h0: Any,
                             reverse: bool) -> tuple[Any, Any, Any]:
     d, xa, ha, h = _arr(d_gates), _arr(x), _arr(hs), _arr(h0)
     if d.dtype.kind != "f":
-        raise ValueError(f"lstm_layer_weight_grads: unsupported dtype {d.dtype} (expected "
-                         f"float32 or float64)")
+        raise ArgumentError(f"lstm_layer_weight_grads: unsupported dtype {d.dtype} (expected "
+                            f"float32 or float64)")
     if d.ndim != 3 or d.shape[2] % 4 or xa.ndim != 3 or ha.ndim != 3 or h.ndim != 2:
-        raise ValueError(f"lstm_layer_weight_grads: expected d_gates (T, N, 4H), x (T, N, I), "
-                         f"hs (T, N, H) and h0 (N, H), got {_shape(d)}, {_shape(xa)}, "
-                         f"{_shape(ha)} and {_shape(h)}")
+        raise ArgumentError(f"lstm_layer_weight_grads: expected d_gates (T, N, 4H), x (T, N, I), "
+                            f"hs (T, N, H) and h0 (N, H), got {_shape(d)}, {_shape(xa)}, "
+                            f"{_shape(ha)} and {_shape(h)}")
     steps, n, hid = d.shape[0], d.shape[1], d.shape[2] // 4
     if xa.shape[:2] != (steps, n) or _shape(ha) != (steps, n, hid) or _shape(h) != (n, hid):
-        raise ValueError(f"lstm_layer_weight_grads: expected x ({steps}, {n}, I), hs "
-                         f"{(steps, n, hid)} and h0 {(n, hid)} for d_gates of shape "
-                         f"{_shape(d)}, got {_shape(xa)}, {_shape(ha)} and {_shape(h)}")
+        raise ArgumentError(f"lstm_layer_weight_grads: expected x ({steps}, {n}, I), hs "
+                            f"{(steps, n, hid)} and h0 {(n, hid)} for d_gates of shape "
+                            f"{_shape(d)}, got {_shape(xa)}, {_shape(ha)} and {_shape(h)}")
     for b in (xa, ha, h):
         if b.dtype != d.dtype:
-            raise ValueError(f"lstm_layer_weight_grads: dtypes differ: {d.dtype} and {b.dtype}")
+            raise ArgumentError(f"lstm_layer_weight_grads: dtypes differ: {d.dtype} and {b.dtype}")
     # each step's previous h: h0 for the first step the layer ran, else its neighbour in hs
     prev = ha
     if steps:
@@ -182,17 +183,17 @@ def _gru_operands(name: str, gi: Any, gh: Any, h: Any, *more: Any) -> tuple[np.n
     a, b, hp = (_arr(t) for t in (gi, gh, h))
     rest = tuple(_arr(t) for t in more)
     if a.ndim != 2 or a.shape[1] % 3:
-        raise ValueError(f"{name}: gates must be (N, 3H), got shape {_shape(a)}")
+        raise ArgumentError(f"{name}: gates must be (N, 3H), got shape {_shape(a)}")
     if a.dtype.kind != "f":
-        raise ValueError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
+        raise ArgumentError(f"{name}: unsupported dtype {a.dtype} (expected float32 or float64)")
     state = (a.shape[0], a.shape[1] // 3)
     if _shape(b) != _shape(a) or any(_shape(t) != state for t in (hp,) + rest):
-        raise ValueError(f"{name}: expected gh of shape {_shape(a)} and h of shape "
-                         f"{state}, got {_shape(b)} and "
-                         f"{', '.join(str(_shape(t)) for t in (hp,) + rest)}")
+        raise ArgumentError(f"{name}: expected gh of shape {_shape(a)} and h of shape "
+                            f"{state}, got {_shape(b)} and "
+                            f"{', '.join(str(_shape(t)) for t in (hp,) + rest)}")
     if any(t.dtype != a.dtype for t in (b, hp) + rest):
-        raise ValueError(f"{name}: dtypes differ: "
-                         f"{', '.join(str(t.dtype) for t in (a, b, hp) + rest)}")
+        raise ArgumentError(f"{name}: dtypes differ: "
+                            f"{', '.join(str(t.dtype) for t in (a, b, hp) + rest)}")
     return (a, b, hp) + rest
 
 

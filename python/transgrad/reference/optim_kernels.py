@@ -17,6 +17,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from transgrad._errors import ArgumentError
+
 __all__ = ["adagrad_step_", "adam_step_", "rmsprop_step_", "sgd_step_"]
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two 26-bit halves
@@ -71,16 +73,16 @@ def _check(op: str, what: str, params: Sequence[Any], tensors: Sequence[Any],
     if optional and not tensors:
         return
     if len(tensors) != len(params):
-        raise ValueError(f"{op}: expected {len(params)} {what}, got {len(tensors)}")
+        raise ArgumentError(f"{op}: expected {len(params)} {what}, got {len(tensors)}")
     for i, (p, t) in enumerate(zip(params, tensors)):
         a, b = _data(p), _data(t)
         if a.dtype not in (np.float32, np.float64):
-            raise ValueError(f"{op}: parameter {i} has dtype {a.dtype} (expected float32 or "
-                             f"float64)")
+            raise ArgumentError(f"{op}: parameter {i} has dtype {a.dtype} (expected float32 or "
+                                f"float64)")
         if b.dtype != a.dtype or b.size != a.size:
-            raise ValueError(f"{op}: {what} {i} must be a tensor of its parameter's dtype and "
-                             f"size ({a.dtype}, {a.size} elements), got {b.dtype}, {b.size} "
-                             f"elements")
+            raise ArgumentError(f"{op}: {what} {i} must be a tensor of its parameter's dtype and "
+                                f"size ({a.dtype}, {a.size} elements), got {b.dtype}, {b.size} "
+                                f"elements")
 
 
 def sgd_step_(params: Sequence[Any], grads: Sequence[Any], momentum_buffers: Sequence[Any],
