@@ -132,7 +132,8 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   if (source.sizes() != want)
     throw ValueError(
         "source tensor shape must match self tensor shape, excluding the specified dimension. "
-        "Got self.shape = " + list_str(x.sizes()) + " source.shape = " + list_str(source.sizes()) +
+        "Got self.shape = " +
+        list_str(x.sizes()) + " source.shape = " + list_str(source.sizes()) +
         " (index_add: " + std::to_string(idx.size()) + " indices along dim " + std::to_string(d) +
         " want a source of shape " + shape_str(want) + ")");
   Tensor out = clone(x);
@@ -187,9 +188,10 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index_dtype(index, "gather");
   // As torch: a 0-d tensor counts as 1-D here (x of shape [10] with a 0-d index, or the reverse)
   if (std::max<int64_t>(index.dim(), 1) != std::max<int64_t>(x.dim(), 1))
-    throw ValueError("Index tensor must have the same number of dimensions as input tensor "
-                     "(gather: shapes " + shape_str(x.sizes()) + " and " +
-                     shape_str(index.sizes()) + ")");
+    throw ValueError(
+        "Index tensor must have the same number of dimensions as input tensor "
+        "(gather: shapes " +
+        shape_str(x.sizes()) + " and " + shape_str(index.sizes()) + ")");
   if (x.dim() == 0 || index.dim() == 0) {
     auto one = [](const Tensor& t) {
       return t.dim() == 0 ? t.view(Shape{1}, Shape{1}, t.offset()) : t;

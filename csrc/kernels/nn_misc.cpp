@@ -148,7 +148,8 @@ namespace {
 Tensor triangle(const Tensor& x, int64_t diagonal, bool lower, const char* name) {
   x.check_defined(name);
   if (x.dim() < 2)
-    throw ValueError(std::string(name) + ": input tensor must have at least 2 dimensions (got shape " +
+    throw ValueError(std::string(name) +
+                     ": input tensor must have at least 2 dimensions (got shape " +
                      shape_str(x.sizes()) + ")");
   if (x.dtype() > DType::Float64)  // Note [Storage dtypes]
     return to_dtype(triangle(to_dtype(x, compute_dtype(x.dtype())), diagonal, lower, name),
