@@ -52,6 +52,7 @@ def translate(modules: Sequence[model.Module], context: Sequence[model.Module] =
               ) -> tuple[tuple[ir.Module, ...], dict[str, str]]:
     """Lower, verify and emit ``modules``: their IR and ``{file name: text}``.
 
+    ``modules`` and ``context`` are the front end's (``load_module``: they carry their IR).
     ``context`` holds other formula modules (the shipped formulas, for a user's module) that
     ``ops.NAME`` resolves against: a formula of ``modules`` hides one of the same name there.
     Only ``modules`` are emitted and only their diagnostics reported; ``ops.h`` declares both.
@@ -91,8 +92,7 @@ def translate(modules: Sequence[model.Module], context: Sequence[model.Module] =
 def _lowered(mod: model.Module, program: Signatures) -> ir.Module:
     """``mod``'s IR for ``program``: the front end's, unless the front end lowered it against
     other signatures (Note [One analysis] in frontend.py)."""
-    if mod.lowered is not None and mod.lowered_against is not None and (
-            mod.lowered_against.agree_on(program, mod.lowered.signature_reads)):
+    if mod.lowered_against.agree_on(program, mod.lowered.signature_reads):
         return mod.lowered
     return attach_saved(lower_module(mod, program), mod)
 
@@ -100,11 +100,9 @@ def _lowered(mod: model.Module, program: Signatures) -> ir.Module:
 def _declared(mod: model.Module) -> ir.Module:
     """What ``ops.h`` declares of context module ``mod`` (formulas ``translate`` hides
     dropped)."""
-    lowered = mod.lowered if mod.lowered is not None else lower_module(
-        mod, Signatures.of([mod]))
     names = {f.name for f in mod.formulas}
-    return dataclasses.replace(lowered, functions=tuple(
-        f for f in lowered.functions if f.name in names))
+    return dataclasses.replace(mod.lowered, functions=tuple(
+        f for f in mod.lowered.functions if f.name in names))
 
 
 def check_modules(modules: Sequence[model.Module], context: Sequence[model.Module] = ()) -> list:

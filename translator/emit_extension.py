@@ -122,7 +122,7 @@ def context_paths(modules: Sequence[model.Module]) -> list[str]:
                                                            for h in m.helpers}
     names: set[str] = set()
     for m in modules:
-        names |= set(m.lowered.signature_reads if m.lowered is not None else ()) - own
+        names |= set(m.lowered.signature_reads) - own
     root = shipped_formulas()
     found = {os.path.join(root, f"{stem}.py") for stem in _OPERATOR_MODULES}
     for name in names:

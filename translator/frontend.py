@@ -105,13 +105,13 @@ def analyse_module(mod: Module) -> tuple[Module, list[Diagnostic]]:
     types: dict = {}
     try:
         lowered = lower_module(mod, table, types)
-    except Exception:
-        lowered = None  # on code the fence refuses (Note [Total lowering]); else a bug
+    except Exception:  # on code the fence refuses (Note [Total lowering]); else a bug
+        diags = check_fence(mod, types)
+        if not diags:
+            raise
+        return mod, diags
     diags = check_fence(mod, types)
-    if lowered is None and not diags:
-        lowered = lower_module(mod, table)  # raise the bug
     try:
-        assert lowered is not None
         mod, more = collect_captures(mod, lowered)
         mod = dataclasses.replace(mod, lowered=attach_saved(lowered, mod), lowered_against=table)
     except Exception:

@@ -18,10 +18,10 @@ to save, a module constant; coercion and unification), conditions (truth values,
 (types follow Python: ``/`` is a float, int op float a float; operators on tensors follow the
 ARCHITECTURE operator/scalar rule), statements (a local first assigned inside a compound
 statement at the top level is declared just before it: C++ scoping) and functions (parameters,
-outputs, what the node saves). Calls (``kernel.NAME``, ``ops.NAME``, helpers, builtins,
-``math.*``) are bound the way Python binds them (positional, keywords, defaults) by the
-functions after the class (``lower_call``), so an IR call has one argument per parameter.
-The environment (types, signatures, scopes) is ``lower_env``.
+outputs; what the node saves is ``saves``, after the capture rule). Calls (``kernel.NAME``,
+``ops.NAME``, helpers, builtins, ``math.*``) are bound the way Python binds them (positional,
+keywords, defaults) by the functions after the class (``lower_call``), so an IR call has one
+argument per parameter. The environment (types, signatures, scopes) is ``lower_env``.
 
 Note [Python semantics in the IR]
 ``//``, ``%``, ``/`` and ``**`` on numbers become ``ir.Num`` with the Python operator's name,
@@ -73,7 +73,7 @@ from typing import Any
 import libcst as cst
 
 from .. import ir, model
-from ..diagnostics import Diagnostic, TranslatorError
+from ..diagnostics import Diagnostic
 from ..provenance import annotate_module
 from ..signatures import NUMBER_OPERAND_KERNELS
 from ..subset import EXCEPTIONS, METADATA
@@ -115,14 +115,6 @@ _MATH_RUNTIME = {"sqrt": ("math_sqrt", ir.FLOAT), "log": ("math_log", ir.FLOAT),
                  "isfinite": ("isfinite", ir.BOOL), "isnan": ("isnan", ir.BOOL),
                  "isinf": ("isinf", ir.BOOL), "pow": ("pow_float", ir.FLOAT)}
 _SigParam = tuple[str, ir.Type, ir.Expr | None]  # name, type, default (None: required)
-
-
-def lower_modules(modules: Sequence[model.Module]) -> tuple[ir.Module, ...]:
-    """Lower every module of the program; raises TranslatorError with all T4xx diagnostics."""
-    out, diags = lower_program(modules)
-    if diags:
-        raise TranslatorError(diags)
-    return out
 
 
 def lower_program(modules: Sequence[model.Module]) -> tuple[tuple[ir.Module, ...], list]:

@@ -222,7 +222,7 @@ def _rebased_multi_view(B: Any) -> Any:
             @staticmethod
             def forward(ctx: Any, x: Any, message: str) -> Any:
                 ctx.message = message
-                return x.clone()  # only its history is kept: set_history_ copies no data
+                return x.view_as(x)  # only its history is kept (set_history_): no copy
 
             @staticmethod
             def backward(ctx: Any, grad: Any) -> Any:

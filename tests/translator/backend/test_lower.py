@@ -8,7 +8,6 @@ import pytest
 from translator import ir
 from translator.backend import load_modules, translate
 from translator.diagnostics import TranslatorError
-from translator.source.lower import lower_modules
 
 HEADER = "import math\n\nfrom transgrad.lang import Dims, Optional, Shape, Tensor, formula, " \
          "helper, kernel, ops\n\n\n"
@@ -32,7 +31,7 @@ def module(tmp_path, body, name="m"):
 
 
 def lower(tmp_path, body):
-    return lower_modules(module(tmp_path, body))[0]
+    return module(tmp_path, body)[0].lowered  # the front end's (Note [One analysis])
 
 
 def cpp(tmp_path, body):
